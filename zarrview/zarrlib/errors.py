@@ -1,0 +1,54 @@
+"""Every failure a store can cause is one of these, so callers catch one base class.
+
+Messages always name the node path or store key and what is wrong with it, because a
+viewer shows them to a person who must find the broken file.
+"""
+
+from __future__ import annotations
+
+
+class ZarrError(Exception):
+    """Base of every error raised by zarrlib."""
+
+
+class StoreError(ZarrError):
+    """The store could not be opened or answered a request with an error."""
+
+
+class StoreNotFoundError(StoreError):
+    """The location does not exist or holds no Zarr metadata."""
+
+
+class UnsupportedSchemeError(StoreError):
+    """No fsspec driver is installed for a URL scheme."""
+
+
+class NodeNotFoundError(ZarrError, KeyError):
+    """A requested member of a group does not exist."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; we want the plain sentence
+        return str(self.args[0]) if self.args else ""
+
+
+class MetadataError(ZarrError):
+    """A metadata document is missing, malformed or invalid."""
+
+
+class UnsupportedFeatureError(MetadataError):
+    """Valid metadata that uses an extension, codec or data type zarrlib cannot read."""
+
+
+class CodecError(ZarrError):
+    """A chunk could not be decoded (corrupt, truncated, failed checksum)."""
+
+
+class ChecksumError(CodecError):
+    """A stored checksum does not match the data."""
+
+
+class IndexingError(ZarrError, IndexError):
+    """A selection is out of bounds or of an unsupported kind."""
+
+
+class ReadCancelled(ZarrError):
+    """A read was abandoned through its cancellation token."""

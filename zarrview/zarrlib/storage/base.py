@@ -1,0 +1,89 @@
+"""The read-only key/value interface every store implements.
+
+zarrlib only ever reads: no method here writes, so no code path can modify a user's data.
+Byte ranges are the currency of sharding, so they are first-class: a request names a key and
+an optional ``(start, stop)`` where a negative ``start`` with ``stop=None`` asks for a suffix.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ByteRequest:
+    """A whole object (``start is None``), a range ``[start, stop)``, or a suffix (``start < 0``)."""
+
+    key: str
+    start: int | None = None
+    stop: int | None = None
+
+    def describe(self) -> str:
+        if self.start is None:
+            return self.key
+        if self.start < 0:
+            return f"{self.key} (last {-self.start} bytes)"
+        return f"{self.key} (bytes {self.start}-{self.stop})"
+
+
+def slice_range(data: bytes, req: ByteRequest) -> bytes:
+    """Cut a requested range out of a whole object (for stores that cannot read ranges)."""
+    if req.start is None:
+        return data
+    if req.start < 0:
+        return data[req.start:] if -req.start <= len(data) else data
+    return data[req.start:req.stop]
+
+
+class Store(ABC):
+    """A read-only mapping of keys (``"a/b/zarr.json"``) to bytes."""
+
+    #: True where fetching many keys in one batch is much cheaper than one by one (network).
+    prefers_batches: bool = False
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    @abstractmethod
+    def get(self, key: str) -> bytes | None:
+        """The whole object, or None when the key does not exist."""
+
+    def get_range(self, req: ByteRequest) -> bytes | None:
+        data = self.get(req.key)
+        return None if data is None else slice_range(data, req)
+
+    def get_many(self, reqs: Sequence[ByteRequest]) -> list[bytes | None]:
+        """Answers in request order; missing keys give None."""
+        return [self.get_range(r) for r in reqs]
+
+    @property
+    def can_list(self) -> bool:
+        return True
+
+    @abstractmethod
+    def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
+        """Immediate children of ``prefix`` (``""`` or ending in ``/``): (keys, sub-prefixes) names."""
+
+    def list_prefix(self, prefix: str) -> list[str]:
+        """Every key below ``prefix``, recursively (relative to the store root)."""
+        keys, dirs = self.list_dir(prefix)
+        out = [prefix + k for k in keys]
+        for d in dirs:
+            out.extend(self.list_prefix(prefix + d + "/"))
+        return out
+
+    def size(self, key: str) -> int | None:
+        data = self.get(key)
+        return None if data is None else len(data)
+
+    def key_url(self, key: str) -> str:
+        """A human-readable address of a key, for error messages."""
+        return f"{self.url.rstrip('/')}/{key}"
+
+    def close(self) -> None:
+        """Release files or sessions; reads after close are not supported."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"

@@ -1,0 +1,87 @@
+"""Turn what a user types or drops (a path, a URL, a zip) into a store.
+
+Parsing lives here, away from the stores, so every entry point (CLI, app, tests) accepts
+exactly the same spellings.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError, StoreNotFoundError, UnsupportedSchemeError
+from .base import Store
+from .fsspec_store import FsspecStore
+from .local import LocalStore
+from .zip import ZipStore
+
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
+_EXTRAS = {"s3": "zarrview[cloud] (s3fs)", "s3a": "zarrview[cloud] (s3fs)",
+           "gs": "zarrview[cloud] (gcsfs)", "gcs": "zarrview[cloud] (gcsfs)",
+           "http": "aiohttp", "https": "aiohttp"}
+
+
+def split_node_path(location: str) -> tuple[str, str]:
+    """``"store.zarr::/a/b"`` -> ``("store.zarr", "/a/b")``; ``zip::`` chains are left alone."""
+    head, sep, tail = location.rpartition("::")
+    if sep and tail.startswith("/"):
+        return head, tail
+    return location, "/"
+
+
+def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Store:
+    loc = os.fspath(location)
+    if loc.startswith("zip::"):
+        return _open_zip(loc[len("zip::"):], storage_options)
+    m = _SCHEME.match(loc)
+    if m is None or m.group(1).lower() == "file":
+        path = Path(loc[len("file://"):] if m else loc).expanduser()
+        if path.is_dir():
+            return LocalStore(path)
+        if path.is_file() and path.suffix.lower() == ".zip":
+            try:
+                return ZipStore(open(path, "rb"), str(path.resolve()))
+            except OSError as e:
+                raise StoreError(f"cannot open {path}: {e.strerror or e}") from e
+        if path.exists():
+            raise StoreNotFoundError(f"{path} is neither a folder nor a .zip file")
+        raise StoreNotFoundError(f"{path} does not exist")
+    if loc.lower().split("?", 1)[0].endswith(".zip"):
+        return _open_zip(loc, storage_options)
+    fs, root = _filesystem(m.group(1).lower(), loc, storage_options)
+    return FsspecStore(fs, root, loc)
+
+
+def _filesystem(scheme: str, url: str, options: dict[str, Any]) -> tuple[Any, str]:
+    import fsspec
+    from fsspec.core import url_to_fs
+
+    try:
+        fsspec.get_filesystem_class(scheme)
+    except (ImportError, ValueError) as e:
+        extra = _EXTRAS.get(scheme)
+        hint = f"; install {extra}" if extra else ""
+        raise UnsupportedSchemeError(f"cannot open {url}: no driver for '{scheme}://'{hint}") from e
+    try:
+        return url_to_fs(url, **options)
+    except Exception as e:  # drivers validate options in their own ways
+        raise StoreError(f"cannot open {url}: {type(e).__name__}: {e}") from e
+
+
+def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
+    m = _SCHEME.match(url)
+    if m is None or m.group(1).lower() == "file":
+        path = Path(url[len("file://"):] if m else url).expanduser()
+        if not path.is_file():
+            raise StoreNotFoundError(f"{path} does not exist")
+        return ZipStore(open(path, "rb"), str(path.resolve()))
+    fs, root = _filesystem(m.group(1).lower(), url, options)
+    try:
+        f = fs.open(root, "rb")
+    except FileNotFoundError as e:
+        raise StoreNotFoundError(f"{url} does not exist") from e
+    except Exception as e:
+        raise StoreError(f"cannot open {url}: {type(e).__name__}: {e}") from e
+    return ZipStore(f, url)

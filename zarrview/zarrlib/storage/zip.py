@@ -1,0 +1,81 @@
+"""Zip archives, local or opened through fsspec, read in place without extracting.
+
+Archives made with ``zip -r x.zip x.zarr`` hold every key under one top folder; that folder
+is detected and used as the root so both layouts open the same way.
+"""
+
+from __future__ import annotations
+
+import threading
+import zipfile
+from typing import IO
+
+from ..errors import StoreError
+from .base import ByteRequest, Store
+
+_META_NAMES = ("zarr.json", ".zgroup", ".zarray", ".zattrs", ".zmetadata")
+
+
+class ZipStore(Store):
+    def __init__(self, fileobj: IO[bytes], url: str) -> None:
+        super().__init__(url)
+        try:
+            self._zip = zipfile.ZipFile(fileobj, "r")
+        except (zipfile.BadZipFile, OSError, ValueError) as e:
+            raise StoreError(f"{url} is not a readable zip archive: {e}") from e
+        self._lock = threading.Lock()
+        self._infos = {i.filename: i for i in self._zip.infolist() if not i.is_dir()}
+        self._prefix = self._detect_prefix()
+
+    def _detect_prefix(self) -> str:
+        if any(n in self._infos for n in _META_NAMES):
+            return ""
+        tops = {name.split("/", 1)[0] for name in self._infos if "/" in name}
+        if len(tops) == 1:
+            top = tops.pop() + "/"
+            if any(top + n in self._infos for n in _META_NAMES):
+                return top
+        return ""
+
+    def get(self, key: str) -> bytes | None:
+        info = self._infos.get(self._prefix + key)
+        if info is None:
+            return None
+        try:
+            with self._lock:
+                return self._zip.read(info)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+            raise StoreError(f"cannot read {key} from {self.url}: {e}") from e
+
+    def get_range(self, req: ByteRequest) -> bytes | None:
+        info = self._infos.get(self._prefix + req.key)
+        if info is None:
+            return None
+        if req.start is None:
+            return self.get(req.key)
+        size = info.file_size
+        start = max(0, size + req.start) if req.start < 0 else req.start
+        stop = size if req.stop is None or req.start < 0 else min(req.stop, size)
+        try:
+            with self._lock, self._zip.open(info) as f:
+                f.seek(start)
+                return f.read(max(0, stop - start))
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+            raise StoreError(f"cannot read {req.describe()} from {self.url}: {e}") from e
+
+    def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
+        full = self._prefix + prefix
+        keys: set[str] = set()
+        dirs: set[str] = set()
+        for name in self._infos:
+            if name.startswith(full):
+                head, sep, _ = name[len(full):].partition("/")
+                (dirs if sep else keys).add(head)
+        return sorted(keys), sorted(dirs)
+
+    def size(self, key: str) -> int | None:
+        info = self._infos.get(self._prefix + key)
+        return None if info is None else info.file_size
+
+    def close(self) -> None:
+        self._zip.close()
