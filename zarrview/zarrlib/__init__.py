@@ -1,0 +1,29 @@
+"""zarrlib: zarrview's embedded, read-only Zarr v2 and v3 library.
+
+It depends on numpy, numcodecs and fsspec only, never on Qt, so the command line tools,
+the scheduling layer and outside checks can all use it headless.
+"""
+
+from .api import open
+from .cache import ChunkCache
+from .cancel import CancelToken
+from .errors import (
+    ChecksumError,
+    CodecError,
+    IndexingError,
+    MetadataError,
+    NodeNotFoundError,
+    ReadCancelled,
+    StoreError,
+    StoreNotFoundError,
+    UnsupportedFeatureError,
+    UnsupportedSchemeError,
+    ZarrError,
+)
+from .nodes import Array, ErrorNode, Group, Node
+
+__all__ = [
+    "open", "Array", "Group", "Node", "ErrorNode", "ChunkCache", "CancelToken",
+    "ZarrError", "StoreError", "StoreNotFoundError", "UnsupportedSchemeError", "NodeNotFoundError",
+    "MetadataError", "UnsupportedFeatureError", "CodecError", "ChecksumError", "IndexingError", "ReadCancelled",
+]

@@ -1,0 +1,87 @@
+"""The three kinds of codec (array->array, array->bytes, bytes->bytes), as in zarrita.
+
+Codecs only decode: zarrlib never writes. A codec raises ``CodecError`` with a message
+about the bytes; the reader prefixes the chunk key and node path, which it alone knows.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import DataType
+
+Buffer = bytes | bytearray | memoryview | np.ndarray
+
+
+@dataclass(frozen=True)
+class ChunkSpec:
+    """What a codec produces when decoding: a chunk's shape and data type."""
+
+    shape: tuple[int, ...]
+    dt: DataType
+    fill_value: Any
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.dt.dtype
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def with_shape(self, shape: tuple[int, ...]) -> ChunkSpec:
+        return replace(self, shape=shape)
+
+    def with_dtype(self, dtype: np.dtype[Any]) -> ChunkSpec:
+        return replace(self, dt=DataType(dtype, "fixed", str(dtype)))
+
+
+class Codec(ABC):
+    name: str = ""
+
+    def describe(self) -> str:
+        return self.name
+
+
+class ArrayArrayCodec(Codec):
+    @abstractmethod
+    def encoded_spec(self, spec: ChunkSpec) -> ChunkSpec:
+        """The spec of what this codec's encoder would output for an input of ``spec``."""
+
+    @abstractmethod
+    def decode(self, arr: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        """``spec`` describes the decoded output."""
+
+
+class ArrayBytesCodec(Codec):
+    @abstractmethod
+    def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
+        ...
+
+    def encoded_size(self, spec: ChunkSpec) -> int | None:
+        """Exact encoded size when it does not depend on the data (for shard indexes)."""
+        return None
+
+
+class BytesBytesCodec(Codec):
+    @abstractmethod
+    def decode(self, data: Buffer) -> Buffer:
+        ...
+
+    def encoded_size(self, decoded_size: int) -> int | None:
+        return None
+
+
+def configuration(spec: dict[str, Any], where: str) -> dict[str, Any]:
+    from ..errors import MetadataError
+
+    config = spec.get("configuration", {})
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise MetadataError(f"configuration of codec {spec.get('name')!r} in {where} must be an object")
+    return config

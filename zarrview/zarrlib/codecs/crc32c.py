@@ -1,0 +1,33 @@
+"""The ``crc32c`` bytes->bytes codec: a little-endian checksum after the data, verified."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from crc32c import crc32c
+
+from ..errors import ChecksumError, CodecError
+from .base import Buffer, BytesBytesCodec
+
+
+class Crc32cCodec(BytesBytesCodec):
+    name = "crc32c"
+
+    @classmethod
+    def from_json(cls, spec: dict[str, Any], where: str) -> Crc32cCodec:
+        return cls()
+
+    def encoded_size(self, decoded_size: int) -> int | None:
+        return decoded_size + 4
+
+    def decode(self, data: Buffer) -> Buffer:
+        view = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else memoryview(data.reshape(-1).view(np.uint8))
+        if len(view) < 4:
+            raise CodecError(f"crc32c: {len(view)} bytes cannot hold a checksum")
+        body = view[:-4]
+        stored = int.from_bytes(view[-4:], "little")
+        actual = crc32c(body)
+        if stored != actual:
+            raise ChecksumError(f"crc32c: checksum mismatch (stored {stored:#010x}, computed {actual:#010x})")
+        return body

@@ -1,0 +1,97 @@
+"""v3 codec names to codec objects, and the validation of a codec list.
+
+Unknown names fail with the name and document; an unknown codec marked
+``"must_understand": false`` is skipped, as the v3.1 core spec allows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import MetadataError, UnsupportedFeatureError
+from .base import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, configuration
+from .blosc import BloscCodec
+from .bytes_codec import BytesCodec
+from .crc32c import Crc32cCodec
+from .gzip import GzipCodec
+from .numcodecs_codec import NumcodecsArrayArray, NumcodecsArrayBytes, NumcodecsBytesBytes
+from .numcodecs_registry import ARRAY_ARRAY, ARRAY_BYTES, make_numcodecs
+from .pipeline import CodecPipeline
+from .sharding import ShardingCodec
+from .transpose import TransposeCodec
+from .vlen import VlenCodec
+from .zstd import ZstdCodec
+
+_SIMPLE: dict[str, Any] = {
+    "bytes": BytesCodec, "endian": BytesCodec, "transpose": TransposeCodec, "gzip": GzipCodec,
+    "blosc": BloscCodec, "zstd": ZstdCodec, "crc32c": Crc32cCodec,
+    "vlen-utf8": VlenCodec, "vlen-bytes": VlenCodec,
+}
+
+
+def _numcodecs(cid: str, config: dict[str, Any], where: str) -> Codec:
+    codec = make_numcodecs(cid, config, where)
+    if cid in ARRAY_ARRAY:
+        return NumcodecsArrayArray(codec)
+    if cid in ARRAY_BYTES:
+        return NumcodecsArrayBytes(codec)
+    return NumcodecsBytesBytes(codec)
+
+
+def parse_codec(item: Any, where: str, spec: ChunkSpec) -> Codec | None:
+    """One codec; None when an unknown codec may be ignored."""
+    if isinstance(item, str):
+        item = {"name": item}
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        raise MetadataError(f"codec {item!r} in {where} must be a name or an object with a name")
+    name = item["name"]
+    extra = set(item) - {"name", "configuration", "must_understand"}
+    if extra:
+        raise MetadataError(f"codec {name!r} in {where} has unknown fields {sorted(extra)}")
+    if name in _SIMPLE:
+        return _SIMPLE[name].from_json(item, where)
+    if name == "sharding_indexed":
+        return ShardingCodec.from_json(configuration(item, where), where, spec.shape, parse_codecs, spec)
+    if name.startswith("numcodecs."):
+        return _numcodecs(name[len("numcodecs."):], configuration(item, where), where)
+    if item.get("must_understand") is False:
+        return None
+    raise UnsupportedFeatureError(f"unknown codec {name!r} in {where}")
+
+
+def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
+    if not isinstance(items, list) or not items:
+        raise MetadataError(f"codecs in {where} must be a non-empty list")
+    aa: list[ArrayArrayCodec] = []
+    ab: ArrayBytesCodec | None = None
+    bb: list[BytesBytesCodec] = []
+    current = spec
+    for item in items:
+        codec = parse_codec(item, where, current)
+        if codec is None:
+            continue
+        if isinstance(codec, ArrayArrayCodec):
+            if ab is not None:
+                raise MetadataError(f"codec {codec.name!r} in {where}: array->array codecs must come before the array->bytes codec")
+            aa.append(codec)
+            current = codec.encoded_spec(current)
+        elif isinstance(codec, ArrayBytesCodec):
+            if ab is not None:
+                raise MetadataError(f"codecs in {where} have two array->bytes codecs ({ab.name}, {codec.name})")
+            ab = codec
+        else:
+            if ab is None:
+                raise MetadataError(f"codec {codec.name!r} in {where}: bytes->bytes codecs must follow the array->bytes codec")
+            bb.append(codec)
+    if ab is None:
+        raise MetadataError(f"codecs in {where} have no array->bytes codec (such as 'bytes')")
+    _check_dtype(ab, current, where)
+    return CodecPipeline(tuple(aa), ab, tuple(bb))
+
+
+def _check_dtype(ab: ArrayBytesCodec, spec: ChunkSpec, where: str) -> None:
+    if isinstance(ab, VlenCodec) and not spec.dt.variable_length:
+        raise MetadataError(f"codec {ab.name!r} in {where} needs a variable-length data type, not {spec.dt.name}")
+    if isinstance(ab, BytesCodec) and ab.endian is None and spec.dtype.itemsize > 1 and not spec.dtype.fields \
+            and not spec.dt.variable_length and spec.dtype.kind not in "SV":
+        raise MetadataError(f"bytes codec in {where} needs an 'endian' for {spec.dt.name}")

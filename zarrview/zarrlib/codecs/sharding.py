@@ -1,0 +1,121 @@
+"""``sharding_indexed``: many inner chunks in one stored object, located by an index.
+
+The reader uses ``ShardLayout`` to fetch only the inner chunks a view needs (one ranged
+read for the index, then ranges for the chunks); ``decode`` here handles whole shards,
+which nested sharding and unusual pipelines need.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import CodecError, MetadataError
+from .base import ArrayBytesCodec, Buffer, ChunkSpec
+from .pipeline import CodecPipeline
+
+EMPTY = np.uint64(2**64 - 1)
+
+
+@dataclass(frozen=True)
+class ShardLayout:
+    """Where a shard's index is and how to read it; shared by v3 sharding and the seed transformer."""
+
+    chunks_per_shard: tuple[int, ...]
+    index_location: str  # "start" or "end"
+    index_nbytes: int
+    index_pipeline: CodecPipeline | None  # None: raw little-endian uint64 pairs
+
+    @property
+    def n_chunks(self) -> int:
+        return int(np.prod(self.chunks_per_shard, dtype=np.int64))
+
+    def decode_index(self, data: Buffer) -> np.ndarray:
+        """(n_chunks, 2) uint64 of (offset, nbytes), inner chunks in C order."""
+        if len(data) != self.index_nbytes:
+            raise CodecError(f"shard index: expected {self.index_nbytes} bytes, found {len(data)}")
+        if self.index_pipeline is None:
+            return np.frombuffer(data, dtype="<u8").reshape(self.n_chunks, 2)
+        from ..dtypes import DataType
+
+        spec = ChunkSpec((*self.chunks_per_shard, 2), DataType(np.dtype("u8"), "fixed", "uint64"), 0)
+        arr = self.index_pipeline.decode(data, spec)
+        return np.ascontiguousarray(arr, dtype=np.uint64).reshape(self.n_chunks, 2)
+
+    def check_entries(self, index: np.ndarray, shard_nbytes: int | None, data_offset: int = 0) -> None:
+        present = ~((index[:, 0] == EMPTY) & (index[:, 1] == EMPTY))
+        if shard_nbytes is None or not present.any():
+            return
+        ends = index[present, 0].astype(object) + index[present, 1].astype(object)
+        limit = shard_nbytes
+        for pos, end in zip(np.flatnonzero(present), ends):
+            if end > limit:
+                raise CodecError(f"shard index entry {int(pos)} points past the end of the shard "
+                                 f"(bytes up to {int(end)} of {limit})")
+
+
+class ShardingCodec(ArrayBytesCodec):
+    name = "sharding_indexed"
+
+    def __init__(self, chunk_shape: tuple[int, ...], inner: CodecPipeline, layout: ShardLayout) -> None:
+        self.chunk_shape = chunk_shape
+        self.inner = inner
+        self.layout = layout
+
+    def describe(self) -> str:
+        return f"sharding(chunks {list(self.chunk_shape)}, index at {self.layout.index_location}: {self.inner.describe()})"
+
+    @classmethod
+    def from_json(cls, config: dict[str, Any], where: str, shard_shape: tuple[int, ...], parse: Any,
+                  spec: ChunkSpec) -> ShardingCodec:
+        chunk_shape = config.get("chunk_shape")
+        if not isinstance(chunk_shape, list) or not all(isinstance(c, int) and c > 0 for c in chunk_shape):
+            raise MetadataError(f"sharding_indexed in {where}: chunk_shape must be positive integers, not {chunk_shape!r}")
+        if len(chunk_shape) != len(shard_shape):
+            raise MetadataError(f"sharding_indexed in {where}: chunk_shape {chunk_shape} has the wrong rank for shard {list(shard_shape)}")
+        if any(s % c for s, c in zip(shard_shape, chunk_shape)):
+            raise MetadataError(f"sharding_indexed in {where}: shard shape {list(shard_shape)} is not a multiple of chunk_shape {chunk_shape}")
+        location = config.get("index_location", "end")
+        if location not in ("start", "end"):
+            raise MetadataError(f"sharding_indexed in {where}: index_location must be 'start' or 'end', not {location!r}")
+        inner_spec = spec.with_shape(tuple(chunk_shape))
+        inner = parse(config.get("codecs", [{"name": "bytes"}]), where, inner_spec)
+        from ..dtypes import DataType
+
+        cps = tuple(s // c for s, c in zip(shard_shape, chunk_shape))
+        index_spec = ChunkSpec((*cps, 2), DataType(np.dtype("u8"), "fixed", "uint64"), 0)
+        index_pipeline = parse(config.get("index_codecs", [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]), where, index_spec)
+        nbytes = index_pipeline.encoded_size(index_spec)
+        if nbytes is None:
+            raise MetadataError(f"sharding_indexed in {where}: index_codecs must have a fixed size (bytes, crc32c), got {index_pipeline.describe()}")
+        return cls(tuple(chunk_shape), inner, ShardLayout(cps, location, nbytes, index_pipeline))
+
+    def split(self, data: Buffer) -> tuple[np.ndarray, memoryview]:
+        view = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else memoryview(data.reshape(-1).view(np.uint8))
+        n = self.layout.index_nbytes
+        if len(view) < n:
+            raise CodecError(f"shard of {len(view)} bytes cannot hold its {n}-byte index")
+        raw = view[:n] if self.layout.index_location == "start" else view[len(view) - n:]
+        index = self.layout.decode_index(raw)
+        self.layout.check_entries(index, len(view))
+        return index, view
+
+    def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
+        from ..fill import fill_array_value
+
+        index, view = self.split(data)
+        out = np.empty(spec.shape, dtype=spec.dtype)
+        out[...] = fill_array_value(spec.dt, spec.fill_value)
+        inner_spec = spec.with_shape(self.chunk_shape)
+        ranges = [range(n) for n in self.layout.chunks_per_shard]
+        for i, coords in enumerate(itertools.product(*ranges)):
+            offset, nbytes = index[i]
+            if offset == EMPTY and nbytes == EMPTY:
+                continue
+            chunk = self.inner.decode(view[int(offset):int(offset) + int(nbytes)], inner_spec)
+            region = tuple(slice(c * s, (c + 1) * s) for c, s in zip(coords, self.chunk_shape))
+            out[region] = chunk
+        return out

@@ -1,0 +1,49 @@
+"""The ``transpose`` array->array codec (and the legacy "C"/"F" orders)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import MetadataError
+from .base import ArrayArrayCodec, ChunkSpec, configuration
+
+
+class TransposeCodec(ArrayArrayCodec):
+    name = "transpose"
+
+    def __init__(self, order: tuple[int, ...] | str) -> None:
+        self.order = order
+
+    @classmethod
+    def from_json(cls, spec: dict[str, Any], where: str) -> TransposeCodec:
+        order = configuration(spec, where).get("order")
+        if order in ("C", "F"):
+            return cls(order)
+        if not isinstance(order, list) or not all(isinstance(i, int) for i in order):
+            raise MetadataError(f"transpose codec in {where}: order must be a permutation list, not {order!r}")
+        if sorted(order) != list(range(len(order))):
+            raise MetadataError(f"transpose codec in {where}: {order} is not a permutation")
+        return cls(tuple(order))
+
+    def _perm(self, ndim: int) -> tuple[int, ...]:
+        if self.order == "C":
+            return tuple(range(ndim))
+        if self.order == "F":
+            return tuple(reversed(range(ndim)))
+        assert isinstance(self.order, tuple)
+        if len(self.order) != ndim:
+            raise MetadataError(f"transpose order {list(self.order)} does not match {ndim} dimensions")
+        return self.order
+
+    def describe(self) -> str:
+        return f"transpose({list(self.order) if isinstance(self.order, tuple) else self.order})"
+
+    def encoded_spec(self, spec: ChunkSpec) -> ChunkSpec:
+        perm = self._perm(len(spec.shape))
+        return spec.with_shape(tuple(spec.shape[i] for i in perm))
+
+    def decode(self, arr: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        perm = self._perm(len(spec.shape))
+        return arr.transpose(np.argsort(perm))

@@ -1,0 +1,30 @@
+"""``vlen-utf8`` and ``vlen-bytes``: numcodecs' length-prefixed layout for variable-length data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numcodecs import VLenBytes, VLenUTF8
+
+from ..errors import CodecError
+from .base import ArrayBytesCodec, Buffer, ChunkSpec
+
+
+class VlenCodec(ArrayBytesCodec):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._codec = VLenUTF8() if name == "vlen-utf8" else VLenBytes()
+
+    @classmethod
+    def from_json(cls, spec: dict[str, Any], where: str) -> VlenCodec:
+        return cls(spec["name"])
+
+    def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
+        try:
+            items = self._codec.decode(data)
+        except (ValueError, RuntimeError, UnicodeDecodeError, TypeError) as e:
+            raise CodecError(f"{self.name}: {e}") from e
+        if items.size != spec.size:
+            raise CodecError(f"{self.name}: found {items.size} items, expected {spec.size}")
+        return items.reshape(spec.shape)

@@ -1,0 +1,264 @@
+"""Finding nodes in a store: format detection, metadata documents, children, consolidation.
+
+One ``Hierarchy`` per opened store remembers the format it found (v3, v2, or the 2022 v3
+draft) so each later node costs as few requests as possible: one for a v3 node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .errors import MetadataError, NodeNotFoundError, StoreNotFoundError, ZarrError
+from .jsonutil import load_json_object
+from .metadata import prefinal
+from .metadata import v2 as v2meta
+from .metadata import v3 as v3meta
+from .metadata.model import ArrayMetadata
+from .storage.base import ByteRequest, Store
+
+Flavor = Literal["v3", "v2", "draft"]
+
+
+@dataclass
+class NodeDoc:
+    """A node's metadata as found: ``array`` is parsed for arrays, None for groups."""
+
+    path: str
+    kind: Literal["group", "array"]
+    zarr_format: int
+    document: dict[str, Any]
+    attributes: dict[str, Any]
+    array: ArrayMetadata | None = None
+    implicit: bool = False
+    flavor: Flavor = "v3"
+    children_hint: list[str] | None = field(default=None)
+
+
+def prefix_of(path: str) -> str:
+    return "" if path == "/" else path.strip("/") + "/"
+
+
+def join(path: str, name: str) -> str:
+    return "/" + name if path == "/" else f"{path}/{name}"
+
+
+class Hierarchy:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.flavor: Flavor | None = None
+        self._consolidated: dict[str, Any] | None = None  # path -> v3 doc or v2 (zarray|zgroup, zattrs)
+
+    # -- documents --------------------------------------------------------------------------
+    def _json(self, key: str) -> dict[str, Any] | None:
+        data = self.store.get(key)
+        if data is None:
+            return None
+        return load_json_object(data, self.store.key_url(key) if "://" in self.store.url else key)
+
+    def _where(self, key: str) -> str:
+        return f"{'/' + key if not key.startswith('/') else key}"
+
+    def load(self, path: str) -> NodeDoc:
+        """The node at ``path``; raises NodeNotFoundError when there is none."""
+        if self.flavor in (None, "v3"):
+            doc = self._try_v3(path)
+            if doc is not None:
+                return doc
+        if self.flavor in (None, "draft"):
+            doc = self._try_draft(path)
+            if doc is not None:
+                return doc
+        if self.flavor in (None, "v2"):
+            doc = self._try_v2(path)
+            if doc is not None:
+                return doc
+        cons = self._consolidated_entry(path)
+        if cons is not None:
+            return cons
+        implicit = self._implicit_group(path)
+        if implicit is not None:
+            return implicit
+        if path == "/":
+            raise StoreNotFoundError(f"no Zarr metadata at {self.store.url} (no zarr.json, .zgroup or .zarray)")
+        raise NodeNotFoundError(f"no Zarr node at {path} in {self.store.url}")
+
+    def _try_v3(self, path: str) -> NodeDoc | None:
+        key = prefix_of(path) + "zarr.json"
+        doc = self._json(key)
+        if doc is None:
+            return None
+        if path == "/" and prefinal.is_prefinal_root(doc):
+            self.flavor = "draft"
+            return self._try_draft(path)
+        where = self._where(key)
+        kind = v3meta.node_type(doc, where)
+        self.flavor = "v3"
+        attrs = doc.get("attributes") or {}
+        if not isinstance(attrs, dict):
+            raise MetadataError(f"attributes in {where} must be an object")
+        if kind == "array":
+            return NodeDoc(path, "array", 3, doc, attrs, v3meta.parse_array(doc, prefix_of(path), where))
+        if path == "/":
+            self._load_v3_consolidated(doc, where)
+        return NodeDoc(path, "group", 3, doc, attrs)
+
+    def _try_v2(self, path: str) -> NodeDoc | None:
+        prefix = prefix_of(path)
+        zarray = self._json(prefix + ".zarray")
+        zgroup = None if zarray is not None else self._json(prefix + ".zgroup")
+        if zarray is None and zgroup is None:
+            if path == "/" and self.flavor is None:
+                self._load_v2_consolidated()
+            return None
+        self.flavor = "v2"
+        attrs = self._json(prefix + ".zattrs") or {}
+        if path == "/" and zgroup is not None:
+            self._load_v2_consolidated()
+        if zarray is not None:
+            meta = v2meta.parse_array(zarray, attrs, prefix, self._where(prefix + ".zarray"))
+            return NodeDoc(path, "array", 2, zarray, attrs, meta, flavor="v2")
+        assert zgroup is not None
+        if zgroup.get("zarr_format") != 2:
+            raise MetadataError(f"{self._where(prefix + '.zgroup')}: zarr_format must be 2, found {zgroup.get('zarr_format')!r}")
+        return NodeDoc(path, "group", 2, zgroup, attrs, flavor="v2")
+
+    def _try_draft(self, path: str) -> NodeDoc | None:
+        if self.flavor is None:
+            root = self._json("zarr.json")
+            if root is None or not prefinal.is_prefinal_root(root):
+                return None
+            self.flavor = "draft"
+        base = "meta/root" if path == "/" else "meta/root" + path
+        array_doc = self._json(base + ".array.json")
+        if array_doc is not None:
+            meta = prefinal.parse_array(array_doc, path, self._where(base + ".array.json"))
+            return NodeDoc(path, "array", 3, array_doc, meta.attributes, meta, flavor="draft")
+        group_doc = self._json(base + ".group.json")
+        if group_doc is not None:
+            return NodeDoc(path, "group", 3, group_doc, group_doc.get("attributes") or {}, flavor="draft")
+        if self.store.can_list:
+            keys, dirs = self.store.list_dir(base + "/")
+            if keys or dirs:
+                return NodeDoc(path, "group", 3, {}, {}, implicit=True, flavor="draft")
+        if path == "/":
+            return NodeDoc(path, "group", 3, {}, {}, implicit=True, flavor="draft")
+        return None
+
+    # -- consolidated metadata ----------------------------------------------------------------
+    def _load_v3_consolidated(self, doc: dict[str, Any], where: str) -> None:
+        cm = doc.get("consolidated_metadata")
+        if not isinstance(cm, dict) or not isinstance(cm.get("metadata"), dict):
+            return
+        self._consolidated = {join("/", k.strip("/")): v for k, v in cm["metadata"].items() if isinstance(v, dict)}
+
+    def _load_v2_consolidated(self) -> None:
+        if self._consolidated is not None:
+            return
+        doc = self._json(".zmetadata")
+        if doc is None or not isinstance(doc.get("metadata"), dict):
+            return
+        nodes: dict[str, Any] = {}
+        for key, value in doc["metadata"].items():
+            head, _, leaf = key.rpartition("/")
+            path = join("/", head) if head else "/"
+            if leaf in (".zarray", ".zgroup", ".zattrs") and isinstance(value, dict):
+                nodes.setdefault(path, {})[leaf] = value
+        self._consolidated = nodes
+        if self.flavor is None:
+            self.flavor = "v2"
+
+    def _consolidated_entry(self, path: str) -> NodeDoc | None:
+        if not self._consolidated or path not in self._consolidated:
+            return None
+        entry = self._consolidated[path]
+        where = f"the consolidated metadata of {self.store.url} for {path}"
+        if self.flavor == "v3":
+            kind = v3meta.node_type(entry, where)
+            attrs = entry.get("attributes") or {}
+            meta = v3meta.parse_array(entry, prefix_of(path), where) if kind == "array" else None
+            return NodeDoc(path, kind, 3, entry, attrs, meta)
+        attrs = entry.get(".zattrs") or {}
+        if ".zarray" in entry:
+            meta = v2meta.parse_array(entry[".zarray"], attrs, prefix_of(path), where)
+            return NodeDoc(path, "array", 2, entry[".zarray"], attrs, meta, flavor="v2")
+        return NodeDoc(path, "group", 2, entry.get(".zgroup", {}), attrs, flavor="v2")
+
+    def _implicit_group(self, path: str) -> NodeDoc | None:
+        """A folder without metadata whose sub-folders hold nodes (v2 implicit groups, folders of stores)."""
+        if self.flavor == "v3" and path != "/" or not self.store.can_list:
+            return None
+        if self._child_names(path, probe_only=True):
+            fmt = 3 if self.flavor in ("v3", "draft") else 2
+            return NodeDoc(path, "group", fmt, {}, {}, implicit=True, flavor=self.flavor or "v2")
+        return None
+
+    # -- children -----------------------------------------------------------------------------
+    def child_names(self, path: str) -> list[str]:
+        return self._child_names(path, probe_only=False)
+
+    def _child_names(self, path: str, probe_only: bool) -> list[str]:
+        if self.flavor == "draft":
+            return self._draft_children(path)
+        if not self.store.can_list:
+            return self._consolidated_children(path)
+        prefix = prefix_of(path)
+        _, dirs = self.store.list_dir(prefix)
+        names: list[str] = []
+        markers = ("zarr.json", ".zarray", ".zgroup")
+        for d in dirs:
+            sub_keys, sub_dirs = self.store.list_dir(prefix + d + "/")
+            if any(m in sub_keys for m in markers):
+                names.append(d)
+            elif sub_dirs and self.flavor != "v3" and self._has_nodes_below(prefix + d + "/", sub_dirs):
+                names.append(d)
+            if probe_only and names:
+                break
+        return sorted(names)
+
+    def _has_nodes_below(self, prefix: str, dirs: list[str], depth: int = 2) -> bool:
+        markers = ("zarr.json", ".zarray", ".zgroup")
+        for d in dirs[:50]:
+            keys, sub = self.store.list_dir(prefix + d + "/")
+            if any(m in keys for m in markers):
+                return True
+            if depth > 1 and sub and self._has_nodes_below(prefix + d + "/", sub, depth - 1):
+                return True
+        return False
+
+    def _consolidated_children(self, path: str) -> list[str]:
+        if not self._consolidated:
+            return []
+        names = set()
+        base = "" if path == "/" else path
+        for p in self._consolidated:
+            if p != path and p.startswith(base + "/"):
+                names.add(p[len(base) + 1:].split("/", 1)[0])
+        return sorted(names)
+
+    def _draft_children(self, path: str) -> list[str]:
+        base = "meta/root/" if path == "/" else f"meta/root{path}/"
+        if not self.store.can_list:
+            return []
+        keys, dirs = self.store.list_dir(base)
+        names = set(dirs)
+        for k in keys:
+            for suffix in (".array.json", ".group.json"):
+                if k.endswith(suffix):
+                    names.add(k[: -len(suffix)])
+        return sorted(names)
+
+    def stored_keys_prefix(self, node: NodeDoc) -> str:
+        if node.flavor == "draft":
+            return "data/root" + ("" if node.path == "/" else node.path) + "/"
+        return prefix_of(node.path)
+
+
+def safe_load(h: Hierarchy, path: str) -> NodeDoc | ZarrError:
+    try:
+        return h.load(path)
+    except ZarrError as e:
+        return e
+
+
+__all__ = ["Hierarchy", "NodeDoc", "ByteRequest", "join", "prefix_of", "safe_load"]

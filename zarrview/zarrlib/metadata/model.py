@@ -1,0 +1,89 @@
+"""The format-independent description of an array that the reader works from.
+
+Each format module (v2, v3, the pre-final v3 draft) parses its documents into this one
+shape, so indexing, sharding and caching are written once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..codecs import ChunkSpec, CodecPipeline, ShardLayout
+from ..dtypes import DataType
+from ..errors import MetadataError
+from ..fill import fill_array_value
+
+KeyFn = Callable[[tuple[int, ...]], str]
+
+
+@dataclass(frozen=True)
+class ArrayMetadata:
+    zarr_format: int
+    shape: tuple[int, ...]
+    dt: DataType
+    fill_value: Any
+    #: the grid of stored objects: chunks, or shards when sharded
+    stored_shape: tuple[int, ...]
+    #: key of a stored object from its grid coordinates, relative to the store root
+    stored_key: KeyFn
+    #: pipeline decoding one read chunk (the inner chunk when sharded)
+    read_pipeline: CodecPipeline
+    read_shape: tuple[int, ...]
+    #: how to find read chunks inside a stored object; None when one object is one chunk
+    shard_layout: ShardLayout | None
+    #: the whole pipeline, for the fallback of decoding a stored object at once
+    pipeline: CodecPipeline
+    codecs_description: str
+    dimension_names: tuple[str | None, ...] | None
+    attributes: dict[str, Any]
+    document: dict[str, Any]
+    #: alternative key function to try when a key is missing (v2 nested keys not declared)
+    alt_stored_key: KeyFn | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.dt.dtype
+
+    @property
+    def fill(self) -> Any:
+        return fill_array_value(self.dt, self.fill_value)
+
+    def read_spec(self) -> ChunkSpec:
+        return ChunkSpec(self.read_shape, self.dt, self.fill_value)
+
+    def stored_spec(self) -> ChunkSpec:
+        return ChunkSpec(self.stored_shape, self.dt, self.fill_value)
+
+
+MAX_DIM = 2**62
+
+
+def parse_shape(value: Any, what: str, where: str, positive: bool = False) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise MetadataError(f"{what} in {where} must be a list of integers, not {value!r}")
+    low = 1 if positive else 0
+    for v in value:
+        if v < low or v > MAX_DIM:
+            raise MetadataError(f"{what} {value} in {where} has an invalid extent {v}")
+    return tuple(value)
+
+
+def parse_dimension_names(value: Any, ndim: int, where: str) -> tuple[str | None, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != ndim or not all(v is None or isinstance(v, str) for v in value):
+        raise MetadataError(f"dimension_names {value!r} in {where} must list {ndim} names or nulls")
+    return tuple(value)
+
+
+def parse_attributes(value: Any, where: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MetadataError(f"attributes in {where} must be an object")
+    return value

@@ -1,0 +1,87 @@
+"""Zarr v3 ``zarr.json`` documents (core spec 3.1 with registered extensions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..codecs import ChunkSpec, ShardingCodec, parse_codecs
+from ..dtypes import parse_v3_dtype
+from ..errors import MetadataError, UnsupportedFeatureError
+from ..fill import parse_v3_fill
+from .keys import default_key, v2_key
+from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape
+
+_ARRAY_FIELDS = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding",
+                 "fill_value", "codecs", "attributes", "storage_transformers", "dimension_names"}
+_GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_metadata"}
+
+
+def node_type(doc: dict[str, Any], where: str) -> str:
+    if doc.get("zarr_format") != 3:
+        raise MetadataError(f"{where}: zarr_format must be 3, found {doc.get('zarr_format')!r}")
+    kind = doc.get("node_type")
+    if kind not in ("array", "group"):
+        raise MetadataError(f"{where}: node_type must be 'array' or 'group', found {kind!r}")
+    _check_unknown(doc, _ARRAY_FIELDS if kind == "array" else _GROUP_FIELDS, where)
+    return kind
+
+
+def _check_unknown(doc: dict[str, Any], known: set[str], where: str) -> None:
+    for key, value in doc.items():
+        if key in known:
+            continue
+        if isinstance(value, dict) and value.get("must_understand") is False:
+            continue
+        raise UnsupportedFeatureError(f"unknown field {key!r} in {where} (not marked must_understand: false)")
+
+
+def _name_config(value: Any, what: str, where: str) -> tuple[str, dict[str, Any]]:
+    if isinstance(value, str):
+        return value, {}
+    if isinstance(value, dict) and isinstance(value.get("name"), str):
+        config = value.get("configuration") or {}
+        if not isinstance(config, dict):
+            raise MetadataError(f"{what} configuration in {where} must be an object")
+        return value["name"], config
+    raise MetadataError(f"{what} in {where} must be a name or an object with a name, not {value!r}")
+
+
+def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
+    """``prefix`` is the array's key prefix in the store (``""`` or ``"a/b/"``)."""
+    for required in ("shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs"):
+        if required not in doc:
+            raise MetadataError(f"{where} lacks the required field {required!r}")
+    shape = parse_shape(doc["shape"], "shape", where)
+    dt = parse_v3_dtype(doc["data_type"], where)
+    grid_name, grid_conf = _name_config(doc["chunk_grid"], "chunk_grid", where)
+    if grid_name != "regular":
+        raise UnsupportedFeatureError(f"unknown chunk grid {grid_name!r} in {where}")
+    chunk_shape = parse_shape(grid_conf.get("chunk_shape"), "chunk_shape", where, positive=True)
+    if len(chunk_shape) != len(shape):
+        raise MetadataError(f"chunk_shape {list(chunk_shape)} in {where} does not match the {len(shape)} dimensions of shape {list(shape)}")
+    enc_name, enc_conf = _name_config(doc["chunk_key_encoding"], "chunk_key_encoding", where)
+    if enc_name not in ("default", "v2"):
+        raise UnsupportedFeatureError(f"unknown chunk key encoding {enc_name!r} in {where}")
+    sep = enc_conf.get("separator", "/" if enc_name == "default" else ".")
+    if sep not in ("/", "."):
+        raise MetadataError(f"chunk key separator {sep!r} in {where} must be '/' or '.'")
+    key = default_key(prefix, sep) if enc_name == "default" else v2_key(prefix, sep)
+    transformers = doc.get("storage_transformers") or []
+    for t in transformers:
+        if not (isinstance(t, dict) and t.get("must_understand") is False):
+            name = t.get("name") if isinstance(t, dict) else t
+            raise UnsupportedFeatureError(f"unknown storage transformer {name!r} in {where}")
+    fill = parse_v3_fill(dt, doc["fill_value"], where)
+    spec = ChunkSpec(chunk_shape, dt, fill)
+    pipeline = parse_codecs(doc["codecs"], where, spec)
+    read_shape, read_pipeline, layout = chunk_shape, pipeline, None
+    ab = pipeline.array_bytes
+    if isinstance(ab, ShardingCodec) and not pipeline.array_array and not pipeline.bytes_bytes:
+        read_shape, read_pipeline, layout = ab.chunk_shape, ab.inner, ab.layout
+    return ArrayMetadata(
+        zarr_format=3, shape=shape, dt=dt, fill_value=fill, stored_shape=chunk_shape, stored_key=key,
+        read_pipeline=read_pipeline, read_shape=read_shape, shard_layout=layout, pipeline=pipeline,
+        codecs_description=pipeline.describe(),
+        dimension_names=parse_dimension_names(doc.get("dimension_names"), len(shape), where),
+        attributes=parse_attributes(doc.get("attributes"), where), document=doc,
+    )
