@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import MetadataError, UnsupportedFeatureError
 from .base import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, configuration
+from .bitround import BitroundCodec
 from .blosc import BloscCodec
 from .bytes_codec import BytesCodec
 from .crc32c import Crc32cCodec
@@ -25,7 +26,7 @@ from .zstd import ZstdCodec
 _SIMPLE: dict[str, Any] = {
     "bytes": BytesCodec, "endian": BytesCodec, "transpose": TransposeCodec, "gzip": GzipCodec,
     "blosc": BloscCodec, "zstd": ZstdCodec, "crc32c": Crc32cCodec,
-    "vlen-utf8": VlenCodec, "vlen-bytes": VlenCodec,
+    "vlen-utf8": VlenCodec, "vlen-bytes": VlenCodec, "bitround": BitroundCodec,
 }
 
 

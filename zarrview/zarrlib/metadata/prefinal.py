@@ -45,6 +45,8 @@ def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
             raise MetadataError(f"{where} lacks the required field {required!r}")
     shape = parse_shape(doc["shape"], "shape", where)
     raw_dtype = doc["data_type"]
+    if isinstance(raw_dtype, dict) and "type" in raw_dtype:  # extension data types (complex, datetime)
+        raw_dtype = raw_dtype["type"]
     dt = parse_v2_dtype(_DTYPE_NAMES.get(raw_dtype, raw_dtype) if isinstance(raw_dtype, str) else raw_dtype, where)
     grid = doc["chunk_grid"]
     if not isinstance(grid, dict) or grid.get("type", "regular") != "regular":
@@ -56,7 +58,11 @@ def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
     order = doc.get("chunk_memory_layout", "C")
     if order not in ("C", "F"):
         raise MetadataError(f"chunk_memory_layout {order!r} in {where} must be 'C' or 'F'")
-    filters = [_compressor(f, where) for f in (doc.get("filters") or [])]
+    # zarr 2.18 kept v2-style filters in the attributes of draft arrays
+    attr_filters = (doc.get("attributes") or {}).get("filters")
+    filters = [make_numcodecs(f["id"], {k: v for k, v in f.items() if k != "id"}, where)
+               for f in attr_filters if isinstance(f, dict) and isinstance(f.get("id"), str)] \
+        if isinstance(attr_filters, list) else []
     codec = V2ChunkCodec(filters, _compressor(doc.get("compressor"), where), order)
     fill = parse_v2_fill(dt, doc["fill_value"], where)
     pipeline = CodecPipeline((), codec, ())
