@@ -1,0 +1,100 @@
+"""Command line: ``zarrview [LOCATION]`` opens the window; ``tree`` and ``info`` print headless.
+
+The headless subcommands import no Qt, so they work on servers and in scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+
+
+def _tree(location: str) -> int:
+    from . import zarrlib as zl
+    from .describe import one_line
+
+    root = zl.open(location)
+    print(f"{root.url}  {one_line(root)}" if root.path == "/" else f"{root.path}  {one_line(root)}")
+    if isinstance(root, zl.Group):
+        _print_children(root, "")
+    return 0
+
+
+def _print_children(group: object, indent: str) -> None:
+    from . import zarrlib as zl
+    from .describe import one_line
+
+    assert isinstance(group, zl.Group)
+    members = group.members()
+    for i, child in enumerate(members):
+        last = i == len(members) - 1
+        print(f"{indent}{'└── ' if last else '├── '}{one_line(child)}")
+        if isinstance(child, zl.Group):
+            _print_children(child, indent + ("    " if last else "│   "))
+
+
+def _info(location: str) -> int:
+    from . import zarrlib as zl
+    from .describe import human_bytes, summary, to_json
+
+    node = zl.open(location)
+    width = max(len(k) for k, _ in summary(node))
+    for key, value in summary(node):
+        print(f"{key:<{width}}  {value}")
+    if isinstance(node, zl.Array):
+        stored = node.stored_objects()
+        label = "Stored shards" if node.shards else "Stored chunks"
+        if stored is None:
+            print(f"{label:<{width}}  unknown (the store cannot list)")
+        else:
+            print(f"{label:<{width}}  {stored[0]:,} of {_grid_objects(node):,}, {human_bytes(stored[1])} ({stored[1]:,} bytes)")
+    if isinstance(node, zl.Group):
+        print(f"{'Members':<{width}}  {', '.join(node.member_names()) or '—'}")
+    print("\nAttributes:")
+    print(to_json(node.attrs))
+    print("\nMetadata document:")
+    print(to_json(node.metadata))
+    return 0
+
+
+def _grid_objects(node: object) -> int:
+    import math
+
+    from . import zarrlib as zl
+
+    assert isinstance(node, zl.Array)
+    outer = node.shards or node.chunks
+    return math.prod(-(-s // c) for s, c in zip(node.shape, outer))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="zarrview", description="Browse Zarr v2 and v3 hierarchies.")
+    p.add_argument("--version", action="version", version=f"zarrview {__version__}")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("tree", "info"):
+        sub = argparse.ArgumentParser(prog=f"zarrview {args[0]}")
+        sub.add_argument("location", help="path, URL or .zip, optionally followed by ::/node/path")
+        ns = sub.parse_args(args[1:])
+        from .zarrlib import ZarrError
+
+        try:
+            return _tree(ns.location) if args[0] == "tree" else _info(ns.location)
+        except ZarrError as e:
+            print(f"zarrview: {e}", file=sys.stderr)
+            return 1
+        except BrokenPipeError:
+            return 0
+    from .app.main import run_app
+
+    return run_app(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Plain-text descriptions of nodes, shared by the command line and the app's metadata panel.
+
+Kept free of Qt so ``zarrview tree`` and ``zarrview info`` stay headless.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from .zarrlib import Array, ErrorNode, Node
+
+
+def human_bytes(n: int | float) -> str:
+    if n < 1024:
+        return f"{int(n)} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        n /= 1024
+        if n < 1024 or unit == "EiB":
+            return f"{n:.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def dtype_text(arr: Array) -> str:
+    if arr.dtype.kind == "O":
+        return arr.data_type_name
+    if arr.dtype.names:
+        return "struct{" + ", ".join(f"{n}: {arr.dtype.fields[n][0]}" for n in arr.dtype.names) + "}"  # type: ignore[index]
+    return str(arr.dtype)
+
+
+def fill_text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        return "NaN"
+    if isinstance(value, np.generic):
+        return repr(value.item()) if value.dtype.kind not in "V" else value.tobytes().hex()
+    return repr(value)
+
+
+def one_line(node: Node) -> str:
+    """``name  kind  details`` for tree listings."""
+    if isinstance(node, ErrorNode):
+        return f"{node.name or '/'}  error  {node.error}"
+    if isinstance(node, Array):
+        parts = [shape_text(node.shape), dtype_text(node), f"chunks {shape_text(node.chunks)}"]
+        if node.shards:
+            parts.append(f"shards {shape_text(node.shards)}")
+        parts.append(node.codecs)
+        return f"{node.name or '/'}  array  " + "  ".join(parts)
+    extra = "  (implicit)" if node.implicit else ""
+    return f"{node.name or '/'}  group  {node.format_name}{extra}"
+
+
+def summary(node: Node) -> list[tuple[str, str]]:
+    """(field, value) rows describing a node, in display order."""
+    rows = [("Path", node.path), ("Kind", node.kind), ("Zarr format", node.format_name), ("Store", node.url)]
+    if isinstance(node, Array):
+        rows += [
+            ("Shape", shape_text(node.shape)),
+            ("Data type", dtype_text(node)),
+            ("Chunk shape", shape_text(node.chunks)),
+        ]
+        if node.shards:
+            rows.append(("Shard shape", shape_text(node.shards)))
+        rows += [
+            ("Codecs", node.codecs),
+            ("Fill value", fill_text(node.fill_value)),
+            ("Dimension names", ", ".join(str(n) for n in node.dimension_names) if node.dimension_names else "—"),
+            ("Chunks in grid", f"{math.prod(node.chunk_grid_shape()):,} {shape_text(node.chunk_grid_shape())}"),
+        ]
+        if node.dtype.kind != "O":
+            rows.append(("Logical size", f"{human_bytes(node.nbytes)} ({node.nbytes:,} bytes)"))
+    return rows
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
