@@ -22,11 +22,12 @@ import numpy as np
 
 from .cache import ChunkCache
 from .cancel import CancelToken
+from .codecs.direct import direct_decoder
 from .codecs.sharding import EMPTY
 from .errors import CodecError, ReadCancelled, ZarrError
 from .indexing import dim_chunks, full_shape, normalize, out_shape
 from .metadata.model import ArrayMetadata
-from .storage.base import ByteRequest, Store
+from .storage.base import ByteRequest, Scratch, Store
 
 Progress = Callable[[int, int], None]
 
@@ -65,6 +66,8 @@ class ChunkReader:
         self._indexes: OrderedDict[tuple[int, ...], np.ndarray | None] = OrderedDict()
         self._lock = threading.Lock()
         self._alt_keys: bool | None = None  # v2 undeclared nested keys: decided on first hit
+        self._direct = direct_decoder(meta.read_pipeline, meta.read_spec())
+        self._scratch = threading.local()
 
     # -- planning ---------------------------------------------------------------------------
     def plan(self, selection: Any) -> tuple[tuple[int, ...], tuple[int, ...], list[_Item]]:
@@ -143,14 +146,34 @@ class ChunkReader:
             real = [e for e in errors if not isinstance(e, ReadCancelled)]
             raise (real or errors)[0]  # type: ignore[misc]
 
+    def _buffers(self) -> tuple[Scratch, np.ndarray]:
+        tls = self._scratch
+        if not hasattr(tls, "raw"):
+            tls.raw = Scratch()
+            tls.decoded = np.empty(self._direct.nbytes if self._direct else 0, np.uint8)
+        return tls.raw, tls.decoded
+
     def _read_item(self, item: _Item, out: np.ndarray, cache: ChunkCache | None) -> None:
         data = item.data
+        raw_buf, decoded = self._buffers()
         if item.req is not None and data is None:
-            data = self._fetch_one(item)
+            data = self._fetch_one(item, raw_buf if self._direct is not None else None)
         if data is None:
             out[item.out] = self.meta.fill
             return
-        chunk = self.decode_chunk(data, item.req.key if item.req else "?", item.coords)
+        key = item.req.key if item.req else "?"
+        if self._direct is not None:
+            target = decoded if cache is None else np.empty(self._direct.nbytes, np.uint8)
+            try:
+                chunk = self._direct.decode(data, target)
+            except CodecError as e:
+                raise type(e)(f"{self._chunk_name(key, item.coords)}: {e}") from e
+            if chunk is not None:
+                if cache is not None:
+                    cache.put((self.cache_id, item.coords), chunk if chunk.base is target else chunk.copy())
+                out[item.out] = chunk[item.inner]
+                return
+        chunk = self.decode_chunk(data, key, item.coords)
         if cache is not None:
             cache.put((self.cache_id, item.coords), chunk)
         out[item.out] = chunk[item.inner]
@@ -176,10 +199,10 @@ class ChunkReader:
         return f"inner chunk {list(coords)} in shard {key} of {self.path}"
 
     # -- fetching ---------------------------------------------------------------------------
-    def _fetch_one(self, item: _Item) -> bytes | None:
+    def _fetch_one(self, item: _Item, scratch: Scratch | None = None) -> Any:
         req = item.req
         assert req is not None
-        data = self.store.get_range(req)
+        data = self.store.get_range(req) if scratch is None else self.store.read_into(req, scratch)
         if data is None and self.meta.alt_stored_key is not None and self._alt_keys is not False:
             alt = ByteRequest(self.meta.alt_stored_key(item.coords), req.start, req.stop)
             data = self.store.get_range(alt)

@@ -72,6 +72,11 @@ class BytesBytesCodec(Codec):
     def decode(self, data: Buffer) -> Buffer:
         ...
 
+    def decode_into(self, data: Buffer, out: np.ndarray) -> bool:
+        """Decode into ``out`` (uint8, exactly the decoded size) when the codec can and the
+        stored frame declares exactly that size; False means: call ``decode`` instead."""
+        return False
+
     def encoded_size(self, decoded_size: int) -> int | None:
         return None
 

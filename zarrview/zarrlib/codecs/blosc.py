@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numcodecs import blosc
 
 from ..errors import CodecError
@@ -30,8 +31,23 @@ class BloscCodec(BytesBytesCodec):
         parts = [str(c[k]) for k in ("cname", "clevel", "shuffle") if k in c]
         return f"blosc({', '.join(parts)})"
 
+    def decode_into(self, data: Buffer, out: np.ndarray) -> bool:
+        try:
+            if declared_size(data) != out.nbytes:
+                return False
+            blosc.decompress(data, out)
+        except (RuntimeError, ValueError, TypeError) as e:
+            raise CodecError(f"blosc: {e}") from e
+        return True
+
     def decode(self, data: Buffer) -> Buffer:
         try:
             return blosc.decompress(data)
         except (RuntimeError, ValueError, TypeError) as e:
             raise CodecError(f"blosc: {e}") from e
+
+
+def declared_size(data: Buffer) -> int | None:
+    """The uncompressed size in a blosc header (bytes 4-8, little-endian), None if too short."""
+    head = bytes(memoryview(data)[:16])
+    return int.from_bytes(head[4:8], "little") if len(head) == 16 else None

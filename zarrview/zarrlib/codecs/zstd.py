@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numcodecs import Zstd
 
 from ..errors import CodecError
@@ -26,8 +27,35 @@ class ZstdCodec(BytesBytesCodec):
     def describe(self) -> str:
         return f"zstd({self.level}{', checksum' if self.checksum else ''})"
 
+    def decode_into(self, data: Buffer, out: np.ndarray) -> bool:
+        if frame_content_size(data) != out.nbytes:
+            return False
+        try:
+            self._codec.decode(data, out=out)
+        except (RuntimeError, ValueError, MemoryError) as e:
+            raise CodecError(f"zstd: {e}") from e
+        return True
+
     def decode(self, data: Buffer) -> Buffer:
         try:
             return self._codec.decode(data)
         except (RuntimeError, ValueError, MemoryError) as e:
             raise CodecError(f"zstd: {e}") from e
+
+
+_MAGIC = 0xFD2FB528
+
+
+def frame_content_size(data: Buffer) -> int | None:
+    """The decompressed size a zstd frame header declares, or None when absent or unreadable."""
+    head = bytes(memoryview(data)[:18])
+    if len(head) < 6 or int.from_bytes(head[:4], "little") != _MAGIC:
+        return None
+    fhd = head[4]
+    fcs_flag, single, did_flag = fhd >> 6, (fhd >> 5) & 1, fhd & 3
+    pos = 5 + (0 if single else 1) + (0, 1, 2, 4)[did_flag]
+    size = (1 if single else 0, 2, 4, 8)[fcs_flag]
+    if size == 0 or len(head) < pos + size:
+        return None
+    value = int.from_bytes(head[pos:pos + size], "little")
+    return value + 256 if size == 2 else value

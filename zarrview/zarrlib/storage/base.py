@@ -28,6 +28,18 @@ class ByteRequest:
         return f"{self.key} (bytes {self.start}-{self.stop})"
 
 
+class Scratch:
+    """A per-thread reusable read buffer; grows by replacement so earlier views stay valid."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def view(self, n: int) -> memoryview:
+        if len(self._buf) < n:
+            self._buf = bytearray(max(n, 2 * len(self._buf)))
+        return memoryview(self._buf)[:n]
+
+
 def slice_range(data: bytes, req: ByteRequest) -> bytes:
     """Cut a requested range out of a whole object (for stores that cannot read ranges)."""
     if req.start is None:
@@ -53,6 +65,13 @@ class Store(ABC):
     def get_range(self, req: ByteRequest) -> bytes | None:
         data = self.get(req.key)
         return None if data is None else slice_range(data, req)
+
+    def read_into(self, req: ByteRequest, scratch: Scratch) -> memoryview | bytes | None:
+        """Like ``get_range``, but may place the bytes in ``scratch`` (grown as needed) to avoid allocation.
+
+        The result is only valid until ``scratch`` is reused.
+        """
+        return self.get_range(req)
 
     def get_many(self, reqs: Sequence[ByteRequest]) -> list[bytes | None]:
         """Answers in request order; missing keys give None."""

@@ -10,7 +10,10 @@ import os
 from pathlib import Path
 
 from ..errors import StoreError
-from .base import ByteRequest, Store
+from .base import ByteRequest, Scratch, Store
+
+
+_HAS_PREADV = hasattr(os, "preadv")
 
 
 class LocalStore(Store):
@@ -34,8 +37,8 @@ class LocalStore(Store):
             raise StoreError(f"cannot read {self.key_url(key)}: {e.strerror or e}") from e
 
     def get_range(self, req: ByteRequest) -> bytes | None:
-        if req.start is None:
-            return self.get(req.key)
+        if req.start is None or not hasattr(os, "pread"):
+            return _read_slice(self, req)
         try:
             fd = os.open(self._path(req.key), os.O_RDONLY)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
@@ -49,6 +52,31 @@ class LocalStore(Store):
                 return os.pread(fd, size - start, start)
             stop = req.stop if req.stop is not None else os.fstat(fd).st_size
             return os.pread(fd, max(0, stop - req.start), req.start)
+        except OSError as e:
+            raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
+        finally:
+            os.close(fd)
+
+    def read_into(self, req: ByteRequest, scratch: Scratch) -> memoryview | bytes | None:
+        if not _HAS_PREADV:
+            return self.get_range(req)
+        try:
+            fd = os.open(self._path(req.key), os.O_RDONLY)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+        except OSError as e:
+            raise StoreError(f"cannot read {self.key_url(req.key)}: {e.strerror or e}") from e
+        try:
+            if req.start is None or req.start < 0 or req.stop is None:
+                size = os.fstat(fd).st_size
+                start = 0 if req.start is None else (max(0, size + req.start) if req.start < 0 else req.start)
+                stop = size
+            else:
+                start, stop = req.start, req.stop
+            n = max(0, stop - start)
+            view = scratch.view(n)
+            got = os.preadv(fd, [view], start) if n else 0
+            return view[:got]
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
@@ -70,3 +98,20 @@ class LocalStore(Store):
             return os.stat(self._path(key)).st_size
         except (FileNotFoundError, NotADirectoryError):
             return None
+
+
+def _read_slice(store: LocalStore, req: ByteRequest) -> bytes | None:
+    """Whole objects, and ranges where ``os.pread`` is missing (Windows)."""
+    if req.start is None:
+        return store.get(req.key)
+    try:
+        with open(store._path(req.key), "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            start = max(0, size + req.start) if req.start < 0 else req.start
+            stop = size if req.start < 0 or req.stop is None else min(req.stop, size)
+            f.seek(start)
+            return f.read(max(0, stop - start))
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+    except OSError as e:
+        raise StoreError(f"cannot read {req.describe()} in {store.url}: {e.strerror or e}") from e
