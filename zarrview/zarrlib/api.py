@@ -7,15 +7,21 @@ from typing import Any
 
 from .hierarchy import Hierarchy
 from .nodes import Node, make_node
-from .storage import open_store, split_node_path
+from .storage import Store, open_store, split_node_path
 
 
-def open(location: str | os.PathLike[str], path: str | None = None, **storage_options: Any) -> Node:  # noqa: A001
-    """Open a store and return its root (or the node at ``path``, or after ``::/a/b``)."""
-    loc, node_path = split_node_path(os.fspath(location))
+def open(location: str | os.PathLike[str] | Store, path: str | None = None, **storage_options: Any) -> Node:  # noqa: A001
+    """Open a store and return its root (or the node at ``path``, or after ``::/a/b``).
+
+    ``location`` may also be a ``Store`` object, for callers that wrap stores (tests, caches).
+    """
+    if isinstance(location, Store):
+        store, node_path = location, "/"
+    else:
+        loc, node_path = split_node_path(os.fspath(location))
+        store = open_store(loc, **storage_options)
     if path is not None:
         node_path = "/" + path.strip("/") if path.strip("/") else "/"
-    store = open_store(loc, **storage_options)
     h = Hierarchy(store)
     if node_path != "/":
         node_path = "/" + "/".join(p for p in node_path.split("/") if p)

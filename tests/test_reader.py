@@ -1,0 +1,157 @@
+"""The reader's promises: it touches only the chunks a selection needs, caches decoded
+chunks within a byte budget, reads shard indexes once, and stops when cancelled."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+import zarrview.zarrlib as zl
+from zarrview.zarrlib.storage import ByteRequest, LocalStore
+
+
+class CountingStore(LocalStore):
+    """Records every key read (whole or ranged), from any thread."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.reads: list[ByteRequest] = []
+        self._lock = threading.Lock()
+
+    def _log(self, req: ByteRequest) -> None:
+        with self._lock:
+            self.reads.append(req)
+
+    def get(self, key: str) -> bytes | None:
+        self._log(ByteRequest(key))
+        return super().get(key)
+
+    def get_range(self, req: ByteRequest) -> bytes | None:
+        self._log(req)
+        return super().get_range(req) if req.start is not None else LocalStore.get(self, req.key)
+
+    def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
+        self._log(req)
+        return super().read_into(req, scratch)
+
+    def chunk_keys(self) -> list[str]:
+        return [r.key for r in self.reads if not r.key.endswith((".json", ".zarray", ".zattrs", ".zgroup"))]
+
+
+DATA = np.arange(60 * 70, dtype="i4").reshape(60, 70)
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("reader")
+    a = zarr.create_array(root / "chunked", shape=DATA.shape, chunks=(10, 10), dtype="i4", zarr_format=3)
+    a[...] = DATA
+    b = zarr.create_array(root / "sharded", shape=DATA.shape, chunks=(10, 10), shards=(20, 30), dtype="i4")
+    b[...] = DATA
+    c = zarr.create_array(root / "v2", shape=DATA.shape, chunks=(10, 10), dtype="i4", zarr_format=2)
+    c[...] = DATA
+    return {"chunked": root / "chunked", "sharded": root / "sharded", "v2": root / "v2"}
+
+
+def _expected_chunks(rows: slice, cols: slice) -> set[tuple[int, int]]:
+    """Chunk indices holding selected elements, computed from numpy index arrays."""
+    r = np.arange(60)[rows] // 10
+    c = np.arange(70)[cols] // 10
+    return set(itertools.product(np.unique(r).tolist(), np.unique(c).tolist()))
+
+
+SELECTIONS = [
+    (slice(0, 10), slice(0, 10)),
+    (slice(5, 25), slice(33, 41)),
+    (slice(None, None, 25), slice(3, 68, 30)),
+    (slice(59, 60), slice(None)),
+]
+
+
+@pytest.mark.parametrize("sel", SELECTIONS, ids=str)
+def test_touches_only_needed_chunks(stores: dict[str, Path], sel: tuple[slice, slice]) -> None:
+    store = CountingStore(stores["chunked"])
+    arr = zl.open(store)
+    np.testing.assert_array_equal(arr[sel], DATA[sel])
+    touched = {tuple(int(x) for x in k.split("/")[1:]) for k in store.chunk_keys()}
+    assert touched == _expected_chunks(*sel)
+    assert len(store.chunk_keys()) == len(touched)  # each chunk read once
+
+
+@pytest.mark.parametrize("sel", SELECTIONS, ids=str)
+def test_sharded_reads_index_once_and_only_needed_inner_chunks(stores: dict[str, Path], sel: tuple[slice, slice]) -> None:
+    store = CountingStore(stores["sharded"])
+    arr = zl.open(store)
+    assert arr.chunks == (10, 10) and arr.shards == (20, 30)
+    np.testing.assert_array_equal(arr[sel], DATA[sel])
+    need = _expected_chunks(*sel)
+    shards = {(r // 2, c // 3) for r, c in need}
+    index_reads = [r for r in store.reads if r.start is not None and r.start < 0]
+    chunk_reads = [r for r in store.reads if r.start is not None and r.start >= 0]
+    assert sorted({r.key for r in index_reads}) == sorted(f"c/{a}/{b}" for a, b in shards)
+    assert len(index_reads) == len(shards)
+    assert len(chunk_reads) == len(need)
+    store.reads.clear()
+    arr[sel]
+    assert not [r for r in store.reads if r.start is not None and r.start < 0]  # indexes cached
+
+
+@pytest.mark.parametrize("name", ["chunked", "sharded", "v2"])
+def test_cache_serves_repeat_reads_without_store_access(stores: dict[str, Path], name: str) -> None:
+    store = CountingStore(stores[name])
+    arr = zl.open(store)
+    cache = zl.ChunkCache(max_bytes=1 << 20)
+    first = arr.read((slice(0, 30), slice(0, 30)), cache=cache)
+    n = len(store.chunk_keys())
+    assert n > 0 and len(cache) > 0
+    second = arr.read((slice(0, 30), slice(0, 30)), cache=cache)
+    assert len(store.chunk_keys()) == n
+    np.testing.assert_array_equal(first, DATA[:30, :30])
+    np.testing.assert_array_equal(second, DATA[:30, :30])
+
+
+def test_cache_respects_byte_budget(stores: dict[str, Path]) -> None:
+    arr = zl.open(stores["chunked"])
+    chunk_bytes = 10 * 10 * 4
+    cache = zl.ChunkCache(max_bytes=5 * chunk_bytes)
+    np.testing.assert_array_equal(arr.read(..., cache=cache), DATA)
+    assert len(cache) == 5 and cache.nbytes <= cache.max_bytes
+    cache.max_bytes = 2 * chunk_bytes
+    assert len(cache) == 2
+
+
+def test_cancel_stops_between_chunks(stores: dict[str, Path]) -> None:
+    store = CountingStore(stores["chunked"])
+    arr = zl.open(store)
+    token = zl.CancelToken()
+    seen: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append(done)
+        token.cancel()
+
+    with pytest.raises(zl.ReadCancelled):
+        arr.read(..., cancel=token, progress=progress)
+    assert 1 <= len(store.chunk_keys()) < 42
+
+
+def test_progress_reports_every_chunk(stores: dict[str, Path]) -> None:
+    arr = zl.open(stores["sharded"])
+    seen: list[tuple[int, int]] = []
+    arr.read((slice(0, 20), slice(0, 20)), progress=lambda d, t: seen.append((d, t)))
+    assert sorted(seen) == [(i, 4) for i in range(1, 5)]
+
+
+def test_pre_cancelled_read_touches_nothing(stores: dict[str, Path]) -> None:
+    store = CountingStore(stores["chunked"])
+    arr = zl.open(store)
+    token = zl.CancelToken()
+    token.cancel()
+    with pytest.raises(zl.ReadCancelled):
+        arr.read(..., cancel=token)
+    assert store.chunk_keys() == []
