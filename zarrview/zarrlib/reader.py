@@ -117,12 +117,14 @@ class ChunkReader:
             if self.store.prefers_batches and len(todo) > 1:
                 self._fetch_batch(todo, cancel)
 
-            def task(item: _Item) -> None:
-                self._check(cancel)
-                self._read_item(item, out, cache)
-                tick()
+            def task(batch: list[_Item]) -> None:
+                for item in batch:
+                    self._check(cancel)
+                    self._read_item(item, out, cache)
+                    tick()
 
-            self._run(task, todo, cancel, executor)
+            pool = executor or default_executor()
+            self._run(task, _batches(todo, getattr(pool, "_max_workers", 2)), cancel, pool)
         return out.reshape(final_shape)
 
     @staticmethod
@@ -130,13 +132,12 @@ class ChunkReader:
         if cancel is not None:
             cancel.raise_if_cancelled()
 
-    def _run(self, task: Callable[[_Item], None], items: Sequence[_Item], cancel: CancelToken | None,
-             executor: ThreadPoolExecutor | None) -> None:
-        if len(items) == 1:
-            task(items[0])
+    def _run(self, task: Callable[[list[_Item]], None], batches: Sequence[list[_Item]], cancel: CancelToken | None,
+             pool: ThreadPoolExecutor) -> None:
+        if len(batches) == 1:
+            task(batches[0])
             return
-        pool = executor or default_executor()
-        futures: list[Future[None]] = [pool.submit(task, item) for item in items]
+        futures: list[Future[None]] = [pool.submit(task, batch) for batch in batches]
         finished, pending = wait(futures, return_when=FIRST_EXCEPTION)
         errors = [f.exception() for f in finished if f.exception() is not None]
         if errors:
@@ -306,6 +307,17 @@ class ChunkReader:
             while len(self._indexes) > self.INDEX_CACHE_ENTRIES:
                 self._indexes.popitem(last=False)
         return found
+
+
+def _batches(items: list[_Item], workers: int) -> list[list[_Item]]:
+    """Split work into a few tasks per worker: enough to balance, few enough that task overhead
+    (a future, a lock, a wake-up) stays small next to decoding."""
+    n = min(len(items), max(1, workers) * 4)
+    if n <= 1:
+        return [items]
+    ordered = sorted(items, key=lambda it: (it.req.key, it.req.start or 0) if it.req else ("", 0))
+    size = -(-len(ordered) // n)
+    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
 
 
 def merge_ranges(reqs: list[ByteRequest]) -> list[tuple[ByteRequest, list[int]]]:
