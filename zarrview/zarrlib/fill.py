@@ -39,6 +39,11 @@ def parse_v2_fill(dt: DataType, value: Any, where: str) -> Any:
     """None stays None: v2's ``null`` means 'no fill value' (read as zeros / empty)."""
     if value is None:
         return None
+    if dt.kind == "bytes":
+        if isinstance(value, str):
+            return _bytes_value(value, where, allow_text=True)
+        if isinstance(value, int):
+            return b""  # zarr 2 wrote 0 for object arrays: no meaningful bytes value
     if dt.kind != "fixed":
         if isinstance(value, (str, int)):
             return value if isinstance(value, str) else str(value)
@@ -85,11 +90,12 @@ def _scalar(dtype: np.dtype[Any], value: Any, where: str, v3: bool) -> Any:
                 return dtype.type(value)
             raise ValueError("expected a [real, imaginary] pair")
         if kind in "mM":
+            native = dtype.newbyteorder("=")
             if value == "NaT":
-                return np.array(np.iinfo(np.int64).min, "i8").view(dtype)[()]
+                return np.array(np.iinfo(np.int64).min, "i8").view(native).astype(dtype)[()]
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ValueError("expected an integer or 'NaT'")
-            return np.array(value, "i8").view(dtype)[()]
+            return np.array(value, "i8").view(native).astype(dtype)[()]
         if kind == "U":
             if not isinstance(value, str):
                 raise ValueError("expected a string")
@@ -100,7 +106,9 @@ def _scalar(dtype: np.dtype[Any], value: Any, where: str, v3: bool) -> Any:
             return np.array(_bytes_value(value, where, allow_text=True), dtype)[()]
         if kind == "V" and dtype.names is None:
             raw = _bytes_value(value, where, allow_text=False)
-            return np.frombuffer(raw.ljust(dtype.itemsize, b"\0")[: dtype.itemsize], dtype)[0]
+            if len(raw) != dtype.itemsize:
+                raise ValueError(f"{len(raw)} bytes for a {dtype.itemsize}-byte value")
+            return np.frombuffer(raw, dtype)[0]
         if dtype.names is not None:
             return _structured(dtype, value, where, v3)
     except (ValueError, TypeError, OverflowError) as e:

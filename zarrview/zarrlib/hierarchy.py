@@ -190,12 +190,17 @@ class Hierarchy:
             return None
         if self._child_names(path, probe_only=True):
             fmt = 3 if self.flavor in ("v3", "draft") else 2
-            return NodeDoc(path, "group", fmt, {}, {}, implicit=True, flavor=self.flavor or "v2")
+            attrs = (self._json(prefix_of(path) + ".zattrs") or {}) if fmt == 2 else {}
+            return NodeDoc(path, "group", fmt, {}, attrs, implicit=True, flavor=self.flavor or "v2")
         return None
 
     # -- children -----------------------------------------------------------------------------
     def child_names(self, path: str) -> list[str]:
-        return self._child_names(path, probe_only=False)
+        """Listed children, plus those only the consolidated metadata knows of."""
+        listed = self._child_names(path, probe_only=False)
+        if self.store.can_list and self._consolidated:
+            return sorted(set(listed) | set(self._consolidated_children(path)))
+        return listed
 
     def _child_names(self, path: str, probe_only: bool) -> list[str]:
         if self.flavor == "draft":

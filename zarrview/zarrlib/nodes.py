@@ -138,10 +138,15 @@ class Array(Node):
 
     @property
     def chunks(self) -> tuple[int, ...]:
+        """The inner chunk shape when sharded, else the chunk shape."""
+        if self.meta.reported_sharding is not None:
+            return self.meta.reported_sharding[0]
         return self.meta.read_shape
 
     @property
     def shards(self) -> tuple[int, ...] | None:
+        if self.meta.reported_sharding is not None:
+            return self.meta.reported_sharding[1]
         return self.meta.stored_shape if self.meta.shard_layout is not None else None
 
     @property

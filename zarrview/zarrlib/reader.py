@@ -24,7 +24,7 @@ from .cache import ChunkCache
 from .cancel import CancelToken
 from .codecs.direct import direct_decoder
 from .codecs.sharding import EMPTY
-from .errors import CodecError, ReadCancelled, ZarrError
+from .errors import CodecError, IndexingError, ReadCancelled, ZarrError
 from .indexing import dim_chunks, full_shape, normalize, out_shape
 from .metadata.model import ArrayMetadata
 from .storage.base import ByteRequest, Scratch, Store
@@ -32,6 +32,8 @@ from .storage.base import ByteRequest, Scratch, Store
 Progress = Callable[[int, int], None]
 
 _pool: ThreadPoolExecutor | None = None
+_MAX_OBJECT = 2**53  # no stored object is larger; bigger index entries are corrupt
+_MAX_DIRECT = 1 << 30  # chunks larger than this are not worth a per-thread scratch buffer
 _pool_lock = threading.Lock()
 
 
@@ -66,12 +68,16 @@ class ChunkReader:
         self._indexes: OrderedDict[tuple[int, ...], np.ndarray | None] = OrderedDict()
         self._lock = threading.Lock()
         self._alt_keys: bool | None = None  # v2 undeclared nested keys: decided on first hit
-        self._direct = direct_decoder(meta.read_pipeline, meta.read_spec())
+        direct = direct_decoder(meta.read_pipeline, meta.read_spec())
+        self._direct = direct if direct is not None and direct.nbytes <= _MAX_DIRECT else None
         self._scratch = threading.local()
 
     # -- planning ---------------------------------------------------------------------------
     def plan(self, selection: Any) -> tuple[tuple[int, ...], tuple[int, ...], list[_Item]]:
-        sel = normalize(selection, self.meta.shape)
+        try:
+            sel = normalize(selection, self.meta.shape)
+        except IndexingError as e:
+            raise IndexingError(f"{self.path}: {e}") from None
         per_dim = [dim_chunks(d, c) for d, c in zip(sel, self.meta.read_shape)]
         items = [
             _Item(tuple(dc.chunk for dc in combo), tuple(dc.inner for dc in combo), tuple(dc.out for dc in combo))
@@ -270,6 +276,9 @@ class ChunkReader:
                 offset, nbytes = index[pos]
                 if offset == EMPTY and nbytes == EMPTY:
                     item.req = None
+                elif int(offset) + int(nbytes) > _MAX_OBJECT:
+                    raise CodecError(f"shard {key} of {self.path}: index entry {pos} points past the end of "
+                                     f"the shard (offset {int(offset)}, {int(nbytes)} bytes)")
                 else:
                     item.req = ByteRequest(key, int(offset), int(offset) + int(nbytes))
 

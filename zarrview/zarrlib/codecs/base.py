@@ -69,8 +69,9 @@ class ArrayBytesCodec(Codec):
 
 class BytesBytesCodec(Codec):
     @abstractmethod
-    def decode(self, data: Buffer) -> Buffer:
-        ...
+    def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
+        """``limit``: the decoded size the next codec expects, when known. Codecs that can
+        tell (a header, a bounded decompressor) fail early instead of inflating past it."""
 
     def decode_into(self, data: Buffer, out: np.ndarray) -> bool:
         """Decode into ``out`` (uint8, exactly the decoded size) when the codec can and the

@@ -32,15 +32,20 @@ class BloscCodec(BytesBytesCodec):
         return f"blosc({', '.join(parts)})"
 
     def decode_into(self, data: Buffer, out: np.ndarray) -> bool:
+        if declared_size(data) != out.nbytes:
+            return False
+        check_frame(data)
         try:
-            if declared_size(data) != out.nbytes:
-                return False
             blosc.decompress(data, out)
         except (RuntimeError, ValueError, TypeError) as e:
             raise CodecError(f"blosc: {e}") from e
         return True
 
-    def decode(self, data: Buffer) -> Buffer:
+    def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
+        check_frame(data)
+        declared = declared_size(data)
+        if limit is not None and declared is not None and declared > limit:
+            raise CodecError(f"blosc: frame declares {declared} bytes, more than the expected {limit}")
         try:
             return blosc.decompress(data)
         except (RuntimeError, ValueError, TypeError) as e:
@@ -51,3 +56,13 @@ def declared_size(data: Buffer) -> int | None:
     """The uncompressed size in a blosc header (bytes 4-8, little-endian), None if too short."""
     head = bytes(memoryview(data)[:16])
     return int.from_bytes(head[4:8], "little") if len(head) == 16 else None
+
+
+def check_frame(data: Buffer) -> None:
+    """blosc trusts its header; a truncated frame would be read past its end, so check first."""
+    n = len(memoryview(data))
+    if n < 16:
+        raise CodecError(f"blosc: {n} bytes cannot hold a blosc frame")
+    cbytes = int.from_bytes(bytes(memoryview(data)[12:16]), "little")
+    if cbytes != n:
+        raise CodecError(f"blosc: frame truncated or padded (header says {cbytes} bytes, found {n})")

@@ -21,7 +21,7 @@ class Crc32cCodec(BytesBytesCodec):
     def encoded_size(self, decoded_size: int) -> int | None:
         return decoded_size + 4
 
-    def decode(self, data: Buffer) -> Buffer:
+    def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
         view = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else memoryview(data.reshape(-1).view(np.uint8))
         if len(view) < 4:
             raise CodecError(f"crc32c: {len(view)} bytes cannot hold a checksum")

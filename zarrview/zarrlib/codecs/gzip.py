@@ -22,16 +22,19 @@ class GzipCodec(BytesBytesCodec):
     def describe(self) -> str:
         return f"gzip({self.level})" if self.level is not None else "gzip"
 
-    def decode(self, data: Buffer) -> Buffer:
+    def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
+        cap = 0 if limit is None else limit + 1
         d = zlib.decompressobj(wbits=47)  # gzip or zlib header, detected
         try:
-            out = d.decompress(data)
-            while d.eof and d.unused_data:  # concatenated gzip members
+            out = d.decompress(data, cap)
+            while d.eof and d.unused_data and (limit is None or len(out) <= limit):  # concatenated members
                 rest = d.unused_data
                 d = zlib.decompressobj(wbits=47)
-                out += d.decompress(rest)
+                out += d.decompress(rest, 0 if limit is None else limit + 1 - len(out))
         except zlib.error as e:
             raise CodecError(f"gzip: {e}") from e
+        if limit is not None and len(out) > limit:
+            raise CodecError(f"gzip: decompresses to more than the expected {limit} bytes")
         if not d.eof:
             raise CodecError("gzip: stream truncated")
         return out

@@ -8,9 +8,32 @@ import numpy as np
 from numcodecs.abc import Codec as NumcodecsCodec
 
 from ..errors import CodecError
+from .blosc import check_frame
+from .blosc import declared_size as blosc_declared_size
+from .gzip import GzipCodec
+from .zstd import frame_content_size
 from .base import ArrayArrayCodec, ArrayBytesCodec, Buffer, BytesBytesCodec, ChunkSpec
 
 _DECODE_ERRORS = (RuntimeError, ValueError, TypeError, MemoryError, EOFError, OSError, KeyError)
+
+
+def guarded_decode(codec: NumcodecsCodec, data: Buffer, limit: int | None = None) -> Any:
+    """Decode with the checks numcodecs lacks: blosc frames are validated before blosc trusts
+    their header, and where ``limit`` (the expected decoded size) is known a chunk may not
+    inflate past it (a small file must not become gigabytes)."""
+    cid = codec.codec_id
+    if cid == "blosc":
+        check_frame(data)
+        declared = blosc_declared_size(data)
+        if limit is not None and declared is not None and declared > limit:
+            raise CodecError(f"blosc: frame declares {declared} bytes, more than the expected {limit}")
+    elif cid == "zstd" and limit is not None:
+        declared = frame_content_size(data)
+        if declared is not None and declared > limit:
+            raise CodecError(f"zstd: frame declares {declared} bytes, more than the expected {limit}")
+    elif cid in ("gzip", "zlib") and limit is not None:
+        return GzipCodec().decode(data, limit)
+    return codec.decode(data)
 
 
 def _describe(codec: NumcodecsCodec) -> str:
@@ -31,9 +54,9 @@ class NumcodecsBytesBytes(BytesBytesCodec):
         extra = {"adler32": 4, "crc32": 4, "crc32c": 4, "fletcher32": 4, "jenkins_lookup3": 4}.get(self.codec.codec_id)
         return None if extra is None else decoded_size + extra
 
-    def decode(self, data: Buffer) -> Buffer:
+    def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
         try:
-            return self.codec.decode(data)
+            return guarded_decode(self.codec, data, limit)
         except _DECODE_ERRORS as e:
             raise CodecError(f"{self.codec.codec_id}: {e}") from e
 

@@ -34,9 +34,15 @@ class CodecPipeline:
         return size
 
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
-        for codec in reversed(self.bytes_bytes):
-            data = codec.decode(data)
         specs = self.specs(spec)
+        if self.bytes_bytes:
+            size = self.array_bytes.encoded_size(specs[-1])
+            limits: list[int | None] = []
+            for codec in self.bytes_bytes:
+                limits.append(size)
+                size = None if size is None else codec.encoded_size(size)
+            for codec, limit in zip(reversed(self.bytes_bytes), reversed(limits)):
+                data = codec.decode(data, limit)
         arr = self.array_bytes.decode(data, specs[-1])
         for codec, inner in zip(reversed(self.array_array), reversed(specs[:-1])):
             arr = codec.decode(arr, inner)

@@ -14,7 +14,7 @@ from numcodecs.compat import ensure_ndarray_like
 
 from ..errors import CodecError
 from .base import ArrayBytesCodec, Buffer, ChunkSpec
-from .numcodecs_codec import _DECODE_ERRORS, _describe
+from .numcodecs_codec import _DECODE_ERRORS, _describe, guarded_decode
 
 
 class V2ChunkCodec(ArrayBytesCodec):
@@ -44,7 +44,9 @@ class V2ChunkCodec(ArrayBytesCodec):
         stage = "compressor"
         try:
             if self.compressor is not None:
-                buf = self.compressor.decode(buf)
+                fixed = spec.dtype.kind != "O" and not spec.dt.variable_length
+                limit = spec.size * (self.stored_dtype or spec.dtype).itemsize if fixed and not self.filters else None
+                buf = guarded_decode(self.compressor, buf, limit)
             for f in reversed(self.filters):
                 stage = f.codec_id
                 buf = f.decode(buf)

@@ -36,7 +36,10 @@ class ZstdCodec(BytesBytesCodec):
             raise CodecError(f"zstd: {e}") from e
         return True
 
-    def decode(self, data: Buffer) -> Buffer:
+    def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
+        declared = frame_content_size(data)
+        if limit is not None and declared is not None and declared > limit:
+            raise CodecError(f"zstd: frame declares {declared} bytes, more than the expected {limit}")
         try:
             return self._codec.decode(data)
         except (RuntimeError, ValueError, MemoryError) as e:

@@ -43,6 +43,8 @@ class ArrayMetadata:
     document: dict[str, Any]
     #: alternative key function to try when a key is missing (v2 nested keys not declared)
     alt_stored_key: KeyFn | None = None
+    #: (inner chunk, shard) shapes to report when sharding is read whole (codecs around it)
+    reported_sharding: tuple[tuple[int, ...], tuple[int, ...]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..codecs import ChunkSpec, ShardingCodec, parse_codecs
+from ..codecs.transpose import TransposeCodec
 from ..dtypes import parse_v3_dtype
 from ..errors import MetadataError, UnsupportedFeatureError
 from ..fill import parse_v3_fill
@@ -74,14 +75,25 @@ def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
     fill = parse_v3_fill(dt, doc["fill_value"], where)
     spec = ChunkSpec(chunk_shape, dt, fill)
     pipeline = parse_codecs(doc["codecs"], where, spec)
-    read_shape, read_pipeline, layout = chunk_shape, pipeline, None
+    read_shape, read_pipeline, layout, reported = chunk_shape, pipeline, None, None
     ab = pipeline.array_bytes
-    if isinstance(ab, ShardingCodec) and not pipeline.array_array and not pipeline.bytes_bytes:
-        read_shape, read_pipeline, layout = ab.chunk_shape, ab.inner, ab.layout
+    if isinstance(ab, ShardingCodec):
+        if not pipeline.array_array and not pipeline.bytes_bytes:
+            read_shape, read_pipeline, layout = ab.chunk_shape, ab.inner, ab.layout
+        else:  # codecs around the shard: it can only be decoded whole
+            inner = ab.chunk_shape
+            for codec in reversed(pipeline.array_array):  # back to array order
+                if isinstance(codec, TransposeCodec):
+                    perm = codec._perm(len(inner))
+                    restored = [0] * len(inner)
+                    for pos, axis in enumerate(perm):
+                        restored[axis] = inner[pos]
+                    inner = tuple(restored)
+            reported = (inner, chunk_shape)
     return ArrayMetadata(
         zarr_format=3, shape=shape, dt=dt, fill_value=fill, stored_shape=chunk_shape, stored_key=key,
         read_pipeline=read_pipeline, read_shape=read_shape, shard_layout=layout, pipeline=pipeline,
         codecs_description=pipeline.describe(),
         dimension_names=parse_dimension_names(doc.get("dimension_names"), len(shape), where),
-        attributes=parse_attributes(doc.get("attributes"), where), document=doc,
+        attributes=parse_attributes(doc.get("attributes"), where), document=doc, reported_sharding=reported,
     )
