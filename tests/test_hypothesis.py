@@ -25,7 +25,8 @@ from _bad_helpers import assert_same_values
 
 pytestmark = pytest.mark.timeout(120)
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=False,
+# CI must be reproducible: it replays a fixed sequence of examples; local runs explore anew.
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=bool(os.environ.get("CI")),
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
