@@ -37,16 +37,38 @@ _MAX_DIRECT = 1 << 30  # chunks larger than this are not worth a per-thread scra
 _pool_lock = threading.Lock()
 
 
+def _cpus() -> list[int]:
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return list(range(os.cpu_count() or 2))
+
+
+def _pin_worker(cpus: list[int], counter: itertools.count[int]) -> None:
+    """Pin each decode worker to its own core.
+
+    Measured on Linux: after a pause (a user moving a slider again), the scheduler wakes the
+    workers on the core that woke them and the read runs on one core for its whole duration
+    (a 2048x2048 plane took 12 ms instead of 6.5 ms). Pinned workers start on their own cores.
+    """
+    try:
+        os.sched_setaffinity(0, {cpus[next(counter) % len(cpus)]})
+    except (AttributeError, OSError):
+        pass
+
+
 def default_executor() -> ThreadPoolExecutor:
     """One shared decode pool sized to the machine; numcodecs releases the GIL while decoding."""
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="zarrlib-decode")
+            cpus = _cpus()
+            _pool = ThreadPoolExecutor(max_workers=len(cpus) or 2, thread_name_prefix="zarrlib-decode",
+                                       initializer=_pin_worker, initargs=(cpus, itertools.count()))
         return _pool
 
 
-@dataclass
+@dataclass(slots=True)
 class _Item:
     coords: tuple[int, ...]
     inner: tuple[slice, ...]
@@ -65,7 +87,7 @@ class ChunkReader:
         self.meta = meta
         self.path = path
         self.cache_id: Hashable = (store.url, path, meta.codecs_description, meta.shape)
-        self._indexes: OrderedDict[tuple[int, ...], np.ndarray | None] = OrderedDict()
+        self._indexes: OrderedDict[tuple[int, ...], list[list[int]] | None] = OrderedDict()
         self._lock = threading.Lock()
         self._alt_keys: bool | None = None  # v2 undeclared nested keys: decided on first hit
         direct = direct_decoder(meta.read_pipeline, meta.read_spec())
@@ -122,15 +144,21 @@ class ChunkReader:
                     item.req = ByteRequest(self.meta.stored_key(item.coords))
             if self.store.prefers_batches and len(todo) > 1:
                 self._fetch_batch(todo, cancel)
+                units = [[item] for item in todo]
+            else:  # byte-adjacent inner chunks of a shard: one read each run, inside the task
+                units = self._units(todo)
 
-            def task(batch: list[_Item]) -> None:
-                for item in batch:
+            def task(batch: list[list[_Item]]) -> None:
+                for unit in batch:
                     self._check(cancel)
-                    self._read_item(item, out, cache)
-                    tick()
+                    if len(unit) > 1:
+                        self._fetch_unit(unit)
+                    for item in unit:
+                        self._read_item(item, out, cache)
+                        tick()
 
             pool = executor or default_executor()
-            self._run(task, _batches(todo, getattr(pool, "_max_workers", 2)), cancel, pool)
+            self._run(task, _batches(units, getattr(pool, "_max_workers", 2)), cancel, pool)
         return out.reshape(final_shape)
 
     @staticmethod
@@ -138,7 +166,34 @@ class ChunkReader:
         if cancel is not None:
             cancel.raise_if_cancelled()
 
-    def _run(self, task: Callable[[list[_Item]], None], batches: Sequence[list[_Item]], cancel: CancelToken | None,
+    def _units(self, items: list[_Item]) -> list[list[_Item]]:
+        ranged = [it for it in items if it.req is not None and it.req.start is not None]
+        if len(ranged) < 2:
+            return [[it] for it in items]
+        units = [[it] for it in items if not (it.req is not None and it.req.start is not None)]
+        for _, members in merge_ranges([it.req for it in ranged]):  # type: ignore[misc]
+            units.append([ranged[i] for i in members])
+        return units
+
+    def _fetch_unit(self, unit: list[_Item]) -> None:
+        reqs = [it.req for it in unit]
+        key = reqs[0].key  # type: ignore[union-attr]
+        start = min(r.start for r in reqs)  # type: ignore[union-attr,type-var]
+        stop = max(r.stop for r in reqs)  # type: ignore[union-attr,type-var]
+        raw, _ = self._buffers()
+        data = self.store.read_into(ByteRequest(key, start, stop), raw)
+        for it in unit:
+            assert it.req is not None and it.req.start is not None and it.req.stop is not None
+            if data is None:
+                it.req = None
+                continue
+            lo, hi = it.req.start - start, it.req.stop - start
+            if hi > len(data):
+                raise CodecError(f"{self._chunk_name(key, it.coords)}: the shard index points past the end "
+                                 f"of the shard (bytes {it.req.start}-{it.req.stop})")
+            it.data = memoryview(data)[lo:hi]
+
+    def _run(self, task: Callable[[list[list[_Item]]], None], batches: Sequence[list[list[_Item]]], cancel: CancelToken | None,
              pool: ThreadPoolExecutor) -> None:
         if len(batches) == 1:
             task(batches[0])
@@ -264,6 +319,10 @@ class ChunkReader:
         for item in items:
             by_shard.setdefault(tuple(c // n for c, n in zip(item.coords, cps)), []).append(item)
         indexes = self._shard_indexes(list(by_shard))
+        strides = [1] * len(cps)
+        for d in range(len(cps) - 2, -1, -1):
+            strides[d] = strides[d + 1] * cps[d + 1]
+        empty = int(EMPTY)
         for shard, members in by_shard.items():
             index = indexes[shard]
             key = self.meta.stored_key(shard)
@@ -271,21 +330,21 @@ class ChunkReader:
                 if index is None:
                     item.req = None
                     continue
-                local = tuple(c % n for c, n in zip(item.coords, cps))
-                pos = int(np.ravel_multi_index(local, cps)) if cps else 0
+                pos = sum((c % n) * s for c, n, s in zip(item.coords, cps, strides))
                 offset, nbytes = index[pos]
-                if offset == EMPTY and nbytes == EMPTY:
+                if offset == empty and nbytes == empty:
                     item.req = None
-                elif int(offset) + int(nbytes) > _MAX_OBJECT:
+                elif offset + nbytes > _MAX_OBJECT:
                     raise CodecError(f"shard {key} of {self.path}: index entry {pos} points past the end of "
                                      f"the shard (offset {int(offset)}, {int(nbytes)} bytes)")
                 else:
-                    item.req = ByteRequest(key, int(offset), int(offset) + int(nbytes))
+                    item.req = ByteRequest(key, offset, offset + nbytes)
 
-    def _shard_indexes(self, shards: list[tuple[int, ...]]) -> dict[tuple[int, ...], np.ndarray | None]:
+    def _shard_indexes(self, shards: list[tuple[int, ...]]) -> dict[tuple[int, ...], list[list[int]] | None]:
+        """Per shard, its index as Python ints ([offset, nbytes] per inner chunk), or None if absent."""
         layout = self.meta.shard_layout
         assert layout is not None
-        found: dict[tuple[int, ...], np.ndarray | None] = {}
+        found: dict[tuple[int, ...], list[list[int]] | None] = {}
         missing: list[tuple[int, ...]] = []
         with self._lock:
             for s in shards:
@@ -306,7 +365,7 @@ class ChunkReader:
                 if len(data) < n:
                     raise CodecError(f"shard {req.key} of {self.path}: {len(data)} bytes cannot hold its {n}-byte index")
                 try:
-                    index = layout.decode_index(data)
+                    index = layout.decode_index(data).tolist()
                 except CodecError as e:
                     raise type(e)(f"index of shard {req.key} of {self.path}: {e}") from e
             found[s] = index
@@ -318,13 +377,13 @@ class ChunkReader:
         return found
 
 
-def _batches(items: list[_Item], workers: int) -> list[list[_Item]]:
+def _batches(units: list[list[_Item]], workers: int) -> list[list[list[_Item]]]:
     """Split work into a few tasks per worker: enough to balance, few enough that task overhead
     (a future, a lock, a wake-up) stays small next to decoding."""
-    n = min(len(items), max(1, workers) * 4)
+    n = min(len(units), max(1, workers) * 4)
     if n <= 1:
-        return [items]
-    ordered = sorted(items, key=lambda it: (it.req.key, it.req.start or 0) if it.req else ("", 0))
+        return [units]
+    ordered = sorted(units, key=lambda u: (u[0].req.key, u[0].req.start or 0) if u[0].req else ("", 0))
     size = -(-len(ordered) // n)
     return [ordered[i:i + size] for i in range(0, len(ordered), size)]
 
