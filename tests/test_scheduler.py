@@ -1,0 +1,83 @@
+"""The scheduling layer without Qt: newest request wins, stale ones are cancelled."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import zarr
+
+import zarrview.zarrlib as zl
+from zarrview.scheduling import ReadRequest, ReadResult, ReadScheduler
+from zarrview.zarrlib.storage import ByteRequest, LocalStore
+
+
+class SlowStore(LocalStore):
+    def __init__(self, root: Path, delay: float) -> None:
+        super().__init__(root)
+        self.delay = delay
+        self.chunk_reads = 0
+
+    def get(self, key: str) -> bytes | None:
+        if "/c/" in "/" + key:
+            time.sleep(self.delay)
+            self.chunk_reads += 1
+        return super().get(key)
+
+    def read_into(self, req: ByteRequest, scratch):  # type: ignore[no-untyped-def]
+        return self.get(req.key)
+
+
+def test_newest_request_wins_and_stale_is_cancelled(tmp_path: Path) -> None:
+    data = np.arange(20 * 64 * 64, dtype="u2").reshape(20, 64, 64)
+    a = zarr.create_array(tmp_path / "a", shape=data.shape, chunks=(1, 8, 8), dtype="u2")
+    a[...] = data
+    store = SlowStore(tmp_path / "a", delay=0.01)
+    arr = zl.open(store)
+    sched = ReadScheduler()
+    results: list[ReadResult] = []
+    done = threading.Event()
+
+    def on_done(r: ReadResult) -> None:
+        results.append(r)
+        done.set()
+
+    for z in range(5):  # five quick slider steps: 64 chunks each at 10 ms would take 3 s
+        sched.submit(ReadRequest(arr, (z, slice(None), slice(None)), sched.next_generation()), on_done)
+        time.sleep(0.02)
+    assert sched.wait_idle(20)
+    assert [r.request.selection[0] for r in results] == [4]
+    np.testing.assert_array_equal(results[0].data, data[4])
+    assert store.chunk_reads < 2 * 64  # the stale planes stopped early
+    sched.close()
+
+
+def test_errors_are_results_not_crashes(tmp_path: Path) -> None:
+    a = zarr.create_array(tmp_path / "b", shape=(4, 4), chunks=(2, 2), dtype="i4", compressors=[zarr.codecs.ZstdCodec()])
+    a[...] = 1
+    (tmp_path / "b" / "c" / "0" / "0").write_bytes(b"garbage")
+    sched = ReadScheduler()
+    got: list[ReadResult] = []
+    sched.submit(ReadRequest(zl.open(tmp_path / "b"), (slice(None), slice(None)), 1), got.append)
+    assert sched.wait_idle(10)
+    assert got and got[0].data is None and isinstance(got[0].error, zl.CodecError)
+    assert "c/0/0" in str(got[0].error)
+    sched.close()
+
+
+def test_cache_makes_revisits_free(tmp_path: Path) -> None:
+    data = np.arange(4 * 32 * 32, dtype="f4").reshape(4, 32, 32)
+    a = zarr.create_array(tmp_path / "c", shape=data.shape, chunks=(1, 16, 16), dtype="f4")
+    a[...] = data
+    store = SlowStore(tmp_path / "c", delay=0.0)
+    arr = zl.open(store)
+    sched = ReadScheduler(cache_bytes=1 << 20)
+    got: list[ReadResult] = []
+    for z in (0, 1, 0):
+        sched.submit(ReadRequest(arr, (z, slice(None), slice(None)), sched.next_generation()), got.append)
+        assert sched.wait_idle(10)
+    assert store.chunk_reads == 8
+    np.testing.assert_array_equal(got[-1].data, data[0])
+    sched.close()

@@ -1,0 +1,40 @@
+"""What the view asks for, frozen at the moment it asks.
+
+A request holds everything the worker needs (array, selection, level), built on the GUI
+thread, so the worker never reads widget state; the generation lets the receiver drop any
+result that is no longer the newest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..zarrlib import Array
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    array: Array
+    selection: tuple[Any, ...]
+    generation: int
+    #: resolution level of a multiscale pyramid (0 = full resolution); a later issue plugs levels in
+    level: int = 0
+    #: a label for the status bar ("plane 5 of /img")
+    label: str = ""
+    #: preview requests read a strided subset; the receiver shows them until the full one lands
+    preview: bool = False
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def chunk_count(self) -> int:
+        return len(self.array.reader.chunk_coords(self.selection))
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    request: ReadRequest
+    data: np.ndarray | None
+    error: BaseException | None
+    seconds: float

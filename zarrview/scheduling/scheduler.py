@@ -1,0 +1,117 @@
+"""One worker thread serving the newest request; every new request cancels the pending one.
+
+As in napari's layer slicer: submitting bumps the generation, cancels the in-flight read's
+token (zarrlib stops between chunks) and drops anything still queued. Callbacks run on the
+worker thread; the Qt layer forwards them to the GUI thread with queued signals.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..zarrlib import CancelToken, ChunkCache, ReadCancelled, ZarrError
+from .requests import ReadRequest, ReadResult
+
+Callback = Callable[[ReadResult], None]
+ProgressCallback = Callable[[ReadRequest, int, int], None]
+
+
+class ReadScheduler:
+    def __init__(self, cache_bytes: int = 1 << 30) -> None:
+        self.cache = ChunkCache(cache_bytes)
+        self._cond = threading.Condition()
+        self._pending: tuple[ReadRequest, Callback, ProgressCallback | None] | None = None
+        self._token: CancelToken | None = None
+        self._generation = 0
+        self._busy = False
+        self._closed = False
+        self._thread = threading.Thread(target=self._loop, name="zarrview-reader", daemon=True)
+        self._thread.start()
+
+    def next_generation(self) -> int:
+        with self._cond:
+            self._generation += 1
+            return self._generation
+
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    def submit(self, request: ReadRequest, on_done: Callback, on_progress: ProgressCallback | None = None) -> None:
+        """Queue ``request``, replacing and cancelling whatever was pending or running."""
+        with self._cond:
+            if self._token is not None:
+                self._token.cancel()
+            self._pending = (request, on_done, on_progress)
+            self._cond.notify_all()
+
+    def cancel(self) -> None:
+        with self._cond:
+            self._pending = None
+            if self._token is not None:
+                self._token.cancel()
+
+    def idle(self) -> bool:
+        with self._cond:
+            return self._pending is None and not self._busy
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """For tests and ``--screenshot``: block until nothing is pending or running."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while self._pending is not None or self._busy:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            if self._token is not None:
+                self._token.cancel()
+            self._cond.notify_all()
+        self._thread.join(timeout=5)
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while self._pending is None and not self._closed:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                assert self._pending is not None
+                request, on_done, on_progress = self._pending
+                self._pending = None
+                self._token = token = CancelToken()
+                self._busy = True
+            result = self._run(request, token, on_progress)
+            with self._cond:
+                self._token = None
+            try:
+                if result is not None:
+                    on_done(result)
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def _run(self, request: ReadRequest, token: CancelToken, on_progress: ProgressCallback | None) -> ReadResult | None:
+        start = time.perf_counter()
+        progress: Any = None
+        if on_progress is not None:
+            def progress(done: int, total: int) -> None:
+                on_progress(request, done, total)
+        try:
+            data = request.array.read(request.selection, cancel=token, cache=self.cache, progress=progress)
+        except ReadCancelled:
+            return None
+        except ZarrError as e:
+            return ReadResult(request, None, e, time.perf_counter() - start)
+        except Exception as e:  # never let the worker die: report it like a store error
+            return ReadResult(request, None, e, time.perf_counter() - start)
+        return ReadResult(request, data, None, time.perf_counter() - start)
