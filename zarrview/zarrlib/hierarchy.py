@@ -60,19 +60,24 @@ class Hierarchy:
         return f"{'/' + key if not key.startswith('/') else key}"
 
     def load(self, path: str) -> NodeDoc:
-        """The node at ``path``; raises NodeNotFoundError when there is none."""
-        if self.flavor in (None, "v3"):
-            doc = self._try_v3(path)
+        """The node at ``path``; raises NodeNotFoundError when there is none.
+
+        The store's own format is tried first; v2 and v3 nodes may also be mixed in one tree.
+        """
+        if self.flavor == "draft" or self.flavor is None:
+            doc = self._try_draft(path) if self.flavor == "draft" else None
             if doc is not None:
                 return doc
-        if self.flavor in (None, "draft"):
-            doc = self._try_draft(path)
-            if doc is not None:
-                return doc
-        if self.flavor in (None, "v2"):
-            doc = self._try_v2(path)
-            if doc is not None:
-                return doc
+        order = (self._try_v2, self._try_v3) if self.flavor == "v2" else (self._try_v3, self._try_v2)
+        if self.flavor != "draft":
+            for attempt in order:
+                doc = attempt(path)
+                if doc is not None:
+                    return doc
+            if self.flavor is None:
+                doc = self._try_draft(path)
+                if doc is not None:
+                    return doc
         cons = self._consolidated_entry(path)
         if cons is not None:
             return cons
@@ -93,7 +98,7 @@ class Hierarchy:
             return self._try_draft(path)
         where = self._where(key)
         kind = v3meta.node_type(doc, where)
-        self.flavor = "v3"
+        self.flavor = self.flavor or "v3"
         attrs = doc.get("attributes") or {}
         if not isinstance(attrs, dict):
             raise MetadataError(f"attributes in {where} must be an object")
@@ -111,7 +116,7 @@ class Hierarchy:
             if path == "/" and self.flavor is None:
                 self._load_v2_consolidated()
             return None
-        self.flavor = "v2"
+        self.flavor = self.flavor or "v2"
         attrs = self._json(prefix + ".zattrs") or {}
         if path == "/" and zgroup is not None:
             self._load_v2_consolidated()
