@@ -1,0 +1,330 @@
+"""The selected array: a 2-D slice as an image (sliders for the other dimensions), a line plot
+for 1-D, the value of a 0-d array, a table for strings and records.
+
+Every change of the view state builds a ``ReadRequest`` and submits it; the scheduler
+cancels the stale read and results of older generations are dropped here on arrival.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QSlider,
+    QSpinBox,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..scheduling import ReadRequest, ReadResult, ReadScheduler
+from ..zarrlib import Array
+from .bridge import post
+
+pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
+
+TABLE_LIMIT = 10_000
+COMPLEX_MODES = ("magnitude", "phase", "real", "imaginary")
+
+
+def dim_names(arr: Array) -> list[str]:
+    names = arr.dimension_names or ()
+    return [str(names[i]) if i < len(names) and names[i] else f"dim {i}" for i in range(arr.ndim)]
+
+
+def displayable(data: np.ndarray, complex_mode: str = "magnitude") -> np.ndarray:
+    """Numbers pyqtgraph can show: complex reduced, times as integers, bools as 0/1."""
+    if data.dtype.kind == "c":
+        return {"magnitude": np.abs, "phase": np.angle, "real": np.real, "imaginary": np.imag}[complex_mode](data)
+    if data.dtype.kind in "mM":
+        return data.view("i8").astype("f8")
+    if data.dtype.kind == "b":
+        return data.astype("u1")
+    return data
+
+
+class _ArrayTable(QAbstractTableModel):
+    def __init__(self, data: np.ndarray) -> None:
+        super().__init__()
+        self._data = data.reshape(-1) if data.ndim != 2 else data
+        self._fields = list(data.dtype.names or ())
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else self._data.shape[0]
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        if parent.isValid():
+            return 0
+        if self._fields:
+            return len(self._fields)
+        return self._data.shape[1] if self._data.ndim == 2 else 1
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
+            return None
+        if self._fields:
+            v = self._data[index.row()][self._fields[index.column()]]
+        elif self._data.ndim == 2:
+            v = self._data[index.row(), index.column()]
+        else:
+            v = self._data[index.row()]
+        return v if isinstance(v, str) else repr(v.item() if isinstance(v, np.generic) else v)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal and self._fields:
+            return self._fields[section]
+        return str(section)
+
+
+class DataView(QWidget):
+    status = Signal(str)
+    progress = Signal(int, int)
+    loaded = Signal()
+
+    def __init__(self, scheduler: ReadScheduler, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scheduler = scheduler
+        self.array: Array | None = None
+        self.current_generation = 0
+        self.shown_generation = 0
+        self.last_data: np.ndarray | None = None
+        self._auto_levels = True
+        self._building = False
+
+        self.controls = QWidget()
+        self.controls_layout = QGridLayout(self.controls)
+        self.controls_layout.setContentsMargins(0, 0, 0, 0)
+        self.image = pg.ImageView()
+        self.image.ui.roiBtn.hide()
+        self.image.ui.menuBtn.hide()
+        self.image.view.invertY(True)
+        self.image.getImageItem().scene().sigMouseMoved.connect(self._mouse_moved)
+        self.plot = pg.PlotWidget()
+        self.value = QLabel()
+        self.value.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.value.font()
+        font.setPointSize(font.pointSize() + 6)
+        self.value.setFont(font)
+        self.table = QTableView()
+        self.message = QLabel("Select an array to see its data.")
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setWordWrap(True)
+        self.stack = QStackedWidget()
+        for w in (self.message, self.image, self.plot, self.value, self.table):
+            self.stack.addWidget(w)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.controls)
+        layout.addWidget(self.stack, 1)
+        self.y_combo: QComboBox | None = None
+        self.x_combo: QComboBox | None = None
+        self.complex_combo: QComboBox | None = None
+        self.sliders: dict[int, tuple[QSlider, QSpinBox]] = {}
+
+    # -- choosing what to show ------------------------------------------------------------
+    def show_message(self, text: str) -> None:
+        self.array = None
+        self._clear_controls()
+        self.message.setText(text)
+        self.stack.setCurrentWidget(self.message)
+
+    def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
+        self.array = arr
+        self._auto_levels = True
+        self._clear_controls()
+        kind = arr.dtype.kind
+        if arr.dtype.names or kind in "OSUV":
+            self._request(self._table_selection(arr), mode="table")
+            return
+        if arr.ndim == 0:
+            self._request((), mode="value")
+            return
+        if arr.ndim == 1:
+            self._request((slice(None),), mode="plot")
+            return
+        self._build_image_controls(arr, plane or {})
+        self.request_plane()
+
+    def _table_selection(self, arr: Array) -> tuple[Any, ...]:
+        if arr.ndim == 0:
+            return ()
+        rows = min(arr.shape[0], TABLE_LIMIT)
+        rest = tuple(slice(0, min(n, 100)) if i == 0 else 0 for i, n in enumerate(arr.shape[1:]))
+        return (slice(0, rows), *rest)
+
+    def _clear_controls(self) -> None:
+        while self.controls_layout.count():
+            w = self.controls_layout.takeAt(0).widget()
+            if w is not None:
+                w.deleteLater()
+        self.sliders = {}
+        self.y_combo = self.x_combo = self.complex_combo = None
+
+    def _build_image_controls(self, arr: Array, plane: dict[int, int]) -> None:
+        self._building = True
+        names = dim_names(arr)
+        row = 0
+        self.y_combo, self.x_combo = QComboBox(), QComboBox()
+        for combo, default in ((self.y_combo, arr.ndim - 2), (self.x_combo, arr.ndim - 1)):
+            combo.addItems([f"{n} ({s})" for n, s in zip(names, arr.shape)])
+            combo.setCurrentIndex(default)
+            combo.currentIndexChanged.connect(self._axes_changed)
+        self.controls_layout.addWidget(QLabel("Rows"), row, 0)
+        self.controls_layout.addWidget(self.y_combo, row, 1)
+        self.controls_layout.addWidget(QLabel("Columns"), row, 2)
+        self.controls_layout.addWidget(self.x_combo, row, 3)
+        if arr.dtype.kind == "c":
+            self.complex_combo = QComboBox()
+            self.complex_combo.addItems(COMPLEX_MODES)
+            self.complex_combo.currentIndexChanged.connect(lambda _: self._redraw())
+            self.controls_layout.addWidget(self.complex_combo, row, 4)
+        for dim in range(arr.ndim):
+            slider = QSlider(Qt.Orientation.Horizontal)
+            spin = QSpinBox()
+            n = arr.shape[dim]
+            for w in (slider, spin):
+                w.setRange(0, max(0, n - 1))
+                w.setValue(min(plane.get(dim, n // 2 if False else 0), max(0, n - 1)))
+            slider.valueChanged.connect(spin.setValue)
+            spin.valueChanged.connect(slider.setValue)
+            spin.valueChanged.connect(lambda _v, d=dim: self._slider_moved(d))
+            label = QLabel(f"{names[dim]}")
+            self.sliders[dim] = (slider, spin)
+            self.controls_layout.addWidget(label, dim + 1, 0)
+            self.controls_layout.addWidget(slider, dim + 1, 1, 1, 3)
+            self.controls_layout.addWidget(spin, dim + 1, 4)
+        self._building = False
+        self._update_slider_visibility()
+
+    def _update_slider_visibility(self) -> None:
+        shown = self.shown_dims()
+        for dim, (slider, spin) in self.sliders.items():
+            visible = dim not in shown
+            slider.setVisible(visible)
+            spin.setVisible(visible)
+            item = self.controls_layout.itemAtPosition(dim + 1, 0)
+            if item is not None and item.widget() is not None:
+                item.widget().setVisible(visible)
+
+    def shown_dims(self) -> tuple[int, int]:
+        assert self.y_combo is not None and self.x_combo is not None
+        return self.y_combo.currentIndex(), self.x_combo.currentIndex()
+
+    def _axes_changed(self) -> None:
+        if self._building or self.array is None:
+            return
+        y, x = self.shown_dims()
+        if y == x:  # keep two distinct dimensions: move the other combo out of the way
+            other = self.x_combo if self.sender() is self.y_combo else self.y_combo
+            assert other is not None and self.array is not None
+            other.blockSignals(True)
+            other.setCurrentIndex(next(d for d in reversed(range(self.array.ndim)) if d != y))
+            other.blockSignals(False)
+        self._auto_levels = True
+        self._update_slider_visibility()
+        self.request_plane()
+
+    def _slider_moved(self, dim: int) -> None:
+        if not self._building:
+            self.request_plane()
+
+    def plane_selection(self) -> tuple[Any, ...]:
+        assert self.array is not None
+        shown = self.shown_dims()
+        return tuple(slice(None) if d in shown else self.sliders[d][1].value() for d in range(self.array.ndim))
+
+    def set_index(self, dim: int, value: int) -> None:
+        self.sliders[dim][1].setValue(value)
+
+    def request_plane(self) -> None:
+        if self.array is None or self.y_combo is None:
+            return
+        self._request(self.plane_selection(), mode="image")
+
+    # -- requests and results -------------------------------------------------------------
+    def _request(self, selection: tuple[Any, ...], mode: str) -> None:
+        arr = self.array
+        assert arr is not None
+        gen = self.scheduler.next_generation()
+        self.current_generation = gen
+        label = f"{arr.path}[{', '.join(_fmt(s) for s in selection)}]"
+        req = ReadRequest(arr, selection, gen, label=label, extra={"mode": mode})
+        self.status.emit(f"Reading {label}…")
+        self.scheduler.submit(req, lambda r: post(lambda: self._deliver(r), self),
+                              lambda rq, d, t: post(lambda: self._progress(rq, d, t), self))
+
+    def _progress(self, req: ReadRequest, done: int, total: int) -> None:
+        if req.generation == self.current_generation:
+            self.progress.emit(done, total)
+
+    def _deliver(self, result: ReadResult) -> None:
+        if result.request.generation != self.current_generation:
+            return  # a newer view state superseded this read
+        self.shown_generation = result.request.generation
+        if result.error is not None:
+            self.status.emit(f"Error: {result.error}")
+            self.message.setText(f"Cannot show {result.request.label}:\n{result.error}")
+            self.stack.setCurrentWidget(self.message)
+            self.loaded.emit()
+            return
+        data = result.data
+        assert data is not None
+        self.last_data = data
+        mode = result.request.extra.get("mode")
+        if mode == "image":
+            self._redraw()
+        elif mode == "plot":
+            self.plot.clear()
+            self.plot.plot(displayable(data), pen=pg.mkPen(width=1.5))
+            self.stack.setCurrentWidget(self.plot)
+        elif mode == "value":
+            self.value.setText(repr(data[()].item() if isinstance(data[()], np.generic) else data[()]))
+            self.stack.setCurrentWidget(self.value)
+        else:
+            self.table.setModel(_ArrayTable(data))
+            self.stack.setCurrentWidget(self.table)
+        self.status.emit(f"Read {result.request.label} in {result.seconds * 1000:.0f} ms")
+        self.loaded.emit()
+
+    def _redraw(self) -> None:
+        data = self.last_data
+        if data is None or self.y_combo is None:
+            return
+        y, x = self.shown_dims()
+        img = data.T if y > x else data
+        mode = self.complex_combo.currentText() if self.complex_combo is not None else "magnitude"
+        img = np.ascontiguousarray(displayable(img, mode))
+        if self._auto_levels:
+            finite = img[np.isfinite(img)] if img.dtype.kind == "f" else img
+            lo, hi = (np.percentile(finite, (0.5, 99.5)) if finite.size else (0.0, 1.0))
+            self.image.setImage(img, autoRange=True, autoLevels=False, levels=(float(lo), float(hi) if hi > lo else float(lo) + 1))
+            self._auto_levels = False
+        else:
+            self.image.setImage(img, autoRange=False, autoLevels=False)
+        self.stack.setCurrentWidget(self.image)
+
+    def _mouse_moved(self, pos: Any) -> None:
+        data = self.image.image
+        if data is None or self.stack.currentWidget() is not self.image:
+            return
+        p = self.image.getImageItem().mapFromScene(pos)
+        r, c = int(p.y()), int(p.x())
+        if 0 <= r < data.shape[0] and 0 <= c < data.shape[1]:
+            self.status.emit(f"row {r}, column {c}: {data[r, c]!r}")
+
+
+def _fmt(s: Any) -> str:
+    if isinstance(s, slice):
+        return ":" if s.start is None and s.stop is None else f"{s.start or ''}:{s.stop or ''}"
+    return str(s)

@@ -1,0 +1,89 @@
+"""Starting the window: arguments, the demo, and ``--screenshot`` for headless checks."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from .. import __version__
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="zarrview", description="Browse Zarr v2 and v3 hierarchies.")
+    p.add_argument("location", nargs="?", help="folder, .zip, or URL, optionally with ::/node/path")
+    p.add_argument("--demo", action="store_true", help="open the bundled demo dataset")
+    p.add_argument("--slice", help="the plane to show, e.g. 5,:,: (integers fix dimensions)")
+    p.add_argument("--screenshot", metavar="FILE", help="save a PNG of the window once loaded, then exit")
+    p.add_argument("--version", action="version", version=f"zarrview {__version__}")
+    return p.parse_args(list(argv))
+
+
+def parse_slice(text: str | None) -> dict[int, int]:
+    if not text:
+        return {}
+    out = {}
+    for dim, part in enumerate(text.split(",")):
+        part = part.strip()
+        if part and part != ":":
+            out[dim] = int(part)
+    return out
+
+
+def run_app(argv: Sequence[str]) -> int:
+    args = parse_args(argv)
+    from PySide6.QtCore import QCoreApplication, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from .bridge import init_bridge
+    from .resources import demo_path
+    from .window import MainWindow
+
+    QCoreApplication.setOrganizationName("zarrview")
+    QCoreApplication.setApplicationName("zarrview")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    init_bridge()
+    window = MainWindow()
+    window.show()
+    plane = parse_slice(args.slice)
+    if args.demo:
+        window.open_location(f"{demo_path()}::/cells" if not args.location else args.location, plane=plane or {0: 12})
+    elif args.location:
+        window.open_location(args.location, plane=plane)
+    if args.screenshot:
+        _screenshot_when_settled(window, args.screenshot, QTimer)
+    code = app.exec()
+    window.close()
+    window.deleteLater()
+    del window
+    app.processEvents()
+    import gc
+
+    gc.collect()  # collect Qt wrappers while Qt still exists, not during interpreter teardown
+    return code
+
+
+def _screenshot_when_settled(window: object, path: str, timer_cls: object) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from .window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    start = time.monotonic()
+    settled_since: list[float | None] = [None]
+
+    def check() -> None:
+        now = time.monotonic()
+        if window.is_settled():
+            settled_since[0] = settled_since[0] or now
+        else:
+            settled_since[0] = None
+        if (settled_since[0] is not None and now - settled_since[0] > 0.4) or now - start > 60:
+            window.grab().save(path)
+            QApplication.quit()
+        else:
+            QTimer.singleShot(50, check)
+
+    QTimer.singleShot(200, check)

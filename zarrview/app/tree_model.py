@@ -1,0 +1,203 @@
+"""The hierarchy as a Qt item model: plain ``TreeItem`` objects under a thin model (as silx).
+
+Children are listed on expand, on a background thread; meanwhile a "Loading…" row shows.
+A child that fails to load becomes an error row; the rest of the tree keeps working.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QApplication, QStyle
+
+from ..describe import dtype_text, shape_text
+from ..zarrlib import Array, ErrorNode, Group, Node
+from .bridge import run_in_thread
+
+NodeRole = Qt.ItemDataRole.UserRole + 1
+PathRole = Qt.ItemDataRole.UserRole + 2
+Index = QModelIndex | QPersistentModelIndex
+
+
+class TreeItem:
+    def __init__(self, parent: TreeItem | None, node: Node | None = None, text: str = "",
+                 error: str | None = None, placeholder: bool = False) -> None:
+        self.parent = parent
+        self.node = node
+        self.text = text
+        self.error = error
+        self.placeholder = placeholder
+        self.children: list[TreeItem] | None = None  # None: not listed yet
+        self.loading = False
+
+    @property
+    def is_group(self) -> bool:
+        return isinstance(self.node, Group)
+
+    def row(self) -> int:
+        return 0 if self.parent is None or self.parent.children is None else self.parent.children.index(self)
+
+    def search_text(self) -> str:
+        if self.node is None:
+            return self.text
+        return f"{self.node.name} {self.node.path}"
+
+
+class HierarchyModel(QAbstractItemModel):
+    HEADERS = ("Name", "Shape", "Type")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.root = TreeItem(None)
+        self.root.children = []
+
+    # -- stores -----------------------------------------------------------------------------
+    def add_store(self, node: Node, label: str) -> QModelIndex:
+        assert self.root.children is not None
+        row = len(self.root.children)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self.root.children.append(TreeItem(self.root, node, text=label))
+        self.endInsertRows()
+        return self.index(row, 0)
+
+    def add_error(self, label: str, message: str) -> QModelIndex:
+        assert self.root.children is not None
+        row = len(self.root.children)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self.root.children.append(TreeItem(self.root, None, text=label, error=message))
+        self.endInsertRows()
+        return self.index(row, 0)
+
+    def remove_top(self, row: int) -> None:
+        assert self.root.children is not None
+        self.beginRemoveRows(QModelIndex(), row, row)
+        item = self.root.children.pop(row)
+        self.endRemoveRows()
+        if item.node is not None and not any(c.node is not None and c.node.store is item.node.store for c in self.root.children):
+            item.node.store.close()
+
+    # -- lookup -----------------------------------------------------------------------------
+    def item(self, index: Index) -> TreeItem:
+        if not index.isValid():
+            return self.root
+        ptr = index.internalPointer()
+        assert isinstance(ptr, TreeItem)
+        return ptr
+
+    def node(self, index: Index) -> Node | None:
+        return self.item(index).node
+
+    # -- QAbstractItemModel -----------------------------------------------------------------
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        item = self.item(parent)
+        if item.children is None or not (0 <= row < len(item.children)) or not (0 <= column < 3):
+            return QModelIndex()
+        return self.createIndex(row, column, item.children[row])
+
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        if not index.isValid():
+            return QModelIndex()
+        parent = self.item(index).parent
+        if parent is None or parent is self.root:
+            return QModelIndex()
+        return self.createIndex(parent.row(), 0, parent)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        item = self.item(parent)
+        return 0 if item.children is None else len(item.children)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 3
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: N802, B008
+        if parent.isValid() and parent.column() != 0:
+            return False
+        item = self.item(parent)
+        if item.children is None:
+            return item.is_group
+        return bool(item.children)
+
+    def canFetchMore(self, parent: Index) -> bool:  # noqa: N802
+        item = self.item(parent)
+        return parent.isValid() and item.is_group and item.children is None and not item.loading
+
+    def fetchMore(self, parent: Index) -> None:  # noqa: N802
+        item = self.item(parent)
+        if not self.canFetchMore(parent):
+            return
+        item.loading = True
+        self.beginInsertRows(parent, 0, 0)
+        item.children = [TreeItem(item, None, text="Loading…", placeholder=True)]
+        self.endInsertRows()
+        persistent = QPersistentModelIndex(parent)
+        group = item.node
+        assert isinstance(group, Group)
+        run_in_thread(group.members, lambda result, error: self._listed(persistent, item, result, error), self)
+
+    def _listed(self, persistent: QPersistentModelIndex, item: TreeItem, members: Any, error: BaseException | None) -> None:
+        if not persistent.isValid():
+            return  # the store was closed meanwhile
+        parent = QModelIndex(persistent)
+        self.beginRemoveRows(parent, 0, 0)
+        item.children = []
+        self.endRemoveRows()
+        if error is not None:
+            new = [TreeItem(item, None, text="(cannot list)", error=f"{type(error).__name__}: {error}")]
+        else:
+            new = [TreeItem(item, m, error=str(m.error) if isinstance(m, ErrorNode) else None) for m in members]
+        if new:
+            self.beginInsertRows(parent, 0, len(new) - 1)
+            item.children = new
+            self.endInsertRows()
+        item.loading = False
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 3:
+            return self.HEADERS[section]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        if self.item(index).placeholder:
+            return Qt.ItemFlag.ItemIsEnabled
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        item = self.item(index)
+        node, col = item.node, index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                if item.text and (node is None or node.path == "/"):
+                    return item.text
+                return node.name if node is not None else item.text
+            if isinstance(node, Array):
+                return shape_text(node.shape) if col == 1 else dtype_text(node)
+            if col == 2 and node is not None:
+                return "error" if item.error else ("group" + (" (implicit)" if node.implicit else ""))
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return item.error or (node.path if node is not None else None)
+        if role == Qt.ItemDataRole.DecorationRole and col == 0 and not item.placeholder:
+            style = QApplication.style()
+            if item.error:
+                return style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+            if item.is_group:
+                return style.standardIcon(QStyle.StandardPixmap.SP_DirIcon)
+            return style.standardIcon(QStyle.StandardPixmap.SP_FileIcon)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if item.error:
+                return QBrush(QColor(200, 40, 40))
+            if item.placeholder:
+                return QBrush(QColor(130, 130, 130))
+        if role == NodeRole:
+            return node
+        if role == PathRole:
+            return item.search_text()
+        return None

@@ -1,0 +1,318 @@
+"""The main window: hierarchy tree on the left, metadata and data on the right."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QSettings, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .. import zarrlib as zl
+from ..scheduling import ReadScheduler
+from ..zarrlib.storage import split_node_path
+from .bridge import run_in_thread
+from .data_view import DataView
+from .metadata_panel import MetadataPanel
+from .tree_model import HierarchyModel, PathRole
+
+MAX_RECENT = 10
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, scheduler: ReadScheduler | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("zarrview")
+        self.setAcceptDrops(True)
+        self.scheduler = scheduler or ReadScheduler()
+        self.settings = QSettings()
+        self.pending_opens = 0
+        self._initial_plane: dict[int, int] = {}
+
+        self.model = HierarchyModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setFilterRole(PathRole)
+        self.proxy.setRecursiveFilteringEnabled(True)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter by name or path (Ctrl+F)")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.tree = QTreeView()
+        self.tree.setModel(self.proxy)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setColumnWidth(0, 200)
+        self.tree.selectionModel().currentChanged.connect(self._current_changed)
+        left = QWidget()
+        lay = QVBoxLayout(left)
+        lay.setContentsMargins(4, 4, 0, 4)
+        lay.addWidget(self.filter)
+        lay.addWidget(self.tree)
+
+        self.meta = MetadataPanel()
+        self.data = DataView(self.scheduler)
+        self.right = QSplitter(Qt.Orientation.Vertical)
+        self.right.addWidget(self.meta)
+        self.right.addWidget(self.data)
+        self.right.setSizes([220, 600])
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.addWidget(left)
+        self.split.addWidget(self.right)
+        self.split.setSizes([380, 900])
+        self.setCentralWidget(self.split)
+
+        self.status_label = QLabel("Ready")
+        self.progress_label = QLabel()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self._cancel)
+        self.statusBar().addWidget(self.status_label, 1)
+        self.statusBar().addPermanentWidget(self.progress_label)
+        self.statusBar().addPermanentWidget(self.cancel_button)
+        self.data.status.connect(self.status_label.setText)
+        self.data.progress.connect(self._progress)
+        self.data.loaded.connect(self._loaded)
+
+        self._build_menus()
+        geometry = self.settings.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 820)
+        state = self.settings.value("splitter")
+        if state is not None:
+            self.split.restoreState(state)
+
+    # -- menus ------------------------------------------------------------------------------
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        for text, shortcut, slot in [
+            ("Open &Folder…", QKeySequence.StandardKey.Open, self._open_folder),
+            ("Open &File (zip)…", None, self._open_file),
+            ("Open &URL…", QKeySequence("Ctrl+L"), self._open_url),
+        ]:
+            act = QAction(text, self)
+            if shortcut is not None:
+                act.setShortcut(shortcut)
+            act.triggered.connect(slot)
+            file_menu.addAction(act)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self._fill_recent()
+        file_menu.addSeparator()
+        close = QAction("&Close Store", self)
+        close.setShortcut(QKeySequence.StandardKey.Close)
+        close.triggered.connect(self.close_current_store)
+        file_menu.addAction(close)
+        quit_ = QAction("&Quit", self)
+        quit_.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_.triggered.connect(self.close)
+        file_menu.addAction(quit_)
+        find = QAction("&Find", self)
+        find.setShortcut(QKeySequence.StandardKey.Find)
+        find.triggered.connect(lambda: self.filter.setFocus())
+        self.addAction(find)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for loc in self._recent():
+            act = QAction(loc, self)
+            act.triggered.connect(lambda _=False, loc=loc: self.open_location(loc))
+            self.recent_menu.addAction(act)
+        self.recent_menu.setEnabled(bool(self._recent()))
+
+    def _recent(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        return [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
+
+    def _remember(self, location: str) -> None:
+        recent = [location] + [r for r in self._recent() if r != location]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._fill_recent()
+
+    def _open_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open Zarr folder")
+        if path:
+            self.open_location(path)
+
+    def _open_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open zipped Zarr store", "", "Zip archives (*.zip);;All files (*)")
+        if path:
+            self.open_location(path)
+
+    def _open_url(self) -> None:
+        dialog = OpenUrlDialog(self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            url, options = dialog.values()
+            if url:
+                self.open_location(url, **options)
+
+    # -- opening ----------------------------------------------------------------------------
+    def open_location(self, location: str, plane: dict[int, int] | None = None, **options: Any) -> None:
+        """Open a store in the background; ``location`` may end in ``::/node/path``."""
+        store_loc, node_path = split_node_path(location)
+        label = Path(store_loc).name if "://" not in store_loc else store_loc
+        self.status_label.setText(f"Opening {store_loc}…")
+        self.pending_opens += 1
+        self._initial_plane = plane or {}
+
+        def work() -> tuple[zl.Node, zl.Node]:
+            root = zl.open(store_loc, **options)
+            target = root if node_path == "/" or not isinstance(root, zl.Group) else root[node_path.strip("/")]
+            return root, target
+
+        def done(result: Any, error: BaseException | None) -> None:
+            self.pending_opens -= 1
+            if error is not None:
+                message = str(error) if isinstance(error, zl.ZarrError) else f"{type(error).__name__}: {error}"
+                self.model.add_error(label or store_loc, message)
+                self.status_label.setText(f"Cannot open {store_loc}: {message}")
+                self.meta.show_node(None, message)
+                self.data.show_message(f"Cannot open {store_loc}:\n{message}")
+                return
+            root, target = result
+            index = self.model.add_store(root, label or store_loc)
+            self._remember(location)
+            self.status_label.setText(f"Opened {store_loc}")
+            proxy_index = self.proxy.mapFromSource(index)
+            self.tree.expand(proxy_index)
+            if target is root:
+                self.tree.setCurrentIndex(proxy_index)
+            else:
+                self.meta.show_node(target)
+                self._show_node(target)
+
+        run_in_thread(work, done, self)
+
+    def close_current_store(self) -> None:
+        index = self.proxy.mapToSource(self.tree.currentIndex())
+        if not index.isValid():
+            return
+        while index.parent().isValid():
+            index = index.parent()
+        self.model.remove_top(index.row())
+        self.data.show_message("Select an array to see its data.")
+        self.meta.show_node(None)
+
+    # -- selection --------------------------------------------------------------------------
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        item = self.model.item(self.proxy.mapToSource(current))
+        if item.placeholder:
+            return
+        if item.error and item.node is None:
+            self.meta.show_node(None, item.error)
+            self.data.show_message(item.error)
+            return
+        self.meta.show_node(item.node, item.error)
+        if item.node is not None:
+            self._show_node(item.node)
+
+    def _show_node(self, node: zl.Node) -> None:
+        if isinstance(node, zl.Array):
+            self.data.set_array(node, self._initial_plane)
+            self._initial_plane = {}
+        elif isinstance(node, zl.ErrorNode):
+            self.data.show_message(str(node.error))
+        else:
+            self.data.show_message(f"{node.path} is a group: select an array to see its data.")
+
+    # -- status -----------------------------------------------------------------------------
+    def _progress(self, done: int, total: int) -> None:
+        self.progress_label.setText(f"chunks {done}/{total}")
+        self.cancel_button.setEnabled(done < total)
+
+    def _loaded(self) -> None:
+        self.cancel_button.setEnabled(False)
+
+    def _cancel(self) -> None:
+        self.scheduler.cancel()
+        self.status_label.setText("Read cancelled")
+        self.cancel_button.setEnabled(False)
+
+    # -- drag and drop ----------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if event.mimeData().hasUrls() or event.mimeData().hasText():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        mime = event.mimeData()
+        locations = [u.toLocalFile() if u.isLocalFile() else u.toString() for u in mime.urls()]
+        if not locations and mime.hasText():
+            locations = [t.strip() for t in mime.text().splitlines() if t.strip()]
+        for loc in locations:
+            self.open_location(loc)
+        event.acceptProposedAction()
+
+    def closeEvent(self, event: Any) -> None:  # noqa: N802
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("splitter", self.split.saveState())
+        self.scheduler.close()
+        super().closeEvent(event)
+
+    def is_settled(self) -> bool:
+        """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""
+        return self.pending_opens == 0 and self.scheduler.idle() and not _loading(self.model.root)
+
+
+def _loading(item: Any) -> bool:
+    if item.loading:
+        return True
+    return any(_loading(c) for c in item.children or [])
+
+
+class OpenUrlDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Open URL")
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("https://…, s3://bucket/path.zarr, gs://…")
+        self.anonymous = QCheckBox("Anonymous access")
+        self.anonymous.setChecked(True)
+        self.options = QLineEdit()
+        self.options.setPlaceholderText('fsspec storage options as JSON, e.g. {"endpoint_url": "…"}')
+        form = QFormLayout(self)
+        form.addRow("URL", self.url)
+        form.addRow("", self.anonymous)
+        form.addRow("Options", self.options)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def _accept(self) -> None:
+        try:
+            self.values()
+        except ValueError as e:
+            QMessageBox.warning(self, "Storage options", str(e))
+            return
+        self.accept()
+
+    def values(self) -> tuple[str, dict[str, Any]]:
+        text = self.options.text().strip()
+        try:
+            options = json.loads(text) if text else {}
+        except json.JSONDecodeError as e:
+            raise ValueError(f"storage options are not valid JSON: {e}") from e
+        if not isinstance(options, dict):
+            raise ValueError("storage options must be a JSON object")
+        url = self.url.text().strip()
+        if self.anonymous.isChecked() and url.split("://", 1)[0] in ("s3", "gs", "gcs"):
+            options.setdefault("anon", True) if url.startswith("s3") else options.setdefault("token", "anon")
+        return url, options
