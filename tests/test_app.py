@@ -1,0 +1,156 @@
+"""The window as a person uses it, offscreen: open, select, slide, and see exactly the data."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
+
+from zarrview.app.bridge import init_bridge  # noqa: E402
+from zarrview.app.tree_model import HierarchyModel  # noqa: E402
+from zarrview.app.window import MainWindow  # noqa: E402
+
+DATA = np.arange(6 * 40 * 50, dtype="f4").reshape(6, 40, 50)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("app") / "s.zarr"
+    g = zarr.open_group(root, mode="w")
+    a = g.create_array("vol", shape=DATA.shape, chunks=(1, 16, 16), dtype="f4", dimension_names=["t", "y", "x"])
+    a[...] = DATA
+    g.create_group("sub").create_array("line", shape=(30,), chunks=(7,), dtype="i2")[...] = np.arange(30)
+    (root / "broken").mkdir()
+    (root / "broken" / "zarr.json").write_text("{not json")
+    return root
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    QCoreApplication.setOrganizationName("zarrview-tests")
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
+    init_bridge()
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.scheduler.close()
+
+
+def _settle(qtbot, w: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    qtbot.waitUntil(w.is_settled, timeout=15000)
+    qtbot.wait(50)
+    qtbot.waitUntil(w.is_settled, timeout=15000)
+
+
+def test_model_passes_qtmodeltester(qtmodeltester, qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(str(store))
+    _settle(qtbot, window)
+    model = window.model
+    root = model.index(0, 0)
+    for row in range(model.rowCount(root)):
+        child = model.index(row, 0, root)
+        if model.canFetchMore(child):
+            model.fetchMore(child)
+    _settle(qtbot, window)
+    qtmodeltester.check(model)
+    names = [model.data(model.index(r, 0, root)) for r in range(model.rowCount(root))]
+    assert names == ["broken", "sub", "vol"]
+    assert model.item(model.index(0, 0, root)).error  # shown in place, the rest still works
+
+
+def test_selected_slice_shows_exact_values_and_slider_updates(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(f"{store}::/vol", plane={0: 2})
+    _settle(qtbot, window)
+    shown = window.data.image.getImageItem().image
+    np.testing.assert_array_equal(shown, DATA[2])
+    window.data.set_index(0, 5)
+    _settle(qtbot, window)
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[5])
+    window.data.x_combo.setCurrentIndex(0)  # show (y, t): columns are time
+    _settle(qtbot, window)
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[:, :, 0].T)
+
+
+def test_stale_results_never_show(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(f"{store}::/vol")
+    _settle(qtbot, window)
+    shown: list[int] = []
+    window.data.loaded.connect(lambda: shown.append(window.data.shown_generation))
+    for t in (1, 3, 4, 0, 5):
+        window.data.set_index(0, t)
+    _settle(qtbot, window)
+    assert shown and shown[-1] == window.data.current_generation
+    assert all(g <= window.data.current_generation for g in shown)
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[5])
+
+
+def test_one_dimensional_arrays_plot(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(f"{store}::/sub/line")
+    _settle(qtbot, window)
+    curve = window.data.plot.getPlotItem().listDataItems()[0]
+    np.testing.assert_array_equal(curve.yData, np.arange(30))
+
+
+def test_bad_location_shows_error_and_app_keeps_working(qtbot, window: MainWindow, store: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(str(tmp_path / "missing.zarr"))
+    _settle(qtbot, window)
+    assert "does not exist" in window.status_label.text()
+    window.open_location(f"{store}::/vol")
+    _settle(qtbot, window)
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[0])
+
+
+def test_event_loop_keeps_ticking_while_a_slow_store_loads(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QTimer
+
+    import zarrview.zarrlib as zl
+    from zarrview.zarrlib.storage import LocalStore
+
+    a = zarr.create_array(tmp_path / "slow", shape=(64, 64), chunks=(8, 8), dtype="u1")
+    a[...] = 7
+
+    class Sleepy(LocalStore):
+        def get(self, key: str) -> bytes | None:
+            time.sleep(0.02)
+            return super().get(key)
+
+        def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
+            return self.get(req.key)
+
+    arr = zl.open(Sleepy(tmp_path / "slow"))
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.start(10)
+    window.data.set_array(arr)  # 64 chunks x 20 ms on a worker
+    _settle(qtbot, window)
+    timer.stop()
+    gaps = np.diff(ticks)
+    assert len(ticks) > 20
+    assert gaps.max() < 0.060, f"event loop stalled {gaps.max() * 1000:.0f} ms"
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, np.full((64, 64), 7))
+
+
+def test_demo_screenshot_command(tmp_path: Path) -> None:
+    out = tmp_path / "demo.png"
+    env = {"QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin",
+           "XDG_CONFIG_HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "zarrview", "--demo", "--screenshot", str(out)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    from PySide6.QtGui import QImage
+
+    img = QImage(str(out))
+    assert img.width() > 600 and img.height() > 400
+    colours = {img.pixel(x, y) for x in range(0, img.width(), 37) for y in range(0, img.height(), 37)}
+    assert len(colours) > 20  # a rendered image, not a blank window
