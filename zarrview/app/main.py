@@ -45,6 +45,8 @@ def run_app(argv: Sequence[str]) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     init_bridge()
     window = MainWindow()
+    if args.screenshot:
+        window.resize(1280, 820)  # screenshots are the same size whatever the saved geometry
     window.show()
     plane = parse_slice(args.slice)
     if args.demo:

@@ -149,11 +149,11 @@ class HierarchyModel(QAbstractItemModel):
             new = [TreeItem(item, None, text="(cannot list)", error=f"{type(error).__name__}: {error}")]
         else:
             new = [TreeItem(item, m, error=str(m.error) if isinstance(m, ErrorNode) else None) for m in members]
+        item.loading = False
         if new:
             self.beginInsertRows(parent, 0, len(new) - 1)
             item.children = new
             self.endInsertRows()
-        item.loading = False
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 3:

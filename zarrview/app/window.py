@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QSettings, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QSettings, QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -47,6 +47,9 @@ class MainWindow(QMainWindow):
         self._initial_plane: dict[int, int] = {}
 
         self.model = HierarchyModel(self)
+        self._pending_select: tuple[int, list[str]] | None = None
+        # after the proxy has seen the new rows: queued to the next event-loop turn
+        self.model.rowsInserted.connect(lambda *_: QTimer.singleShot(0, self._resolve_selection))
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setFilterRole(PathRole)
@@ -198,8 +201,29 @@ class MainWindow(QMainWindow):
             else:
                 self.meta.show_node(target)
                 self._show_node(target)
+                self._pending_select = (index.row(), [p for p in node_path.split("/") if p])
+                self._resolve_selection()
 
         run_in_thread(work, done, self)
+
+    def _resolve_selection(self) -> None:
+        """Expand the tree down to a node opened by path, as its parents' children arrive."""
+        if self._pending_select is None:
+            return
+        row, parts = self._pending_select
+        index = self.model.index(row, 0)
+        for depth, name in enumerate(parts):
+            self.tree.expand(self.proxy.mapFromSource(index))
+            item = self.model.item(index)
+            if item.children is None or item.loading:
+                return  # wait for the listing
+            found = next((i for i, c in enumerate(item.children) if c.node is not None and c.node.name == name), None)
+            if found is None:
+                self._pending_select = None
+                return
+            index = self.model.index(found, 0, index)
+        self._pending_select = None
+        self.tree.setCurrentIndex(self.proxy.mapFromSource(index))
 
     def close_current_store(self) -> None:
         index = self.proxy.mapToSource(self.tree.currentIndex())
@@ -221,6 +245,9 @@ class MainWindow(QMainWindow):
             self.data.show_message(item.error)
             return
         self.meta.show_node(item.node, item.error)
+        shown = self.data.array
+        if isinstance(item.node, zl.Array) and shown is not None and (shown.url, shown.path) == (item.node.url, item.node.path):
+            return  # already on screen (opened by path): keep its plane
         if item.node is not None:
             self._show_node(item.node)
 
