@@ -36,22 +36,32 @@ class LocalStore(Store):
         except OSError as e:
             raise StoreError(f"cannot read {self.key_url(key)}: {e.strerror or e}") from e
 
-    def get_range(self, req: ByteRequest) -> bytes | None:
-        if req.start is None or not hasattr(os, "pread"):
-            return _read_slice(self, req)
+    def _open(self, key: str) -> int | None:
         try:
-            fd = os.open(self._path(req.key), os.O_RDONLY)
+            return os.open(self._path(key), os.O_RDONLY)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
         except OSError as e:
-            raise StoreError(f"cannot read {self.key_url(req.key)}: {e.strerror or e}") from e
+            raise StoreError(f"cannot read {self.key_url(key)}: {e.strerror or e}") from e
+
+    @staticmethod
+    def _bounds(fd: int, req: ByteRequest) -> tuple[int, int]:
+        if req.start is not None and req.start >= 0 and req.stop is not None:
+            return req.start, req.stop
+        size = os.fstat(fd).st_size
+        if req.start is None:
+            return 0, size
+        return (max(0, size + req.start), size) if req.start < 0 else (req.start, size)
+
+    def get_range(self, req: ByteRequest) -> bytes | None:
+        if req.start is None or not hasattr(os, "pread"):
+            return _read_slice(self, req)
+        fd = self._open(req.key)
+        if fd is None:
+            return None
         try:
-            if req.start < 0:
-                size = os.fstat(fd).st_size
-                start = max(0, size + req.start)
-                return os.pread(fd, size - start, start)
-            stop = req.stop if req.stop is not None else os.fstat(fd).st_size
-            return os.pread(fd, max(0, stop - req.start), req.start)
+            start, stop = self._bounds(fd, req)
+            return os.pread(fd, max(0, stop - start), start)
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
@@ -60,22 +70,13 @@ class LocalStore(Store):
     def read_into(self, req: ByteRequest, scratch: Scratch) -> memoryview | bytes | None:
         if not _HAS_PREADV:
             return self.get_range(req)
-        try:
-            fd = os.open(self._path(req.key), os.O_RDONLY)
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        fd = self._open(req.key)
+        if fd is None:
             return None
-        except OSError as e:
-            raise StoreError(f"cannot read {self.key_url(req.key)}: {e.strerror or e}") from e
         try:
-            if req.start is None or req.start < 0 or req.stop is None:
-                size = os.fstat(fd).st_size
-                start = 0 if req.start is None else (max(0, size + req.start) if req.start < 0 else req.start)
-                stop = size
-            else:
-                start, stop = req.start, req.stop
-            n = max(0, stop - start)
-            view = scratch.view(n)
-            got = os.preadv(fd, [view], start) if n else 0
+            start, stop = self._bounds(fd, req)
+            view = scratch.view(max(0, stop - start))
+            got = os.preadv(fd, [view], start) if len(view) else 0
             return view[:got]
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
