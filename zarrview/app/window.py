@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from .. import zarrlib as zl
 from ..scheduling import ReadScheduler
 from ..zarrlib.storage import split_node_path
+from . import export
 from .bridge import run_in_thread
 from .data_view import DataView
 from .metadata_panel import MetadataPanel
@@ -128,6 +129,12 @@ class MainWindow(QMainWindow):
         quit_.setShortcut(QKeySequence.StandardKey.Quit)
         quit_.triggered.connect(self.close)
         file_menu.addAction(quit_)
+        export_menu = self.menuBar().addMenu("&Export")
+        for text, slot in [("View as &PNG…", self._export_png), ("Slice as &NPY…", self._export_npy),
+                           ("Slice as &CSV…", self._export_csv)]:
+            act = QAction(text, self)
+            act.triggered.connect(slot)
+            export_menu.addAction(act)
         find = QAction("&Find", self)
         find.setShortcut(QKeySequence.StandardKey.Find)
         find.triggered.connect(lambda: self.filter.setFocus())
@@ -259,6 +266,32 @@ class MainWindow(QMainWindow):
             self.data.show_message(str(node.error))
         else:
             self.data.show_message(f"{node.path} is a group: select an array to see its data.")
+
+    # -- export -----------------------------------------------------------------------------
+    def _export_target(self, caption: str, filt: str) -> str | None:
+        if self.data.last_data is None and caption != "PNG":
+            self.status_label.setText("Nothing to export: select an array first")
+            return None
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {caption}", "", filt)
+        return path or None
+
+    def _export_png(self) -> None:
+        path = self._export_target("PNG", "PNG images (*.png)")
+        if path:
+            export.save_png(self.data.stack.currentWidget(), path)
+            self.status_label.setText(f"Saved {path}")
+
+    def _export_npy(self) -> None:
+        path = self._export_target("NPY", "NumPy arrays (*.npy)")
+        if path and self.data.last_data is not None:
+            export.save_npy(self.data.last_data, path)
+            self.status_label.setText(f"Saved {path}")
+
+    def _export_csv(self) -> None:
+        path = self._export_target("CSV", "CSV files (*.csv)")
+        if path and self.data.last_data is not None:
+            export.save_csv(self.data.last_data, path)
+            self.status_label.setText(f"Saved {path}")
 
     # -- status -----------------------------------------------------------------------------
     def _progress(self, done: int, total: int) -> None:
