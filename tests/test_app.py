@@ -154,3 +154,47 @@ def test_demo_screenshot_command(tmp_path: Path) -> None:
     assert img.width() > 600 and img.height() > 400
     colours = {img.pixel(x, y) for x in range(0, img.width(), 37) for y in range(0, img.height(), 37)}
     assert len(colours) > 20  # a rendered image, not a blank window
+
+
+def test_large_plane_previews_within_budget_then_reads_only_the_visible_chunks(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    import zarrview.zarrlib as zl
+    from zarrview.zarrlib.storage import LocalStore
+
+    values = (np.arange(400 * 400, dtype="u4") % 65521).reshape(400, 400).astype("u2")
+    a = zarr.create_array(tmp_path / "big", shape=values.shape, chunks=(20, 20), dtype="u2")
+    a[...] = values
+
+    class Counting(LocalStore):
+        def __init__(self, root: Path) -> None:
+            super().__init__(root)
+            self.keys: list[str] = []
+            self.lock = threading.Lock()
+
+        def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
+            with self.lock:
+                self.keys.append(req.key)
+            return super().read_into(req, scratch)
+
+    store = Counting(tmp_path / "big")
+    window.data.budget_chunks = 16
+    window.data.set_array(zl.open(store))
+    _settle(qtbot, window)
+    assert window.data.base_plan is not None and window.data.base_plan.preview
+    preview_keys = list(store.keys)
+    assert 0 < len(preview_keys) <= 16  # 400 chunks in the plane, 16 allowed
+    np.testing.assert_array_equal(window.data.image.getImageItem().image,
+                                  values[::window.data.base_plan.step_r, ::window.data.base_plan.step_c])
+    store.keys.clear()
+    window.data.image.view.setRange(xRange=(200, 260), yRange=(100, 160), padding=0)
+    qtbot.waitUntil(lambda: window.data.detail_plan is not None, timeout=10000)
+    _settle(qtbot, window)
+    plan = window.data.detail_plan
+    assert plan is not None and not plan.preview
+    expected = {f"c/{r // 20}/{c // 20}" for r in range(plan.r0, plan.r1) for c in range(plan.c0, plan.c1)}
+    # exactly the visible chunks, less those the preview already decoded (served by the cache)
+    assert set(store.keys) == expected - set(preview_keys) and len(store.keys) == len(set(store.keys))
+    assert plan.r0 <= 100 and plan.r1 >= 160 and plan.c0 <= 200 and plan.c1 >= 260
+    assert len(expected) <= 16
+    np.testing.assert_array_equal(window.data.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -28,10 +28,13 @@ from PySide6.QtWidgets import (
 from ..scheduling import ReadRequest, ReadResult, ReadScheduler
 from ..zarrlib import Array
 from .bridge import post
+from .viewport import PlaneRead, plan_plane
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
 
 TABLE_LIMIT = 10_000
+#: chunks one view may read; about a second of decoding for a local store on a laptop
+DEFAULT_CHUNK_BUDGET = 256
 COMPLEX_MODES = ("magnitude", "phase", "real", "imaginary")
 
 
@@ -100,6 +103,10 @@ class DataView(QWidget):
         self.last_data: np.ndarray | None = None
         self._auto_levels = True
         self._building = False
+        self.budget_chunks = DEFAULT_CHUNK_BUDGET
+        self.base_plan: PlaneRead | None = None
+        self.detail_plan: PlaneRead | None = None
+        self.detail_data: np.ndarray | None = None
 
         self.controls = QWidget()
         self.controls_layout = QGridLayout(self.controls)
@@ -109,6 +116,16 @@ class DataView(QWidget):
         self.image.ui.menuBtn.hide()
         self.image.view.invertY(True)
         self.image.getImageItem().scene().sigMouseMoved.connect(self._mouse_moved)
+        self.detail = pg.ImageItem()  # full-resolution region drawn over a coarse preview
+        self.detail.setZValue(10)
+        self.image.view.addItem(self.detail)
+        self.image.ui.histogram.item.sigLevelsChanged.connect(self._sync_detail_levels)
+        self.image.ui.histogram.item.sigLookupTableChanged.connect(self._sync_detail_levels)
+        self._view_timer = QTimer(self)
+        self._view_timer.setSingleShot(True)
+        self._view_timer.setInterval(120)
+        self._view_timer.timeout.connect(self.request_visible)
+        self.image.view.sigRangeChanged.connect(lambda *_: self._view_timer.start())
         self.plot = pg.PlotWidget()
         self.value = QLabel()
         self.value.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -247,19 +264,48 @@ class DataView(QWidget):
     def set_index(self, dim: int, value: int) -> None:
         self.sliders[dim][1].setValue(value)
 
+    def _fixed(self) -> dict[int, int]:
+        return {d: spin.value() for d, (_, spin) in self.sliders.items()}
+
     def request_plane(self) -> None:
+        """The whole plane: at full resolution if it fits the chunk budget, else a preview."""
         if self.array is None or self.y_combo is None:
             return
-        self._request(self.plane_selection(), mode="image")
+        self.detail.clear()
+        self.detail_plan = None
+        self.detail_data = None
+        plan = plan_plane(self.array.shape, self.array.chunks, self.shown_dims(), self._fixed(), None, self.budget_chunks)
+        self._request(plan.selection, mode="image", plan=plan, layer="base")
+
+    def visible_region(self) -> tuple[int, int, int, int]:
+        (x0, x1), (y0, y1) = self.image.view.viewRange()
+        return int(np.floor(y0)), int(np.ceil(y1)), int(np.floor(x0)), int(np.ceil(x1))
+
+    def request_visible(self) -> None:
+        """After pan or zoom over a preview: read what is visible, as finely as the budget allows."""
+        base = self.base_plan
+        if self.array is None or self.y_combo is None or base is None or not base.preview:
+            return
+        if self.current_generation != self.shown_generation:
+            return  # the base is still loading; it triggers this again when it lands
+        plan = plan_plane(self.array.shape, self.array.chunks, self.shown_dims(), self._fixed(),
+                          self.visible_region(), self.budget_chunks)
+        if self.detail_plan is not None and plan == self.detail_plan:
+            return
+        if plan.r1 <= plan.r0 or plan.c1 <= plan.c0:
+            return
+        self._request(plan.selection, mode="image", plan=plan, layer="detail")
 
     # -- requests and results -------------------------------------------------------------
-    def _request(self, selection: tuple[Any, ...], mode: str) -> None:
+    def _request(self, selection: tuple[Any, ...], mode: str, **extra: Any) -> None:
         arr = self.array
         assert arr is not None
         gen = self.scheduler.next_generation()
         self.current_generation = gen
         label = f"{arr.path}[{', '.join(_fmt(s) for s in selection)}]"
-        req = ReadRequest(arr, selection, gen, label=label, extra={"mode": mode})
+        plan = extra.get("plan")
+        req = ReadRequest(arr, selection, gen, label=label, preview=bool(plan and plan.preview),
+                          extra={"mode": mode, **extra})
         self.status.emit(f"Reading {label}…")
         self.scheduler.submit(req, lambda r: post(lambda: self._deliver(r), self),
                               lambda rq, d, t: post(lambda: self._progress(rq, d, t), self))
@@ -282,7 +328,12 @@ class DataView(QWidget):
         assert data is not None
         self.last_data = data
         mode = result.request.extra.get("mode")
-        if mode == "image":
+        if mode == "image" and result.request.extra.get("layer") == "detail":
+            self.detail_plan = result.request.extra["plan"]
+            self.detail_data = data
+            self._draw_detail()
+        elif mode == "image":
+            self.base_plan = result.request.extra.get("plan")
             self._redraw()
         elif mode == "plot":
             self.plot.clear()
@@ -294,8 +345,15 @@ class DataView(QWidget):
         else:
             self.table.setModel(_ArrayTable(data))
             self.stack.setCurrentWidget(self.table)
-        self.status.emit(f"Read {result.request.label} in {result.seconds * 1000:.0f} ms")
+        plan = result.request.extra.get("plan")
+        if plan is not None and plan.preview:
+            self.status.emit(f"Preview of {result.request.label}: one sample every "
+                             f"{plan.step_r}x{plan.step_c} elements ({plan.chunks} chunks); zoom in for full resolution")
+        else:
+            self.status.emit(f"Read {result.request.label} in {result.seconds * 1000:.0f} ms")
         self.loaded.emit()
+        if mode == "image" and result.request.extra.get("layer") == "base" and plan is not None and plan.preview:
+            self._view_timer.start()
 
     def _redraw(self) -> None:
         data = self.last_data
@@ -305,14 +363,39 @@ class DataView(QWidget):
         img = data.T if y > x else data
         mode = self.complex_combo.currentText() if self.complex_combo is not None else "magnitude"
         img = np.ascontiguousarray(displayable(img, mode))
-        if self._auto_levels:
+        first = self._auto_levels
+        if first:
             finite = img[np.isfinite(img)] if img.dtype.kind == "f" else img
             lo, hi = (np.percentile(finite, (0.5, 99.5)) if finite.size else (0.0, 1.0))
-            self.image.setImage(img, autoRange=True, autoLevels=False, levels=(float(lo), float(hi) if hi > lo else float(lo) + 1))
+            self.image.setImage(img, autoRange=False, autoLevels=False, levels=(float(lo), float(hi) if hi > lo else float(lo) + 1))
             self._auto_levels = False
         else:
             self.image.setImage(img, autoRange=False, autoLevels=False)
+        plan = self.base_plan
+        if plan is not None:  # place the (possibly coarse) image over the plane it samples
+            self.image.getImageItem().setRect(QRectF(plan.c0, plan.r0, img.shape[1] * plan.step_c, img.shape[0] * plan.step_r))
+        if first:
+            self.image.view.autoRange(padding=0.02)
         self.stack.setCurrentWidget(self.image)
+        self._draw_detail()
+
+    def _draw_detail(self) -> None:
+        plan, data = self.detail_plan, self.detail_data
+        if plan is None or data is None or self.y_combo is None:
+            self.detail.clear()
+            return
+        y, x = self.shown_dims()
+        img = data.T if y > x else data
+        mode = self.complex_combo.currentText() if self.complex_combo is not None else "magnitude"
+        self.detail.setImage(np.ascontiguousarray(displayable(img, mode)), autoLevels=False)
+        self.detail.setRect(QRectF(plan.c0, plan.r0, img.shape[1] * plan.step_c, img.shape[0] * plan.step_r))
+        self._sync_detail_levels()
+
+    def _sync_detail_levels(self, *_: Any) -> None:
+        base = self.image.getImageItem()
+        if base.levels is not None:
+            self.detail.setLevels(base.levels)
+        self.detail.setLookupTable(base.lut)
 
     def _mouse_moved(self, pos: Any) -> None:
         data = self.image.image
