@@ -107,6 +107,8 @@ class DataView(QWidget):
         self.base_plan: PlaneRead | None = None
         self.detail_plan: PlaneRead | None = None
         self.detail_data: np.ndarray | None = None
+        #: (r0, r1, c0, c1) to show once the first plane lands (``--region``)
+        self.pending_region: tuple[int, int, int, int] | None = None
 
         self.controls = QWidget()
         self.controls_layout = QGridLayout(self.controls)
@@ -374,7 +376,11 @@ class DataView(QWidget):
         plan = self.base_plan
         if plan is not None:  # place the (possibly coarse) image over the plane it samples
             self.image.getImageItem().setRect(QRectF(plan.c0, plan.r0, img.shape[1] * plan.step_c, img.shape[0] * plan.step_r))
-        if first:
+        if first and self.pending_region is not None:
+            r0, r1, c0, c1 = self.pending_region
+            self.pending_region = None
+            self.image.view.setRange(xRange=(c0, c1), yRange=(r0, r1), padding=0)
+        elif first:
             self.image.view.autoRange(padding=0.02)
         self.stack.setCurrentWidget(self.image)
         self._draw_detail()

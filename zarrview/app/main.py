@@ -15,6 +15,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("location", nargs="?", help="folder, .zip, or URL, optionally with ::/node/path")
     p.add_argument("--demo", action="store_true", help="open the bundled demo dataset")
     p.add_argument("--slice", help="the plane to show, e.g. 5,:,: (integers fix dimensions)")
+    p.add_argument("--region", help="the initial visible region, Y0:Y1,X0:X1 in plane coordinates")
     p.add_argument("--screenshot", metavar="FILE", help="save a PNG of the window once loaded, then exit")
     p.add_argument("--version", action="version", version=f"zarrview {__version__}")
     return p.parse_args(list(argv))
@@ -29,6 +30,16 @@ def parse_slice(text: str | None) -> dict[int, int]:
         if part and part != ":":
             out[dim] = int(part)
     return out
+
+
+def parse_region(text: str | None) -> tuple[int, int, int, int] | None:
+    if not text:
+        return None
+    try:
+        (y0, y1), (x0, x1) = (tuple(int(v) for v in part.split(":")) for part in text.split(","))
+    except ValueError:
+        raise SystemExit(f"zarrview: --region must look like Y0:Y1,X0:X1, not {text!r}") from None
+    return y0, y1, x0, x1
 
 
 def run_app(argv: Sequence[str]) -> int:
@@ -49,6 +60,7 @@ def run_app(argv: Sequence[str]) -> int:
         window.resize(1280, 820)  # screenshots are the same size whatever the saved geometry
     window.show()
     plane = parse_slice(args.slice)
+    window.data.pending_region = parse_region(args.region)
     if args.demo:
         window.open_location(f"{demo_path()}::/cells" if not args.location else args.location, plane=plane or {0: 12})
     elif args.location:
