@@ -198,3 +198,18 @@ def test_large_plane_previews_within_budget_then_reads_only_the_visible_chunks(q
     assert plan.r0 <= 100 and plan.r1 >= 160 and plan.c0 <= 200 and plan.c1 >= 260
     assert len(expected) <= 16
     np.testing.assert_array_equal(window.data.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])
+
+
+def test_colour_dimension_shows_as_rgb(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import zarrview.zarrlib as zl
+
+    rgb = np.random.default_rng(1).integers(0, 255, size=(3, 30, 40), dtype="u1")
+    a = zarr.create_array(tmp_path / "rgb", shape=rgb.shape, chunks=(1, 16, 16), dtype="u1", dimension_names=["c", "y", "x"])
+    a[...] = rgb
+    window.data.set_array(zl.open(tmp_path / "rgb"))
+    _settle(qtbot, window)
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, rgb[0])
+    assert window.data.rgb_box is not None
+    window.data.rgb_box.setChecked(True)
+    _settle(qtbot, window)
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, np.moveaxis(rgb, 0, -1))

@@ -13,6 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QGridLayout,
     QHBoxLayout,
@@ -149,6 +150,8 @@ class DataView(QWidget):
         self.y_combo: QComboBox | None = None
         self.x_combo: QComboBox | None = None
         self.complex_combo: QComboBox | None = None
+        self.rgb_box: QCheckBox | None = None
+        self.rgb_dim: int | None = None
         self.sliders: dict[int, tuple[QSlider, QSpinBox]] = {}
 
     # -- choosing what to show ------------------------------------------------------------
@@ -189,6 +192,8 @@ class DataView(QWidget):
                 w.deleteLater()
         self.sliders = {}
         self.y_combo = self.x_combo = self.complex_combo = None
+        self.rgb_box = None
+        self.rgb_dim = None
 
     def _build_image_controls(self, arr: Array, plane: dict[int, int]) -> None:
         self._building = True
@@ -208,6 +213,12 @@ class DataView(QWidget):
             self.complex_combo.addItems(COMPLEX_MODES)
             self.complex_combo.currentIndexChanged.connect(lambda _: self._redraw())
             self.controls_layout.addWidget(self.complex_combo, row, 4)
+        colour = [d for d in range(arr.ndim) if arr.shape[d] in (3, 4) and d < arr.ndim - 2 and arr.dtype.kind in "biuf"]
+        if colour:
+            self.rgb_dim = colour[-1]
+            self.rgb_box = QCheckBox(f"{names[self.rgb_dim]} as {'RGBA' if arr.shape[self.rgb_dim] == 4 else 'RGB'}")
+            self.rgb_box.toggled.connect(lambda _: self._axes_changed())
+            self.controls_layout.addWidget(self.rgb_box, row, 5)
         for dim in range(arr.ndim):
             slider = QSlider(Qt.Orientation.Horizontal)
             spin = QSpinBox()
@@ -226,8 +237,14 @@ class DataView(QWidget):
         self._building = False
         self._update_slider_visibility()
 
+    def colour_dim(self) -> int | None:
+        """The dimension shown as RGB(A) channels, when that box is ticked and it is not a shown axis."""
+        if self.rgb_box is None or not self.rgb_box.isChecked() or self.rgb_dim in self.shown_dims():
+            return None
+        return self.rgb_dim
+
     def _update_slider_visibility(self) -> None:
-        shown = self.shown_dims()
+        shown = (*self.shown_dims(), self.colour_dim())
         for dim, (slider, spin) in self.sliders.items():
             visible = dim not in shown
             slider.setVisible(visible)
@@ -261,6 +278,7 @@ class DataView(QWidget):
     def plane_selection(self) -> tuple[Any, ...]:
         assert self.array is not None
         shown = self.shown_dims()
+        shown = (*shown, self.colour_dim())
         return tuple(slice(None) if d in shown else self.sliders[d][1].value() for d in range(self.array.ndim))
 
     def set_index(self, dim: int, value: int) -> None:
@@ -276,7 +294,8 @@ class DataView(QWidget):
         self.detail.clear()
         self.detail_plan = None
         self.detail_data = None
-        plan = plan_plane(self.array.shape, self.array.chunks, self.shown_dims(), self._fixed(), None, self.budget_chunks)
+        plan = plan_plane(self.array.shape, self.array.chunks, self.shown_dims(), self._fixed(), None,
+                          self.budget_chunks, self.colour_dim())
         self._request(plan.selection, mode="image", plan=plan, layer="base")
 
     def visible_region(self) -> tuple[int, int, int, int]:
@@ -291,7 +310,7 @@ class DataView(QWidget):
         if self.current_generation != self.shown_generation:
             return  # the base is still loading; it triggers this again when it lands
         plan = plan_plane(self.array.shape, self.array.chunks, self.shown_dims(), self._fixed(),
-                          self.visible_region(), self.budget_chunks)
+                          self.visible_region(), self.budget_chunks, self.colour_dim())
         if self.detail_plan is not None and plan == self.detail_plan:
             return
         if plan.r1 <= plan.r0 or plan.c1 <= plan.c0:
@@ -357,22 +376,29 @@ class DataView(QWidget):
         if mode == "image" and result.request.extra.get("layer") == "base" and plan is not None and plan.preview:
             self._view_timer.start()
 
+    def oriented(self, data: np.ndarray) -> np.ndarray:
+        """The read block as (rows, columns[, channels]), whatever the order of the dimensions."""
+        y, x = self.shown_dims()
+        c = self.colour_dim() if data.ndim == 3 else None
+        kept = sorted(d for d in (y, x, c) if d is not None)
+        order = [kept.index(y), kept.index(x)] + ([kept.index(c)] if c is not None else [])
+        mode = self.complex_combo.currentText() if self.complex_combo is not None else "magnitude"
+        return np.ascontiguousarray(displayable(np.transpose(data, order), mode))
+
     def _redraw(self) -> None:
         data = self.last_data
         if data is None or self.y_combo is None:
             return
-        y, x = self.shown_dims()
-        img = data.T if y > x else data
-        mode = self.complex_combo.currentText() if self.complex_combo is not None else "magnitude"
-        img = np.ascontiguousarray(displayable(img, mode))
+        img = self.oriented(data)
         first = self._auto_levels
         if first:
             finite = img[np.isfinite(img)] if img.dtype.kind == "f" else img
             lo, hi = (np.percentile(finite, (0.5, 99.5)) if finite.size else (0.0, 1.0))
-            self.image.setImage(img, autoRange=False, autoLevels=False, levels=(float(lo), float(hi) if hi > lo else float(lo) + 1))
+            self.image.setImage(img, autoRange=False, autoLevels=False, axes=_axes(img),
+                                levels=(float(lo), float(hi) if hi > lo else float(lo) + 1))
             self._auto_levels = False
         else:
-            self.image.setImage(img, autoRange=False, autoLevels=False)
+            self.image.setImage(img, autoRange=False, autoLevels=False, axes=_axes(img))
         plan = self.base_plan
         if plan is not None:  # place the (possibly coarse) image over the plane it samples
             self.image.getImageItem().setRect(QRectF(plan.c0, plan.r0, img.shape[1] * plan.step_c, img.shape[0] * plan.step_r))
@@ -390,10 +416,8 @@ class DataView(QWidget):
         if plan is None or data is None or self.y_combo is None:
             self.detail.clear()
             return
-        y, x = self.shown_dims()
-        img = data.T if y > x else data
-        mode = self.complex_combo.currentText() if self.complex_combo is not None else "magnitude"
-        self.detail.setImage(np.ascontiguousarray(displayable(img, mode)), autoLevels=False)
+        img = self.oriented(data)
+        self.detail.setImage(img, autoLevels=False)
         self.detail.setRect(QRectF(plan.c0, plan.r0, img.shape[1] * plan.step_c, img.shape[0] * plan.step_r))
         self._sync_detail_levels()
 
@@ -411,6 +435,10 @@ class DataView(QWidget):
         r, c = int(p.y()), int(p.x())
         if 0 <= r < data.shape[0] and 0 <= c < data.shape[1]:
             self.status.emit(f"row {r}, column {c}: {data[r, c]!r}")
+
+
+def _axes(img: np.ndarray) -> dict[str, int]:
+    return {"y": 0, "x": 1, "c": 2} if img.ndim == 3 else {"y": 0, "x": 1}
 
 
 def _fmt(s: Any) -> str:

@@ -35,8 +35,9 @@ def chunks_between(lo: int, hi: int, chunk: int) -> int:
 
 
 def plan_plane(shape: tuple[int, ...], chunks: tuple[int, ...], dims: tuple[int, int], fixed: dict[int, int],
-               region: tuple[int, int, int, int] | None, budget: int) -> PlaneRead:
-    """``dims`` = (row dim, column dim); ``region`` = (r0, r1, c0, c1) in plane coordinates."""
+               region: tuple[int, int, int, int] | None, budget: int, channel: int | None = None) -> PlaneRead:
+    """``dims`` = (row dim, column dim); ``region`` = (r0, r1, c0, c1) in plane coordinates;
+    ``channel``: a dimension read whole (RGB(A) colour channels)."""
     ydim, xdim = dims
     r0, r1, c0, c1 = region if region is not None else (0, shape[ydim], 0, shape[xdim])
     r0, r1 = max(0, r0), min(shape[ydim], r1)
@@ -44,6 +45,8 @@ def plan_plane(shape: tuple[int, ...], chunks: tuple[int, ...], dims: tuple[int,
     r1, c1 = max(r0, r1), max(c0, c1)
     cy, cx = chunks[ydim], chunks[xdim]
     ny, nx = chunks_between(r0, r1, cy), chunks_between(c0, c1, cx)
+    nc = 1 if channel is None else chunks_between(0, shape[channel], chunks[channel])
+    budget = max(1, budget // nc)
     ky = kx = 1
     while math.ceil(ny / ky) * math.ceil(nx / kx) > max(1, budget):
         # coarsen the dimension with more chunks per sample first, keeping samples square-ish
@@ -59,7 +62,9 @@ def plan_plane(shape: tuple[int, ...], chunks: tuple[int, ...], dims: tuple[int,
             sel.append(slice(r0, r1, step_r))
         elif d == xdim:
             sel.append(slice(c0, c1, step_c))
+        elif d == channel:
+            sel.append(slice(None))
         else:
             sel.append(fixed.get(d, 0))
-    count = math.ceil(ny / ky) * math.ceil(nx / kx)
+    count = math.ceil(ny / ky) * math.ceil(nx / kx) * nc
     return PlaneRead(tuple(sel), r0, r1, c0, c1, step_r, step_c, count)
