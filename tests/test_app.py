@@ -213,3 +213,34 @@ def test_colour_dimension_shows_as_rgb(qtbot, window: MainWindow, tmp_path: Path
     window.data.rgb_box.setChecked(True)
     _settle(qtbot, window)
     np.testing.assert_array_equal(window.data.image.getImageItem().image, np.moveaxis(rgb, 0, -1))
+
+
+def test_open_url_from_a_loopback_http_server(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from http_server import serve
+
+    site = tmp_path / "site"
+    g = zarr.open_group(site / "web.zarr", mode="w")
+    g.create_array("vol", shape=DATA.shape, chunks=(1, 16, 16), dtype="f4")[...] = DATA
+    g.create_group("sub")
+    zarr.consolidate_metadata(site / "web.zarr")  # a plain HTTP server cannot list: consolidated metadata can
+    with serve(site) as (url, state):
+        window.open_location(f"{url}/web.zarr::/vol", plane={0: 3})
+        _settle(qtbot, window)
+        np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[3])
+        assert any(r[1].endswith("/vol/zarr.json") for r in state.requests("GET"))
+        root = window.model.index(0, 0)
+        names = [window.model.data(window.model.index(r, 0, root)) for r in range(window.model.rowCount(root))]
+        assert names == ["sub", "vol"]
+
+
+def test_dropping_a_folder_opens_it(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(store))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    _settle(qtbot, window)
+    assert window.model.rowCount() == 1
+    assert window.model.node(window.model.index(0, 0)).url == str(store.resolve())
