@@ -81,3 +81,23 @@ def test_cache_makes_revisits_free(tmp_path: Path) -> None:
     assert store.chunk_reads == 8
     np.testing.assert_array_equal(got[-1].data, data[0])
     sched.close()
+
+
+def test_prefetch_warms_the_cache_and_yields_to_real_requests(tmp_path: Path) -> None:
+    data = np.arange(5 * 32 * 32, dtype="u2").reshape(5, 32, 32)
+    a = zarr.create_array(tmp_path / "p", shape=data.shape, chunks=(1, 16, 16), dtype="u2")
+    a[...] = data
+    store = SlowStore(tmp_path / "p", delay=0.0)
+    arr = zl.open(store)
+    sched = ReadScheduler()
+    sched.prefetch([ReadRequest(arr, (z, slice(None), slice(None)), 0) for z in (1, 2)])
+    deadline = time.monotonic() + 10
+    while sched.prefetched < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sched.prefetched == 2 and store.chunk_reads == 8
+    got: list[ReadResult] = []
+    sched.submit(ReadRequest(arr, (2, slice(None), slice(None)), 1), got.append)
+    assert sched.wait_idle(10)
+    assert store.chunk_reads == 8  # served from the prefetched chunks
+    np.testing.assert_array_equal(got[0].data, data[2])
+    sched.close()

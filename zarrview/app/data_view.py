@@ -105,6 +105,7 @@ class DataView(QWidget):
         self._auto_levels = True
         self._building = False
         self.budget_chunks = DEFAULT_CHUNK_BUDGET
+        self._last_dim: int | None = None
         self.base_plan: PlaneRead | None = None
         self.detail_plan: PlaneRead | None = None
         self.detail_data: np.ndarray | None = None
@@ -272,8 +273,26 @@ class DataView(QWidget):
         self.request_plane()
 
     def _slider_moved(self, dim: int) -> None:
+        self._last_dim = dim
         if not self._building:
             self.request_plane()
+
+    def _prefetch_neighbours(self, plan: PlaneRead) -> None:
+        """Warm the cache with the planes on either side along the slider last moved."""
+        arr = self.array
+        if arr is None or plan.preview:
+            return
+        hidden = [d for d in self.sliders if d not in (*self.shown_dims(), self.colour_dim())]
+        dim = self._last_dim if self._last_dim in hidden else (hidden[0] if hidden else None)
+        if dim is None:
+            return
+        requests = []
+        for delta in (1, -1):
+            index = plan.selection[dim] + delta
+            if 0 <= index < arr.shape[dim]:
+                sel = tuple(index if d == dim else s for d, s in enumerate(plan.selection))
+                requests.append(ReadRequest(arr, sel, self.current_generation, label=f"{arr.path} plane {index}"))
+        self.scheduler.prefetch(requests)
 
     def plane_selection(self) -> tuple[Any, ...]:
         assert self.array is not None
@@ -356,6 +375,8 @@ class DataView(QWidget):
         elif mode == "image":
             self.base_plan = result.request.extra.get("plan")
             self._redraw()
+            if self.base_plan is not None:
+                self._prefetch_neighbours(self.base_plan)
         elif mode == "plot":
             self.plot.clear()
             self.plot.plot(displayable(data), pen=pg.mkPen(width=1.5))

@@ -7,6 +7,7 @@ worker thread; the Qt layer forwards them to the GUI thread with queued signals.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from typing import Any
 
 from ..zarrlib import CancelToken, ChunkCache, ReadCancelled, ZarrError
 from .requests import ReadRequest, ReadResult
+
+log = logging.getLogger(__name__)
 
 Callback = Callable[[ReadResult], None]
 ProgressCallback = Callable[[ReadRequest, int, int], None]
@@ -24,6 +27,8 @@ class ReadScheduler:
         self.cache = ChunkCache(cache_bytes)
         self._cond = threading.Condition()
         self._pending: tuple[ReadRequest, Callback, ProgressCallback | None] | None = None
+        self._prefetch: list[ReadRequest] = []  # warm the cache when idle; dropped by any submit
+        self.prefetched = 0
         self._token: CancelToken | None = None
         self._generation = 0
         self._busy = False
@@ -45,12 +50,20 @@ class ReadScheduler:
         with self._cond:
             if self._token is not None:
                 self._token.cancel()
+            self._prefetch.clear()
             self._pending = (request, on_done, on_progress)
+            self._cond.notify_all()
+
+    def prefetch(self, requests: list[ReadRequest]) -> None:
+        """Read these into the cache when nothing else is asked for (neighbouring planes)."""
+        with self._cond:
+            self._prefetch = list(requests)
             self._cond.notify_all()
 
     def cancel(self) -> None:
         with self._cond:
             self._pending = None
+            self._prefetch.clear()
             if self._token is not None:
                 self._token.cancel()
 
@@ -80,15 +93,23 @@ class ReadScheduler:
     def _loop(self) -> None:
         while True:
             with self._cond:
-                while self._pending is None and not self._closed:
+                while self._pending is None and not self._prefetch and not self._closed:
                     self._cond.wait()
                 if self._closed:
                     return
-                assert self._pending is not None
-                request, on_done, on_progress = self._pending
-                self._pending = None
-                self._token = token = CancelToken()
-                self._busy = True
+                if self._pending is None:
+                    self._token = token = CancelToken()
+                    ahead = self._prefetch.pop(0)
+                    prefetching = True
+                else:
+                    request, on_done, on_progress = self._pending
+                    self._pending = None
+                    self._token = token = CancelToken()
+                    self._busy = True
+                    prefetching = False
+            if prefetching:
+                self._warm(ahead, token)
+                continue
             result = self._run(request, token, on_progress)
             with self._cond:
                 self._token = None
@@ -99,6 +120,17 @@ class ReadScheduler:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
+
+    def _warm(self, request: ReadRequest, token: CancelToken) -> None:
+        try:
+            request.array.read(request.selection, cancel=token, cache=self.cache)
+            self.prefetched += 1
+        except ZarrError as e:  # the same error shows when that plane is asked for
+            log.debug("prefetch of %s failed: %s", request.label, e)
+        except Exception:  # a bug must not kill the worker; it is logged with its traceback
+            log.exception("prefetch of %s failed", request.label)
+        with self._cond:
+            self._token = None
 
     def _run(self, request: ReadRequest, token: CancelToken, on_progress: ProgressCallback | None) -> ReadResult | None:
         start = time.perf_counter()
