@@ -13,7 +13,7 @@ import zarr
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QSettings, Qt  # noqa: E402
 
 from zarrview.app.bridge import init_bridge  # noqa: E402
 from zarrview.app.tree_model import HierarchyModel  # noqa: E402
@@ -244,3 +244,38 @@ def test_dropping_a_folder_opens_it(qtbot, window: MainWindow, store: Path) -> N
     _settle(qtbot, window)
     assert window.model.rowCount() == 1
     assert window.model.node(window.model.index(0, 0)).url == str(store.resolve())
+
+
+def test_string_table_pages_in_rows_as_it_scrolls(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import zarrview.zarrlib as zl
+    from zarrview.app import data_view
+
+    words = np.array([f"row {i} ✓" for i in range(5000)], dtype=object)
+    a = zarr.create_array(tmp_path / "s", shape=words.shape, chunks=(700,), dtype=str)
+    a[...] = words
+    window.data.set_array(zl.open(tmp_path / "s"))
+    _settle(qtbot, window)
+    model = window.data.table.model()
+    assert model.rowCount() == data_view.TABLE_PAGE
+    assert model.data(model.index(1234, 0)) == "row 1234 ✓"
+    while model.canFetchMore(model.index(-1, -1)):
+        model.fetchMore(model.index(-1, -1))
+        _settle(qtbot, window)
+    assert model.rowCount() == 5000
+    assert [model.data(model.index(i, 0)) for i in (0, 2000, 4999)] == [words[0], words[2000], words[4999]]
+
+
+def test_records_table_has_a_column_per_field(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    import zarrview.zarrlib as zl
+
+    arr = zl.open(Path(__file__).parent / "data" / "zarr2" / "v2_dtypes")
+    rec = next(m for m in arr.members() if isinstance(m, zl.Array) and m.dtype.names and m.ndim >= 1)
+    window.data.set_array(rec)
+    _settle(qtbot, window)
+    model = window.data.table.model()
+    expected = rec[...].reshape(rec.shape[0], -1)[:, 0] if rec.ndim > 1 else rec[...]
+    assert model.columnCount() == len(rec.dtype.names)
+    assert [model.headerData(i, Qt.Orientation.Horizontal) for i in range(model.columnCount())] == list(rec.dtype.names)
+    first = rec.dtype.names[0]
+    value = expected[0][first]
+    assert model.data(model.index(0, 0)) == repr(value.item() if isinstance(value, np.generic) else value)

@@ -33,7 +33,8 @@ from .viewport import PlaneRead, plan_plane
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
 
-TABLE_LIMIT = 10_000
+TABLE_PAGE = 2_000
+TABLE_COLUMNS = 100
 #: chunks one view may read; about a second of decoding for a local store on a laptop
 DEFAULT_CHUNK_BUDGET = 256
 COMPLEX_MODES = ("magnitude", "phase", "real", "imaginary")
@@ -56,30 +57,50 @@ def displayable(data: np.ndarray, complex_mode: str = "magnitude") -> np.ndarray
 
 
 class _ArrayTable(QAbstractTableModel):
-    def __init__(self, data: np.ndarray) -> None:
+    """Rows of an array, paged in as the view scrolls (``fetchMore`` asks the data view for more)."""
+
+    def __init__(self, total_rows: int, columns: int, fields: list[str], ask: Any) -> None:
         super().__init__()
-        self._data = data.reshape(-1) if data.ndim != 2 else data
-        self._fields = list(data.dtype.names or ())
+        self._rows: list[Any] = []
+        self._total = total_rows
+        self._columns = columns
+        self._fields = fields
+        self._ask = ask  # ask(start_row) requests the next page
+        self._asked = 0
+
+    def append(self, block: np.ndarray) -> None:
+        rows = list(block.reshape(block.shape[0], -1)) if block.ndim >= 2 else list(block.reshape(-1))
+        if not rows:
+            return
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
+        self._rows.extend(rows)
+        self.endInsertRows()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else self._data.shape[0]
+        return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        if parent.isValid():
-            return 0
-        if self._fields:
-            return len(self._fields)
-        return self._data.shape[1] if self._data.ndim == 2 else 1
+        return 0 if parent.isValid() else (len(self._fields) or self._columns)
+
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
+        return not parent.isValid() and len(self._rows) < self._total and self._asked <= len(self._rows)
+
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+        if self.canFetchMore(parent):
+            self._asked = len(self._rows) + 1
+            self._ask(len(self._rows))
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
             return None
+        row = self._rows[index.row()]
         if self._fields:
-            v = self._data[index.row()][self._fields[index.column()]]
-        elif self._data.ndim == 2:
-            v = self._data[index.row(), index.column()]
+            v = row[self._fields[index.column()]]
+        elif isinstance(row, np.ndarray):
+            v = row[index.column()]
         else:
-            v = self._data[index.row()]
+            v = row
         return v if isinstance(v, str) else repr(v.item() if isinstance(v, np.generic) else v)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
@@ -168,7 +189,7 @@ class DataView(QWidget):
         self._clear_controls()
         kind = arr.dtype.kind
         if arr.dtype.names or kind in "OSUV":
-            self._request(self._table_selection(arr), mode="table")
+            self._start_table(arr)
             return
         if arr.ndim == 0:
             self._request((), mode="value")
@@ -179,12 +200,25 @@ class DataView(QWidget):
         self._build_image_controls(arr, plane or {})
         self.request_plane()
 
-    def _table_selection(self, arr: Array) -> tuple[Any, ...]:
+    def _start_table(self, arr: Array) -> None:
+        """Records, strings and bytes as a table: rows paged in as the user scrolls."""
+        rows = arr.shape[0] if arr.ndim else 1
+        columns = min(arr.shape[1], TABLE_COLUMNS) if arr.ndim >= 2 and not arr.dtype.names else 1
+        self.table_model = _ArrayTable(rows, columns, list(arr.dtype.names or ()), self._table_page)
+        self.table.setModel(self.table_model)
+        self.stack.setCurrentWidget(self.table)
+        self._table_page(0)
+
+    def _table_selection(self, arr: Array, start: int) -> tuple[Any, ...]:
         if arr.ndim == 0:
             return ()
-        rows = min(arr.shape[0], TABLE_LIMIT)
-        rest = tuple(slice(0, min(n, 100)) if i == 0 else 0 for i, n in enumerate(arr.shape[1:]))
-        return (slice(0, rows), *rest)
+        records = bool(arr.dtype.names)  # one record per row: the first of any further dimensions
+        rest = tuple(slice(0, min(n, TABLE_COLUMNS)) if i == 0 and not records else 0 for i, n in enumerate(arr.shape[1:]))
+        return (slice(start, min(arr.shape[0], start + TABLE_PAGE)), *rest)
+
+    def _table_page(self, start: int) -> None:
+        if self.array is not None:
+            self._request(self._table_selection(self.array, start), mode="table", model=self.table_model)
 
     def _clear_controls(self) -> None:
         while self.controls_layout.count():
@@ -385,7 +419,9 @@ class DataView(QWidget):
             self.value.setText(repr(data[()].item() if isinstance(data[()], np.generic) else data[()]))
             self.stack.setCurrentWidget(self.value)
         else:
-            self.table.setModel(_ArrayTable(data))
+            model = result.request.extra.get("model")
+            if model is self.table.model():
+                model.append(data if data.ndim else data.reshape(1))
             self.stack.setCurrentWidget(self.table)
         plan = result.request.extra.get("plan")
         if plan is not None and plan.preview:
