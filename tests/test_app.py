@@ -279,3 +279,11 @@ def test_records_table_has_a_column_per_field(qtbot, window: MainWindow) -> None
     first = rec.dtype.names[0]
     value = expected[0][first]
     assert model.data(model.index(0, 0)) == repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def test_preferences_set_cache_and_budget(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    window.settings.setValue("cache_mib", 64)
+    window.settings.setValue("chunk_budget", 32)
+    window.apply_settings()
+    assert window.scheduler.cache.max_bytes == 64 << 20
+    assert window.data.budget_chunks == 32

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPushButton,
+    QSpinBox,
     QSplitter,
     QTreeView,
     QVBoxLayout,
@@ -96,6 +97,7 @@ class MainWindow(QMainWindow):
         self.data.loaded.connect(self._loaded)
 
         self._build_menus()
+        self.apply_settings()
         geometry = self.settings.value("geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -135,6 +137,11 @@ class MainWindow(QMainWindow):
             act = QAction(text, self)
             act.triggered.connect(slot)
             export_menu.addAction(act)
+        view_menu = self.menuBar().addMenu("&View")
+        prefs = QAction("&Preferences…", self)
+        prefs.setShortcut(QKeySequence.StandardKey.Preferences)
+        prefs.triggered.connect(self._preferences)
+        view_menu.addAction(prefs)
         find = QAction("&Find", self)
         find.setShortcut(QKeySequence.StandardKey.Find)
         find.triggered.connect(lambda: self.filter.setFocus())
@@ -267,6 +274,22 @@ class MainWindow(QMainWindow):
         else:
             self.data.show_message(f"{node.path} is a group: select an array to see its data.")
 
+    # -- preferences ------------------------------------------------------------------------
+    def apply_settings(self) -> None:
+        cache_mib = int(self.settings.value("cache_mib", 1024))
+        budget = int(self.settings.value("chunk_budget", self.data.budget_chunks))
+        self.scheduler.cache.max_bytes = cache_mib << 20
+        self.data.budget_chunks = budget
+
+    def _preferences(self) -> None:
+        dialog = PreferencesDialog(int(self.scheduler.cache.max_bytes >> 20), self.data.budget_chunks, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            cache_mib, budget = dialog.values()
+            self.settings.setValue("cache_mib", cache_mib)
+            self.settings.setValue("chunk_budget", budget)
+            self.apply_settings()
+            self.data.request_plane()
+
     # -- export -----------------------------------------------------------------------------
     def _export_target(self, caption: str, filt: str) -> str | None:
         if self.data.last_data is None and caption != "PNG":
@@ -376,3 +399,27 @@ class OpenUrlDialog(QDialog):
         if self.anonymous.isChecked() and url.split("://", 1)[0] in ("s3", "gs", "gcs"):
             options.setdefault("anon", True) if url.startswith("s3") else options.setdefault("token", "anon")
         return url, options
+
+
+class PreferencesDialog(QDialog):
+    def __init__(self, cache_mib: int, budget: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Preferences")
+        self.cache = QSpinBox()
+        self.cache.setRange(0, 1 << 20)
+        self.cache.setSuffix(" MiB")
+        self.cache.setValue(cache_mib)
+        self.budget = QSpinBox()
+        self.budget.setRange(1, 1 << 20)
+        self.budget.setSuffix(" chunks")
+        self.budget.setValue(budget)
+        form = QFormLayout(self)
+        form.addRow("Decoded-chunk cache", self.cache)
+        form.addRow("Chunks per view (larger views are previewed)", self.budget)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def values(self) -> tuple[int, int]:
+        return self.cache.value(), self.budget.value()
