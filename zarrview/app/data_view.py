@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -169,12 +170,28 @@ class DataView(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.controls)
         layout.addWidget(self.stack, 1)
+        self._follow_palette()
         self.y_combo: QComboBox | None = None
         self.x_combo: QComboBox | None = None
         self.complex_combo: QComboBox | None = None
         self.rgb_box: QCheckBox | None = None
         self.rgb_dim: int | None = None
         self.sliders: dict[int, tuple[QSlider, QSpinBox]] = {}
+
+    def _follow_palette(self) -> None:
+        """Plots follow the light or dark colour scheme; images keep a dark surround."""
+        pal = self.palette()
+        self.plot.setBackground(pal.color(QPalette.ColorRole.Base))
+        pen = pg.mkPen(pal.color(QPalette.ColorRole.Text))
+        for name in ("left", "bottom"):
+            axis = self.plot.getPlotItem().getAxis(name)
+            axis.setPen(pen)
+            axis.setTextPen(pen)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._follow_palette()
+        super().changeEvent(event)
 
     # -- choosing what to show ------------------------------------------------------------
     def show_message(self, text: str) -> None:
@@ -413,7 +430,7 @@ class DataView(QWidget):
                 self._prefetch_neighbours(self.base_plan)
         elif mode == "plot":
             self.plot.clear()
-            self.plot.plot(displayable(data), pen=pg.mkPen(width=1.5))
+            self.plot.plot(displayable(data), pen=pg.mkPen(self.palette().color(QPalette.ColorRole.Highlight), width=1.5))
             self.stack.setCurrentWidget(self.plot)
         elif mode == "value":
             self.value.setText(repr(data[()].item() if isinstance(data[()], np.generic) else data[()]))
