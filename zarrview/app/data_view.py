@@ -138,6 +138,7 @@ class DataView(QWidget):
         self.controls_layout = QGridLayout(self.controls)
         self.controls_layout.setContentsMargins(0, 0, 0, 0)
         self.image = pg.ImageView()
+        self.image.getImageItem().setAutoDownsample(True)  # render at screen resolution, not 2048^2
         self.image.ui.roiBtn.hide()
         self.image.ui.menuBtn.hide()
         self.image.view.invertY(True)
@@ -426,8 +427,9 @@ class DataView(QWidget):
         elif mode == "image":
             self.base_plan = result.request.extra.get("plan")
             self._redraw()
-            if self.base_plan is not None:
-                self._prefetch_neighbours(self.base_plan)
+            if self.base_plan is not None:  # after this frame is painted, not competing with it
+                plan, gen = self.base_plan, self.current_generation
+                QTimer.singleShot(150, self, lambda: self._prefetch_neighbours(plan) if gen == self.current_generation else None)
         elif mode == "plot":
             self.plot.clear()
             self.plot.plot(displayable(data), pen=pg.mkPen(self.palette().color(QPalette.ColorRole.Highlight), width=1.5))
