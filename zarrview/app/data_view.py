@@ -138,7 +138,6 @@ class DataView(QWidget):
         self.controls_layout = QGridLayout(self.controls)
         self.controls_layout.setContentsMargins(0, 0, 0, 0)
         self.image = pg.ImageView()
-        self.image.getImageItem().setAutoDownsample(True)  # render at screen resolution, not 2048^2
         self.image.ui.roiBtn.hide()
         self.image.ui.menuBtn.hide()
         self.image.view.invertY(True)
