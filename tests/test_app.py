@@ -299,3 +299,39 @@ def test_qt_bindings_do_not_leak_references_to_none() -> None:
     for _ in range(20_000):
         timer.stop()
     assert sys.getrefcount(None) > before - 1_000
+
+
+def test_panning_by_a_chunk_is_served_from_the_prefetched_ring(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    import zarrview.zarrlib as zl
+    from zarrview.zarrlib.storage import LocalStore
+
+    values = np.arange(400 * 400, dtype="u4").reshape(400, 400)
+    a = zarr.create_array(tmp_path / "pan", shape=values.shape, chunks=(20, 20), dtype="u4")
+    a[...] = values
+
+    class Counting(LocalStore):
+        keys: list[str] = []
+        lock = threading.Lock()
+
+        def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
+            with self.lock:
+                self.keys.append(req.key)
+            return super().read_into(req, scratch)
+
+    store = Counting(tmp_path / "pan")
+    window.data.budget_chunks = 16
+    window.data.set_array(zl.open(store))
+    _settle(qtbot, window)
+    window.data.image.view.setRange(xRange=(200, 260), yRange=(100, 160), padding=0)
+    qtbot.waitUntil(lambda: window.data.detail_plan is not None, timeout=10000)
+    qtbot.waitUntil(lambda: window.scheduler.prefetched >= 1, timeout=10000)
+    store.keys.clear()
+    before = window.data.detail_plan
+    window.data.image.view.setRange(xRange=(220, 280), yRange=(120, 180), padding=0)  # one chunk across
+    qtbot.waitUntil(lambda: window.data.detail_plan is not before, timeout=10000)
+    _settle(qtbot, window)
+    plan = window.data.detail_plan
+    assert store.keys == []  # every chunk came from the ring read ahead
+    np.testing.assert_array_equal(window.data.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])

@@ -328,6 +328,19 @@ class DataView(QWidget):
         if not self._building:
             self.request_plane()
 
+    def _prefetch_ring(self, plan: PlaneRead) -> None:
+        """Warm the cache with one ring of chunks around the visible region, so panning is instant."""
+        arr = self.array
+        if arr is None or plan.preview or self.y_combo is None:
+            return
+        y, x = self.shown_dims()
+        cy, cx = arr.chunks[y], arr.chunks[x]
+        ring = (plan.r0 - cy, plan.r1 + cy, plan.c0 - cx, plan.c1 + cx)
+        # a one-chunk ring around a region within budget stays within 4x the budget
+        wider = plan_plane(arr.shape, arr.chunks, (y, x), self._fixed(), ring, 4 * self.budget_chunks, self.colour_dim())
+        if not wider.preview:
+            self.scheduler.prefetch([ReadRequest(arr, wider.selection, self.current_generation, label=f"{arr.path} ring")])
+
     def _prefetch_neighbours(self, plan: PlaneRead) -> None:
         """Warm the cache with the planes on either side along the slider last moved."""
         arr = self.array
@@ -423,6 +436,8 @@ class DataView(QWidget):
             self.detail_plan = result.request.extra["plan"]
             self.detail_data = data
             self._draw_detail()
+            plan, gen = self.detail_plan, self.current_generation
+            QTimer.singleShot(150, self, lambda: self._prefetch_ring(plan) if gen == self.current_generation else None)
         elif mode == "image":
             self.base_plan = result.request.extra.get("plan")
             self._redraw()
