@@ -335,3 +335,13 @@ def test_panning_by_a_chunk_is_served_from_the_prefetched_ring(qtbot, window: Ma
     plan = window.data.detail_plan
     assert store.keys == []  # every chunk came from the ring read ahead
     np.testing.assert_array_equal(window.data.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])
+
+
+def test_any_array_as_a_table_on_request(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(f"{store}::/vol")
+    _settle(qtbot, window)
+    window.data.as_table.setChecked(True)
+    _settle(qtbot, window)
+    model = window.data.table.model()
+    assert model.rowCount() == DATA.shape[0] and model.columnCount() == DATA.shape[1]
+    assert model.data(model.index(2, 7)) == repr(float(DATA[2, 7, 0]))

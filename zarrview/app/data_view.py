@@ -166,8 +166,12 @@ class DataView(QWidget):
         self.stack = QStackedWidget()
         for w in (self.message, self.image, self.plot, self.value, self.table):
             self.stack.addWidget(w)
+        self.as_table = QCheckBox("Show as table")
+        self.as_table.setToolTip("Show the values of any array as a table, rows paged in as you scroll")
+        self.as_table.toggled.connect(lambda _: self.set_array(self.array) if self.array is not None else None)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.as_table)
         layout.addWidget(self.controls)
         layout.addWidget(self.stack, 1)
         self._follow_palette()
@@ -205,7 +209,7 @@ class DataView(QWidget):
         self._auto_levels = True
         self._clear_controls()
         kind = arr.dtype.kind
-        if arr.dtype.names or kind in "OSUV":
+        if arr.dtype.names or kind in "OSUV" or self.as_table.isChecked():
             self._start_table(arr)
             return
         if arr.ndim == 0:
