@@ -345,3 +345,13 @@ def test_any_array_as_a_table_on_request(qtbot, window: MainWindow, store: Path)
     model = window.data.table.model()
     assert model.rowCount() == DATA.shape[0] and model.columnCount() == DATA.shape[1]
     assert model.data(model.index(2, 7)) == repr(float(DATA[2, 7, 0]))
+
+
+def test_auto_contrast_uses_percentiles_of_the_loaded_plane(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(f"{store}::/vol", plane={0: 4})
+    _settle(qtbot, window)
+    item = window.data.image.getImageItem()
+    item.setLevels((0, 1))
+    window.data.auto_contrast()
+    lo, hi = item.levels
+    np.testing.assert_allclose((lo, hi), np.percentile(DATA[4], (0.5, 99.5)), rtol=1e-6)

@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
+    QPushButton,
     QCheckBox,
     QComboBox,
     QGridLayout,
@@ -60,8 +61,8 @@ def displayable(data: np.ndarray, complex_mode: str = "magnitude") -> np.ndarray
 class _ArrayTable(QAbstractTableModel):
     """Rows of an array, paged in as the view scrolls (``fetchMore`` asks the data view for more)."""
 
-    def __init__(self, total_rows: int, columns: int, fields: list[str], ask: Any) -> None:
-        super().__init__()
+    def __init__(self, total_rows: int, columns: int, fields: list[str], ask: Any, parent: QWidget) -> None:
+        super().__init__(parent)  # owned by the view: Qt, not Python's garbage collector, deletes it
         self._rows: list[Any] = []
         self._total = total_rows
         self._columns = columns
@@ -128,6 +129,7 @@ class DataView(QWidget):
         self._building = False
         self.budget_chunks = DEFAULT_CHUNK_BUDGET
         self._last_dim: int | None = None
+        self._keep_view = False  # re-levelling must not reset pan and zoom
         self.base_plan: PlaneRead | None = None
         self.detail_plan: PlaneRead | None = None
         self.detail_data: np.ndarray | None = None
@@ -152,6 +154,11 @@ class DataView(QWidget):
         self._view_timer.setInterval(120)
         self._view_timer.timeout.connect(self.request_visible)
         self.image.view.sigRangeChanged.connect(lambda *_: self._view_timer.start())
+        self._pending_prefetch: Any = None
+        self._prefetch_timer = QTimer(self)
+        self._prefetch_timer.setSingleShot(True)
+        self._prefetch_timer.setInterval(150)
+        self._prefetch_timer.timeout.connect(self._run_prefetch)
         self.plot = pg.PlotWidget()
         self.value = QLabel()
         self.value.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -225,8 +232,11 @@ class DataView(QWidget):
         """Records, strings and bytes as a table: rows paged in as the user scrolls."""
         rows = arr.shape[0] if arr.ndim else 1
         columns = min(arr.shape[1], TABLE_COLUMNS) if arr.ndim >= 2 and not arr.dtype.names else 1
-        self.table_model = _ArrayTable(rows, columns, list(arr.dtype.names or ()), self._table_page)
+        old = self.table.model()
+        self.table_model = _ArrayTable(rows, columns, list(arr.dtype.names or ()), self._table_page, self.table)
         self.table.setModel(self.table_model)
+        if old is not None:
+            old.deleteLater()
         self.stack.setCurrentWidget(self.table)
         self._table_page(0)
 
@@ -240,6 +250,11 @@ class DataView(QWidget):
     def _table_page(self, start: int) -> None:
         if self.array is not None:
             self._request(self._table_selection(self.array, start), mode="table", model=self.table_model)
+
+    def auto_contrast(self) -> None:
+        self._auto_levels = True
+        self._keep_view = True
+        self._redraw()
 
     def _clear_controls(self) -> None:
         while self.controls_layout.count():
@@ -269,6 +284,10 @@ class DataView(QWidget):
             self.complex_combo.addItems(COMPLEX_MODES)
             self.complex_combo.currentIndexChanged.connect(lambda _: self._redraw())
             self.controls_layout.addWidget(self.complex_combo, row, 4)
+        auto = QPushButton("Auto contrast")
+        auto.setToolTip("Levels from the 0.5 and 99.5 percentiles of the loaded data; drag the histogram to set them by hand")
+        auto.clicked.connect(self.auto_contrast)
+        self.controls_layout.addWidget(auto, row, 6)
         colour = [d for d in range(arr.ndim) if arr.shape[d] in (3, 4) and d < arr.ndim - 2 and arr.dtype.kind in "biuf"]
         if colour:
             self.rgb_dim = colour[-1]
@@ -331,6 +350,20 @@ class DataView(QWidget):
         self._last_dim = dim
         if not self._building:
             self.request_plane()
+
+    def _prefetch_later(self, fn: Any, plan: PlaneRead) -> None:
+        """Prefetch after this frame is painted, not competing with it, unless the view moved on.
+
+        A timer owned by this widget (never a bare singleShot): it dies with the widget, so it
+        cannot fire on a deleted view (which crashed Qt in tests)."""
+        gen = self.current_generation
+        self._pending_prefetch = lambda: fn(plan) if gen == self.current_generation else None
+        self._prefetch_timer.start()
+
+    def _run_prefetch(self) -> None:
+        job, self._pending_prefetch = self._pending_prefetch, None
+        if job is not None:
+            job()
 
     def _prefetch_ring(self, plan: PlaneRead) -> None:
         """Warm the cache with one ring of chunks around the visible region, so panning is instant."""
@@ -440,14 +473,12 @@ class DataView(QWidget):
             self.detail_plan = result.request.extra["plan"]
             self.detail_data = data
             self._draw_detail()
-            plan, gen = self.detail_plan, self.current_generation
-            QTimer.singleShot(150, self, lambda: self._prefetch_ring(plan) if gen == self.current_generation else None)
+            self._prefetch_later(self._prefetch_ring, self.detail_plan)
         elif mode == "image":
             self.base_plan = result.request.extra.get("plan")
             self._redraw()
-            if self.base_plan is not None:  # after this frame is painted, not competing with it
-                plan, gen = self.base_plan, self.current_generation
-                QTimer.singleShot(150, self, lambda: self._prefetch_neighbours(plan) if gen == self.current_generation else None)
+            if self.base_plan is not None:
+                self._prefetch_later(self._prefetch_neighbours, self.base_plan)
         elif mode == "plot":
             self.plot.clear()
             self.plot.plot(displayable(data), pen=pg.mkPen(self.palette().color(QPalette.ColorRole.Highlight), width=1.5))
@@ -500,8 +531,9 @@ class DataView(QWidget):
             r0, r1, c0, c1 = self.pending_region
             self.pending_region = None
             self.image.view.setRange(xRange=(c0, c1), yRange=(r0, r1), padding=0)
-        elif first:
+        elif first and not self._keep_view:
             self.image.view.autoRange(padding=0.02)
+        self._keep_view = False
         self.stack.setCurrentWidget(self.image)
         self._draw_detail()
 

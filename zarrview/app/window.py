@@ -51,7 +51,11 @@ class MainWindow(QMainWindow):
         self.model = HierarchyModel(self)
         self._pending_select: tuple[int, list[str]] | None = None
         # after the proxy has seen the new rows: queued to the next event-loop turn
-        self.model.rowsInserted.connect(lambda *_: QTimer.singleShot(0, self._resolve_selection))
+        self._select_timer = QTimer(self)  # owned: cannot fire on a deleted window
+        self._select_timer.setSingleShot(True)
+        self._select_timer.setInterval(0)
+        self._select_timer.timeout.connect(self._resolve_selection)
+        self.model.rowsInserted.connect(lambda *_: self._select_timer.start())
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setFilterRole(PathRole)
