@@ -16,7 +16,6 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QCoreApplication, QSettings, Qt  # noqa: E402
 
 from zarrview.app.bridge import init_bridge  # noqa: E402
-from zarrview.app.tree_model import HierarchyModel  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
 
 DATA = np.arange(6 * 40 * 50, dtype="f4").reshape(6, 40, 50)

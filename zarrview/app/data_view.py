@@ -11,14 +11,13 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QPushButton,
     QCheckBox,
     QComboBox,
     QGridLayout,
-    QHBoxLayout,
     QLabel,
     QSlider,
     QSpinBox,
@@ -31,6 +30,8 @@ from PySide6.QtWidgets import (
 from ..scheduling import ReadRequest, ReadResult, ReadScheduler
 from ..zarrlib import Array
 from .bridge import post
+from .display import dim_names, displayable, image_axes, selection_text
+from .table_model import ArrayTable
 from .viewport import PlaneRead, plan_plane
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
@@ -40,77 +41,6 @@ TABLE_COLUMNS = 100
 #: chunks one view may read; about a second of decoding for a local store on a laptop
 DEFAULT_CHUNK_BUDGET = 256
 COMPLEX_MODES = ("magnitude", "phase", "real", "imaginary")
-
-
-def dim_names(arr: Array) -> list[str]:
-    names = arr.dimension_names or ()
-    return [str(names[i]) if i < len(names) and names[i] else f"dim {i}" for i in range(arr.ndim)]
-
-
-def displayable(data: np.ndarray, complex_mode: str = "magnitude") -> np.ndarray:
-    """Numbers pyqtgraph can show: complex reduced, times as integers, bools as 0/1."""
-    if data.dtype.kind == "c":
-        return {"magnitude": np.abs, "phase": np.angle, "real": np.real, "imaginary": np.imag}[complex_mode](data)
-    if data.dtype.kind in "mM":
-        return data.view("i8").astype("f8")
-    if data.dtype.kind == "b":
-        return data.astype("u1")
-    return data
-
-
-class _ArrayTable(QAbstractTableModel):
-    """Rows of an array, paged in as the view scrolls (``fetchMore`` asks the data view for more)."""
-
-    def __init__(self, total_rows: int, columns: int, fields: list[str], ask: Any, parent: QWidget) -> None:
-        super().__init__(parent)  # owned by the view: Qt, not Python's garbage collector, deletes it
-        self._rows: list[Any] = []
-        self._total = total_rows
-        self._columns = columns
-        self._fields = fields
-        self._ask = ask  # ask(start_row) requests the next page
-        self._asked = 0
-
-    def append(self, block: np.ndarray) -> None:
-        rows = list(block.reshape(block.shape[0], -1)) if block.ndim >= 2 else list(block.reshape(-1))
-        if not rows:
-            return
-        first = len(self._rows)
-        self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
-        self._rows.extend(rows)
-        self.endInsertRows()
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else (len(self._fields) or self._columns)
-
-    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
-        return not parent.isValid() and len(self._rows) < self._total and self._asked <= len(self._rows)
-
-    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
-        if self.canFetchMore(parent):
-            self._asked = len(self._rows) + 1
-            self._ask(len(self._rows))
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
-            return None
-        row = self._rows[index.row()]
-        if self._fields:
-            v = row[self._fields[index.column()]]
-        elif isinstance(row, np.ndarray):
-            v = row[index.column()]
-        else:
-            v = row
-        return v if isinstance(v, str) else repr(v.item() if isinstance(v, np.generic) else v)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if orientation == Qt.Orientation.Horizontal and self._fields:
-            return self._fields[section]
-        return str(section)
 
 
 class DataView(QWidget):
@@ -233,7 +163,7 @@ class DataView(QWidget):
         rows = arr.shape[0] if arr.ndim else 1
         columns = min(arr.shape[1], TABLE_COLUMNS) if arr.ndim >= 2 and not arr.dtype.names else 1
         old = self.table.model()
-        self.table_model = _ArrayTable(rows, columns, list(arr.dtype.names or ()), self._table_page, self.table)
+        self.table_model = ArrayTable(rows, columns, list(arr.dtype.names or ()), self._table_page, self.table)
         self.table.setModel(self.table_model)
         if old is not None:
             old.deleteLater()
@@ -443,7 +373,7 @@ class DataView(QWidget):
         assert arr is not None
         gen = self.scheduler.next_generation()
         self.current_generation = gen
-        label = f"{arr.path}[{', '.join(_fmt(s) for s in selection)}]"
+        label = f"{arr.path}[{', '.join(selection_text(s) for s in selection)}]"
         plan = extra.get("plan")
         req = ReadRequest(arr, selection, gen, label=label, preview=bool(plan and plan.preview),
                           extra={"mode": mode, **extra})
@@ -519,11 +449,11 @@ class DataView(QWidget):
         if first:
             finite = img[np.isfinite(img)] if img.dtype.kind == "f" else img
             lo, hi = (np.percentile(finite, (0.5, 99.5)) if finite.size else (0.0, 1.0))
-            self.image.setImage(img, autoRange=False, autoLevels=False, axes=_axes(img),
+            self.image.setImage(img, autoRange=False, autoLevels=False, axes=image_axes(img),
                                 levels=(float(lo), float(hi) if hi > lo else float(lo) + 1))
             self._auto_levels = False
         else:
-            self.image.setImage(img, autoRange=False, autoLevels=False, axes=_axes(img))
+            self.image.setImage(img, autoRange=False, autoLevels=False, axes=image_axes(img))
         plan = self.base_plan
         if plan is not None:  # place the (possibly coarse) image over the plane it samples
             self.image.getImageItem().setRect(QRectF(plan.c0, plan.r0, img.shape[1] * plan.step_c, img.shape[0] * plan.step_r))
@@ -561,13 +491,3 @@ class DataView(QWidget):
         r, c = int(p.y()), int(p.x())
         if 0 <= r < data.shape[0] and 0 <= c < data.shape[1]:
             self.status.emit(f"row {r}, column {c}: {data[r, c]!r}")
-
-
-def _axes(img: np.ndarray) -> dict[str, int]:
-    return {"y": 0, "x": 1, "c": 2} if img.ndim == 3 else {"y": 0, "x": 1}
-
-
-def _fmt(s: Any) -> str:
-    if isinstance(s, slice):
-        return ":" if s.start is None and s.stop is None else f"{s.start or ''}:{s.stop or ''}"
-    return str(s)

@@ -11,7 +11,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 from ..zarrlib import CancelToken, ChunkCache, ReadCancelled, ZarrError
 from .requests import ReadRequest, ReadResult
@@ -134,10 +133,7 @@ class ReadScheduler:
 
     def _run(self, request: ReadRequest, token: CancelToken, on_progress: ProgressCallback | None) -> ReadResult | None:
         start = time.perf_counter()
-        progress: Any = None
-        if on_progress is not None:
-            def progress(done: int, total: int) -> None:
-                on_progress(request, done, total)
+        progress = None if on_progress is None else (lambda done, total: on_progress(request, done, total))
         try:
             data = request.array.read(request.selection, cancel=token, cache=self.cache, progress=progress)
         except ReadCancelled:

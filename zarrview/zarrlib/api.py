@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .errors import ZarrError
 from .hierarchy import Hierarchy
 from .nodes import Node, make_node
 from .storage import Store, open_store, split_node_path
@@ -27,6 +28,6 @@ def open(location: str | os.PathLike[str] | Store, path: str | None = None, **st
         node_path = "/" + "/".join(p for p in node_path.split("/") if p)
     try:
         return make_node(h, h.load(node_path))
-    except Exception:
-        store.close()
+    except ZarrError:
+        store.close()  # nothing will hold this store: release its file or session
         raise
