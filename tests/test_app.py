@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -17,8 +18,23 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt  # noqa: E402
 
 from zarrview.app.bridge import init_bridge  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
+from zarrview.zarrlib.storage import LocalStore  # noqa: E402
 
 DATA = np.arange(6 * 40 * 50, dtype="f4").reshape(6, 40, 50)
+
+
+class ChunkKeyLog(LocalStore):
+    """A local store that records the key of every chunk read, from any thread."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.keys: list[str] = []
+        self.lock = threading.Lock()
+
+    def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
+        with self.lock:
+            self.keys.append(req.key)
+        return super().read_into(req, scratch)
 
 
 @pytest.fixture(scope="module")
@@ -156,27 +172,14 @@ def test_demo_screenshot_command(tmp_path: Path) -> None:
 
 
 def test_large_plane_previews_within_budget_then_reads_only_the_visible_chunks(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    import threading
 
     import zarrview.zarrlib as zl
-    from zarrview.zarrlib.storage import LocalStore
 
     values = (np.arange(400 * 400, dtype="u4") % 65521).reshape(400, 400).astype("u2")
     a = zarr.create_array(tmp_path / "big", shape=values.shape, chunks=(20, 20), dtype="u2")
     a[...] = values
 
-    class Counting(LocalStore):
-        def __init__(self, root: Path) -> None:
-            super().__init__(root)
-            self.keys: list[str] = []
-            self.lock = threading.Lock()
-
-        def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
-            with self.lock:
-                self.keys.append(req.key)
-            return super().read_into(req, scratch)
-
-    store = Counting(tmp_path / "big")
+    store = ChunkKeyLog(tmp_path / "big")
     window.data.budget_chunks = 16
     window.data.set_array(zl.open(store))
     _settle(qtbot, window)
@@ -301,25 +304,14 @@ def test_qt_bindings_do_not_leak_references_to_none() -> None:
 
 
 def test_panning_by_a_chunk_is_served_from_the_prefetched_ring(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    import threading
 
     import zarrview.zarrlib as zl
-    from zarrview.zarrlib.storage import LocalStore
 
     values = np.arange(400 * 400, dtype="u4").reshape(400, 400)
     a = zarr.create_array(tmp_path / "pan", shape=values.shape, chunks=(20, 20), dtype="u4")
     a[...] = values
 
-    class Counting(LocalStore):
-        keys: list[str] = []
-        lock = threading.Lock()
-
-        def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
-            with self.lock:
-                self.keys.append(req.key)
-            return super().read_into(req, scratch)
-
-    store = Counting(tmp_path / "pan")
+    store = ChunkKeyLog(tmp_path / "pan")
     window.data.budget_chunks = 16
     window.data.set_array(zl.open(store))
     _settle(qtbot, window)
