@@ -28,9 +28,6 @@ class ReadRequest:
     preview: bool = False
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
-    def chunk_count(self) -> int:
-        return len(self.array.reader.chunk_coords(self.selection))
-
 
 @dataclass(frozen=True)
 class ReadResult:

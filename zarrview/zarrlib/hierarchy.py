@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .errors import MetadataError, NodeNotFoundError, StoreNotFoundError, ZarrError
+from .errors import MetadataError, NodeNotFoundError, StoreNotFoundError
 from .jsonutil import load_json_object
 from .metadata import prefinal
 from .metadata import v2 as v2meta
 from .metadata import v3 as v3meta
 from .metadata.model import ArrayMetadata
-from .storage.base import ByteRequest, Store
+from .storage.base import Store
 
 Flavor = Literal["v3", "v2", "draft"]
 
@@ -263,12 +263,3 @@ class Hierarchy:
             return "data/root" + ("" if node.path == "/" else node.path) + "/"
         return prefix_of(node.path)
 
-
-def safe_load(h: Hierarchy, path: str) -> NodeDoc | ZarrError:
-    try:
-        return h.load(path)
-    except ZarrError as e:
-        return e
-
-
-__all__ = ["Hierarchy", "NodeDoc", "ByteRequest", "join", "prefix_of", "safe_load"]

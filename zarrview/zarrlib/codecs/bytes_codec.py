@@ -6,7 +6,6 @@ plain ``bytes`` stores Arrow-style int32 offsets, padding to 64 bytes, then the 
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -74,5 +73,3 @@ def decode_offsets_layout(data: Buffer, spec: ChunkSpec) -> np.ndarray:
         raise CodecError(f"string chunk: element {i} is not UTF-8: {e}") from e
     return out.reshape(spec.shape)
 
-
-NATIVE_LITTLE = sys.byteorder == "little"

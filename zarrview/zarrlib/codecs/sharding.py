@@ -45,7 +45,7 @@ class ShardLayout:
         arr = self.index_pipeline.decode(data, spec)
         return np.ascontiguousarray(arr, dtype=np.uint64).reshape(self.n_chunks, 2)
 
-    def check_entries(self, index: np.ndarray, shard_nbytes: int | None, data_offset: int = 0) -> None:
+    def check_entries(self, index: np.ndarray, shard_nbytes: int | None) -> None:
         present = ~((index[:, 0] == EMPTY) & (index[:, 1] == EMPTY))
         if shard_nbytes is None or not present.any():
             return

@@ -20,12 +20,10 @@ from .numcodecs_codec import _DECODE_ERRORS, _describe, guarded_decode
 class V2ChunkCodec(ArrayBytesCodec):
     name = "v2"
 
-    def __init__(self, filters: list[NumcodecsCodec], compressor: NumcodecsCodec | None, order: str,
-                 stored_dtype: np.dtype[Any] | None = None) -> None:
+    def __init__(self, filters: list[NumcodecsCodec], compressor: NumcodecsCodec | None, order: str) -> None:
         self.filters = filters
         self.compressor = compressor
         self.order = order
-        self.stored_dtype = stored_dtype
 
     def describe(self) -> str:
         parts = [_describe(f) for f in self.filters]
@@ -45,7 +43,7 @@ class V2ChunkCodec(ArrayBytesCodec):
         try:
             if self.compressor is not None:
                 fixed = spec.dtype.kind != "O" and not spec.dt.variable_length
-                limit = spec.size * (self.stored_dtype or spec.dtype).itemsize if fixed and not self.filters else None
+                limit = spec.size * spec.dtype.itemsize if fixed and not self.filters else None
                 buf = guarded_decode(self.compressor, buf, limit)
             for f in reversed(self.filters):
                 stage = f.codec_id
@@ -53,7 +51,7 @@ class V2ChunkCodec(ArrayBytesCodec):
         except _DECODE_ERRORS as e:
             name = self.compressor.codec_id if stage == "compressor" and self.compressor else stage
             raise CodecError(f"{name}: {e}") from e
-        dtype = self.stored_dtype or spec.dtype
+        dtype = spec.dtype
         if dtype.kind == "O":
             arr = np.asarray(buf, dtype=object) if not isinstance(buf, np.ndarray) else buf
             if arr.size != spec.size:
@@ -69,4 +67,4 @@ class V2ChunkCodec(ArrayBytesCodec):
         if flat.size != expected:
             raise CodecError(f"chunk decodes to {flat.size} bytes, expected {expected} for shape {spec.shape} of {dtype}")
         out = flat.view(dtype).reshape(spec.shape, order=self.order)
-        return out if dtype == spec.dtype else out.astype(spec.dtype)
+        return out

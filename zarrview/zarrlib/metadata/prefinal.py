@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..codecs import ChunkSpec, CodecPipeline, ShardLayout, V2ChunkCodec
+from ..codecs import CodecPipeline, ShardLayout, V2ChunkCodec
 from ..codecs.numcodecs_registry import make_numcodecs
 from ..dtypes import parse_v2_dtype
 from ..errors import MetadataError, UnsupportedFeatureError
@@ -79,7 +79,6 @@ def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
             n *= c
         stored = tuple(c * k for c, k in zip(chunks, cps))
         layout = ShardLayout(cps, "end", 16 * n, None)
-    ChunkSpec(chunks, dt, fill)
     description = codec.describe() + (f" in shards of {list(layout.chunks_per_shard)} chunks" if layout else "")
     return ArrayMetadata(
         zarr_format=3, shape=shape, dt=dt, fill_value=fill, stored_shape=stored, stored_key=key,

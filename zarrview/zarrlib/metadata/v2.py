@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..codecs import ChunkSpec, CodecPipeline, V2ChunkCodec
+from ..codecs import CodecPipeline, V2ChunkCodec
 from ..codecs.numcodecs_registry import make_numcodecs
 from ..dtypes import parse_v2_dtype
 from ..errors import MetadataError
@@ -52,7 +52,6 @@ def parse_array(doc: dict[str, Any], attrs: dict[str, Any], prefix: str, where: 
     dims = None
     if isinstance(names, list) and len(names) == len(shape) and all(isinstance(n, str) for n in names):
         dims = parse_dimension_names(names, len(shape), where)
-    ChunkSpec(chunks, dt, fill)  # validates construction early
     return ArrayMetadata(
         zarr_format=2, shape=shape, dt=dt, fill_value=fill, stored_shape=chunks, stored_key=key,
         read_pipeline=pipeline, read_shape=chunks, shard_layout=None, pipeline=pipeline,
