@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+import pytest
 
 # zarr-python warns about every data type without a stable v3 spec; the tests write those on purpose.
 warnings.filterwarnings("ignore", module=r"zarr\..*")
@@ -24,6 +25,16 @@ warnings.filterwarnings("ignore", message=r".*Consolidated metadata is currently
 
 
 # --------------------------------------------------------------------------- JSON documents
+
+
+#: marks shared by the conformance modules
+CONFORMANCE_MARKS = [
+    pytest.mark.timeout(120),
+    # the tests write data types and layouts without a stable spec on purpose
+    pytest.mark.filterwarnings("ignore::zarr.errors.ZarrFutureWarning"),
+    pytest.mark.filterwarnings("ignore::zarr.errors.ZarrUserWarning"),
+    pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning"),
+]
 
 
 def load_json(path: Path | str) -> Any:

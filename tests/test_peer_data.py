@@ -26,19 +26,14 @@ import zarr
 
 import zarrview.zarrlib as zl
 from conformance_helpers import (
+    CONFORMANCE_MARKS,
     assert_array_matches,
     assert_fill_value_equal,
     assert_same_dtype,
     to_expected_array,
 )
 
-pytestmark = [
-    pytest.mark.timeout(120),
-    # the tests write data types and layouts without a stable spec on purpose
-    pytest.mark.filterwarnings("ignore::zarr.errors.ZarrFutureWarning"),
-    pytest.mark.filterwarnings("ignore::zarr.errors.ZarrUserWarning"),
-    pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning"),
-]
+pytestmark = CONFORMANCE_MARKS
 
 PEER = Path(__file__).resolve().parents[2] / "shared" / "peer-data" / "zarrs"
 if not PEER.is_dir():

@@ -21,6 +21,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from conformance_helpers import (
+    CONFORMANCE_MARKS,
     assert_array_matches,
     assert_bits_equal,
     assert_fill_value_equal,
@@ -35,13 +36,7 @@ from conformance_helpers import (
     write_json,
 )
 
-pytestmark = [
-    pytest.mark.timeout(120),
-    # the tests write data types and layouts without a stable spec on purpose
-    pytest.mark.filterwarnings("ignore::zarr.errors.ZarrFutureWarning"),
-    pytest.mark.filterwarnings("ignore::zarr.errors.ZarrUserWarning"),
-    pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning"),
-]
+pytestmark = CONFORMANCE_MARKS
 
 DEFAULT = object()
 

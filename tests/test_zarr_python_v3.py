@@ -36,6 +36,7 @@ from zarr.codecs import (
 
 import zarrview.zarrlib as zl
 from conformance_helpers import (
+    CONFORMANCE_MARKS,
     assert_array_matches,
     assert_bits_equal,
     assert_fill_value_equal,
@@ -49,13 +50,7 @@ from conformance_helpers import (
     to_expected_array,
 )
 
-pytestmark = [
-    pytest.mark.timeout(120),
-    # the tests write data types and layouts without a stable spec on purpose
-    pytest.mark.filterwarnings("ignore::zarr.errors.ZarrFutureWarning"),
-    pytest.mark.filterwarnings("ignore::zarr.errors.ZarrUserWarning"),
-    pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning"),
-]
+pytestmark = CONFORMANCE_MARKS
 
 DEFAULT = object()  # "let zarr-python choose"
 
