@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from ..scheduling import ReadRequest, ReadResult, ReadScheduler
 from ..zarrlib import Array
 from .bridge import post
-from .display import dim_names, displayable, image_axes, selection_text
+from .display import dim_names, displayable, image_axes, percentile_levels, selection_text
 from .table_model import ArrayTable
 from .viewport import PlaneRead, plan_plane
 
@@ -447,10 +447,8 @@ class DataView(QWidget):
         img = self.oriented(data)
         first = self._auto_levels
         if first:
-            finite = img[np.isfinite(img)] if img.dtype.kind == "f" else img
-            lo, hi = (np.percentile(finite, (0.5, 99.5)) if finite.size else (0.0, 1.0))
             self.image.setImage(img, autoRange=False, autoLevels=False, axes=image_axes(img),
-                                levels=(float(lo), float(hi) if hi > lo else float(lo) + 1))
+                                levels=percentile_levels(img))
             self._auto_levels = False
         else:
             self.image.setImage(img, autoRange=False, autoLevels=False, axes=image_axes(img))
