@@ -15,15 +15,17 @@ from .errors import (
     NodeNotFoundError,
     ReadCancelled,
     StoreError,
+    StoreAccessError,
     StoreNotFoundError,
     UnsupportedFeatureError,
     UnsupportedSchemeError,
     ZarrError,
 )
 from .nodes import Array, ErrorNode, Group, Node
+from .reader import ChunkFailure
 
 __all__ = [
-    "open", "Array", "Group", "Node", "ErrorNode", "ChunkCache", "CancelToken",
-    "ZarrError", "StoreError", "StoreNotFoundError", "UnsupportedSchemeError", "NodeNotFoundError",
+    "open", "Array", "Group", "Node", "ErrorNode", "ChunkCache", "CancelToken", "ChunkFailure",
+    "ZarrError", "StoreError", "StoreAccessError", "StoreNotFoundError", "UnsupportedSchemeError", "NodeNotFoundError",
     "MetadataError", "UnsupportedFeatureError", "CodecError", "ChecksumError", "IndexingError", "ReadCancelled",
 ]

@@ -19,6 +19,10 @@ class StoreNotFoundError(StoreError):
     """The location does not exist or holds no Zarr metadata."""
 
 
+class StoreAccessError(StoreError):
+    """The server refused access (401/403): credentials are missing or not enough."""
+
+
 class UnsupportedSchemeError(StoreError):
     """No fsspec driver is installed for a URL scheme."""
 

@@ -15,7 +15,7 @@ from .cache import ChunkCache
 from .cancel import CancelToken
 from .errors import NodeNotFoundError, ZarrError
 from .hierarchy import Hierarchy, NodeDoc, join
-from .reader import ChunkReader, Progress
+from .reader import ChunkFailure, ChunkReader, Progress
 
 
 class Node:
@@ -169,9 +169,12 @@ class Array(Node):
         return self.reader.read(selection)
 
     def read(self, selection: Any = Ellipsis, *, cancel: CancelToken | None = None, cache: ChunkCache | None = None,
-             progress: Progress | None = None, executor: ThreadPoolExecutor | None = None) -> np.ndarray:
-        """``self[selection]`` with cancellation, a decoded-chunk cache and progress reports."""
-        return self.reader.read(selection, cancel=cancel, cache=cache, progress=progress, executor=executor)
+             progress: Progress | None = None, executor: ThreadPoolExecutor | None = None,
+             failures: list[ChunkFailure] | None = None) -> np.ndarray:
+        """``self[selection]`` with cancellation, a decoded-chunk cache, progress reports and,
+        given a ``failures`` list, unreadable chunks recorded there instead of raised."""
+        return self.reader.read(selection, cancel=cancel, cache=cache, progress=progress, executor=executor,
+                                failures=failures)
 
     def chunk_grid_shape(self) -> tuple[int, ...]:
         return tuple(-(-s // c) for s, c in zip(self.shape, self.chunks))

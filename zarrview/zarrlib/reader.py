@@ -12,8 +12,8 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections import OrderedDict, deque
+from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +24,7 @@ from .cache import ChunkCache
 from .cancel import CancelToken
 from .codecs.direct import direct_decoder
 from .codecs.sharding import EMPTY
-from .errors import CodecError, IndexingError, ReadCancelled, ZarrError
+from .errors import CodecError, IndexingError, ReadCancelled, StoreError, ZarrError
 from .indexing import dim_chunks, full_shape, normalize, out_shape
 from .metadata.model import ArrayMetadata
 from .storage.base import ByteRequest, Scratch, Store
@@ -75,6 +75,17 @@ class _Item:
     out: tuple[slice, ...]
     req: ByteRequest | None = None  # None: known to be missing (empty in its shard)
     data: Any = None
+    error: ZarrError | None = None  # fetching failed (kept when the caller collects failures)
+
+
+@dataclass(frozen=True)
+class ChunkFailure:
+    """A chunk that could not be read; its part of the result holds the fill value instead."""
+
+    key: str
+    coords: tuple[int, ...]  # read-chunk grid coordinates
+    box: tuple[tuple[int, int], ...]  # [start, stop) per dimension, in array coordinates
+    message: str
 
 
 class ChunkReader:
@@ -113,8 +124,22 @@ class ChunkReader:
 
     # -- reading ----------------------------------------------------------------------------
     def read(self, selection: Any, *, cancel: CancelToken | None = None, cache: ChunkCache | None = None,
-             progress: Progress | None = None, executor: ThreadPoolExecutor | None = None) -> np.ndarray:
+             progress: Progress | None = None, executor: ThreadPoolExecutor | None = None,
+             failures: list[ChunkFailure] | None = None) -> np.ndarray:
+        """The selection as an array. With a ``failures`` list, a chunk that cannot be fetched or
+        decoded is recorded there and left at the fill value; without one, it raises."""
         shape, final_shape, items = self.plan(selection)
+        fail_lock = threading.Lock()
+
+        def failed(item: _Item, error: ZarrError) -> None:
+            if failures is None:
+                raise error
+            key = item.req.key if item.req is not None else self.meta.stored_key(item.coords)
+            box = tuple((c * n, min((c + 1) * n, s)) for c, n, s in zip(item.coords, self.meta.read_shape, self.meta.shape))
+            out[item.out] = self.meta.fill
+            with fail_lock:
+                failures.append(ChunkFailure(key, item.coords, box, str(error)))
+
         out = np.empty(shape, dtype=self.meta.dtype)
         total = len(items)
         done = [0]
@@ -138,7 +163,7 @@ class ChunkReader:
         if todo:
             self._check(cancel)
             if self.meta.shard_layout is not None:
-                self._locate_in_shards(todo)
+                self._locate_in_shards(todo, cancel)
             else:
                 for item in todo:
                     item.req = ByteRequest(self.meta.stored_key(item.coords))
@@ -148,17 +173,39 @@ class ChunkReader:
             else:  # byte-adjacent inner chunks of a shard: one read each run, inside the task
                 units = self._units(todo)
 
-            def task(batch: list[list[_Item]]) -> None:
-                for unit in batch:
-                    self._check(cancel)
-                    if len(unit) > 1:
-                        self._fetch_unit(unit)
-                    for item in unit:
-                        self._read_item(item, out, cache)
-                        tick()
+            queue = deque(sorted(units, key=_unit_order))
+
+            def task() -> None:
+                # workers pull units one at a time: the cores finish together however
+                # unevenly the units cost (a fixed split left one core idle up to a batch)
+                while True:
+                    try:
+                        unit = queue.popleft()
+                    except IndexError:
+                        return
+                    try:
+                        self._check(cancel)
+                        if len(unit) > 1:
+                            try:
+                                self._fetch_unit(unit)
+                            except (StoreError, CodecError) as e:
+                                for item in unit:
+                                    item.error = e
+                        for item in unit:
+                            if item.error is not None:
+                                failed(item, item.error)
+                            else:
+                                try:
+                                    self._read_item(item, out, cache)
+                                except (StoreError, CodecError) as e:
+                                    failed(item, e)
+                            tick()
+                    except BaseException:
+                        queue.clear()  # the read has failed: the other workers stop too
+                        raise
 
             pool = executor or default_executor()
-            self._run(task, _batches(units, getattr(pool, "_max_workers", 2)), cancel, pool)
+            self._run(task, min(len(units), getattr(pool, "_max_workers", 2)), pool)
         return out.reshape(final_shape)
 
     @staticmethod
@@ -193,12 +240,12 @@ class ChunkReader:
                                  f"of the shard (bytes {it.req.start}-{it.req.stop})")
             it.data = memoryview(data)[lo:hi]
 
-    def _run(self, task: Callable[[list[list[_Item]]], None], batches: Sequence[list[list[_Item]]], cancel: CancelToken | None,
-             pool: ThreadPoolExecutor) -> None:
-        if len(batches) == 1:
-            task(batches[0])
+    @staticmethod
+    def _run(task: Callable[[], None], workers: int, pool: ThreadPoolExecutor) -> None:
+        if workers <= 1:
+            task()
             return
-        futures: list[Future[None]] = [pool.submit(task, batch) for batch in batches]
+        futures: list[Future[None]] = [pool.submit(task) for _ in range(workers)]
         finished, pending = wait(futures, return_when=FIRST_EXCEPTION)
         errors = [f.exception() for f in finished if f.exception() is not None]
         if errors:
@@ -287,12 +334,15 @@ class ChunkReader:
                 it.req = ByteRequest(self.meta.alt_stored_key(it.coords), it.req.start, it.req.stop)
         groups = merge_ranges([it.req for it in wanted])  # type: ignore[misc]
         self._check(cancel)
-        results = self.store.get_many([g for g, _ in groups])
+        results = self.store.get_many_settled([g for g, _ in groups], cancel)
         for (group, members), data in zip(groups, results):
             for idx in members:
                 it = wanted[idx]
                 req = it.req
                 assert req is not None
+                if isinstance(data, StoreError):
+                    it.error = data
+                    continue
                 if data is None:
                     it.data = None
                     it.req = None if self.meta.alt_stored_key is None else it.req
@@ -302,23 +352,24 @@ class ChunkReader:
                 else:
                     lo, hi = req.start - group.start, req.stop - group.start  # type: ignore[operator]
                     if hi > len(data):
-                        raise CodecError(f"{self._chunk_name(req.key, it.coords)}: the shard index points past "
-                                         f"the end of the shard (bytes {req.start}-{req.stop})")
+                        it.error = CodecError(f"{self._chunk_name(req.key, it.coords)}: the shard index points past "
+                                              f"the end of the shard (bytes {req.start}-{req.stop})")
+                        continue
                     it.data = memoryview(data)[lo:hi]
         for it in wanted:  # v2 undeclared nested keys: fall back one by one
-            if it.data is None and it.req is not None and self.meta.alt_stored_key is not None:
+            if it.error is None and it.data is None and it.req is not None and self.meta.alt_stored_key is not None:
                 it.data = self._fetch_one(it)
                 if it.data is None:
                     it.req = None
 
-    def _locate_in_shards(self, items: list[_Item]) -> None:
+    def _locate_in_shards(self, items: list[_Item], cancel: CancelToken | None = None) -> None:
         layout = self.meta.shard_layout
         assert layout is not None
         cps = layout.chunks_per_shard
         by_shard: dict[tuple[int, ...], list[_Item]] = {}
         for item in items:
             by_shard.setdefault(tuple(c // n for c, n in zip(item.coords, cps)), []).append(item)
-        indexes = self._shard_indexes(list(by_shard))
+        indexes = self._shard_indexes(list(by_shard), cancel)
         strides = [1] * len(cps)
         for d in range(len(cps) - 2, -1, -1):
             strides[d] = strides[d + 1] * cps[d + 1]
@@ -327,6 +378,10 @@ class ChunkReader:
             index = indexes[shard]
             key = self.meta.stored_key(shard)
             for item in members:
+                if isinstance(index, ZarrError):
+                    item.req = ByteRequest(key)
+                    item.error = index
+                    continue
                 if index is None:
                     item.req = None
                     continue
@@ -340,11 +395,13 @@ class ChunkReader:
                 else:
                     item.req = ByteRequest(key, offset, offset + nbytes)
 
-    def _shard_indexes(self, shards: list[tuple[int, ...]]) -> dict[tuple[int, ...], list[list[int]] | None]:
-        """Per shard, its index as Python ints ([offset, nbytes] per inner chunk), or None if absent."""
+    def _shard_indexes(self, shards: list[tuple[int, ...]], cancel: CancelToken | None = None
+                       ) -> dict[tuple[int, ...], list[list[int]] | None | ZarrError]:
+        """Per shard, its index as Python ints ([offset, nbytes] per inner chunk), None if absent,
+        or the error that kept it from being read (such shards are not cached)."""
         layout = self.meta.shard_layout
         assert layout is not None
-        found: dict[tuple[int, ...], list[list[int]] | None] = {}
+        found: dict[tuple[int, ...], list[list[int]] | None | ZarrError] = {}
         missing: list[tuple[int, ...]] = []
         with self._lock:
             for s in shards:
@@ -358,34 +415,35 @@ class ChunkReader:
         n = layout.index_nbytes
         reqs = [ByteRequest(self.meta.stored_key(s), 0, n) if layout.index_location == "start"
                 else ByteRequest(self.meta.stored_key(s), -n) for s in missing]
-        results = self.store.get_many(reqs) if self.store.prefers_batches else [self.store.get_range(r) for r in reqs]
+        results = self.store.get_many_settled(reqs, cancel)
         for s, req, data in zip(missing, reqs, results):
-            index = None
-            if data is not None:
-                if len(data) < n:
-                    raise CodecError(f"shard {req.key} of {self.path}: {len(data)} bytes cannot hold its {n}-byte index")
-                try:
-                    index = layout.decode_index(data).tolist()
-                except CodecError as e:
-                    raise type(e)(f"index of shard {req.key} of {self.path}: {e}") from e
-            found[s] = index
+            found[s] = self._parse_index(req, data)
         with self._lock:
             for s in missing:
-                self._indexes[s] = found[s]
+                if not isinstance(found[s], ZarrError):
+                    self._indexes[s] = found[s]  # type: ignore[assignment]
             while len(self._indexes) > self.INDEX_CACHE_ENTRIES:
                 self._indexes.popitem(last=False)
         return found
 
+    def _parse_index(self, req: ByteRequest, data: bytes | None | StoreError) -> list[list[int]] | None | ZarrError:
+        layout = self.meta.shard_layout
+        assert layout is not None
+        n = layout.index_nbytes
+        if data is None or isinstance(data, StoreError):
+            return data
+        if len(data) < n:
+            return CodecError(f"shard {req.key} of {self.path}: {len(data)} bytes cannot hold its {n}-byte index")
+        try:
+            return layout.decode_index(data).tolist()  # type: ignore[no-any-return]
+        except CodecError as e:
+            return type(e)(f"index of shard {req.key} of {self.path}: {e}")
 
-def _batches(units: list[list[_Item]], workers: int) -> list[list[list[_Item]]]:
-    """Split work into a few tasks per worker: enough to balance, few enough that task overhead
-    (a future, a lock, a wake-up) stays small next to decoding."""
-    n = min(len(units), max(1, workers) * 4)
-    if n <= 1:
-        return [units]
-    ordered = sorted(units, key=lambda u: (u[0].req.key, u[0].req.start or 0) if u[0].req else ("", 0))
-    size = -(-len(ordered) // n)
-    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
+
+def _unit_order(unit: list[_Item]) -> tuple[str, int]:
+    """Store order, so that reads of one file follow each other."""
+    req = unit[0].req
+    return (req.key, req.start or 0) if req is not None else ("", 0)
 
 
 def merge_ranges(reqs: list[ByteRequest]) -> list[tuple[ByteRequest, list[int]]]:

@@ -14,13 +14,12 @@ from typing import Any
 import numpy as np
 from numcodecs import Blosc, Zstd
 
-from ..errors import CodecError
 from .base import Buffer, ChunkSpec
 from .blosc import BloscCodec
 from .bytes_codec import BytesCodec
 from .pipeline import CodecPipeline
 from .v2_chunk import V2ChunkCodec
-from .zstd import ZstdCodec, frame_content_size
+from .zstd import ZstdCodec, zstd_decode_into
 
 DecodeInto = Callable[[Buffer, np.ndarray], bool]
 
@@ -48,15 +47,7 @@ class DirectDecoder:
 
 def _numcodecs_into(codec: Any) -> DecodeInto | None:
     if isinstance(codec, Zstd):
-        def zstd_into(data: Buffer, out: np.ndarray) -> bool:
-            if frame_content_size(data) != out.nbytes:
-                return False
-            try:
-                codec.decode(data, out=out)
-            except (RuntimeError, ValueError, MemoryError) as e:
-                raise CodecError(f"zstd: {e}") from e
-            return True
-        return zstd_into
+        return lambda data, out: zstd_decode_into(codec, data, out)
     if isinstance(codec, Blosc):
         return BloscCodec({}).decode_into
     return None

@@ -9,6 +9,7 @@ from numcodecs import Zstd
 
 from ..errors import CodecError
 from .base import Buffer, BytesBytesCodec, configuration
+from .libzstd import decoder as libzstd_decoder
 
 
 class ZstdCodec(BytesBytesCodec):
@@ -28,13 +29,7 @@ class ZstdCodec(BytesBytesCodec):
         return f"zstd({self.level}{', checksum' if self.checksum else ''})"
 
     def decode_into(self, data: Buffer, out: np.ndarray) -> bool:
-        if frame_content_size(data) != out.nbytes:
-            return False
-        try:
-            self._codec.decode(data, out=out)
-        except (RuntimeError, ValueError, MemoryError) as e:
-            raise CodecError(f"zstd: {e}") from e
-        return True
+        return zstd_decode_into(self._codec, data, out)
 
     def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
         declared = frame_content_size(data)
@@ -47,6 +42,21 @@ class ZstdCodec(BytesBytesCodec):
 
 
 _MAGIC = 0xFD2FB528
+
+
+def zstd_decode_into(codec: Zstd, data: Buffer, out: np.ndarray) -> bool:
+    """Decode one frame into ``out`` (libzstd with a reused context when present); False: size differs."""
+    if frame_content_size(data) != out.nbytes:
+        return False
+    fast = libzstd_decoder()
+    if fast is not None and out.flags.c_contiguous:
+        fast(data, out)
+        return True
+    try:
+        codec.decode(data, out=out)
+    except (RuntimeError, ValueError, MemoryError) as e:
+        raise CodecError(f"zstd: {e}") from e
+    return True
 
 
 def frame_content_size(data: Buffer) -> int | None:

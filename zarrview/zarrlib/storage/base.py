@@ -11,6 +11,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..cancel import CancelToken
+from ..errors import StoreError
+
 
 @dataclass(frozen=True, slots=True)
 class ByteRequest:
@@ -73,9 +76,27 @@ class Store(ABC):
         """
         return self.get_range(req)
 
-    def get_many(self, reqs: Sequence[ByteRequest]) -> list[bytes | None]:
+    def get_many(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None) -> list[bytes | None]:
         """Answers in request order; missing keys give None."""
-        return [self.get_range(r) for r in reqs]
+        out: list[bytes | None] = []
+        for r in reqs:
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            out.append(self.get_range(r))
+        return out
+
+    def get_many_settled(self, reqs: Sequence[ByteRequest],
+                         cancel: CancelToken | None = None) -> list[bytes | None | StoreError]:
+        """Like ``get_many``, but a request that fails gives its StoreError in its place."""
+        out: list[bytes | None | StoreError] = []
+        for r in reqs:
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            try:
+                out.append(self.get_range(r))
+            except StoreError as e:
+                out.append(e)
+        return out
 
     @property
     def can_list(self) -> bool:

@@ -1,79 +1,225 @@
-"""Any fsspec filesystem (http, s3, gcs, memory, ...) as a store.
+"""Any fsspec filesystem (s3, gcs, http, memory, ...) as a store.
 
-fsspec is the field's standard for remote bytes; batching goes through ``cat_ranges`` so an
-async filesystem keeps many requests in flight at once.
+fsspec is the field's standard for remote bytes. A remote read is dominated by round
+trips, so a batch of ranges is gathered on fsspec's event loop with many requests in
+flight at once (I/O concurrency, separate from the decode pool); the caller's thread waits
+and can abandon the batch through a cancellation token. Each request is retried on
+transient failures (:mod:`.retry`); servers that ignore ``Range`` or refuse suffix ranges
+are detected from what they answer and handled from then on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import concurrent.futures
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ..errors import StoreError
-from .base import ByteRequest, Store
+from ..cancel import CancelToken
+from ..errors import ReadCancelled, StoreAccessError, StoreError
+from .base import ByteRequest, Store, slice_range
+from .retry import RetryPolicy, http_status, is_transient
 
-_MISSING = (FileNotFoundError, KeyError)
+_MISSING = (FileNotFoundError, KeyError, IsADirectoryError)
+#: answers to a suffix range that mean "not this way" rather than "no such object"
+_RANGE_REFUSED = frozenset({400, 405, 416, 501})
+_WHOLE_CACHE_BYTES = 256 << 20
+
+Settled = bytes | None | StoreError
 
 
 class FsspecStore(Store):
     prefers_batches = True
 
-    def __init__(self, fs: Any, root: str, url: str) -> None:
+    def __init__(self, fs: Any, root: str, url: str, *, retry: RetryPolicy | None = None,
+                 io_concurrency: int = 32) -> None:
         super().__init__(url)
         self.fs = fs
         self.root = root.rstrip("/")
-        self._listable = not _is_http(fs)
+        self.retry = retry or RetryPolicy()
+        self.io_concurrency = max(1, io_concurrency)
+        self.ignores_ranges = False  # learned: the server answers ranged requests with whole objects
+        self.refuses_suffix = False  # learned: the server rejects "bytes=-N"
+        self._semaphore: asyncio.Semaphore | None = None
+        self._whole: OrderedDict[str, bytes] = OrderedDict()  # whole objects, when ranges are ignored
+        self._whole_pending: dict[str, asyncio.Future[bytes | None]] = {}
 
+    # -- addressing -------------------------------------------------------------------------
     def _path(self, key: str) -> str:
         return f"{self.root}/{key}" if self.root else key
 
-    def _fail(self, what: str, e: BaseException) -> StoreError:
-        return StoreError(f"cannot read {what} from {self.url}: {type(e).__name__}: {e}")
+    def key_url(self, key: str) -> str:
+        return f"{self.url.rstrip('/')}/{key}"
 
+    # -- the synchronous API ----------------------------------------------------------------
     def get(self, key: str) -> bytes | None:
-        try:
-            return self.fs.cat_file(self._path(key))
-        except _MISSING:
-            return None
-        except IsADirectoryError:
-            return None
-        except Exception as e:  # fsspec drivers raise many unrelated types
-            raise self._fail(key, e) from e
+        return self.get_range(ByteRequest(key))
 
     def get_range(self, req: ByteRequest) -> bytes | None:
-        if req.start is None:
-            return self.get(req.key)
-        try:
-            return self.fs.cat_file(self._path(req.key), start=req.start, end=req.stop)
-        except _MISSING:
-            return None
-        except Exception as e:
-            raise self._fail(req.describe(), e) from e
+        return self.get_many([req])[0]
 
-    def get_many(self, reqs: Sequence[ByteRequest]) -> list[bytes | None]:
-        if len(reqs) <= 1:
-            return [self.get_range(r) for r in reqs]
-        paths = [self._path(r.key) for r in reqs]
-        starts = [r.start for r in reqs]
-        stops = [r.stop for r in reqs]
-        try:
-            results = self.fs.cat_ranges(paths, starts, stops, on_error="return")
-        except Exception as e:
-            raise self._fail(f"{len(reqs)} keys", e) from e
+    def get_many(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None) -> list[bytes | None]:
         out: list[bytes | None] = []
-        for req, res in zip(reqs, results):
-            if isinstance(res, _MISSING):
-                out.append(None)
-            elif isinstance(res, BaseException):
-                raise self._fail(req.describe(), res) from res
-            else:
-                out.append(res)
+        for res in self.get_many_settled(reqs, cancel):
+            if isinstance(res, StoreError):
+                raise res
+            out.append(res)
         return out
 
-    @property
-    def can_list(self) -> bool:
-        return self._listable
+    def get_many_settled(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None) -> list[Settled]:
+        """Every answer in request order: bytes, None (missing) or the StoreError of that request."""
+        if not reqs:
+            return []
+        return self._run(lambda: self._gather(list(reqs)), cancel)
 
+    # -- running on fsspec's loop -----------------------------------------------------------
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        if getattr(self.fs, "async_impl", False) and getattr(self.fs, "loop", None) is not None:
+            return self.fs.loop  # type: ignore[no-any-return]
+        from fsspec.asyn import get_loop
+        return get_loop()
+
+    def _run(self, make: Callable[[], Awaitable[list[Any]]], cancel: CancelToken | None) -> list[Any]:
+        async def main() -> list[Any]:
+            return await make()
+
+        future = asyncio.run_coroutine_threadsafe(main(), self._loop())
+        while True:
+            try:
+                return future.result(timeout=0.05 if cancel is not None else None)
+            except concurrent.futures.TimeoutError:
+                if cancel is not None and cancel.cancelled:
+                    future.cancel()  # cancels every request of the batch still in flight
+                    raise ReadCancelled(f"read from {self.url} cancelled") from None
+
+    async def _gather(self, reqs: list[ByteRequest]) -> list[Settled]:
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.io_concurrency)
+        return list(await asyncio.gather(*(self._fetch(r) for r in reqs)))
+
+    # -- one request ------------------------------------------------------------------------
+    async def _fetch(self, req: ByteRequest) -> Settled:
+        delays = self.retry.delays()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                assert self._semaphore is not None
+                async with self._semaphore:
+                    return await asyncio.wait_for(self._answer(req), self.retry.timeout)
+            except _MISSING:
+                return None
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # fsspec drivers raise many unrelated types
+                if is_transient(e):
+                    delay = next(delays, None)
+                    if delay is not None:
+                        await asyncio.sleep(delay)
+                        continue
+                return self._error(req, e, attempt)
+
+    def _error(self, req: ByteRequest, e: BaseException, attempts: int) -> StoreError:
+        where = self.key_url(req.key) + req.describe()[len(req.key):]
+        status = http_status(e)
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        if isinstance(e, (asyncio.TimeoutError, TimeoutError)):
+            return StoreError(f"{where}: no answer within {self.retry.timeout:g} s{tries}")
+        if isinstance(e, PermissionError) or status in (401, 403):
+            return StoreAccessError(f"{where}: access denied ({status or 403}); check credentials or use anonymous access")
+        detail = f"HTTP {status}" if status is not None else f"{type(e).__name__}: {e}"
+        return StoreError(f"{where}: {detail}{tries}")
+
+    async def _cat(self, path: str, start: int | None = None, stop: int | None = None) -> bytes:
+        if getattr(self.fs, "async_impl", False):
+            return bytes(await self.fs._cat_file(path, start=start, end=stop))
+        return bytes(await asyncio.to_thread(self.fs.cat_file, path, start=start, end=stop))
+
+    async def _size(self, path: str) -> int:
+        if getattr(self.fs, "async_impl", False):
+            info = await self.fs._info(path)
+        else:
+            info = await asyncio.to_thread(self.fs.info, path)
+        size = info.get("size")
+        if size is None:
+            raise StoreError(f"{path}: the server reports no size, needed to read its end")
+        return int(size)
+
+    async def _answer(self, req: ByteRequest) -> bytes:
+        path = self._path(req.key)
+        if req.start is None:
+            return await self._cat(path)
+        if self.ignores_ranges:
+            return slice_range(await self._whole_object(path), req)
+        if req.start < 0:
+            return await self._suffix(path, req)
+        if req.stop is not None and req.stop <= req.start:
+            return b""
+        data = await self._cat(path, req.start, req.stop)
+        if req.stop is not None and len(data) > req.stop - req.start:
+            self._learned_whole(path, data)  # a 200 with the whole object: Range was ignored
+            return data[req.start:req.stop]
+        return data
+
+    async def _suffix(self, path: str, req: ByteRequest) -> bytes:
+        assert req.start is not None
+        want = -req.start
+        if not self.refuses_suffix:
+            try:
+                data = await self._cat(path, req.start)
+            except Exception as e:
+                if http_status(e) not in _RANGE_REFUSED:
+                    raise
+                self.refuses_suffix = True
+            else:
+                if len(data) > want:
+                    self._learned_whole(path, data)
+                    return data[-want:]
+                return data
+        size = await self._size(path)
+        return await self._cat(path, max(0, size - want), size) if size else b""
+
+    def _learned_whole(self, path: str, data: bytes) -> None:
+        self.ignores_ranges = True
+        self._keep_whole(path, data)
+
+    def _keep_whole(self, path: str, data: bytes) -> None:
+        self._whole[path] = data
+        self._whole.move_to_end(path)
+        total = sum(len(v) for v in self._whole.values())
+        while total > _WHOLE_CACHE_BYTES and len(self._whole) > 1:
+            _, dropped = self._whole.popitem(last=False)
+            total -= len(dropped)
+
+    async def _whole_object(self, path: str) -> bytes:
+        """Each object once, however many ranges of it are wanted at the same time."""
+        if path in self._whole:
+            self._whole.move_to_end(path)
+            return self._whole[path]
+        pending = self._whole_pending.get(path)
+        if pending is not None:
+            data = await asyncio.shield(pending)
+            assert data is not None
+            return data
+        future: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
+        self._whole_pending[path] = future
+        try:
+            data = await self._cat(path)
+        except BaseException as e:
+            if isinstance(e, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(e)
+                future.exception()  # retrieved: waiters re-raise it, asyncio need not log it
+            raise
+        finally:
+            self._whole_pending.pop(path, None)
+        future.set_result(data)
+        self._keep_whole(path, data)
+        return data
+
+    # -- listing ----------------------------------------------------------------------------
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
         base = self._path(prefix.rstrip("/")) if prefix else self.root
         try:
@@ -81,7 +227,7 @@ class FsspecStore(Store):
         except _MISSING:
             return [], []
         except Exception as e:
-            raise self._fail(f"the listing of {prefix or '/'}", e) from e
+            raise self._error(ByteRequest(prefix or ""), e, 1) from e
         keys: list[str] = []
         dirs: list[str] = []
         for entry in entries:
@@ -92,14 +238,15 @@ class FsspecStore(Store):
         return sorted(set(keys)), sorted(set(dirs))
 
     def size(self, key: str) -> int | None:
-        try:
-            return int(self.fs.size(self._path(key)))
-        except _MISSING:
-            return None
-        except Exception as e:
-            raise self._fail(key, e) from e
+        async def one() -> list[Any]:
+            try:
+                return [await self._size(self._path(key))]
+            except _MISSING:
+                return [None]
+            except Exception as e:
+                return [self._error(ByteRequest(key), e, 1)]
 
-
-def _is_http(fs: Any) -> bool:
-    protocol = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
-    return any(p in ("http", "https") for p in protocol)
+        res = self._run(one, None)[0]
+        if isinstance(res, StoreError):
+            raise res
+        return None if res is None else int(res)

@@ -14,7 +14,10 @@ from typing import Any
 from ..errors import StoreError, StoreNotFoundError, UnsupportedSchemeError
 from .base import Store
 from .fsspec_store import FsspecStore
+from .http_store import HttpStore
 from .local import LocalStore
+from .credentials import anonymous_unless_credentials
+from .retry import RetryPolicy
 from .zip import ZipStore
 
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
@@ -50,8 +53,29 @@ def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Stor
         raise StoreNotFoundError(f"{path} does not exist")
     if loc.lower().split("?", 1)[0].endswith(".zip"):
         return _open_zip(loc, storage_options)
-    fs, root = _filesystem(m.group(1).lower(), loc, storage_options)
-    return FsspecStore(fs, root, loc)
+    scheme = m.group(1).lower()
+    options = dict(storage_options)
+    retry, io_concurrency = _io_options(options, loc)
+    fs, root = _filesystem(scheme, loc, options)
+    cls = HttpStore if scheme in ("http", "https") else FsspecStore
+    return cls(fs, root, loc, retry=retry, io_concurrency=io_concurrency)
+
+
+#: options zarrlib itself takes (all others go to the fsspec driver)
+IO_OPTIONS = ("io_retries", "io_timeout", "io_concurrency")
+
+
+def _io_options(options: dict[str, Any], url: str) -> tuple[RetryPolicy, int]:
+    """Pop zarrlib's own I/O options: tries per request, seconds per try, requests in flight."""
+    try:
+        attempts = int(options.pop("io_retries", RetryPolicy.attempts))
+        timeout = float(options.pop("io_timeout", RetryPolicy.timeout))
+        concurrency = int(options.pop("io_concurrency", 32))
+    except (TypeError, ValueError) as e:
+        raise StoreError(f"cannot open {url}: bad I/O option ({e})") from None
+    if attempts < 1 or timeout <= 0 or concurrency < 1:
+        raise StoreError(f"cannot open {url}: io_retries, io_timeout and io_concurrency must be positive")
+    return RetryPolicy(attempts=attempts, timeout=timeout), concurrency
 
 
 def _filesystem(scheme: str, url: str, options: dict[str, Any]) -> tuple[Any, str]:
@@ -64,6 +88,7 @@ def _filesystem(scheme: str, url: str, options: dict[str, Any]) -> tuple[Any, st
         extra = _EXTRAS.get(scheme)
         hint = f"; install {extra}" if extra else ""
         raise UnsupportedSchemeError(f"cannot open {url}: no driver for '{scheme}://'{hint}") from e
+    options = anonymous_unless_credentials(scheme, options)
     try:
         return url_to_fs(url, **options)
     except Exception as e:  # drivers validate options in their own ways
@@ -77,6 +102,8 @@ def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
         if not path.is_file():
             raise StoreNotFoundError(f"{path} does not exist")
         return ZipStore(open(path, "rb"), str(path.resolve()))
+    options = dict(options)
+    _io_options(options, url)
     fs, root = _filesystem(m.group(1).lower(), url, options)
     try:
         f = fs.open(root, "rb")

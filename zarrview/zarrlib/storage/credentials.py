@@ -1,0 +1,50 @@
+"""Anonymous access to public buckets unless the user has credentials.
+
+Most Zarr data in S3 and GCS is public, and s3fs/gcsfs would otherwise fail (or wait on
+cloud metadata endpoints) looking for credentials a scientist never set up. Only cheap,
+local sources are checked — environment variables and the SDKs' credential files — never a
+network endpoint; passing ``anon=False`` (S3) or a ``token`` (GCS) overrides the guess.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+_S3_OPTIONS = ("anon", "key", "secret", "token", "profile", "session", "username", "password")
+_AWS_ENV = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
+
+
+def _aws_credentials_found() -> bool:
+    if any(os.environ.get(name) for name in _AWS_ENV):
+        return True
+    files = [os.environ.get("AWS_SHARED_CREDENTIALS_FILE"), os.environ.get("AWS_CONFIG_FILE"),
+             "~/.aws/credentials", "~/.aws/config"]
+    for name in files:
+        if not name:
+            continue
+        try:
+            text = Path(name).expanduser().read_text(errors="replace")
+        except OSError:
+            continue
+        if "aws_access_key_id" in text or "credential_process" in text or "sso_" in text or "role_arn" in text:
+            return True
+    return False
+
+
+def _gcp_credentials_found() -> bool:
+    if os.environ.get("GOOGLE_APPLICATION_CREDENTIALS"):
+        return True
+    config = Path(os.environ.get("CLOUDSDK_CONFIG") or "~/.config/gcloud").expanduser()
+    return (config / "application_default_credentials.json").is_file()
+
+
+def anonymous_unless_credentials(scheme: str, options: dict[str, Any]) -> dict[str, Any]:
+    if scheme in ("s3", "s3a") and not any(k in options for k in _S3_OPTIONS):
+        if not _aws_credentials_found():
+            return {**options, "anon": True}
+    if scheme in ("gs", "gcs") and "token" not in options and not _gcp_credentials_found():
+        return {**options, "token": "anon"}
+    return options
