@@ -1,7 +1,9 @@
-"""A loopback HTTP server for tests: byte ranges, no directory listing, request log.
+"""A loopback HTTP server for tests: byte ranges, no directory listing, request log, faults.
 
 Bound to 127.0.0.1 on a free port, run in a daemon thread and shut down by the fixture, so
-tests never reach beyond this machine and never leave a server behind.
+tests never reach beyond this machine and never leave a server behind. ``Faults`` makes it
+misbehave the ways real servers do: slow answers, 5xx, connections dropped mid-body, Range
+ignored, suffix ranges refused, fixed statuses for chosen keys.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,10 +23,33 @@ _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 
 
 @dataclass
+class Faults:
+    delay: float = 0.0  # seconds before every answer to a path containing ``delay_match``
+    delay_match: str = ""
+    fail_5xx: int = 0  # answer this many requests matching ``fail_match`` with ``fail_status``
+    fail_match: str = ""
+    fail_status: int = 500
+    drop: int = 0  # cut this many bodies matching ``drop_match`` off halfway and close
+    drop_match: str = ""
+    ignore_range: bool = False  # 200 with the whole object whatever the Range
+    refuse_suffix: bool = False  # 416 for "bytes=-N"
+    status: dict[str, int] = field(default_factory=dict)  # path suffix -> fixed status
+
+    def take(self, counter: str, path: str, match: str) -> bool:
+        """Whether this request gets the fault; counts down ``counter``."""
+        if getattr(self, counter) > 0 and match in path:
+            setattr(self, counter, getattr(self, counter) - 1)
+            return True
+        return False
+
+
+@dataclass
 class ServerState:
     root: Path
     log: list[tuple[str, str, str | None]] = field(default_factory=list)  # (method, path, Range)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    faults: Faults = field(default_factory=Faults)
+    roots: tuple[Path, ...] = ()  # with roots, URL paths are absolute file paths below one of them
 
     def requests(self, method: str | None = None) -> list[tuple[str, str, str | None]]:
         with self.lock:
@@ -43,10 +69,37 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
 
         def _file(self) -> Path | None:
             rel = unquote(self.path.split("?", 1)[0]).lstrip("/")
+            if state.roots:
+                path = Path("/" + rel).resolve()
+                if not any(r in path.parents for r in state.roots):
+                    return None
+                return path if path.is_file() else None
             path = (state.root / rel).resolve()
             if state.root.resolve() not in path.parents and path != state.root.resolve():
                 return None
             return path if path.is_file() else None
+
+        def _status(self, code: int) -> None:
+            self.send_response(code)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def _fault(self) -> bool:
+            """Answer with a fault instead of the object; True when one was sent."""
+            f = state.faults
+            with state.lock:
+                delay = f.delay if f.delay and f.delay_match in self.path else 0.0
+                fixed = next((code for suffix, code in f.status.items() if self.path.endswith(suffix)), None)
+                fail = fixed is None and f.take("fail_5xx", self.path, f.fail_match)
+            if delay:
+                time.sleep(delay)
+            if fixed is not None:
+                self._status(fixed)
+                return True
+            if fail:
+                self._status(f.fail_status)
+                return True
+            return False
 
         def do_HEAD(self) -> None:  # noqa: N802
             self._serve(body=False)
@@ -58,6 +111,13 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             rng = self.headers.get("Range")
             with state.lock:
                 state.log.append((self.command, self.path, rng))
+            if self._fault():
+                return
+            if state.faults.ignore_range:
+                rng = None
+            if rng and state.faults.refuse_suffix and rng.strip().startswith("bytes=-"):
+                self._status(416)
+                return
             path = self._file()
             if path is None:
                 self.send_response(404)
@@ -95,15 +155,28 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             if body:
                 with open(path, "rb") as f:
                     f.seek(start)
-                    self.wfile.write(f.read(stop - start))
+                    payload = f.read(stop - start)
+                with state.lock:
+                    drop = state.faults.take("drop", self.path, state.faults.drop_match)
+                if drop:  # half the promised body, then hang up
+                    self.wfile.write(payload[: len(payload) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                self.wfile.write(payload)
 
     return Handler
 
 
 @contextmanager
-def serve(root: Path) -> Iterator[tuple[str, ServerState]]:
-    """Serve ``root`` at ``http://127.0.0.1:<port>``; yields (base URL, request log)."""
-    state = ServerState(Path(root))
+def serve(root: Path, faults: Faults | None = None,
+          roots: tuple[Path, ...] = ()) -> Iterator[tuple[str, ServerState]]:
+    """Serve ``root`` at ``http://127.0.0.1:<port>``; yields (base URL, request log).
+
+    With ``roots``, the URL path is an absolute file path, served when below one of them.
+    """
+    state = ServerState(Path(root), faults=faults or Faults(), roots=tuple(Path(r).resolve() for r in roots))
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)

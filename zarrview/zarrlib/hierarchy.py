@@ -85,8 +85,21 @@ class Hierarchy:
         if implicit is not None:
             return implicit
         if path == "/":
+            if "://" in self.store.url and not self.store.url.startswith("file:"):
+                raise StoreNotFoundError(f"no Zarr metadata at {self.store.key_url('zarr.json')} "
+                                         "(404; no .zgroup or .zarray either)")
             raise StoreNotFoundError(f"no Zarr metadata at {self.store.url} (no zarr.json, .zgroup or .zarray)")
         raise NodeNotFoundError(f"no Zarr node at {path} in {self.store.url}")
+
+    def load_member(self, path: str) -> NodeDoc:
+        """A node found by listing a group. On remote stores the consolidated copy is used when
+        there is one (a request per child would make listing cost one round trip per node);
+        reaching a node by its path always reads it directly."""
+        if self.store.prefers_batches:
+            cons = self._consolidated_entry(path)
+            if cons is not None:
+                return cons
+        return self.load(path)
 
     def _try_v3(self, path: str) -> NodeDoc | None:
         key = prefix_of(path) + "zarr.json"

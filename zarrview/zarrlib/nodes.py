@@ -79,7 +79,7 @@ class Group(Node):
         for name in self.member_names():
             path = join(self.path, name)
             try:
-                out.append(make_node(self._h, self._h.load(path)))
+                out.append(make_node(self._h, self._h.load_member(path)))
             except NodeNotFoundError:
                 continue
             except ZarrError as e:

@@ -1,0 +1,122 @@
+"""Exactly how many requests a remote read costs, counted by the loopback server.
+
+Latency, not bandwidth, rules remote viewing, so the request counts are the contract:
+opening a v3 array is one request, a plane of a chunked array is one request per chunk
+(sent together), a region of a sharded array is one index request per shard (then cached)
+plus one ranged request per run of byte-adjacent inner chunks. Expected counts come from
+the chunk grid and from the shard indexes as zarr-python wrote them, read here with numpy.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+import zarrview.zarrlib as zl
+from http_server import serve
+
+pytestmark = pytest.mark.timeout(60)
+
+DATA = np.arange(4 * 64 * 48, dtype="<u2").reshape(4, 64, 48)
+SHARDS, INNER = (2, 32, 24), (1, 8, 8)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("requests")
+    a = zarr.create_array(root / "chunked.zarr", shape=DATA.shape, chunks=(1, 16, 16), dtype="u2")
+    a[...] = DATA
+    b = zarr.create_array(root / "sharded.zarr", shape=DATA.shape, chunks=INNER, shards=SHARDS, dtype="u2")
+    b[...] = DATA
+    c = zarr.create_array(root / "v2.zarr", shape=DATA.shape, chunks=(1, 16, 16), dtype="u2", zarr_format=2)
+    c[...] = DATA
+    g = zarr.open_group(root / "group.zarr", mode="w")
+    g.create_array("x", shape=(3,), dtype="i1")[...] = [1, 2, 3]
+    zarr.consolidate_metadata(root / "group.zarr")
+    return root
+
+
+def _index(site: Path, shard: tuple[int, ...]) -> np.ndarray:
+    """(offset, nbytes) per inner chunk, from the shard's trailing index (crc32c after it)."""
+    raw = (site / "sharded.zarr" / "c" / "/".join(map(str, shard))).read_bytes()
+    n = int(np.prod([s // i for s, i in zip(SHARDS, INNER)]))
+    return np.frombuffer(raw[-(16 * n + 4):-4], dtype="<u8").reshape(n, 2)
+
+
+def _expected_ranges(site: Path, sel: tuple[slice, ...]) -> int:
+    """Runs of byte-adjacent inner chunks the selection touches, over all shards."""
+    per_dim = [range(s.start // c, -(-s.stop // c)) for s, c in zip(sel, INNER)]
+    cps = [s // i for s, i in zip(SHARDS, INNER)]
+    by_shard: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for coords in itertools.product(*per_dim):
+        shard = tuple(c // n for c, n in zip(coords, cps))
+        pos = int(np.ravel_multi_index(tuple(c % n for c, n in zip(coords, cps)), cps))
+        off, size = _index(site, shard)[pos]
+        by_shard.setdefault(shard, []).append((int(off), int(off + size)))
+    runs = 0
+    for spans in by_shard.values():
+        spans.sort()
+        runs += 1 + sum(1 for (_, stop), (start, _) in zip(spans, spans[1:]) if start > stop)
+    return runs
+
+
+def test_opening_a_v3_array_is_one_request(site: Path) -> None:
+    with serve(site) as (url, state):
+        arr = zl.open(f"{url}/sharded.zarr")
+        assert arr.shape == DATA.shape
+        assert state.requests() == [("GET", "/sharded.zarr/zarr.json", None)]
+
+
+def test_opening_a_v2_array_is_at_most_three_requests(site: Path) -> None:
+    with serve(site) as (url, state):
+        zl.open(f"{url}/v2.zarr")
+        paths = [r[1] for r in state.requests()]
+        assert len(paths) <= 3, paths
+        assert "/v2.zarr/.zarray" in paths
+
+
+def test_consolidated_group_lists_without_more_requests(site: Path) -> None:
+    with serve(site) as (url, state):
+        root = zl.open(f"{url}/group.zarr")
+        assert [m.name for m in root.members()] == ["x"]
+        assert len(state.requests()) == 1
+        np.testing.assert_array_equal(root["x"][...], [1, 2, 3])
+
+
+@pytest.mark.parametrize("name", ["chunked.zarr", "v2.zarr"])
+def test_a_plane_is_one_request_per_chunk(site: Path, name: str) -> None:
+    with serve(site) as (url, state):
+        arr = zl.open(f"{url}/{name}")
+        state.clear()
+        np.testing.assert_array_equal(arr[2], DATA[2])
+        chunk_gets = state.requests("GET")
+        assert len(chunk_gets) == (64 // 16) * (48 // 16)
+        assert all(r[2] is None for r in chunk_gets)  # whole objects, no ranges
+        assert not state.requests("HEAD")
+
+
+@pytest.mark.parametrize("sel", [
+    (slice(0, 1), slice(0, 8), slice(0, 24)),  # one run in one shard
+    (slice(0, 1), slice(0, 16), slice(0, 8)),  # two separate inner chunks
+    (slice(1, 2), slice(0, 64), slice(0, 48)),  # a plane across four shards
+    (slice(0, 4), slice(20, 44), slice(10, 30)),  # a box across every shard
+])
+def test_a_sharded_region_is_one_index_per_shard_plus_one_request_per_run(site: Path, sel: tuple[slice, ...]) -> None:
+    with serve(site) as (url, state):
+        arr = zl.open(f"{url}/sharded.zarr")
+        state.clear()
+        np.testing.assert_array_equal(arr[sel], DATA[sel])
+        shards = {tuple(c // s for c, s in zip(coords, SHARDS))
+                  for coords in itertools.product(*[range(s.start, s.stop) for s in sel])}
+        suffix = [r for r in state.requests("GET") if r[2] and r[2].startswith("bytes=-")]
+        ranged = [r for r in state.requests("GET") if r[2] and not r[2].startswith("bytes=-")]
+        assert len(suffix) == len(shards)
+        assert len(ranged) == _expected_ranges(site, sel)
+        assert len(state.requests()) == len(suffix) + len(ranged)
+        state.clear()
+        np.testing.assert_array_equal(arr[sel], DATA[sel])  # indexes cached: ranges only
+        assert len(state.requests()) == _expected_ranges(site, sel)
