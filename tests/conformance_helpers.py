@@ -349,3 +349,45 @@ def sample_data(dtype: Any, shape: tuple[int, ...], seed: int = 0) -> np.ndarray
     else:
         raise ValueError(dt)
     return flat.reshape(shape)
+
+
+# --------------------------------------------------------------------------- transports
+
+
+def assert_member_names(group: Any, expected: list[str]) -> None:
+    """Listing where the store can list; over plain HTTP without consolidated metadata the
+    children are unknown until reached by path, so the listing is empty."""
+    names = [m.name for m in group.members()]
+    assert names == (expected if group.can_list_members else []), names
+
+
+def skip_unless_listable(group: Any) -> None:
+    if not group.can_list_members:
+        pytest.skip("this store cannot list (plain HTTP, no consolidated metadata)")
+
+
+@pytest.fixture(autouse=True, params=["local", "http"])
+def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every conformance test runs twice: from disk, and over HTTP from a loopback server with
+    byte ranges and no listing (``zl.open`` of a local path is redirected to its URL)."""
+    if request.param == "http":
+        if request.node.get_closest_marker("needs_listing"):
+            pytest.skip("plain HTTP cannot list a store without consolidated metadata")
+        import os
+        from urllib.parse import quote
+
+        import zarrview.zarrlib as zl
+        from zarrview.zarrlib.storage.location import split_node_path
+
+        base = request.getfixturevalue("files_over_http")
+        real_open = zl.open
+
+        def open_over_http(location: Any, path: str | None = None, **options: Any) -> Any:
+            if isinstance(location, (str, os.PathLike)):
+                head, node = split_node_path(os.fspath(location))
+                if "://" not in head and not head.startswith("zip::") and Path(head).exists():
+                    location = base + quote(str(Path(head).resolve())) + ("" if node == "/" else f"::{node}")
+            return real_open(location, path, **options)
+
+        monkeypatch.setattr(zl, "open", open_over_http)
+    return str(request.param)

@@ -5,3 +5,22 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from collections.abc import Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+SHARED = TESTS.parents[1] / "shared"
+
+
+@pytest.fixture(scope="session")
+def files_over_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One loopback HTTP server (ranges, no listing) for every file the conformance tests write
+    or read: URL paths are absolute file paths below the test roots."""
+    from http_server import serve
+
+    roots = (tmp_path_factory.getbasetemp(), TESTS / "data", SHARED / "peer-data")
+    with serve(Path("/"), roots=roots) as (url, _):
+        yield url

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import zarrview.zarrlib as zl
+from conformance_helpers import transport  # noqa: F401  (autouse: every test also runs over HTTP)
 
 DATA = Path(__file__).parent / "data"
 MANIFEST = json.loads((DATA / "zarr2_expected" / "MANIFEST.json").read_text())
@@ -76,6 +77,7 @@ def test_draft_v3_sharding_reports_shards() -> None:
         assert node.format_name == "v3 (2022 draft)"
 
 
+@pytest.mark.needs_listing  # implicit groups are folders: only a listing shows them
 def test_groups_and_implicit_groups() -> None:
     for store in MANIFEST["stores"]:
         if store["path"].endswith(".zip"):

@@ -213,6 +213,10 @@ class Hierarchy:
         return None
 
     # -- children -----------------------------------------------------------------------------
+    @property
+    def can_list_members(self) -> bool:
+        return self.store.can_list or bool(self._consolidated)
+
     def child_names(self, path: str) -> list[str]:
         """Listed children, plus those only the consolidated metadata knows of."""
         listed = self._child_names(path, probe_only=False)

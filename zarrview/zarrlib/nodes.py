@@ -69,6 +69,12 @@ class Node:
 class Group(Node):
     kind = "group"
 
+    @property
+    def can_list_members(self) -> bool:
+        """False on a store that cannot list (plain HTTP) without consolidated metadata: children
+        exist there but are found only by their path (``group["name"]``)."""
+        return self._h.can_list_members
+
     def member_names(self) -> list[str]:
         """Names of the children, without reading their metadata."""
         return self._h.child_names(self.path)
