@@ -372,11 +372,17 @@ def range_handler(root: Path, reqlog: PythonLog) -> type[BaseHTTPRequestHandler]
     return Handler
 
 
+class BacklogHTTPServer(ThreadingHTTPServer):
+    # The default listen backlog of 5 overflows when a reader opens dozens of connections at
+    # once; the kernel then drops SYNs and the client retries after a second.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 @contextlib.contextmanager
 def python_server(root: Path) -> Iterator[Server]:
     reqlog = PythonLog()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), range_handler(root, reqlog))
-    server.daemon_threads = True
+    server = BacklogHTTPServer(("127.0.0.1", 0), range_handler(root, reqlog))
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

@@ -80,3 +80,20 @@ def test_sharded_region_reads_ranges_only(site: Path) -> None:
         gets = state.requests("GET")
         assert gets and all(r[2] is not None for r in gets), gets  # every GET is a byte range
         assert {r[1] for r in gets} == {"/v3.zarr/img/c/0/0"}
+
+
+def test_keys_are_percent_encoded_per_segment(tmp_path: Path) -> None:
+    names = ["run #3", "50% done", "what?", "a+b=c", "Zürich", "%41"]
+    g = zarr.open_group(tmp_path / "odd names.zarr", mode="w")
+    for i, name in enumerate(names):
+        g.create_array(name, shape=(3,), chunks=(2,), dtype="i2")[...] = [i, i + 1, i + 2]
+    with serve(tmp_path) as (url, state):
+        root = zl.open(f"{url}/odd%20names.zarr")
+        for i, name in enumerate(names):
+            np.testing.assert_array_equal(root[name][...], [i, i + 1, i + 2])
+        paths = {r[1] for r in state.requests()}
+        assert "/odd%20names.zarr/run%20%233/c/0" in paths
+        assert "/odd%20names.zarr/50%25%20done/zarr.json" in paths
+        assert "/odd%20names.zarr/what%3F/c/1" in paths
+        assert "/odd%20names.zarr/Z%C3%BCrich/zarr.json" in paths
+        assert "/odd%20names.zarr/%2541/zarr.json" in paths

@@ -1,0 +1,142 @@
+"""S3 through s3fs against moto's S3-compatible server on 127.0.0.1.
+
+Stores written by zarr-python on disk are uploaded to a bucket object by object; the truth
+is the numpy data and zarr-python's own read. S3 can list, so hierarchies need no
+consolidated metadata there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+import zarrview.zarrlib as zl
+from zarrview.zarrlib.storage.credentials import anonymous_unless_credentials
+
+pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
+moto_server = pytest.importorskip("moto.server", reason="moto[server] is part of the test extras")
+
+pytestmark = pytest.mark.timeout(120)
+
+BUCKET = "zarr-data"
+DATA = np.arange(3 * 40 * 30, dtype="<i4").reshape(3, 40, 30)
+CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+def _write(root: Path) -> None:
+    zarr.create_array(root / "v3.zarr", shape=DATA.shape, chunks=(1, 16, 16), dtype="i4")[...] = DATA
+    zarr.create_array(root / "sharded.zarr", shape=DATA.shape, chunks=(1, 8, 8), shards=(1, 16, 16),
+                      dtype="i4")[...] = DATA
+    zarr.create_array(root / "v2.zarr", shape=DATA.shape, chunks=(1, 16, 16), dtype="i4", zarr_format=2)[...] = DATA
+    g = zarr.open_group(root / "tree.zarr", mode="w")
+    g.attrs["title"] = "on s3"
+    sub = g.create_group("sub")
+    for i, name in enumerate(("run #3", "50% done", "Zürich")):
+        sub.create_array(name, shape=(4,), dtype="f8")[...] = np.arange(4) / 2 + i
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    saved = {k: os.environ.get(k) for k in CREDS}
+    os.environ.update(CREDS)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        endpoint = f"http://{host}:{port}"
+        local = tmp_path_factory.mktemp("s3src")
+        _write(local)
+        import boto3
+
+        client = boto3.client("s3", endpoint_url=endpoint)
+        client.create_bucket(Bucket=BUCKET)
+        for path in local.rglob("*"):
+            if path.is_file():
+                client.put_object(Bucket=BUCKET, Key=path.relative_to(local).as_posix(), Body=path.read_bytes())
+        client.put_object(Bucket=BUCKET, Key="public/v3.zarr/zarr.json", ACL="public-read",
+                          Body=(local / "v3.zarr" / "zarr.json").read_bytes())
+        yield endpoint, local
+    finally:
+        server.stop()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _walk(node: zl.Node) -> dict[str, zl.Node]:
+    out = {node.path: node}
+    if isinstance(node, zl.Group):
+        for child in node.members():
+            out.update(_walk(child))
+    return out
+
+
+@pytest.mark.parametrize("name", ["v3.zarr", "sharded.zarr", "v2.zarr"])
+def test_arrays_read_like_zarr_python(s3: tuple[str, Path], name: str) -> None:
+    endpoint, local = s3
+    arr = zl.open(f"s3://{BUCKET}/{name}", endpoint_url=endpoint)
+    np.testing.assert_array_equal(arr[...], DATA)
+    np.testing.assert_array_equal(arr[1, 5:33, 7:29], zarr.open_array(local / name, mode="r")[1, 5:33, 7:29])
+    assert arr.shape == DATA.shape and arr.dtype == DATA.dtype
+
+
+def test_hierarchy_is_listed_like_on_disk(s3: tuple[str, Path]) -> None:
+    endpoint, local = s3
+    remote = _walk(zl.open(f"s3://{BUCKET}/tree.zarr", endpoint_url=endpoint))
+    disk = _walk(zl.open(local / "tree.zarr"))
+    assert sorted(remote) == sorted(disk) and len(disk) == 5
+    for path, node in disk.items():
+        assert remote[path].attrs == node.attrs
+        if isinstance(node, zl.Array):
+            np.testing.assert_array_equal(remote[path][...], node[...])
+    assert remote["/"].attrs == {"title": "on s3"}
+
+
+def test_stored_objects_counted_by_listing(s3: tuple[str, Path]) -> None:
+    endpoint, local = s3
+    arr = zl.open(f"s3://{BUCKET}/v3.zarr", endpoint_url=endpoint)
+    files = [p for p in (local / "v3.zarr" / "c").rglob("*") if p.is_file()]
+    assert arr.stored_objects() == (len(files), sum(p.stat().st_size for p in files))
+
+
+def test_anonymous_access_to_a_private_bucket_is_refused_by_name(s3: tuple[str, Path]) -> None:
+    endpoint, _ = s3
+    with pytest.raises(zl.StoreAccessError, match=rf"s3://{BUCKET}/v3\.zarr/zarr\.json: access denied"):
+        zl.open(f"s3://{BUCKET}/v3.zarr", endpoint_url=endpoint, anon=True)
+
+
+def test_anonymous_access_to_a_public_object(s3: tuple[str, Path]) -> None:
+    endpoint, _ = s3
+    node = zl.open(f"s3://{BUCKET}/public/v3.zarr", endpoint_url=endpoint, anon=True)
+    assert node.shape == DATA.shape
+
+
+def test_missing_store_and_missing_bucket(s3: tuple[str, Path]) -> None:
+    endpoint, _ = s3
+    with pytest.raises(zl.StoreNotFoundError, match=r"no Zarr metadata at s3://zarr-data/nothing\.zarr/zarr\.json"):
+        zl.open(f"s3://{BUCKET}/nothing.zarr", endpoint_url=endpoint)
+    with pytest.raises(zl.StoreError, match=r"s3://no-such-bucket/x\.zarr"):
+        zl.open("s3://no-such-bucket/x.zarr", endpoint_url=endpoint)
+
+
+def test_anonymous_unless_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in list(os.environ):
+        if name.startswith(("AWS_", "GOOGLE_", "CLOUDSDK_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert anonymous_unless_credentials("s3", {}) == {"anon": True}
+    assert anonymous_unless_credentials("gs", {}) == {"token": "anon"}
+    assert anonymous_unless_credentials("s3", {"anon": False}) == {"anon": False}
+    (tmp_path / ".aws").mkdir()
+    (tmp_path / ".aws" / "credentials").write_text("[default]\naws_access_key_id = X\naws_secret_access_key = Y\n")
+    assert anonymous_unless_credentials("s3", {}) == {}
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "key.json"))
+    assert anonymous_unless_credentials("gs", {}) == {}
+    assert anonymous_unless_credentials("https", {}) == {}
