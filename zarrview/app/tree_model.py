@@ -23,12 +23,13 @@ Index = QModelIndex | QPersistentModelIndex
 
 class TreeItem:
     def __init__(self, parent: TreeItem | None, node: Node | None = None, text: str = "",
-                 error: str | None = None, placeholder: bool = False) -> None:
+                 error: str | None = None, placeholder: bool = False, hint: bool = False) -> None:
         self.parent = parent
         self.node = node
         self.text = text
         self.error = error
-        self.placeholder = placeholder
+        self.placeholder = placeholder or hint
+        self.hint = hint  # "this server cannot list": replaced by whatever the user opens by path
         self.children: list[TreeItem] | None = None  # None: not listed yet
         self.loading = False
 
@@ -77,6 +78,28 @@ class HierarchyModel(QAbstractItemModel):
         self.endRemoveRows()
         if item.node is not None and not any(c.node is not None and c.node.store is item.node.store for c in self.root.children):
             item.node.store.close()
+
+    def insert_path(self, top_row: int, chain: list[Node]) -> QModelIndex:
+        """Place nodes reached by path (child, grandchild, …) under the store in ``top_row``,
+        reusing rows already listed; the index of the last one."""
+        index = self.index(top_row, 0)
+        for node in chain:
+            item = self.item(index)
+            if item.children is None:
+                item.children = []
+            found = next((i for i, c in enumerate(item.children) if c.node is not None and c.node.path == node.path), None)
+            if found is None:
+                hints = [i for i, c in enumerate(item.children) if c.hint]
+                for i in reversed(hints):
+                    self.beginRemoveRows(index, i, i)
+                    item.children.pop(i)
+                    self.endRemoveRows()
+                found = len(item.children)
+                self.beginInsertRows(index, found, found)
+                item.children.append(TreeItem(item, node, error=str(node.error) if isinstance(node, ErrorNode) else None))
+                self.endInsertRows()
+            index = self.index(found, 0, index)
+        return index
 
     # -- lookup -----------------------------------------------------------------------------
     def item(self, index: Index) -> TreeItem:
@@ -145,10 +168,15 @@ class HierarchyModel(QAbstractItemModel):
         self.beginRemoveRows(parent, 0, 0)
         item.children = []
         self.endRemoveRows()
+        added = [c for c in (item.children or []) if c.node is not None]  # opened by path meanwhile
         if error is not None:
             new = [TreeItem(item, None, text="(cannot list)", error=f"{type(error).__name__}: {error}")]
         else:
             new = [TreeItem(item, m, error=str(m.error) if isinstance(m, ErrorNode) else None) for m in members]
+            listed = {m.path for m in members}
+            new += [c for c in added if c.node is not None and c.node.path not in listed]
+            if not new and isinstance(item.node, Group) and not item.node.can_list_members:
+                new = [TreeItem(item, None, text="(the server cannot list: File ▸ Go to Path…)", hint=True)]
         item.loading = False
         if new:
             self.beginInsertRows(parent, 0, len(new) - 1)

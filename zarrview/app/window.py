@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -118,6 +119,7 @@ class MainWindow(QMainWindow):
             ("Open &Folder…", QKeySequence.StandardKey.Open, self._open_folder),
             ("Open &File (zip)…", None, self._open_file),
             ("Open &URL…", QKeySequence("Ctrl+L"), self._open_url),
+            ("&Go to Path…", QKeySequence("Ctrl+G"), self._go_to_path),
         ]:
             act = QAction(text, self)
             if shortcut is not None:
@@ -155,7 +157,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         for loc in self._recent():
             act = QAction(loc, self)
-            act.triggered.connect(lambda _=False, loc=loc: self.open_location(loc))
+            act.triggered.connect(lambda _=False, loc=loc: self.open_location(loc, **self._recent_options(loc)))
             self.recent_menu.addAction(act)
         self.recent_menu.setEnabled(bool(self._recent()))
 
@@ -163,9 +165,28 @@ class MainWindow(QMainWindow):
         value = self.settings.value("recent", [])
         return [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
 
-    def _remember(self, location: str) -> None:
+    def _recent_options(self, location: str) -> dict[str, Any]:
+        try:
+            saved = json.loads(str(self.settings.value("recent_options", "{}")))
+        except json.JSONDecodeError:
+            return {}
+        options = saved.get(location) if isinstance(saved, dict) else None
+        return options if isinstance(options, dict) else {}
+
+    def _remember(self, location: str, options: dict[str, Any] | None = None) -> None:
         recent = [location] + [r for r in self._recent() if r != location]
         self.settings.setValue("recent", recent[:MAX_RECENT])
+        try:
+            saved = json.loads(str(self.settings.value("recent_options", "{}")))
+        except json.JSONDecodeError:
+            saved = {}
+        saved = {k: v for k, v in (saved if isinstance(saved, dict) else {}).items() if k in recent[:MAX_RECENT]}
+        kept = {k: v for k, v in (options or {}).items() if not _secret(k, v)}
+        if kept:
+            saved[location] = kept
+        else:
+            saved.pop(location, None)
+        self.settings.setValue("recent_options", json.dumps(saved))
         self._fill_recent()
 
     def _open_folder(self) -> None:
@@ -194,10 +215,11 @@ class MainWindow(QMainWindow):
         self.pending_opens += 1
         self._initial_plane = plane or {}
 
-        def work() -> tuple[zl.Node, zl.Node]:
+        def work() -> tuple[zl.Node, zl.Node, list[zl.Node]]:
             root = zl.open(store_loc, **options)
             target = root if node_path == "/" or not isinstance(root, zl.Group) else root[node_path.strip("/")]
-            return root, target
+            chain = path_chain(root, node_path) if isinstance(root, zl.Group) and not root.can_list_members else []
+            return root, target, chain
 
         def done(result: Any, error: BaseException | None) -> None:
             self.pending_opens -= 1
@@ -208,14 +230,18 @@ class MainWindow(QMainWindow):
                 self.meta.show_node(None, message)
                 self.data.show_message(f"Cannot open {store_loc}:\n{message}")
                 return
-            root, target = result
+            root, target, chain = result
             index = self.model.add_store(root, label or store_loc)
-            self._remember(location)
+            self._remember(location, options)
             self.status_label.setText(f"Opened {store_loc}")
             proxy_index = self.proxy.mapFromSource(index)
             self.tree.expand(proxy_index)
             if target is root:
                 self.tree.setCurrentIndex(proxy_index)
+            elif chain:  # the store cannot list: place the node by its path
+                self.meta.show_node(target)
+                self._show_node(target)
+                self.tree.setCurrentIndex(self.proxy.mapFromSource(self.model.insert_path(index.row(), chain)))
             else:
                 self.meta.show_node(target)
                 self._show_node(target)
@@ -223,6 +249,42 @@ class MainWindow(QMainWindow):
                 self._resolve_selection()
 
         run_in_thread(work, done, self)
+
+    def _go_to_path(self) -> None:
+        """Open a node by its path in the current store: how to reach children of a store that
+        cannot list (plain HTTP without consolidated metadata)."""
+        index = self.proxy.mapToSource(self.tree.currentIndex())
+        if not index.isValid() and self.model.rowCount() > 0:
+            index = self.model.index(self.model.rowCount() - 1, 0)
+        if not index.isValid():
+            self.status_label.setText("Open a store first")
+            return
+        node = self.model.node(index)
+        start = node.path if isinstance(node, zl.Group) and node.path != "/" else ""
+        path, ok = QInputDialog.getText(self, "Go to Path", "Path of a group or array in this store:", text=start + "/")
+        if ok and path.strip("/ "):
+            self.go_to_path(index, path.strip())
+
+    def go_to_path(self, index: QModelIndex, path: str) -> None:
+        top = index
+        while top.parent().isValid():
+            top = top.parent()
+        root = self.model.node(top)
+        if not isinstance(root, zl.Group):
+            self.status_label.setText("Only a group has paths below it")
+            return
+        row = top.row()
+        self.pending_opens += 1
+
+        def done(chain: Any, error: BaseException | None) -> None:
+            self.pending_opens -= 1
+            if error is not None:
+                self.status_label.setText(f"Cannot open {path}: {error}")
+                return
+            if self.model.index(row, 0).isValid() and self.model.node(self.model.index(row, 0)) is root:
+                self.tree.setCurrentIndex(self.proxy.mapFromSource(self.model.insert_path(row, chain)))
+
+        run_in_thread(lambda: path_chain(root, path), done, self)
 
     def _resolve_selection(self) -> None:
         """Expand the tree down to a node opened by path, as its parents' children arrive."""
@@ -356,6 +418,20 @@ class MainWindow(QMainWindow):
     def is_settled(self) -> bool:
         """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""
         return self.pending_opens == 0 and self.scheduler.idle() and not _loading(self.model.root)
+
+
+def path_chain(root: zl.Group, path: str) -> list[zl.Node]:
+    """The nodes from ``root`` down to ``path`` (each one read directly)."""
+    parts = [p for p in path.strip("/").split("/") if p]
+    return [root["/".join(parts[: i + 1])] for i in range(len(parts))]
+
+
+def _secret(name: str, value: Any) -> bool:
+    """Storage options never written to the settings file (credentials)."""
+    lowered = name.lower()
+    if lowered == "token" and value == "anon":
+        return False
+    return any(word in lowered for word in ("key", "secret", "token", "password", "credential", "auth"))
 
 
 def _loading(item: Any) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..zarrlib import Array
+from ..zarrlib import Array, ChunkFailure
 
 
 @dataclass(frozen=True)
@@ -35,3 +35,5 @@ class ReadResult:
     data: np.ndarray | None
     error: BaseException | None
     seconds: float
+    #: chunks that could not be read; ``data`` holds the fill value there
+    failures: tuple[ChunkFailure, ...] = ()

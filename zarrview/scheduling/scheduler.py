@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..zarrlib import CancelToken, ChunkCache, ReadCancelled, ZarrError
+from ..zarrlib import CancelToken, ChunkCache, ChunkFailure, ReadCancelled, ZarrError
 from .requests import ReadRequest, ReadResult
 
 log = logging.getLogger(__name__)
@@ -134,12 +134,14 @@ class ReadScheduler:
     def _run(self, request: ReadRequest, token: CancelToken, on_progress: ProgressCallback | None) -> ReadResult | None:
         start = time.perf_counter()
         progress = None if on_progress is None else (lambda done, total: on_progress(request, done, total))
+        failures: list[ChunkFailure] = []
         try:
-            data = request.array.read(request.selection, cancel=token, cache=self.cache, progress=progress)
+            data = request.array.read(request.selection, cancel=token, cache=self.cache, progress=progress,
+                                      failures=failures)
         except ReadCancelled:
             return None
         except ZarrError as e:
             return ReadResult(request, None, e, time.perf_counter() - start)
         except Exception as e:  # never let the worker die: report it like a store error
             return ReadResult(request, None, e, time.perf_counter() - start)
-        return ReadResult(request, data, None, time.perf_counter() - start)
+        return ReadResult(request, data, None, time.perf_counter() - start, tuple(failures))

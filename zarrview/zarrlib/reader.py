@@ -147,10 +147,9 @@ class ChunkReader:
 
         def tick() -> None:
             if progress is not None:
-                with done_lock:
+                with done_lock:  # reported under the lock, so reports arrive in order
                     done[0] += 1
-                    n = done[0]
-                progress(n, total)
+                    progress(done[0], total)
 
         todo: list[_Item] = []
         for item in items:

@@ -1,0 +1,92 @@
+"""The window against a loopback HTTP server: failed chunks shown, paths typed where the
+server cannot list, recent URLs reopened with their options."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+pytest.importorskip("pytestqt")
+
+from test_app import DATA, _settle, window  # noqa: E402,F401  (the window fixture)
+
+from http_server import Faults, serve  # noqa: E402
+from zarrview.app.window import MainWindow  # noqa: E402
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("remote_app")
+    g = zarr.open_group(root / "web.zarr", mode="w")
+    g.create_group("sub").create_array("vol", shape=DATA.shape, chunks=(1, 16, 16), dtype="f4")[...] = DATA
+    return root  # no consolidated metadata: a plain HTTP server cannot list this store
+
+
+def test_failed_chunk_is_hatched_and_named_while_the_rest_renders(qtbot, window: MainWindow, site: Path) -> None:  # type: ignore[no-untyped-def]
+    faults = Faults(fail_5xx=10**6, fail_match="/web.zarr/sub/vol/c/3/1/2")
+    with serve(site, faults) as (url, _):
+        window.open_location(f"{url}/web.zarr::/sub/vol", plane={0: 3}, io_retries=2, io_timeout=2)
+        _settle(qtbot, window)
+        image = window.data.image.getImageItem().image
+        expected = DATA[3].copy()
+        expected[16:32, 32:48] = 0  # the fill value where the chunk failed
+        np.testing.assert_array_equal(image, expected)
+        status = window.status_label.text()
+        assert "1 chunk of /sub/vol" in status and "could not be read" in status
+        assert "web.zarr/sub/vol/c/3/1/2: HTTP 500 after 2 attempts" in status
+        boxes = [item.rect() for item in window.data.failure_items]
+        assert [(r.x(), r.y(), r.width(), r.height()) for r in boxes] == [(32, 16, 16, 16)]
+        window.grab().save(str(site / "failed_chunk.png"))
+        window.data.set_index(0, 2)  # another plane: no failure, the box goes
+        _settle(qtbot, window)
+        np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[2])
+        assert window.data.failure_items == []
+
+
+def test_unlistable_store_shows_root_and_opens_typed_paths(qtbot, window: MainWindow, site: Path) -> None:  # type: ignore[no-untyped-def]
+    with serve(site) as (url, _):
+        window.open_location(f"{url}/web.zarr")
+        _settle(qtbot, window)
+        root = window.model.index(0, 0)
+        rows = [window.model.data(window.model.index(r, 0, root)) for r in range(window.model.rowCount(root))]
+        assert len(rows) == 1 and "cannot list" in rows[0] and "Go to Path" in rows[0]
+        window.go_to_path(root, "sub/vol")
+        _settle(qtbot, window)
+        sub = window.model.index(0, 0, root)
+        assert window.model.data(sub) == "sub"
+        vol = window.model.index(0, 0, sub)
+        assert window.model.data(vol) == "vol"
+        assert window.proxy.mapToSource(window.tree.currentIndex()) == vol
+        np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[0])
+        window.go_to_path(root, "nothing/here")
+        _settle(qtbot, window)
+        assert "Cannot open nothing/here" in window.status_label.text()
+        assert "no Zarr node at /nothing" in window.status_label.text()
+
+
+def test_opening_a_node_by_url_path_places_it_in_the_tree(qtbot, window: MainWindow, site: Path) -> None:  # type: ignore[no-untyped-def]
+    with serve(site) as (url, _):
+        window.open_location(f"{url}/web.zarr::/sub/vol", plane={0: 4})
+        _settle(qtbot, window)
+        vol = window.proxy.mapToSource(window.tree.currentIndex())
+        assert window.model.node(vol).path == "/sub/vol"
+        np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[4])
+
+
+def test_recent_urls_keep_their_options_but_never_secrets(qtbot, window: MainWindow, site: Path) -> None:  # type: ignore[no-untyped-def]
+    with serve(site) as (url, _):
+        window.open_location(f"{url}/web.zarr::/sub/vol", io_timeout=7)
+        _settle(qtbot, window)
+    location = f"{url}/web.zarr::/sub/vol"
+    assert window._recent()[0] == location
+    assert window._recent_options(location) == {"io_timeout": 7}
+    window._remember("s3://bucket/x.zarr", {"anon": False, "key": "AKIA", "secret": "s", "endpoint_url": "http://h"})
+    saved = json.loads(window.settings.value("recent_options"))
+    assert saved["s3://bucket/x.zarr"] == {"anon": False, "endpoint_url": "http://h"}
+    assert [a.text() for a in window.recent_menu.actions()][:2] == ["s3://bucket/x.zarr", location]
