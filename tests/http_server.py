@@ -50,6 +50,7 @@ class ServerState:
     lock: threading.Lock = field(default_factory=threading.Lock)
     faults: Faults = field(default_factory=Faults)
     roots: tuple[Path, ...] = ()  # with roots, URL paths are absolute file paths below one of them
+    connections: set[tuple[str, int]] = field(default_factory=set)  # client (host, port): one per TCP connection
 
     def requests(self, method: str | None = None) -> list[tuple[str, str, str | None]]:
         with self.lock:
@@ -112,6 +113,7 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             rng = self.headers.get("Range")
             with state.lock:
                 state.log.append((self.command, self.path, rng))
+                state.connections.add(self.client_address)
             if self._fault():
                 return
             if state.faults.ignore_range:
@@ -170,6 +172,10 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # the default 5 drops concurrent connects (a 1 s SYN retry each)
+
+
 @contextmanager
 def serve(root: Path, faults: Faults | None = None,
           roots: tuple[Path, ...] = ()) -> Iterator[tuple[str, ServerState]]:
@@ -178,7 +184,7 @@ def serve(root: Path, faults: Faults | None = None,
     With ``roots``, the URL path is an absolute file path, served when below one of them.
     """
     state = ServerState(Path(root), faults=faults or Faults(), roots=tuple(Path(r).resolve() for r in roots))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server = _Server(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

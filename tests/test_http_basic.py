@@ -97,3 +97,34 @@ def test_keys_are_percent_encoded_per_segment(tmp_path: Path) -> None:
         assert "/odd%20names.zarr/what%3F/c/1" in paths
         assert "/odd%20names.zarr/Z%C3%BCrich/zarr.json" in paths
         assert "/odd%20names.zarr/%2541/zarr.json" in paths
+
+
+@pytest.mark.parametrize("form", ["zip::{url}/v2.zip", "{url}/v2.zip", "zip::{url}/v2.zip::/"])
+def test_zip_over_http_in_each_spelling(site: Path, form: str) -> None:
+    local = _walk(zl.open(site / "v2.zip"))
+    with serve(site) as (url, state):
+        remote = _walk(zl.open(form.format(url=url)))
+        assert sorted(remote) == sorted(local)
+        for path, node in local.items():
+            if isinstance(node, zl.Array):
+                np.testing.assert_array_equal(remote[path][...], node[...])
+        assert all(r[2] is not None for r in state.requests("GET")), "a zip is read by ranges, never whole"
+
+
+def test_scheme_without_driver_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fsspec
+
+    real = fsspec.get_filesystem_class
+
+    def missing(protocol: str):  # type: ignore[no-untyped-def]
+        if protocol in ("s3", "gs"):
+            raise ImportError(f"Install s3fs/gcsfs to access {protocol}")
+        return real(protocol)
+
+    monkeypatch.setattr(fsspec, "get_filesystem_class", missing)
+    with pytest.raises(zl.UnsupportedSchemeError, match=r"no driver for 's3://'; install zarrview\[cloud\] \(s3fs\)"):
+        zl.open("s3://bucket/x.zarr")
+    with pytest.raises(zl.UnsupportedSchemeError, match=r"no driver for 'gs://'; install zarrview\[cloud\] \(gcsfs\)"):
+        zl.open("gs://bucket/x.zarr")
+    with pytest.raises(zl.UnsupportedSchemeError, match=r"no driver for 'nosuch://'"):
+        zl.open("nosuch://bucket/x.zarr")

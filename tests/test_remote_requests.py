@@ -10,6 +10,7 @@ the chunk grid and from the shard indexes as zarr-python wrote them, read here w
 from __future__ import annotations
 
 import itertools
+import time
 from pathlib import Path
 
 import numpy as np
@@ -120,3 +121,20 @@ def test_a_sharded_region_is_one_index_per_shard_plus_one_request_per_run(site: 
         state.clear()
         np.testing.assert_array_equal(arr[sel], DATA[sel])  # indexes cached: ranges only
         assert len(state.requests()) == _expected_ranges(site, sel)
+
+
+def test_chunks_are_fetched_concurrently_over_kept_alive_connections(site: Path) -> None:
+    from http_server import Faults
+
+    delay = 0.25
+    with serve(site, Faults(delay=delay, delay_match="/c/")) as (url, state):
+        arr = zl.open(f"{url}/chunked.zarr")
+        t0 = time.perf_counter()
+        np.testing.assert_array_equal(arr[1], DATA[1])  # 12 chunks, each answered after 0.25 s
+        elapsed = time.perf_counter() - t0
+        assert elapsed < 4 * delay, f"{elapsed:.2f} s: the 12 chunk requests were not in flight together"
+        first = len(state.connections)
+        for plane in (2, 3):
+            np.testing.assert_array_equal(arr[plane], DATA[plane])
+        assert len(state.requests("GET")) == 1 + 3 * 12
+        assert len(state.connections) == first <= 13, "later reads reuse the open connections"
