@@ -48,12 +48,18 @@ def run_app(argv: Sequence[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
     from .bridge import init_bridge
+    from .icons import APP_ID, app_icon
     from .resources import demo_path
     from .window import MainWindow
 
     QCoreApplication.setOrganizationName("zarrview")
+    QCoreApplication.setOrganizationDomain("zarrview.github.io")
     QCoreApplication.setApplicationName("zarrview")
+    QCoreApplication.setApplicationVersion(__version__)
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationDisplayName("zarrview")
+    app.setDesktopFileName(APP_ID)  # Wayland/X11 match the window to its .desktop file and icon
+    app.setWindowIcon(app_icon())
     init_bridge()
     window = MainWindow()
     if args.screenshot:

@@ -10,11 +10,11 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QApplication, QStyle
 
 from ..describe import dtype_text, shape_text
 from ..zarrlib import Array, ErrorNode, Group, Node
 from .bridge import run_in_thread
+from .icons import node_icon
 
 NodeRole = Qt.ItemDataRole.UserRole + 1
 PathRole = Qt.ItemDataRole.UserRole + 2
@@ -213,12 +213,11 @@ class HierarchyModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return item.error or (node.path if node is not None else None)
         if role == Qt.ItemDataRole.DecorationRole and col == 0 and not item.placeholder:
-            style = QApplication.style()
             if item.error:
-                return style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+                return node_icon("error")
             if item.is_group:
-                return style.standardIcon(QStyle.StandardPixmap.SP_DirIcon)
-            return style.standardIcon(QStyle.StandardPixmap.SP_FileIcon)
+                return node_icon("group")
+            return node_icon("sharded" if isinstance(node, Array) and node.shards else "array")
         if role == Qt.ItemDataRole.ForegroundRole:
             if item.error:
                 return QBrush(QColor(200, 40, 40))

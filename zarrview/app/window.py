@@ -31,6 +31,8 @@ from .. import zarrlib as zl
 from ..scheduling import ReadScheduler
 from ..zarrlib.storage import split_node_path
 from . import export
+from .about import AboutDialog
+from .icons import app_icon
 from .bridge import run_in_thread
 from .data_view import DataView
 from .metadata_panel import MetadataPanel
@@ -43,6 +45,7 @@ class MainWindow(QMainWindow):
     def __init__(self, scheduler: ReadScheduler | None = None) -> None:
         super().__init__()
         self.setWindowTitle("zarrview")
+        self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.scheduler = scheduler or ReadScheduler()
         self.settings = QSettings()
@@ -148,6 +151,11 @@ class MainWindow(QMainWindow):
         prefs.setShortcut(QKeySequence.StandardKey.Preferences)
         prefs.triggered.connect(self._preferences)
         view_menu.addAction(prefs)
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("&About zarrview", self)
+        about.setMenuRole(QAction.MenuRole.AboutRole)
+        about.triggered.connect(lambda: AboutDialog(self).exec())
+        help_menu.addAction(about)
         find = QAction("&Find", self)
         find.setShortcut(QKeySequence.StandardKey.Find)
         find.triggered.connect(lambda: self.filter.setFocus())

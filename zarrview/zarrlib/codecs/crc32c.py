@@ -1,11 +1,15 @@
-"""The ``crc32c`` bytes->bytes codec: a little-endian checksum after the data, verified."""
+"""The ``crc32c`` bytes->bytes codec: a little-endian checksum after the data, verified.
+
+google-crc32c is what numcodecs uses too (it warns at import when only the older ``crc32c``
+package is present), so one hardware-accelerated implementation serves both.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from crc32c import crc32c
+import google_crc32c
 
 from ..errors import ChecksumError, CodecError
 from .base import Buffer, BytesBytesCodec
@@ -27,7 +31,7 @@ class Crc32cCodec(BytesBytesCodec):
             raise CodecError(f"crc32c: {len(view)} bytes cannot hold a checksum")
         body = view[:-4]
         stored = int.from_bytes(view[-4:], "little")
-        actual = crc32c(body)
+        actual = google_crc32c.value(bytes(body))  # it takes only bytes, not views
         if stored != actual:
             raise ChecksumError(f"crc32c: checksum mismatch (stored {stored:#010x}, computed {actual:#010x})")
         return body

@@ -1,0 +1,1 @@
+"""Bundled data: icons, the demo dataset and screenshots (installed as zarrview.resources)."""
