@@ -137,3 +137,16 @@ def test_bundle_builds_runs_the_demo_and_leaves_test_packages_out(tmp_path: Path
     assert len(colours) > 50
     size_mib = sum(p.stat().st_size for p in bundle.rglob("*") if p.is_file() and not p.is_symlink()) / 2**20
     print(f"bundle size: {size_mib:.0f} MiB")
+
+
+def test_install_desktop_script_places_every_file(tmp_path: Path) -> None:
+    env = {**os.environ, "PREFIX": str(tmp_path)}
+    subprocess.run(["bash", str(ROOT / "packaging" / "install-desktop.sh")], env=env, check=True,
+                   capture_output=True, text=True)
+    share = tmp_path / "share"
+    assert (share / "applications" / f"{APP_ID}.desktop").read_bytes() == DESKTOP.read_bytes()
+    assert (share / "metainfo" / f"{APP_ID}.metainfo.xml").is_file()
+    assert (share / "mime" / "packages" / f"{APP_ID}.xml").is_file()
+    for size in (16, 48, 256, 512):
+        assert (share / "icons" / "hicolor" / f"{size}x{size}" / "apps" / f"{APP_ID}.png").is_file()
+    assert (share / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg").is_file()

@@ -1,0 +1,54 @@
+"""The window's identity: icons per node kind, the window icon, the About dialog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from test_app import _settle, store, window  # noqa: E402,F401  (fixtures)
+from zarrview import __version__  # noqa: E402
+from zarrview.app.about import AboutDialog  # noqa: E402
+from zarrview.app.icons import app_icon, node_icon  # noqa: E402
+from zarrview.app.resources import demo_path  # noqa: E402
+from zarrview.app.window import MainWindow  # noqa: E402
+
+
+def _rows(window: MainWindow, parent):  # type: ignore[no-untyped-def]
+    return {window.model.data(window.model.index(r, 0, parent)): window.model.index(r, 0, parent)
+            for r in range(window.model.rowCount(parent))}
+
+
+def test_tree_icons_follow_the_node_kind(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(str(demo_path()))
+    _settle(qtbot, window)
+    rows = _rows(window, window.model.index(0, 0))
+
+    def icon_of(name: str) -> int:
+        return window.model.data(rows[name], Qt.ItemDataRole.DecorationRole).cacheKey()
+
+    assert icon_of("cells") == node_icon("sharded").cacheKey()  # the demo image is sharded
+    assert icon_of("labels") == node_icon("array").cacheKey()
+    assert icon_of("weather") == node_icon("group").cacheKey()
+    window.open_location(str(store))
+    _settle(qtbot, window)
+    broken = _rows(window, window.model.index(1, 0))["broken"]
+    assert window.model.data(broken, Qt.ItemDataRole.DecorationRole).cacheKey() == node_icon("error").cacheKey()
+    for kind in ("sharded", "array", "group", "error"):
+        assert not node_icon(kind).pixmap(16, 16).isNull(), kind
+
+
+def test_window_icon_and_about_dialog(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    assert not window.windowIcon().isNull()
+    assert window.windowIcon().cacheKey() == app_icon().cacheKey()
+    assert sorted(s.width() for s in app_icon().availableSizes()) == [16, 24, 32, 48, 64, 128, 256, 512]
+    dialog = AboutDialog(window)
+    qtbot.addWidget(dialog)
+    text = dialog.text.text()
+    assert f"zarrview {__version__}" in text and "Zarr v3" in text and "Zarr v2" in text and "sharding" in text
+    assert "https://zarr-specs.readthedocs.io" in text
+    assert [a.text() for a in window.menuBar().actions()][-1] == "&Help"
