@@ -80,6 +80,17 @@ def test_opening_a_v2_array_is_at_most_three_requests(site: Path) -> None:
         assert "/v2.zarr/.zarray" in paths
 
 
+
+def test_opening_a_v2_array_waits_two_round_trips_not_three(site: Path) -> None:
+    from http_server import Faults
+
+    delay = 0.3  # every answer about this store takes one "round trip"
+    with serve(site, Faults(delay=delay, delay_match="/v2.zarr/")) as (url, _):
+        t0 = time.perf_counter()
+        zl.open(f"{url}/v2.zarr")  # zarr.json (404), then .zarray and .zattrs together
+        assert time.perf_counter() - t0 < 2.6 * delay
+
+
 def test_consolidated_group_lists_without_more_requests(site: Path) -> None:
     with serve(site) as (url, state):
         root = zl.open(f"{url}/group.zarr")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .errors import MetadataError, NodeNotFoundError, StoreNotFoundError
+from .storage.base import ByteRequest
 from .jsonutil import load_json_object
 from .metadata import prefinal
 from .metadata import v2 as v2meta
@@ -50,10 +51,12 @@ class Hierarchy:
         self._consolidated: dict[str, Any] | None = None  # path -> v3 doc or v2 (zarray|zgroup, zattrs)
 
     # -- documents --------------------------------------------------------------------------
-    def _json(self, key: str) -> dict[str, Any] | None:
-        data = self.store.get(key)
+    def _json(self, key: str, data: bytes | None | object = ...) -> dict[str, Any] | None:
+        if data is ...:
+            data = self.store.get(key)
         if data is None:
             return None
+        assert isinstance(data, (bytes, bytearray, memoryview))
         return load_json_object(data, self.store.key_url(key) if "://" in self.store.url else key)
 
     def _where(self, key: str) -> str:
@@ -123,14 +126,20 @@ class Hierarchy:
 
     def _try_v2(self, path: str) -> NodeDoc | None:
         prefix = prefix_of(path)
-        zarray = self._json(prefix + ".zarray")
+        zattrs_raw: bytes | None | object = ...
+        if self.store.prefers_batches:  # .zarray and .zattrs in one round trip
+            zarray_raw, zattrs_raw = self.store.get_many([ByteRequest(prefix + ".zarray"),
+                                                          ByteRequest(prefix + ".zattrs")])
+            zarray = self._json(prefix + ".zarray", zarray_raw)
+        else:
+            zarray = self._json(prefix + ".zarray")
         zgroup = None if zarray is not None else self._json(prefix + ".zgroup")
         if zarray is None and zgroup is None:
             if path == "/" and self.flavor is None:
                 self._load_v2_consolidated()
             return None
         self.flavor = self.flavor or "v2"
-        attrs = self._json(prefix + ".zattrs") or {}
+        attrs = self._json(prefix + ".zattrs", zattrs_raw) or {}
         if path == "/" and zgroup is not None:
             self._load_v2_consolidated()
         if zarray is not None:

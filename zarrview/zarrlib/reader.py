@@ -12,9 +12,10 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from queue import SimpleQueue
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,6 +77,7 @@ class _Item:
     req: ByteRequest | None = None  # None: known to be missing (empty in its shard)
     data: Any = None
     error: ZarrError | None = None  # fetching failed (kept when the caller collects failures)
+    alt: bool = False  # missing under its key: try the v2 nested-key spelling
 
 
 @dataclass(frozen=True)
@@ -166,45 +168,65 @@ class ChunkReader:
             else:
                 for item in todo:
                     item.req = ByteRequest(self.meta.stored_key(item.coords))
-            if self.store.prefers_batches and len(todo) > 1:
-                self._fetch_batch(todo, cancel)
-                units = [[item] for item in todo]
-            else:  # byte-adjacent inner chunks of a shard: one read each run, inside the task
-                units = self._units(todo)
+            streaming = self.store.prefers_batches and len(todo) > 1
+            # byte-adjacent inner chunks of a shard: one read per run, inside the worker
+            units = [] if streaming else sorted(self._units(todo), key=_unit_order)
+            work: SimpleQueue[list[_Item] | None] = SimpleQueue()
+            aborted = threading.Event()
 
-            queue = deque(sorted(units, key=_unit_order))
+            def process(unit: list[_Item]) -> None:
+                self._check(cancel)
+                if not streaming and len(unit) > 1:
+                    try:
+                        self._fetch_unit(unit)
+                    except (StoreError, CodecError) as e:
+                        for item in unit:
+                            item.error = e
+                for item in unit:
+                    if item.error is None and item.alt:
+                        self._fetch_alt(item)
+                    if item.error is not None:
+                        failed(item, item.error)
+                    else:
+                        try:
+                            self._read_item(item, out, cache)
+                        except (StoreError, CodecError) as e:
+                            failed(item, e)
+                    tick()
 
             def task() -> None:
-                # workers pull units one at a time: the cores finish together however
-                # unevenly the units cost (a fixed split left one core idle up to a batch)
+                # workers pull units one at a time as they become available (network answers
+                # are decoded as they land, not after the whole batch), so fetching overlaps
+                # decoding and the cores finish together however unevenly the units cost
                 while True:
-                    try:
-                        unit = queue.popleft()
-                    except IndexError:
+                    unit = work.get()
+                    if unit is None:
                         return
+                    if aborted.is_set():
+                        continue  # the read has failed: drain without working
                     try:
-                        self._check(cancel)
-                        if len(unit) > 1:
-                            try:
-                                self._fetch_unit(unit)
-                            except (StoreError, CodecError) as e:
-                                for item in unit:
-                                    item.error = e
-                        for item in unit:
-                            if item.error is not None:
-                                failed(item, item.error)
-                            else:
-                                try:
-                                    self._read_item(item, out, cache)
-                                except (StoreError, CodecError) as e:
-                                    failed(item, e)
-                            tick()
+                        process(unit)
                     except BaseException:
-                        queue.clear()  # the read has failed: the other workers stop too
+                        aborted.set()
                         raise
 
             pool = executor or default_executor()
-            self._run(task, min(len(units), getattr(pool, "_max_workers", 2)), pool)
+            workers = min(len(todo) if streaming else len(units), getattr(pool, "_max_workers", 2))
+            if not streaming and workers <= 1:
+                for unit in units:
+                    process(unit)
+            else:
+                futures = [pool.submit(task) for _ in range(workers)]
+                try:
+                    if streaming:
+                        self._fetch_batch(todo, cancel, work.put)
+                    else:
+                        for unit in units:
+                            work.put(unit)
+                finally:
+                    for _ in futures:
+                        work.put(None)
+                    self._wait(futures)
         return out.reshape(final_shape)
 
     @staticmethod
@@ -240,17 +262,10 @@ class ChunkReader:
             it.data = memoryview(data)[lo:hi]
 
     @staticmethod
-    def _run(task: Callable[[], None], workers: int, pool: ThreadPoolExecutor) -> None:
-        if workers <= 1:
-            task()
-            return
-        futures: list[Future[None]] = [pool.submit(task) for _ in range(workers)]
-        finished, pending = wait(futures, return_when=FIRST_EXCEPTION)
-        errors = [f.exception() for f in finished if f.exception() is not None]
+    def _wait(futures: list[Future[None]]) -> None:
+        wait(futures)
+        errors = [f.exception() for f in futures if f.exception() is not None]
         if errors:
-            for f in pending:
-                f.cancel()
-            wait(pending)
             real = [e for e in errors if not isinstance(e, ReadCancelled)]
             raise (real or errors)[0]  # type: ignore[misc]
 
@@ -324,42 +339,60 @@ class ChunkReader:
                              f"of the shard (bytes {req.start}-{req.stop}, got {len(data)})")
         return data
 
-    def _fetch_batch(self, items: list[_Item], cancel: CancelToken | None) -> None:
-        """Fetch every item's range in one batch, merging byte-adjacent ranges of the same key."""
-        wanted = [it for it in items if it.req is not None]
+    def _fetch_batch(self, items: list[_Item], cancel: CancelToken | None,
+                     ready: Callable[[list[_Item]], None]) -> None:
+        """Fetch every item's range in one batch (byte-adjacent ranges of a key merged); each
+        group of items is handed to ``ready`` as soon as its answer lands."""
+        wanted = [it for it in items if it.req is not None and it.error is None]
+        known = [it for it in items if not (it.req is not None and it.error is None)]
+        if known:
+            ready(known)  # errors and chunks known to be empty need no request
         if self._alt_keys:
             for it in wanted:
                 assert it.req is not None and self.meta.alt_stored_key is not None
                 it.req = ByteRequest(self.meta.alt_stored_key(it.coords), it.req.start, it.req.stop)
         groups = merge_ranges([it.req for it in wanted])  # type: ignore[misc]
         self._check(cancel)
-        results = self.store.get_many_settled([g for g, _ in groups], cancel)
-        for (group, members), data in zip(groups, results):
-            for idx in members:
-                it = wanted[idx]
-                req = it.req
-                assert req is not None
-                if isinstance(data, StoreError):
-                    it.error = data
-                    continue
-                if data is None:
-                    it.data = None
-                    it.req = None if self.meta.alt_stored_key is None else it.req
-                    continue
-                if req.start is None or group.start is None:
-                    it.data = data
-                else:
-                    lo, hi = req.start - group.start, req.stop - group.start  # type: ignore[operator]
-                    if hi > len(data):
-                        it.error = CodecError(f"{self._chunk_name(req.key, it.coords)}: the shard index points past "
-                                              f"the end of the shard (bytes {req.start}-{req.stop})")
-                        continue
-                    it.data = memoryview(data)[lo:hi]
-        for it in wanted:  # v2 undeclared nested keys: fall back one by one
-            if it.error is None and it.data is None and it.req is not None and self.meta.alt_stored_key is not None:
-                it.data = self._fetch_one(it)
-                if it.data is None:
-                    it.req = None
+
+        def landed(i: int, data: bytes | None | StoreError) -> None:
+            group, members = groups[i]
+            unit = [wanted[idx] for idx in members]
+            for it in unit:
+                self._assign(it, group, data)
+            ready(unit)
+
+        self.store.get_many_settled([g for g, _ in groups], cancel, on_each=landed)
+
+    def _assign(self, it: _Item, group: ByteRequest, data: bytes | None | StoreError) -> None:
+        req = it.req
+        assert req is not None
+        if isinstance(data, StoreError):
+            it.error = data
+        elif data is None:
+            if self.meta.alt_stored_key is not None and not self._alt_keys:
+                it.alt = True  # v2 keys nested although the metadata says nothing: try that key
+            else:
+                it.req = None
+        elif req.start is None or group.start is None:
+            it.data = data
+        else:
+            lo, hi = req.start - group.start, req.stop - group.start  # type: ignore[operator]
+            if hi > len(data):
+                it.error = CodecError(f"{self._chunk_name(req.key, it.coords)}: the shard index points past "
+                                      f"the end of the shard (bytes {req.start}-{req.stop})")
+            else:
+                it.data = memoryview(data)[lo:hi]
+
+    def _fetch_alt(self, it: _Item) -> None:
+        assert self.meta.alt_stored_key is not None and it.req is not None
+        alt = ByteRequest(self.meta.alt_stored_key(it.coords), it.req.start, it.req.stop)
+        it.alt = False
+        data = self.store.get_range(alt)
+        if data is None:
+            it.req = None
+        else:
+            self._alt_keys = True
+            it.req, it.data = alt, data
 
     def _locate_in_shards(self, items: list[_Item], cancel: CancelToken | None = None) -> None:
         layout = self.meta.shard_layout

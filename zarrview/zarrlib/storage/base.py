@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..cancel import CancelToken
 from ..errors import StoreError
+
+
+OnEach = Callable[[int, "bytes | None | StoreError"], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,17 +89,21 @@ class Store(ABC):
             out.append(self.get_range(r))
         return out
 
-    def get_many_settled(self, reqs: Sequence[ByteRequest],
-                         cancel: CancelToken | None = None) -> list[bytes | None | StoreError]:
-        """Like ``get_many``, but a request that fails gives its StoreError in its place."""
+    def get_many_settled(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None,
+                         on_each: OnEach | None = None) -> list[bytes | None | StoreError]:
+        """Like ``get_many``, but a request that fails gives its StoreError in its place;
+        ``on_each(i, answer)`` is called as each answer arrives (from any thread)."""
         out: list[bytes | None | StoreError] = []
-        for r in reqs:
+        for i, r in enumerate(reqs):
             if cancel is not None:
                 cancel.raise_if_cancelled()
             try:
-                out.append(self.get_range(r))
+                res: bytes | None | StoreError = self.get_range(r)
             except StoreError as e:
-                out.append(e)
+                res = e
+            out.append(res)
+            if on_each is not None:
+                on_each(i, res)
         return out
 
     @property

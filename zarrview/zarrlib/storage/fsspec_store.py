@@ -18,7 +18,7 @@ from typing import Any
 
 from ..cancel import CancelToken
 from ..errors import ReadCancelled, StoreAccessError, StoreError
-from .base import ByteRequest, Store, slice_range
+from .base import ByteRequest, OnEach, Store, slice_range
 from .retry import RetryPolicy, http_status, is_transient
 
 _MISSING = (FileNotFoundError, KeyError, IsADirectoryError)
@@ -33,7 +33,7 @@ class FsspecStore(Store):
     prefers_batches = True
 
     def __init__(self, fs: Any, root: str, url: str, *, retry: RetryPolicy | None = None,
-                 io_concurrency: int = 32) -> None:
+                 io_concurrency: int = 64) -> None:
         super().__init__(url)
         self.fs = fs
         self.root = root.rstrip("/")
@@ -67,11 +67,13 @@ class FsspecStore(Store):
             out.append(res)
         return out
 
-    def get_many_settled(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None) -> list[Settled]:
-        """Every answer in request order: bytes, None (missing) or the StoreError of that request."""
+    def get_many_settled(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None,
+                         on_each: OnEach | None = None) -> list[Settled]:
+        """Every answer in request order: bytes, None (missing) or the StoreError of that request;
+        ``on_each(i, answer)`` runs on fsspec's loop thread as each one lands (keep it quick)."""
         if not reqs:
             return []
-        return self._run(lambda: self._gather(list(reqs)), cancel)
+        return self._run(lambda: self._gather(list(reqs), on_each), cancel)
 
     # -- running on fsspec's loop -----------------------------------------------------------
     def _loop(self) -> asyncio.AbstractEventLoop:
@@ -93,10 +95,17 @@ class FsspecStore(Store):
                     future.cancel()  # cancels every request of the batch still in flight
                     raise ReadCancelled(f"read from {self.url} cancelled") from None
 
-    async def _gather(self, reqs: list[ByteRequest]) -> list[Settled]:
+    async def _gather(self, reqs: list[ByteRequest], on_each: OnEach | None = None) -> list[Settled]:
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.io_concurrency)
-        return list(await asyncio.gather(*(self._fetch(r) for r in reqs)))
+
+        async def one(i: int, req: ByteRequest) -> Settled:
+            res = await self._fetch(req)
+            if on_each is not None:
+                on_each(i, res)
+            return res
+
+        return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(reqs))))
 
     # -- one request ------------------------------------------------------------------------
     async def _fetch(self, req: ByteRequest) -> Settled:

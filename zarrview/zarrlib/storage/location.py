@@ -70,7 +70,7 @@ def _io_options(options: dict[str, Any], url: str) -> tuple[RetryPolicy, int]:
     try:
         attempts = int(options.pop("io_retries", RetryPolicy.attempts))
         timeout = float(options.pop("io_timeout", RetryPolicy.timeout))
-        concurrency = int(options.pop("io_concurrency", 32))
+        concurrency = int(options.pop("io_concurrency", 64))
     except (TypeError, ValueError) as e:
         raise StoreError(f"cannot open {url}: bad I/O option ({e})") from None
     if attempts < 1 or timeout <= 0 or concurrency < 1:
