@@ -150,3 +150,22 @@ def test_install_desktop_script_places_every_file(tmp_path: Path) -> None:
     for size in (16, 48, 256, 512):
         assert (share / "icons" / "hicolor" / f"{size}x{size}" / "apps" / f"{APP_ID}.png").is_file()
     assert (share / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg").is_file()
+
+
+@pytest.mark.timeout(300)
+def test_wheel_carries_the_resources(tmp_path: Path) -> None:
+    import zipfile
+
+    out = tmp_path / "wheel"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
+                    "-w", str(out)], check=True, capture_output=True, text=True, timeout=300)
+    [wheel] = list(out.glob("zarrview-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for size in (16, 24, 32, 48, 64, 128, 256, 512):
+        assert f"zarrview/resources/icons/zarrview-{size}.png" in names
+    for icon in ("group.svg", "array.svg", "sharded.svg", "error.svg", "zarrview.ico", "zarrview.icns"):
+        assert f"zarrview/resources/icons/{icon}" in names
+    demo = [n for n in names if n.startswith("zarrview/resources/demo.zarr/")]
+    expected = [p for p in (ROOT / "resources" / "demo.zarr").rglob("*") if p.is_file()]
+    assert len(demo) == len(expected)  # dot files (.zarray, .zattrs, .zgroup) included
+    assert "zarrview/resources/demo.zarr/weather/.zgroup" in names
