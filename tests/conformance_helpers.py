@@ -354,6 +354,14 @@ def sample_data(dtype: Any, shape: tuple[int, ...], seed: int = 0) -> np.ndarray
 # --------------------------------------------------------------------------- transports
 
 
+def walk_nodes(node: Any) -> dict[str, Any]:
+    """Every node below ``node`` (itself included) by path, found by listing."""
+    out = {node.path: node}
+    for child in node.members() if node.kind == "group" else []:
+        out.update(walk_nodes(child))
+    return out
+
+
 def assert_member_names(group: Any, expected: list[str]) -> None:
     """Listing where the store can list; over plain HTTP without consolidated metadata the
     children are unknown until reached by path, so the listing is empty."""

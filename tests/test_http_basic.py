@@ -16,6 +16,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
+from conformance_helpers import walk_nodes
 from http_server import serve
 
 DATA = Path(__file__).parent / "data"
@@ -36,19 +37,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _walk(node: zl.Node) -> dict[str, zl.Node]:
-    out = {node.path: node}
-    if isinstance(node, zl.Group):
-        for child in node.members():
-            out.update(_walk(child))
-    return out
-
-
 @pytest.mark.parametrize("name", ["v3.zarr", "v2c", "v2.zip"])
 def test_http_matches_local(site: Path, name: str) -> None:
     with serve(site) as (url, _):
-        remote = _walk(zl.open(f"{url}/{name}"))
-        local = _walk(zl.open(site / name))
+        remote = walk_nodes(zl.open(f"{url}/{name}"))
+        local = walk_nodes(zl.open(site / name))
         assert sorted(remote) == sorted(local)
         assert len(local) > 2
         for path, node in local.items():
@@ -101,9 +94,9 @@ def test_keys_are_percent_encoded_per_segment(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("form", ["zip::{url}/v2.zip", "{url}/v2.zip", "zip::{url}/v2.zip::/"])
 def test_zip_over_http_in_each_spelling(site: Path, form: str) -> None:
-    local = _walk(zl.open(site / "v2.zip"))
+    local = walk_nodes(zl.open(site / "v2.zip"))
     with serve(site) as (url, state):
-        remote = _walk(zl.open(form.format(url=url)))
+        remote = walk_nodes(zl.open(form.format(url=url)))
         assert sorted(remote) == sorted(local)
         for path, node in local.items():
             if isinstance(node, zl.Array):

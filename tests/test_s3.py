@@ -16,6 +16,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
+from conformance_helpers import walk_nodes
 from zarrview.zarrlib.storage.credentials import anonymous_unless_credentials
 
 pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
@@ -70,14 +71,6 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
                 os.environ[k] = v
 
 
-def _walk(node: zl.Node) -> dict[str, zl.Node]:
-    out = {node.path: node}
-    if isinstance(node, zl.Group):
-        for child in node.members():
-            out.update(_walk(child))
-    return out
-
-
 @pytest.mark.parametrize("name", ["v3.zarr", "sharded.zarr", "v2.zarr"])
 def test_arrays_read_like_zarr_python(s3: tuple[str, Path], name: str) -> None:
     endpoint, local = s3
@@ -89,8 +82,8 @@ def test_arrays_read_like_zarr_python(s3: tuple[str, Path], name: str) -> None:
 
 def test_hierarchy_is_listed_like_on_disk(s3: tuple[str, Path]) -> None:
     endpoint, local = s3
-    remote = _walk(zl.open(f"s3://{BUCKET}/tree.zarr", endpoint_url=endpoint))
-    disk = _walk(zl.open(local / "tree.zarr"))
+    remote = walk_nodes(zl.open(f"s3://{BUCKET}/tree.zarr", endpoint_url=endpoint))
+    disk = walk_nodes(zl.open(local / "tree.zarr"))
     assert sorted(remote) == sorted(disk) and len(disk) == 5
     for path, node in disk.items():
         assert remote[path].attrs == node.attrs

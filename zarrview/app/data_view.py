@@ -12,9 +12,8 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QGraphicsRectItem,
     QPushButton,
     QCheckBox,
     QComboBox,
@@ -32,6 +31,7 @@ from ..scheduling import ReadRequest, ReadResult, ReadScheduler
 from ..zarrlib import Array
 from .bridge import post
 from .display import dim_names, displayable, image_axes, percentile_levels, selection_text
+from .failure_boxes import FailureBoxes
 from .table_model import ArrayTable
 from .viewport import PlaneRead, plan_plane
 
@@ -78,7 +78,7 @@ class DataView(QWidget):
         self.detail = pg.ImageItem()  # full-resolution region drawn over a coarse preview
         self.detail.setZValue(10)
         self.image.view.addItem(self.detail)
-        self.failure_items: list[QGraphicsRectItem] = []  # hatched boxes over chunks that failed
+        self.failures = FailureBoxes(self.image.view)
         self.image.ui.histogram.item.sigLevelsChanged.connect(self._sync_detail_levels)
         self.image.ui.histogram.item.sigLookupTableChanged.connect(self._sync_detail_levels)
         self._view_timer = QTimer(self)
@@ -145,7 +145,7 @@ class DataView(QWidget):
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
         self.array = arr
-        self._clear_failures()
+        self.failures.clear()
         self._auto_levels = True
         self._clear_controls()
         kind = arr.dtype.kind
@@ -347,7 +347,7 @@ class DataView(QWidget):
         self.detail.clear()
         self.detail_plan = None
         self.detail_data = None
-        self._clear_failures()
+        self.failures.clear()
         plan = plan_plane(self.array.shape, self.array.chunks, self.shown_dims(), self._fixed(), None,
                           self.budget_chunks, self.colour_dim())
         self._request(plan.selection, mode="image", plan=plan, layer="base")
@@ -433,33 +433,13 @@ class DataView(QWidget):
             self.status.emit(f"Read {result.request.label} in {result.seconds * 1000:.0f} ms")
         if result.failures:
             if mode == "image":
-                self._mark_failures(result)
+                self.failures.mark(result.failures, *self.shown_dims())
             n = len(result.failures)
             self.status.emit(f"{n} chunk{'s' if n > 1 else ''} of {result.request.label} could not be read"
                              f"{' (hatched)' if mode == 'image' else ''}: {result.failures[0].message}")
         self.loaded.emit()
         if mode == "image" and result.request.extra.get("layer") == "base" and plan is not None and plan.preview:
             self._view_timer.start()
-
-    def _clear_failures(self) -> None:
-        for item in self.failure_items:
-            self.image.view.removeItem(item)
-        self.failure_items = []
-
-    def _mark_failures(self, result: ReadResult) -> None:
-        """A hatched red box over each chunk that failed, its key and error in the tooltip."""
-        y, x = self.shown_dims()
-        for failure in result.failures:
-            (r0, r1), (c0, c1) = failure.box[y], failure.box[x]
-            item = QGraphicsRectItem(c0, r0, c1 - c0, r1 - r0)
-            pen = pg.mkPen("#ff3b30", width=2)
-            pen.setCosmetic(True)
-            item.setPen(pen)
-            item.setBrush(QBrush(QColor(255, 59, 48, 110), Qt.BrushStyle.BDiagPattern))
-            item.setZValue(20)
-            item.setToolTip(f"{failure.key}: {failure.message}")
-            self.image.view.addItem(item)
-            self.failure_items.append(item)
 
     def oriented(self, data: np.ndarray) -> np.ndarray:
         """The read block as (rows, columns[, channels]), whatever the order of the dimensions."""
