@@ -10,6 +10,7 @@ the chunk grid and from the shard indexes as zarr-python wrote them, read here w
 from __future__ import annotations
 
 import itertools
+import json
 import time
 from pathlib import Path
 
@@ -149,3 +150,23 @@ def test_chunks_are_fetched_concurrently_over_kept_alive_connections(site: Path)
             np.testing.assert_array_equal(arr[plane], DATA[plane])
         assert len(state.requests("GET")) == 1 + 3 * 12
         assert len(state.connections) == first <= 13, "later reads reuse the open connections"
+
+
+def test_missing_v2_chunks_cost_one_request_once_the_key_spelling_is_known(tmp_path: Path) -> None:
+    a = zarr.create_array(tmp_path / "sparse.zarr", shape=(64, 48), chunks=(16, 16), dtype="i2", zarr_format=2,
+                          fill_value=-1)
+    a[0:16, :] = 7  # one row of chunks written; the other nine chunks are missing
+    meta = tmp_path / "sparse.zarr" / ".zarray"  # as older writers left it: no separator declared,
+    doc = json.loads(meta.read_text())          # so a missing "i.j" might be stored as "i/j"
+    doc.pop("dimension_separator", None)
+    meta.write_text(json.dumps(doc))
+    expected = np.full((64, 48), -1, "i2")
+    expected[0:16, :] = 7
+    with serve(tmp_path) as (url, state):
+        arr = zl.open(f"{url}/sparse.zarr")
+        np.testing.assert_array_equal(arr[...], expected)
+        state.clear()
+        np.testing.assert_array_equal(arr[...], expected)
+        # 12 chunks, one request each: no probing of the nested "0/0" spelling for the missing ones
+        assert sorted(r[1].rsplit("/", 1)[1] for r in state.requests()) == sorted(
+            f"{i}.{j}" for i in range(4) for j in range(3))

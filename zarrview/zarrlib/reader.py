@@ -326,12 +326,9 @@ class ChunkReader:
         req = item.req
         assert req is not None
         data = self.store.get_range(req) if scratch is None else self.store.read_into(req, scratch)
-        if data is None and self.meta.alt_stored_key is not None and self._alt_keys is not False:
-            alt = ByteRequest(self.meta.alt_stored_key(item.coords), req.start, req.stop)
-            data = self.store.get_range(alt)
-            if data is not None:
-                self._alt_keys = True
-                item.req = alt
+        if data is None and self.meta.alt_stored_key is not None:
+            self._fetch_alt(item)
+            data = item.data
         elif data is not None and self.meta.alt_stored_key is not None:
             self._alt_keys = False
         if data is not None and req.start is not None and req.stop is not None and len(data) != req.stop - req.start:
@@ -375,6 +372,8 @@ class ChunkReader:
                 it.req = None
         elif req.start is None or group.start is None:
             it.data = data
+            if self.meta.alt_stored_key is not None and self._alt_keys is None:
+                self._alt_keys = False  # found under the declared key: no need to try the other
         else:
             lo, hi = req.start - group.start, req.stop - group.start  # type: ignore[operator]
             if hi > len(data):
@@ -384,9 +383,14 @@ class ChunkReader:
                 it.data = memoryview(data)[lo:hi]
 
     def _fetch_alt(self, it: _Item) -> None:
+        """A chunk missing under its declared key, tried under the other v2 separator unless the
+        array already proved to use the declared one (then it is simply missing)."""
         assert self.meta.alt_stored_key is not None and it.req is not None
-        alt = ByteRequest(self.meta.alt_stored_key(it.coords), it.req.start, it.req.stop)
         it.alt = False
+        if self._alt_keys is False:
+            it.req = None
+            return
+        alt = ByteRequest(self.meta.alt_stored_key(it.coords), it.req.start, it.req.stop)
         data = self.store.get_range(alt)
         if data is None:
             it.req = None
