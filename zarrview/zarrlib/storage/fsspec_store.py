@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from ..cancel import CancelToken
@@ -109,20 +109,22 @@ class FsspecStore(Store):
 
     # -- one request ------------------------------------------------------------------------
     async def _fetch(self, req: ByteRequest) -> Settled:
-        delays = self.retry.delays()
+        delays: Iterator[float] | None = None
         attempt = 0
         while True:
             attempt += 1
             try:
                 assert self._semaphore is not None
                 async with self._semaphore:
-                    return await asyncio.wait_for(self._answer(req), self.retry.timeout)
+                    async with asyncio.timeout(self.retry.timeout):
+                        return await self._answer(req)
             except _MISSING:
                 return None
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # fsspec drivers raise many unrelated types
                 if is_transient(e):
+                    delays = delays or self.retry.delays()
                     delay = next(delays, None)
                     if delay is not None:
                         await asyncio.sleep(delay)

@@ -9,12 +9,14 @@ consolidated metadata or by asking for a child path directly.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import quote
 
 from ..errors import StoreError
 from .fsspec_store import FsspecStore
 
 
+@lru_cache(maxsize=1 << 16)  # a view asks for the same keys again and again
 def encode_key(key: str) -> str:
     return "/".join(quote(segment, safe="") for segment in key.split("/"))
 
