@@ -61,8 +61,13 @@ def _load() -> Any | None:
                 ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
             ]
             lib.ZSTD_decompressDCtx.restype = ctypes.c_size_t
+            # quick calls keep the GIL: releasing and taking it again costs more than they do,
+            # and a decode worker waiting to take it back holds up the I/O thread
+            quick = ctypes.PyDLL(name)
+            lib.ZSTD_isError = quick.ZSTD_isError
             lib.ZSTD_isError.argtypes = [ctypes.c_size_t]
             lib.ZSTD_isError.restype = ctypes.c_uint
+            lib.ZSTD_getErrorName = quick.ZSTD_getErrorName
             lib.ZSTD_getErrorName.argtypes = [ctypes.c_size_t]
             lib.ZSTD_getErrorName.restype = ctypes.c_char_p
             return lib
