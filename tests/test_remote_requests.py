@@ -170,3 +170,26 @@ def test_missing_v2_chunks_cost_one_request_once_the_key_spelling_is_known(tmp_p
         # 12 chunks, one request each: no probing of the nested "0/0" spelling for the missing ones
         assert sorted(r[1].rsplit("/", 1)[1] for r in state.requests()) == sorted(
             f"{i}.{j}" for i in range(4) for j in range(3))
+
+
+def test_undeclared_nested_v2_keys_found_while_other_answers_are_late(tmp_path: Path) -> None:
+    """A v2 array stored with '/' keys but no dimension_separator: every declared ('.') key
+    answers 404 and each chunk is then tried under its nested key. When one of those 404s
+    arrives only after another chunk was already found nested, it must still be tried nested
+    (it was once taken for a missing chunk and shown as fill)."""
+    from http_server import Faults
+
+    values = np.arange(5 * 6, dtype="<i2").reshape(5, 6)
+    c = zarr.create_array(tmp_path / "n.zarr", shape=values.shape, chunks=(2, 4), dtype="i2", zarr_format=2,
+                          fill_value=-1, compressors=None, chunk_key_encoding={"name": "v2", "separator": "/"})
+    c[...] = values
+    meta = json.loads((tmp_path / "n.zarr" / ".zarray").read_text())
+    meta.pop("dimension_separator")
+    (tmp_path / "n.zarr" / ".zarray").write_text(json.dumps(meta))
+    assert (tmp_path / "n.zarr" / "2" / "0").is_file() and not (tmp_path / "n.zarr" / "2.0").exists()
+    with serve(tmp_path, Faults(delay=0.4, delay_match="/n.zarr/2.0")) as (url, state):
+        arr = zl.open(f"{url}/n.zarr")
+        state.clear()
+        np.testing.assert_array_equal(arr[...], values)
+        paths = [r[1] for r in state.requests("GET")]
+        assert "/n.zarr/2/0" in paths and paths.index("/n.zarr/2/0") > paths.index("/n.zarr/0/0")

@@ -366,8 +366,11 @@ class ChunkReader:
         if isinstance(data, StoreError):
             it.error = data
         elif data is None:
-            if self.meta.alt_stored_key is not None and not self._alt_keys:
-                it.alt = True  # v2 keys nested although the metadata says nothing: try that key
+            alt = self.meta.alt_stored_key
+            if alt is not None and self._alt_keys is not False and req.key != alt(it.coords):
+                # v2 keys nested although the metadata says nothing: try that key (also when
+                # another answer of this batch has just proved the array nested)
+                it.alt = True
             else:
                 it.req = None
         elif req.start is None or group.start is None:

@@ -85,16 +85,33 @@ def _filesystem(scheme: str, url: str, options: dict[str, Any]) -> tuple[Any, st
     from fsspec.core import url_to_fs
 
     try:
-        fsspec.get_filesystem_class(scheme)
+        cls = _filesystem_class(scheme) or fsspec.get_filesystem_class(scheme)
     except (ImportError, ValueError) as e:
         extra = _EXTRAS.get(scheme)
         hint = f"; install {extra}" if extra else ""
         raise UnsupportedSchemeError(f"cannot open {url}: no driver for '{scheme}://'{hint}") from e
     options = anonymous_unless_credentials(scheme, options)
     try:
-        return url_to_fs(url, **options)
+        if cls is fsspec.get_filesystem_class(scheme):
+            return url_to_fs(url, **options)
+        return cls(**{**cls._get_kwargs_from_urls(url), **options}), cls._strip_protocol(url)
     except Exception as e:  # drivers validate options in their own ways
         raise StoreError(f"cannot open {url}: {type(e).__name__}: {e}") from e
+
+
+def _filesystem_class(scheme: str) -> type | None:
+    """The driver class where fsspec's registered one is wrong for a read-only viewer.
+
+    gcsfs registers an experimental variant for zonal and hierarchical-namespace buckets that
+    asks Google's gRPC control API for the bucket's type before every read, and does not
+    remember a failed answer: with anonymous access, an emulator or a firewall that blocks
+    gRPC, every chunk waits up to a minute. Its base class reads the same objects through
+    the JSON API, with no such lookup.
+    """
+    if scheme in ("gs", "gcs"):
+        from gcsfs.core import GCSFileSystem
+        return GCSFileSystem  # type: ignore[no-any-return]
+    return None
 
 
 def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
