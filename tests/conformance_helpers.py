@@ -362,6 +362,18 @@ def walk_nodes(node: Any) -> dict[str, Any]:
     return out
 
 
+def assert_same_tree(remote: Any, disk: Any, count: int) -> None:
+    """Two hierarchies, walked by listing, hold the same paths, attributes and array values."""
+    import numpy as np
+
+    theirs, ours = walk_nodes(remote), walk_nodes(disk)
+    assert sorted(theirs) == sorted(ours) and len(ours) == count, (sorted(theirs), sorted(ours))
+    for path, node in ours.items():
+        assert theirs[path].attrs == node.attrs
+        if node.kind == "array":
+            np.testing.assert_array_equal(theirs[path][...], node[...])
+
+
 def assert_member_names(group: Any, expected: list[str]) -> None:
     """Listing where the store can list; over plain HTTP without consolidated metadata the
     children are unknown until reached by path, so the listing is empty."""
