@@ -85,14 +85,15 @@ def _filesystem(scheme: str, url: str, options: dict[str, Any]) -> tuple[Any, st
     from fsspec.core import url_to_fs
 
     try:
-        cls = _filesystem_class(scheme) or fsspec.get_filesystem_class(scheme)
+        fsspec.get_filesystem_class(scheme)
+        cls = _filesystem_class(scheme)
     except (ImportError, ValueError) as e:
         extra = _EXTRAS.get(scheme)
         hint = f"; install {extra}" if extra else ""
         raise UnsupportedSchemeError(f"cannot open {url}: no driver for '{scheme}://'{hint}") from e
     options = anonymous_unless_credentials(scheme, options)
     try:
-        if cls is fsspec.get_filesystem_class(scheme):
+        if cls is None:
             return url_to_fs(url, **options)
         return cls(**{**cls._get_kwargs_from_urls(url), **options}), cls._strip_protocol(url)
     except Exception as e:  # drivers validate options in their own ways
