@@ -65,5 +65,7 @@ def test_remote_reads_stop_faulting_their_buffers_in(site: tuple[Path, int]) -> 
     assert default["applied"] is False and kept["applied"] is True
     assert default["sum"] == kept["sum"] == total
     pages = 4 * 307_200 // 4096  # the four response bodies of that window
-    assert default["faults"] > pages / 2, default  # glibc default: the bodies fault in again every read
-    assert kept["faults"] < default["faults"] / 4, (kept, default)
+    # glibc's adaptive default usually faults the bodies in again on every read (about 320 pages
+    # here), though a large enough free elsewhere in the process can raise its thresholds first
+    assert kept["faults"] < pages / 10, (kept, default)
+    assert kept["faults"] <= default["faults"] + 5, (kept, default)
