@@ -362,6 +362,23 @@ def walk_nodes(node: Any) -> dict[str, Any]:
     return out
 
 
+def write_bucket_fixtures(root: Path, data: np.ndarray, title: str, names: tuple[str, ...]) -> None:
+    """What the cloud tests upload, written by zarr-python: the same values chunked (v3), sharded
+    and as v2, and a small tree whose arrays have names URLs must escape."""
+    import zarr
+
+    kind = data.dtype.str[1:]
+    zarr.create_array(root / "v3.zarr", shape=data.shape, chunks=(1, 16, 16), dtype=kind)[...] = data
+    zarr.create_array(root / "sharded.zarr", shape=data.shape, chunks=(1, 8, 8), shards=(1, 16, 16),
+                      dtype=kind)[...] = data
+    zarr.create_array(root / "v2.zarr", shape=data.shape, chunks=(1, 16, 16), dtype=kind, zarr_format=2)[...] = data
+    g = zarr.open_group(root / "tree.zarr", mode="w")
+    g.attrs["title"] = title
+    sub = g.create_group("sub")
+    for i, name in enumerate(names):
+        sub.create_array(name, shape=(4,), dtype="f8")[...] = np.arange(4) / 2 + i
+
+
 def assert_same_tree(remote: Any, disk: Any, count: int) -> None:
     """Two hierarchies, walked by listing, hold the same paths, attributes and array values."""
     import numpy as np

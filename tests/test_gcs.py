@@ -18,7 +18,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from conformance_helpers import assert_same_tree
+from conformance_helpers import assert_same_tree, write_bucket_fixtures
 
 pytest.importorskip("gcsfs", reason="zarrview[cloud] is part of the test extras")
 emulator = pytest.importorskip("gcp_storage_emulator.server", reason="gcp-storage-emulator is part of the test extras")
@@ -27,18 +27,6 @@ pytestmark = pytest.mark.timeout(120)
 
 BUCKET = "zarr-data"
 DATA = np.arange(3 * 40 * 30, dtype="<u2").reshape(3, 40, 30)
-
-
-def _write(root: Path) -> None:
-    zarr.create_array(root / "v3.zarr", shape=DATA.shape, chunks=(1, 16, 16), dtype="u2")[...] = DATA
-    zarr.create_array(root / "sharded.zarr", shape=DATA.shape, chunks=(1, 8, 8), shards=(1, 16, 16),
-                      dtype="u2")[...] = DATA
-    zarr.create_array(root / "v2.zarr", shape=DATA.shape, chunks=(1, 16, 16), dtype="u2", zarr_format=2)[...] = DATA
-    g = zarr.open_group(root / "tree.zarr", mode="w")
-    g.attrs["title"] = "on gcs"
-    sub = g.create_group("sub")
-    for i, name in enumerate(("run #3", "Zürich")):
-        sub.create_array(name, shape=(4,), dtype="f8")[...] = np.arange(4) / 2 + i
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +39,7 @@ def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     try:
         endpoint = f"http://127.0.0.1:{server._api._httpd.server_address[1]}"
         local = tmp_path_factory.mktemp("gcssrc")
-        _write(local)
+        write_bucket_fixtures(local, DATA, "on gcs", ("run #3", "Zürich"))
         fs = GCSFileSystem(endpoint_url=endpoint, token="anon")
         for path in local.rglob("*"):
             if path.is_file():

@@ -16,7 +16,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from conformance_helpers import assert_same_tree
+from conformance_helpers import assert_same_tree, write_bucket_fixtures
 from zarrview.zarrlib.storage.credentials import anonymous_unless_credentials
 
 pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
@@ -29,18 +29,6 @@ DATA = np.arange(3 * 40 * 30, dtype="<i4").reshape(3, 40, 30)
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
 
 
-def _write(root: Path) -> None:
-    zarr.create_array(root / "v3.zarr", shape=DATA.shape, chunks=(1, 16, 16), dtype="i4")[...] = DATA
-    zarr.create_array(root / "sharded.zarr", shape=DATA.shape, chunks=(1, 8, 8), shards=(1, 16, 16),
-                      dtype="i4")[...] = DATA
-    zarr.create_array(root / "v2.zarr", shape=DATA.shape, chunks=(1, 16, 16), dtype="i4", zarr_format=2)[...] = DATA
-    g = zarr.open_group(root / "tree.zarr", mode="w")
-    g.attrs["title"] = "on s3"
-    sub = g.create_group("sub")
-    for i, name in enumerate(("run #3", "50% done", "Zürich")):
-        sub.create_array(name, shape=(4,), dtype="f8")[...] = np.arange(4) / 2 + i
-
-
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     saved = {k: os.environ.get(k) for k in CREDS}
@@ -51,7 +39,7 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
         host, port = server.get_host_and_port()
         endpoint = f"http://{host}:{port}"
         local = tmp_path_factory.mktemp("s3src")
-        _write(local)
+        write_bucket_fixtures(local, DATA, "on s3", ("run #3", "50% done", "Zürich"))
         import boto3
 
         client = boto3.client("s3", endpoint_url=endpoint)

@@ -368,9 +368,7 @@ class ChunkReader:
         elif data is None:
             alt = self.meta.alt_stored_key
             if alt is not None and self._alt_keys is not False and req.key != alt(it.coords):
-                # v2 keys nested although the metadata says nothing: try that key (also when
-                # another answer of this batch has just proved the array nested)
-                it.alt = True
+                it.alt = True  # v2 keys may be nested although the metadata says nothing: try that
             else:
                 it.req = None
         elif req.start is None or group.start is None:
