@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -24,3 +25,14 @@ def files_over_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     roots = (tmp_path_factory.getbasetemp(), TESTS / "data", SHARED / "peer-data")
     with serve(Path("/"), roots=roots) as (url, _):
         yield url
+
+
+@pytest.fixture(autouse=True)
+def _collect_garbage_on_the_gui_thread() -> Iterator[None]:
+    """Once an app test has moved cyclic garbage collection to the GUI thread (as the app does),
+    tests that run no event loop still collect, here on the main thread, after each test."""
+    yield
+    gui_gc = sys.modules.get("zarrview.app.gui_gc")
+    collector = gui_gc.installed() if gui_gc is not None else None
+    if collector is not None:
+        collector.collect()

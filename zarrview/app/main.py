@@ -48,6 +48,7 @@ def run_app(argv: Sequence[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
     from .bridge import init_bridge
+    from .gui_gc import collect_garbage_on_gui_thread
     from .icons import APP_ID, app_icon
     from .resources import demo_path
     from .window import MainWindow
@@ -61,6 +62,7 @@ def run_app(argv: Sequence[str]) -> int:
     app.setDesktopFileName(APP_ID)  # Wayland/X11 match the window to its .desktop file and icon
     app.setWindowIcon(app_icon())
     init_bridge()
+    collect_garbage_on_gui_thread()
     window = MainWindow()
     if args.screenshot:
         window.resize(1280, 820)  # screenshots are the same size whatever the saved geometry

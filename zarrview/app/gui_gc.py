@@ -1,0 +1,57 @@
+"""Cyclic garbage is collected on the GUI thread, never on a worker thread.
+
+Python's cycle collector runs in whichever thread happens to allocate when a generation fills
+up: the scheduler's worker, fsspec's I/O thread, a decode worker. A window, dialog or view
+caught in a reference cycle (signal connections to lambdas that capture ``self`` make these
+common) is then destroyed from that thread. Qt cannot stop an object's timers from another
+thread, so they stay registered and the next one to fire calls into freed memory: the
+intermittent segfault in ``QTimerInfoList::activateTimers`` seen in the app tests. Automatic
+collection is therefore switched off and a timer on the GUI thread collects instead, by the
+generation thresholds Python itself would have used.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from PySide6.QtCore import QCoreApplication, QObject, QTimer
+
+INTERVAL_MS = 250
+
+_collector: GuiThreadCollector | None = None
+
+
+class GuiThreadCollector(QObject):
+    def __init__(self, parent: QObject) -> None:
+        super().__init__(parent)
+        self.thresholds = gc.get_threshold()
+        self.timer = QTimer(self)
+        self.timer.setInterval(INTERVAL_MS)
+        self.timer.timeout.connect(self.collect)
+        self.timer.start()
+        gc.disable()
+
+    def collect(self) -> int:
+        """Collect the oldest generation whose count is past its threshold; objects found."""
+        counts = gc.get_count()
+        generation = -1
+        for gen, (count, limit) in enumerate(zip(counts, self.thresholds)):
+            if limit and count > limit:
+                generation = gen
+            else:
+                break
+        return gc.collect(generation) if generation >= 0 else 0
+
+
+def installed() -> GuiThreadCollector | None:
+    return _collector
+
+
+def collect_garbage_on_gui_thread() -> GuiThreadCollector:
+    """Install the collector (once, on the GUI thread, after the QApplication exists)."""
+    global _collector
+    app = QCoreApplication.instance()
+    assert app is not None, "create the QApplication first"
+    if _collector is None:
+        _collector = GuiThreadCollector(app)
+    return _collector
