@@ -44,7 +44,6 @@ class FsspecStore(Store):
         self._semaphore: asyncio.Semaphore | None = None
         self._whole: OrderedDict[str, bytes] = OrderedDict()  # whole objects, when ranges are ignored
         self._whole_pending: dict[str, asyncio.Future[bytes | None]] = {}
-        self._urls: dict[str, Any] = {}  # parsed request URLs, by path
 
     # -- addressing -------------------------------------------------------------------------
     def _path(self, key: str) -> str:

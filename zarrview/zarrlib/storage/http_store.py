@@ -10,6 +10,7 @@ consolidated metadata or by asking for a child path directly.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 from urllib.parse import quote
 
 from ..errors import StoreError
@@ -38,6 +39,10 @@ class HttpStore(FsspecStore):
     """
 
     _URLS_KEPT = 1 << 16
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._urls: dict[str, Any] = {}  # parsed request URLs, by path
 
     def _path(self, key: str) -> str:
         return f"{self.root}/{encode_key(key)}" if key else self.root
