@@ -69,6 +69,21 @@ def test_slow_server_times_out_and_names_the_key(site: Path) -> None:
         assert time.monotonic() - t0 < 2.5
 
 
+def test_a_tighter_client_timeout_of_the_user_still_applies(site: Path) -> None:
+    # zarrlib turns aiohttp's own timers off when its per-try timeout is the tighter bound;
+    # one the user set tighter in client_kwargs must still cut a slow answer short
+    import aiohttp
+
+    faults = Faults(delay=3.0, delay_match="/c/")
+    with serve(site, faults) as (url, _):
+        arr = zl.open(f"{url}/chunked.zarr", io_timeout=30, io_retries=1,
+                      client_kwargs={"timeout": aiohttp.ClientTimeout(total=0.3)})
+        t0 = time.monotonic()
+        with pytest.raises(zl.StoreError, match=r"chunked\.zarr/c/0/0: no answer within the client's timeout"):
+            arr[0:16, 0:16]
+        assert time.monotonic() - t0 < 2.5
+
+
 def test_connection_dropped_mid_body_is_retried(site: Path) -> None:
     faults = Faults(drop=3, drop_match="/c/")
     with serve(site, faults) as (url, _):

@@ -113,10 +113,11 @@ class FsspecStore(Store):
         attempt = 0
         while True:
             attempt += 1
+            deadline: asyncio.Timeout | None = None
             try:
                 assert self._semaphore is not None
                 async with self._semaphore:
-                    async with asyncio.timeout(self.retry.timeout):
+                    async with asyncio.timeout(self.retry.timeout) as deadline:
                         return await self._answer(req)
             except _MISSING:
                 return None
@@ -129,14 +130,16 @@ class FsspecStore(Store):
                     if delay is not None:
                         await asyncio.sleep(delay)
                         continue
-                return self._error(req, e, attempt)
+                return self._error(req, e, attempt, ours=deadline is not None and deadline.expired())
 
-    def _error(self, req: ByteRequest, e: BaseException, attempts: int) -> StoreError:
+    def _error(self, req: ByteRequest, e: BaseException, attempts: int, ours: bool = False) -> StoreError:
+        """``ours``: the per-try timeout expired (else a timeout is the client's own setting)."""
         where = self.key_url(req.key) + req.describe()[len(req.key):]
         status = http_status(e)
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         if isinstance(e, (asyncio.TimeoutError, TimeoutError)):
-            return StoreError(f"{where}: no answer within {self.retry.timeout:g} s{tries}")
+            within = f"within {self.retry.timeout:g} s" if ours else "within the client's timeout"
+            return StoreError(f"{where}: no answer {within}{tries}")
         if isinstance(e, PermissionError) or status in (401, 403):
             return StoreAccessError(f"{where}: access denied ({status or 403}); check credentials or use anonymous access")
         detail = f"HTTP {status}" if status is not None else f"{type(e).__name__}: {e}"
