@@ -36,6 +36,31 @@ def no_timers() -> Any:
     return aiohttp.ClientTimeout()
 
 
+#: the most one socket read may take in one go (asyncio's default is 256 KiB)
+RECV_MAX = 4 << 20
+
+
+def widen_reads(response: Any) -> None:
+    """Let the connection read a body of this size in one ``recv``.
+
+    asyncio reads at most 256 KiB per ready socket per loop iteration, so the bodies of a
+    batch of larger chunks advance in lockstep and all complete at about the same time, at
+    the end of the fetch: decoding cannot start until then. With one read per body, answers
+    complete one after the other and decoding overlaps the rest of the fetch (measured, a
+    plane of 16 whole chunks of ~300 KiB: zarrlib/tensorstore 1.29 -> 1.17). Sized from the
+    body (to the next power of two, at most RECV_MAX; never shrunk), so small ranged reads
+    keep small buffers; transports without this knob (uvloop's) are left alone.
+    """
+    n = response.content_length
+    if not n or n <= 256 << 10:
+        return
+    want = min(1 << (n - 1).bit_length(), RECV_MAX)
+    transport = getattr(getattr(response, "connection", None), "transport", None)
+    size = getattr(transport, "max_size", None)
+    if isinstance(size, int) and size < want:
+        transport.max_size = want  # type: ignore[union-attr]
+
+
 class HttpStore(FsspecStore):
     """Requests go out on the fsspec filesystem's own aiohttp session, with its options.
 
@@ -71,6 +96,7 @@ class HttpStore(FsspecStore):
             if r.status == 404:
                 raise FileNotFoundError(path)
             r.raise_for_status()
+            widen_reads(r)
             return await r.read()  # type: ignore[no-any-return]
 
     def _timers_redundant(self, session: Any) -> bool:
