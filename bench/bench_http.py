@@ -3,7 +3,7 @@
 Why this exists
 ---------------
 A viewer pointed at a URL spends its time waiting on requests, not decoding. zarrlib's
-HTTP store gathers every range of a read on fsspec's event loop (32 requests in flight by
+HTTP store gathers every range of a read on fsspec's event loop (64 requests in flight by
 default) and merges byte-adjacent inner chunks of a shard into one range. This script checks
 that this is enough: over a real web server, a read should cost about what tensorstore's
 ``http`` kvstore costs, with no more requests, and on a slow link a whole plane should load
