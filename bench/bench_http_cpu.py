@@ -68,10 +68,9 @@ def nginx_cpu() -> float:
     return total
 
 
-def kind(thread: str) -> str:
-    """Python 3.11 does not give the kernel its threads' names: those come from ``threading``."""
+def kind(thread: str, names: dict[int | None, str]) -> str:
+    """Python 3.11 does not give the kernel its threads' names: ``names`` (from ``threading``) does."""
     tid, comm = thread.split(":", 1)
-    names = {t.native_id: t.name for t in threading.enumerate()}
     name = names.get(int(tid), comm)
     if int(tid) == os.getpid():
         return "main"
@@ -87,8 +86,9 @@ def measure(read: Callable[[], object], reads: int) -> dict[str, float]:
         read()
     t1, n1, w1 = thread_cpu(), nginx_cpu(), time.perf_counter()
     per: dict[str, float] = {"main": 0.0, "io": 0.0, "decode": 0.0}
+    names = {t.native_id: t.name for t in threading.enumerate()}
     for thread, cpu in t1.items():
-        per[kind(thread)] += (cpu - t0.get(thread, 0.0)) * 1e3 / reads
+        per[kind(thread, names)] += (cpu - t0.get(thread, 0.0)) * 1e3 / reads
     per["server"] = (n1 - n0) * 1e3 / reads
     per["wall"] = (w1 - w0) * 1e3 / reads
     return per
