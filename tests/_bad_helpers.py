@@ -102,9 +102,9 @@ def padded_chunk(data: np.ndarray, idx, chunks, fill) -> np.ndarray:
 
 
 def crc32c_bytes(data: bytes) -> bytes:
-    import crc32c
+    import google_crc32c
 
-    return struct.pack("<I", crc32c.crc32c(bytes(data)))
+    return struct.pack("<I", google_crc32c.value(bytes(data)))
 
 
 def read_shard_index(blob: bytes, n_chunks: int, with_crc: bool = True) -> np.ndarray:

@@ -4,6 +4,7 @@ It depends on numpy, numcodecs and fsspec only, never on Qt, so the command line
 the scheduling layer and outside checks can all use it headless.
 """
 
+from . import limits
 from .api import open
 from .cache import ChunkCache
 from .cancel import CancelToken
@@ -17,6 +18,7 @@ from .errors import (
     StoreError,
     StoreAccessError,
     StoreNotFoundError,
+    TooLargeError,
     UnsupportedFeatureError,
     UnsupportedSchemeError,
     ZarrError,
@@ -25,7 +27,7 @@ from .nodes import Array, ErrorNode, Group, Node
 from .reader import ChunkFailure
 
 __all__ = [
-    "open", "Array", "Group", "Node", "ErrorNode", "ChunkCache", "CancelToken", "ChunkFailure",
-    "ZarrError", "StoreError", "StoreAccessError", "StoreNotFoundError", "UnsupportedSchemeError", "NodeNotFoundError",
+    "open", "limits", "Array", "Group", "Node", "ErrorNode", "ChunkCache", "CancelToken", "ChunkFailure",
+    "ZarrError", "StoreError", "StoreAccessError", "StoreNotFoundError", "TooLargeError", "UnsupportedSchemeError", "NodeNotFoundError",
     "MetadataError", "UnsupportedFeatureError", "CodecError", "ChecksumError", "IndexingError", "ReadCancelled",
 ]

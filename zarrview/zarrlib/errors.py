@@ -23,6 +23,10 @@ class StoreAccessError(StoreError):
     """The server refused access (401/403): credentials are missing or not enough."""
 
 
+class TooLargeError(StoreError):
+    """An object is larger than the bound for its kind (see ``zarrlib.limits``)."""
+
+
 class UnsupportedSchemeError(StoreError):
     """No fsspec driver is installed for a URL scheme."""
 

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..cancel import CancelToken
-from ..errors import StoreError
+from ..errors import StoreError, TooLargeError
+from ..limits import human, limits
 
 
 OnEach = Callable[[int, "bytes | None | StoreError"], None]
@@ -26,6 +27,15 @@ class ByteRequest:
     key: str
     start: int | None = None
     stop: int | None = None
+    #: the most bytes a whole-object read may return (None: ``limits().object_bytes``); a
+    #: larger object is refused before it is read, with ``TooLargeError``
+    limit: int | None = None
+
+    def max_bytes(self) -> int:
+        """The most bytes this request may bring: its range, or the whole-object bound."""
+        if self.start is not None and self.start >= 0 and self.stop is not None:
+            return max(0, self.stop - self.start)
+        return self.limit if self.limit is not None else limits().object_bytes
 
     def describe(self) -> str:
         if self.start is None:
@@ -45,6 +55,18 @@ class Scratch:
         if len(self._buf) < n:
             self._buf = bytearray(max(n, 2 * len(self._buf)))
         return memoryview(self._buf)[:n]
+
+
+def too_large(url: str, req: ByteRequest, size: int | str) -> TooLargeError:
+    """The error for an object larger than the request allows (``size``: bytes or a description)."""
+    what = "a metadata document" if req.limit is not None else "one stored object"
+    found = human(size) if isinstance(size, int) else size
+    return TooLargeError(f"{url}: {found}, more than the {human(req.max_bytes())} allowed for {what}")
+
+
+def check_size(url: str, req: ByteRequest, size: int) -> None:
+    if size > req.max_bytes():
+        raise too_large(url, req, size)
 
 
 def slice_range(data: bytes, req: ByteRequest) -> bytes:
@@ -71,7 +93,14 @@ class Store(ABC):
 
     def get_range(self, req: ByteRequest) -> bytes | None:
         data = self.get(req.key)
+        if data is not None and req.start is None:
+            check_size(self.key_url(req.key), req, len(data))
         return None if data is None else slice_range(data, req)
+
+    def get_bounded(self, key: str, limit: int) -> bytes | None:
+        """The whole object if it holds at most ``limit`` bytes (metadata documents); a larger
+        one raises ``TooLargeError`` without being read where the store can tell its size."""
+        return self.get_range(ByteRequest(key, limit=limit))
 
     def read_into(self, req: ByteRequest, scratch: Scratch) -> memoryview | bytes | None:
         """Like ``get_range``, but may place the bytes in ``scratch`` (grown as needed) to avoid allocation.

@@ -1,0 +1,90 @@
+"""The bounds that keep a hostile or corrupt store from exhausting memory or time.
+
+A store written by someone else decides how large a metadata document, a chunk or a shard
+index claims to be, and decoders trust their headers. Every allocation whose size comes from
+the store is checked against one of these bounds first, so the worst a store can do is cost
+a ``ZarrError`` that names the key and the bound. The defaults are far above what real data
+needs; ``configure`` changes them process-wide (the app's preferences, a test, a fuzzer).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def _physical_memory() -> int:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return 16 << 30
+
+
+#: numpy's own limit on dimensions (32 before numpy 2, 64 since)
+NUMPY_MAXDIMS = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 32
+
+
+@dataclass(frozen=True)
+class Limits:
+    #: bytes of one metadata document (zarr.json, .zarray, .zmetadata, ...); consolidated
+    #: metadata of 100,000 nodes is about 60 MiB
+    metadata_bytes: int = 256 << 20
+    #: nesting depth of a metadata document
+    json_depth: int = 128
+    #: bytes of one stored object read whole (a chunk, or a shard read at once)
+    object_bytes: int = 2 << 30
+    #: bytes one chunk decodes to, and the most a decoder may produce when the chunk's
+    #: decoded size is not known in advance (variable-length data, v2 filters)
+    chunk_bytes: int = 1 << 30
+    #: bytes of one element of a data type (fixed-length strings, raw bytes, structs)
+    element_bytes: int = 16 << 20
+    #: bytes of the result of one read; more than the machine holds cannot succeed
+    read_bytes: int = dataclasses.field(default_factory=_physical_memory)
+    #: chunks one read may touch (each costs a planning record before any I/O)
+    chunks_per_read: int = 1 << 24
+    #: dimensions of an array: one fewer than numpy allows, since a shard index adds one
+    ndim: int = NUMPY_MAXDIMS - 1
+
+
+_current = Limits()
+_lock = threading.Lock()
+
+
+def limits() -> Limits:
+    """The bounds in force."""
+    return _current
+
+
+def configure(**changes: int) -> Limits:
+    """Change some bounds process-wide (``configure(chunk_bytes=64 << 20)``); returns the old ones."""
+    global _current
+    with _lock:
+        old = _current
+        unknown = set(changes) - {f.name for f in dataclasses.fields(Limits)}
+        if unknown:
+            raise TypeError(f"unknown limits {sorted(unknown)}")
+        for name, value in changes.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"limit {name} must be a positive integer, not {value!r}")
+        _current = dataclasses.replace(old, **changes)
+        return old
+
+
+def restore(old: Limits) -> None:
+    """Put back bounds returned by ``configure``."""
+    global _current
+    with _lock:
+        _current = old
+
+
+def human(n: int) -> str:
+    """``1073741824`` -> ``1 GiB``, for messages."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            value = n / (1 << shift)
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{n} bytes"
