@@ -7,12 +7,14 @@ big-endian, as zarr-python returns it).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from .errors import MetadataError, UnsupportedFeatureError
+from .limits import human, limits
 
 Kind = Literal["fixed", "str", "bytes"]
 
@@ -24,6 +26,7 @@ _CORE = {
 }
 _VLEN_STR = {"string", "str", "utf8", "vlen-utf8"}
 _VLEN_BYTES = {"bytes", "variable_length_bytes", "binary", "vlen-bytes"}
+_RAW = re.compile(r"r[0-9]{1,12}", re.ASCII)
 _TIME_UNITS = {"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "μs", "ns", "ps", "fs", "as", "generic"}
 
 
@@ -48,28 +51,29 @@ def parse_v3_dtype(spec: Any, where: str) -> DataType:
         return DataType(np.dtype(object), "str", name)
     if name in _VLEN_BYTES:
         return DataType(np.dtype(object), "bytes", name)
-    if len(name) > 1 and name[0] == "r" and name[1:].isdigit():
+    if _RAW.fullmatch(name):
         bits = int(name[1:])
         if bits <= 0 or bits % 8:
             raise MetadataError(f"data type {name!r} in {where}: raw bits must be a positive multiple of 8")
-        return DataType(np.dtype(f"V{bits // 8}"), "fixed", name)
+        return DataType(_sized(f"V{bits // 8}", bits // 8, name, where), "fixed", name)
     if name in ("numpy.datetime64", "numpy.timedelta64"):
         unit = config.get("unit")
         scale = config.get("scale_factor", 1)
-        if unit not in _TIME_UNITS or not isinstance(scale, int) or not 1 <= scale < 2**31:
-            raise MetadataError(f"data type {name} in {where} has a bad configuration {config!r}")
+        if not isinstance(unit, str) or unit not in _TIME_UNITS or not isinstance(scale, int) \
+                or isinstance(scale, bool) or not 1 <= scale < 2**31:
+            raise MetadataError(f"data type {name} in {where} has a bad configuration {_short(config)}")
         code = "M8" if name.endswith("datetime64") else "m8"
         unit = "us" if unit == "μs" else unit
         return DataType(np.dtype(code if unit == "generic" else f"{code}[{scale}{unit}]"), "fixed", name)
     if name in ("fixed_length_utf32", "null_terminated_bytes", "raw_bytes", "fixed_length_bytes"):
         n = config.get("length_bytes")
-        if not isinstance(n, int) or n < 0 or (name == "fixed_length_utf32" and n % 4):
-            raise MetadataError(f"data type {name} in {where} has a bad length_bytes {n!r}")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1 or (name == "fixed_length_utf32" and n % 4):
+            raise MetadataError(f"data type {name} in {where} has a bad length_bytes {_short(n)}")
         code = {"fixed_length_utf32": f"U{n // 4}", "null_terminated_bytes": f"S{n}"}.get(name, f"V{n}")
-        return DataType(np.dtype(code), "fixed", name)
+        return DataType(_sized(code, n, name, where), "fixed", name)
     if name in ("struct", "structured"):
         return DataType(_struct_dtype(config, where), "fixed", name)
-    raise UnsupportedFeatureError(f"unknown data type {name!r} in {where}")
+    raise UnsupportedFeatureError(f"unknown data type {_short(name)} in {where}")
 
 
 def _name_and_config(spec: Any, where: str) -> tuple[str, dict[str, Any]]:
@@ -80,7 +84,7 @@ def _name_and_config(spec: Any, where: str) -> tuple[str, dict[str, Any]]:
         if not isinstance(config, dict):
             raise MetadataError(f"data type configuration in {where} must be an object")
         return spec["name"], config
-    raise MetadataError(f"data_type in {where} must be a name or an object with a name, found {spec!r}")
+    raise MetadataError(f"data_type in {where} must be a name or an object with a name, found {_short(spec)}")
 
 
 def _struct_dtype(config: dict[str, Any], where: str) -> np.dtype[Any]:
@@ -102,32 +106,68 @@ def _struct_dtype(config: dict[str, Any], where: str) -> np.dtype[Any]:
             raise MetadataError(f"struct field {fname!r} in {where} has variable-length type {sub.name}")
         parts.append((fname, sub.dtype))
     try:
-        return np.dtype(parts)
-    except (TypeError, ValueError) as e:
+        dtype = np.dtype(parts)
+    except (TypeError, ValueError, OverflowError, MemoryError) as e:
         raise MetadataError(f"struct data type in {where}: {e}") from e
+    return _checked(dtype, "struct", where)
 
 
 def parse_v2_dtype(spec: Any, where: str) -> DataType:
     try:
-        dtype = np.dtype(_v2_descr(spec))
-    except (TypeError, ValueError, SyntaxError) as e:
-        raise MetadataError(f"dtype {spec!r} in {where} is not a valid zarr v2 dtype: {e}") from e
+        dtype = np.dtype(_v2_descr(spec, 0))
+    except (TypeError, ValueError, SyntaxError, OverflowError, MemoryError, RecursionError) as e:
+        raise MetadataError(f"dtype {_short(spec)} in {where} is not a valid zarr v2 dtype: {e}") from e
+    _checked(dtype, _short(spec), where)
+    if dtype.kind == "O" and dtype.fields is not None:
+        raise UnsupportedFeatureError(f"dtype {_short(spec)} in {where}: object fields in a structured dtype are not supported")
     if dtype.kind == "O":
         return DataType(dtype, "str", "object")
     return DataType(dtype, "fixed", str(spec) if isinstance(spec, str) else "structured")
 
 
-def _v2_descr(spec: Any) -> Any:
+def _v2_descr(spec: Any, depth: int) -> Any:
     if isinstance(spec, str):
+        if len(spec) > 64:
+            raise ValueError("longer than any numpy type string")
         return spec
-    if isinstance(spec, list):
+    if isinstance(spec, list) and depth < 8:
         fields = []
         for f in spec:
             if not isinstance(f, list) or len(f) not in (2, 3) or not isinstance(f[0], str):
-                raise ValueError(f"bad field {f!r}")
-            item: tuple[Any, ...] = (f[0], _v2_descr(f[1]))
+                raise ValueError(f"bad field {_short(f)}")
+            item: tuple[Any, ...] = (f[0], _v2_descr(f[1], depth + 1))
             if len(f) == 3:
+                if not isinstance(f[2], list) or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**31
+                                                         for n in f[2]) or len(f[2]) > 32:
+                    raise ValueError(f"bad field shape {_short(f[2])}")
                 item += (tuple(f[2]),)
             fields.append(item)
         return fields
-    raise ValueError("expected a string or a list of fields")
+    raise ValueError("expected a type string or a list of fields (at most 8 levels deep)")
+
+
+def _sized(code: str, nbytes: int, name: str, where: str) -> np.dtype[Any]:
+    """A dtype whose element size the store chose: refused above the bound before numpy
+    allocates anything of that size (a fill value, a chunk)."""
+    bound = limits().element_bytes
+    if nbytes > bound:
+        raise UnsupportedFeatureError(f"data type {_short(name)} in {where}: elements of {human(nbytes)} "
+                                      f"are more than the {human(bound)} allowed")
+    return np.dtype(code)
+
+
+def _checked(dtype: np.dtype[Any], name: str, where: str) -> np.dtype[Any]:
+    bound = limits().element_bytes
+    if dtype.itemsize > bound:
+        raise UnsupportedFeatureError(f"data type {name} in {where}: elements of {human(dtype.itemsize)} "
+                                      f"are more than the {human(bound)} allowed")
+    if dtype.itemsize == 0 and dtype.kind in "USV":
+        raise UnsupportedFeatureError(f"data type {name} in {where}: zero-length elements ({dtype.str}) "
+                                      "cannot be held by numpy, which widens them to one character")
+    return dtype
+
+
+def _short(value: Any) -> str:
+    """A value for a message: hostile documents hold strings of megabytes."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

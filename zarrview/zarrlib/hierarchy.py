@@ -15,7 +15,8 @@ from .jsonutil import load_json_object
 from .metadata import prefinal
 from .metadata import v2 as v2meta
 from .metadata import v3 as v3meta
-from .metadata.model import ArrayMetadata
+from .limits import limits
+from .metadata.model import ArrayMetadata, parse_attributes
 from .storage.base import Store
 
 Flavor = Literal["v3", "v2", "draft"]
@@ -53,7 +54,7 @@ class Hierarchy:
     # -- documents --------------------------------------------------------------------------
     def _json(self, key: str, data: bytes | None | object = ...) -> dict[str, Any] | None:
         if data is ...:
-            data = self.store.get(key)
+            data = self.store.get_bounded(key, limits().metadata_bytes)
         if data is None:
             return None
         assert isinstance(data, (bytes, bytearray, memoryview))
@@ -115,9 +116,7 @@ class Hierarchy:
         where = self._where(key)
         kind = v3meta.node_type(doc, where)
         self.flavor = self.flavor or "v3"
-        attrs = doc.get("attributes") or {}
-        if not isinstance(attrs, dict):
-            raise MetadataError(f"attributes in {where} must be an object")
+        attrs = parse_attributes(doc.get("attributes"), where)
         if kind == "array":
             return NodeDoc(path, "array", 3, doc, attrs, v3meta.parse_array(doc, prefix_of(path), where))
         if path == "/":
@@ -128,8 +127,9 @@ class Hierarchy:
         prefix = prefix_of(path)
         zattrs_raw: bytes | None | object = ...
         if self.store.prefers_batches:  # .zarray and .zattrs in one round trip
-            zarray_raw, zattrs_raw = self.store.get_many([ByteRequest(prefix + ".zarray"),
-                                                          ByteRequest(prefix + ".zattrs")])
+            bound = limits().metadata_bytes
+            zarray_raw, zattrs_raw = self.store.get_many([ByteRequest(prefix + ".zarray", limit=bound),
+                                                          ByteRequest(prefix + ".zattrs", limit=bound)])
             zarray = self._json(prefix + ".zarray", zarray_raw)
         else:
             zarray = self._json(prefix + ".zarray")
@@ -139,7 +139,7 @@ class Hierarchy:
                 self._load_v2_consolidated()
             return None
         self.flavor = self.flavor or "v2"
-        attrs = self._json(prefix + ".zattrs", zattrs_raw) or {}
+        attrs = self._json(prefix + ".zattrs", zattrs_raw) or {}  # a JSON object by construction
         if path == "/" and zgroup is not None:
             self._load_v2_consolidated()
         if zarray is not None:
@@ -163,7 +163,8 @@ class Hierarchy:
             return NodeDoc(path, "array", 3, array_doc, meta.attributes, meta, flavor="draft")
         group_doc = self._json(base + ".group.json")
         if group_doc is not None:
-            return NodeDoc(path, "group", 3, group_doc, group_doc.get("attributes") or {}, flavor="draft")
+            attrs = parse_attributes(group_doc.get("attributes"), self._where(base + ".group.json"))
+            return NodeDoc(path, "group", 3, group_doc, attrs, flavor="draft")
         if self.store.can_list:
             keys, dirs = self.store.list_dir(base + "/")
             if keys or dirs:
@@ -202,10 +203,10 @@ class Hierarchy:
         where = f"the consolidated metadata of {self.store.url} for {path}"
         if self.flavor == "v3":
             kind = v3meta.node_type(entry, where)
-            attrs = entry.get("attributes") or {}
+            attrs = parse_attributes(entry.get("attributes"), where)
             meta = v3meta.parse_array(entry, prefix_of(path), where) if kind == "array" else None
             return NodeDoc(path, kind, 3, entry, attrs, meta)
-        attrs = entry.get(".zattrs") or {}
+        attrs = parse_attributes(entry.get(".zattrs"), where)
         if ".zarray" in entry:
             meta = v2meta.parse_array(entry[".zarray"], attrs, prefix_of(path), where)
             return NodeDoc(path, "array", 2, entry[".zarray"], attrs, meta, flavor="v2")

@@ -12,11 +12,9 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from queue import SimpleQueue
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,16 +22,17 @@ import numpy as np
 from .cache import ChunkCache
 from .cancel import CancelToken
 from .codecs.direct import direct_decoder
-from .codecs.sharding import EMPTY
-from .errors import CodecError, IndexingError, ReadCancelled, StoreError, ZarrError
-from .indexing import dim_chunks, full_shape, normalize, out_shape
+from .errors import CodecError, ReadCancelled, StoreError, ZarrError
+from .limits import human, limits
 from .metadata.model import ArrayMetadata
+from .plan import ChunkFailure, ReadItem, merge_ranges
+from .plan import plan as plan_read
+from .shard_index import ShardIndexes
 from .storage.base import ByteRequest, Scratch, Store
 
 Progress = Callable[[int, int], None]
 
 _pool: ThreadPoolExecutor | None = None
-_MAX_OBJECT = 2**53  # no stored object is larger; bigger index entries are corrupt
 _MAX_DIRECT = 1 << 30  # chunks larger than this are not worth a per-thread scratch buffer
 _pool_lock = threading.Lock()
 
@@ -69,56 +68,27 @@ def default_executor() -> ThreadPoolExecutor:
         return _pool
 
 
-@dataclass(slots=True)
-class _Item:
-    coords: tuple[int, ...]
-    inner: tuple[slice, ...]
-    out: tuple[slice, ...]
-    req: ByteRequest | None = None  # None: known to be missing (empty in its shard)
-    data: Any = None
-    error: ZarrError | None = None  # fetching failed (kept when the caller collects failures)
-    alt: bool = False  # missing under its key: try the v2 nested-key spelling
-
-
-@dataclass(frozen=True)
-class ChunkFailure:
-    """A chunk that could not be read; its part of the result holds the fill value instead."""
-
-    key: str
-    coords: tuple[int, ...]  # read-chunk grid coordinates
-    box: tuple[tuple[int, int], ...]  # [start, stop) per dimension, in array coordinates
-    message: str
-
-
 class ChunkReader:
     """Reads one array; holds that array's shard-index cache."""
-
-    INDEX_CACHE_ENTRIES = 4096
 
     def __init__(self, store: Store, meta: ArrayMetadata, path: str) -> None:
         self.store = store
         self.meta = meta
         self.path = path
         self.cache_id: Hashable = (store.url, path, meta.codecs_description, meta.shape)
-        self._indexes: OrderedDict[tuple[int, ...], list[list[int]] | None] = OrderedDict()
-        self._lock = threading.Lock()
+        self._shards = ShardIndexes(store, meta, path) if meta.shard_layout is not None else None
         self._alt_keys: bool | None = None  # v2 undeclared nested keys: decided on first hit
-        direct = direct_decoder(meta.read_pipeline, meta.read_spec())
+        #: a chunk whose decoded size is over the bound cannot be decoded: each read of one
+        #: fails with this size named (chunks never stored still read as the fill value)
+        self._chunk_nbytes = meta.read_spec().nbytes
+        self._too_large = self._chunk_nbytes > limits().chunk_bytes
+        direct = None if self._too_large else direct_decoder(meta.read_pipeline, meta.read_spec())
         self._direct = direct if direct is not None and direct.nbytes <= _MAX_DIRECT else None
         self._scratch = threading.local()
 
     # -- planning ---------------------------------------------------------------------------
-    def plan(self, selection: Any) -> tuple[tuple[int, ...], tuple[int, ...], list[_Item]]:
-        try:
-            sel = normalize(selection, self.meta.shape)
-        except IndexingError as e:
-            raise IndexingError(f"{self.path}: {e}") from None
-        per_dim = [dim_chunks(d, c) for d, c in zip(sel, self.meta.read_shape)]
-        items = [
-            _Item(tuple(dc.chunk for dc in combo), tuple(dc.inner for dc in combo), tuple(dc.out for dc in combo))
-            for combo in itertools.product(*per_dim)
-        ]
-        return full_shape(sel), out_shape(sel), items
+    def plan(self, selection: Any) -> tuple[tuple[int, ...], tuple[int, ...], list[ReadItem]]:
+        return plan_read(self.meta, self.path, selection)
 
     def chunk_coords(self, selection: Any) -> list[tuple[int, ...]]:
         """Grid coordinates of the read chunks a selection touches (for schedulers and tests)."""
@@ -133,7 +103,7 @@ class ChunkReader:
         shape, final_shape, items = self.plan(selection)
         fail_lock = threading.Lock()
 
-        def failed(item: _Item, error: ZarrError) -> None:
+        def failed(item: ReadItem, error: ZarrError) -> None:
             if failures is None:
                 raise error
             key = item.req.key if item.req is not None else self.meta.stored_key(item.coords)
@@ -153,7 +123,7 @@ class ChunkReader:
                     done[0] += 1
                     progress(done[0], total)
 
-        todo: list[_Item] = []
+        todo: list[ReadItem] = []
         for item in items:
             hit = cache.get((self.cache_id, item.coords)) if cache is not None else None
             if hit is not None:
@@ -163,18 +133,18 @@ class ChunkReader:
                 todo.append(item)
         if todo:
             self._check(cancel)
-            if self.meta.shard_layout is not None:
-                self._locate_in_shards(todo, cancel)
+            if self._shards is not None:
+                self._shards.locate(todo, cancel)
             else:
                 for item in todo:
                     item.req = ByteRequest(self.meta.stored_key(item.coords))
             streaming = self.store.prefers_batches and len(todo) > 1
             # byte-adjacent inner chunks of a shard: one read per run, inside the worker
             units = [] if streaming else sorted(self._units(todo), key=_unit_order)
-            work: SimpleQueue[list[_Item] | None] = SimpleQueue()
+            work: SimpleQueue[list[ReadItem] | None] = SimpleQueue()
             aborted = threading.Event()
 
-            def process(unit: list[_Item]) -> None:
+            def process(unit: list[ReadItem]) -> None:
                 self._check(cancel)
                 if not streaming and len(unit) > 1:
                     try:
@@ -234,7 +204,7 @@ class ChunkReader:
         if cancel is not None:
             cancel.raise_if_cancelled()
 
-    def _units(self, items: list[_Item]) -> list[list[_Item]]:
+    def _units(self, items: list[ReadItem]) -> list[list[ReadItem]]:
         ranged = [it for it in items if it.req is not None and it.req.start is not None]
         if len(ranged) < 2:
             return [[it] for it in items]
@@ -243,7 +213,7 @@ class ChunkReader:
             units.append([ranged[i] for i in members])
         return units
 
-    def _fetch_unit(self, unit: list[_Item]) -> None:
+    def _fetch_unit(self, unit: list[ReadItem]) -> None:
         reqs = [it.req for it in unit]
         key = reqs[0].key  # type: ignore[union-attr]
         start = min(r.start for r in reqs)  # type: ignore[union-attr,type-var]
@@ -271,12 +241,11 @@ class ChunkReader:
 
     def _buffers(self) -> tuple[Scratch, np.ndarray]:
         tls = self._scratch
-        if not hasattr(tls, "raw"):
-            tls.raw = Scratch()
-            tls.decoded = np.empty(self._direct.nbytes if self._direct else 0, np.uint8)
-        return tls.raw, tls.decoded
+        if not hasattr(tls, "buffers"):  # both or neither: a failed allocation leaves none behind
+            tls.buffers = (Scratch(), np.empty(self._direct.nbytes if self._direct else 0, np.uint8))
+        return tls.buffers  # type: ignore[no-any-return]
 
-    def _read_item(self, item: _Item, out: np.ndarray, cache: ChunkCache | None) -> None:
+    def _read_item(self, item: ReadItem, out: np.ndarray, cache: ChunkCache | None) -> None:
         data = item.data
         raw_buf, decoded = self._buffers()
         if item.req is not None and data is None:
@@ -285,6 +254,10 @@ class ChunkReader:
             out[item.out] = self.meta.fill
             return
         key = item.req.key if item.req else "?"
+        if self._too_large:
+            raise CodecError(f"{self._chunk_name(key, item.coords)}: the chunk shape {list(self.meta.read_shape)} "
+                             f"decodes to {human(self._chunk_nbytes)}, more than the {human(limits().chunk_bytes)} "
+                             "allowed for one chunk")
         if self._direct is not None:
             target = decoded if cache is None else np.empty(self._direct.nbytes, np.uint8)
             try:
@@ -322,7 +295,7 @@ class ChunkReader:
         return f"inner chunk {list(coords)} in shard {key} of {self.path}"
 
     # -- fetching ---------------------------------------------------------------------------
-    def _fetch_one(self, item: _Item, scratch: Scratch | None = None) -> Any:
+    def _fetch_one(self, item: ReadItem, scratch: Scratch | None = None) -> Any:
         req = item.req
         assert req is not None
         data = self.store.get_range(req) if scratch is None else self.store.read_into(req, scratch)
@@ -336,8 +309,8 @@ class ChunkReader:
                              f"of the shard (bytes {req.start}-{req.stop}, got {len(data)})")
         return data
 
-    def _fetch_batch(self, items: list[_Item], cancel: CancelToken | None,
-                     ready: Callable[[list[_Item]], None]) -> None:
+    def _fetch_batch(self, items: list[ReadItem], cancel: CancelToken | None,
+                     ready: Callable[[list[ReadItem]], None]) -> None:
         """Fetch every item's range in one batch (byte-adjacent ranges of a key merged); each
         group of items is handed to ``ready`` as soon as its answer lands."""
         wanted = [it for it in items if it.req is not None and it.error is None]
@@ -360,7 +333,7 @@ class ChunkReader:
 
         self.store.get_many_settled([g for g, _ in groups], cancel, on_each=landed)
 
-    def _assign(self, it: _Item, group: ByteRequest, data: bytes | None | StoreError) -> None:
+    def _assign(self, it: ReadItem, group: ByteRequest, data: bytes | None | StoreError) -> None:
         req = it.req
         assert req is not None
         if isinstance(data, StoreError):
@@ -383,7 +356,7 @@ class ChunkReader:
             else:
                 it.data = memoryview(data)[lo:hi]
 
-    def _fetch_alt(self, it: _Item) -> None:
+    def _fetch_alt(self, it: ReadItem) -> None:
         """A chunk missing under its declared key, tried under the other v2 separator unless the
         array already proved to use the declared one (then it is simply missing)."""
         assert self.meta.alt_stored_key is not None and it.req is not None
@@ -399,101 +372,7 @@ class ChunkReader:
             self._alt_keys = True
             it.req, it.data = alt, data
 
-    def _locate_in_shards(self, items: list[_Item], cancel: CancelToken | None = None) -> None:
-        layout = self.meta.shard_layout
-        assert layout is not None
-        cps = layout.chunks_per_shard
-        by_shard: dict[tuple[int, ...], list[_Item]] = {}
-        for item in items:
-            by_shard.setdefault(tuple(c // n for c, n in zip(item.coords, cps)), []).append(item)
-        indexes = self._shard_indexes(list(by_shard), cancel)
-        strides = [1] * len(cps)
-        for d in range(len(cps) - 2, -1, -1):
-            strides[d] = strides[d + 1] * cps[d + 1]
-        empty = int(EMPTY)
-        for shard, members in by_shard.items():
-            index = indexes[shard]
-            key = self.meta.stored_key(shard)
-            for item in members:
-                if isinstance(index, ZarrError):
-                    item.req = ByteRequest(key)
-                    item.error = index
-                    continue
-                if index is None:
-                    item.req = None
-                    continue
-                pos = sum((c % n) * s for c, n, s in zip(item.coords, cps, strides))
-                offset, nbytes = index[pos]
-                if offset == empty and nbytes == empty:
-                    item.req = None
-                elif offset + nbytes > _MAX_OBJECT:
-                    raise CodecError(f"shard {key} of {self.path}: index entry {pos} points past the end of "
-                                     f"the shard (offset {int(offset)}, {int(nbytes)} bytes)")
-                else:
-                    item.req = ByteRequest(key, offset, offset + nbytes)
-
-    def _shard_indexes(self, shards: list[tuple[int, ...]], cancel: CancelToken | None = None
-                       ) -> dict[tuple[int, ...], list[list[int]] | None | ZarrError]:
-        """Per shard, its index as Python ints ([offset, nbytes] per inner chunk), None if absent,
-        or the error that kept it from being read (such shards are not cached)."""
-        layout = self.meta.shard_layout
-        assert layout is not None
-        found: dict[tuple[int, ...], list[list[int]] | None | ZarrError] = {}
-        missing: list[tuple[int, ...]] = []
-        with self._lock:
-            for s in shards:
-                if s in self._indexes:
-                    self._indexes.move_to_end(s)
-                    found[s] = self._indexes[s]
-                else:
-                    missing.append(s)
-        if not missing:
-            return found
-        n = layout.index_nbytes
-        reqs = [ByteRequest(self.meta.stored_key(s), 0, n) if layout.index_location == "start"
-                else ByteRequest(self.meta.stored_key(s), -n) for s in missing]
-        results = self.store.get_many_settled(reqs, cancel)
-        for s, req, data in zip(missing, reqs, results):
-            found[s] = self._parse_index(req, data)
-        with self._lock:
-            for s in missing:
-                if not isinstance(found[s], ZarrError):
-                    self._indexes[s] = found[s]  # type: ignore[assignment]
-            while len(self._indexes) > self.INDEX_CACHE_ENTRIES:
-                self._indexes.popitem(last=False)
-        return found
-
-    def _parse_index(self, req: ByteRequest, data: bytes | None | StoreError) -> list[list[int]] | None | ZarrError:
-        layout = self.meta.shard_layout
-        assert layout is not None
-        n = layout.index_nbytes
-        if data is None or isinstance(data, StoreError):
-            return data
-        if len(data) < n:
-            return CodecError(f"shard {req.key} of {self.path}: {len(data)} bytes cannot hold its {n}-byte index")
-        try:
-            return layout.decode_index(data).tolist()  # type: ignore[no-any-return]
-        except CodecError as e:
-            return type(e)(f"index of shard {req.key} of {self.path}: {e}")
-
-
-def _unit_order(unit: list[_Item]) -> tuple[str, int]:
+def _unit_order(unit: list[ReadItem]) -> tuple[str, int]:
     """Store order, so that reads of one file follow each other."""
     req = unit[0].req
     return (req.key, req.start or 0) if req is not None else ("", 0)
-
-
-def merge_ranges(reqs: list[ByteRequest]) -> list[tuple[ByteRequest, list[int]]]:
-    """Group requests into fetches: byte-adjacent or overlapping ranges of one key become one."""
-    order = sorted(range(len(reqs)), key=lambda i: (reqs[i].key, reqs[i].start if reqs[i].start is not None else -1))
-    groups: list[tuple[ByteRequest, list[int]]] = []
-    for i in order:
-        r = reqs[i]
-        if groups:
-            g, members = groups[-1]
-            if (g.key == r.key and g.start is not None and r.start is not None and r.start >= 0
-                    and g.stop is not None and r.stop is not None and r.start <= g.stop):
-                groups[-1] = (ByteRequest(g.key, g.start, max(g.stop, r.stop)), members + [i])
-                continue
-        groups.append((r, [i]))
-    return groups

@@ -6,6 +6,7 @@ about the bytes; the reader prefixes the chunk key and node path, which it alone
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 from typing import Any
@@ -31,7 +32,11 @@ class ChunkSpec:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # Python ints: a hostile chunk shape overflows int64
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
 
     def with_shape(self, shape: tuple[int, ...]) -> ChunkSpec:
         return replace(self, shape=shape)

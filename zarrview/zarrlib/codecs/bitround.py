@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MetadataError
 from .base import ArrayArrayCodec, ChunkSpec, configuration
+from .params import parse_int
 
 
 class BitroundCodec(ArrayArrayCodec):
@@ -18,10 +18,7 @@ class BitroundCodec(ArrayArrayCodec):
 
     @classmethod
     def from_json(cls, spec: dict[str, Any], where: str) -> BitroundCodec:
-        keepbits = configuration(spec, where).get("keepbits")
-        if not isinstance(keepbits, int) or keepbits < 1:
-            raise MetadataError(f"bitround codec in {where}: keepbits must be an integer >= 1, not {keepbits!r}")
-        return cls(keepbits)
+        return cls(parse_int(configuration(spec, where), "keepbits", "bitround", where, lo=0, hi=64))
 
     def describe(self) -> str:
         return f"bitround({self.keepbits})"

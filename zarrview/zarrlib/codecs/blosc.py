@@ -14,6 +14,10 @@ from numcodecs import blosc
 
 from ..errors import CodecError
 from .base import Buffer, BytesBytesCodec, configuration
+from .params import parse_choice, parse_int
+
+_CNAMES = ("lz4", "lz4hc", "blosclz", "zstd", "snappy", "zlib")
+_SHUFFLES = ("noshuffle", "shuffle", "bitshuffle", -1, 0, 1, 2)
 
 
 class BloscCodec(BytesBytesCodec):
@@ -24,7 +28,19 @@ class BloscCodec(BytesBytesCodec):
 
     @classmethod
     def from_json(cls, spec: dict[str, Any], where: str) -> BloscCodec:
-        return cls(configuration(spec, where))
+        config = configuration(spec, where)
+        # decoding needs none of these (frames describe themselves), but a store that
+        # spells them wrong is broken and should say so where it is opened
+        if "cname" in config:
+            parse_choice(config, "cname", "blosc", where, _CNAMES)
+        if "clevel" in config:
+            parse_int(config, "clevel", "blosc", where, lo=0, hi=9)
+        if "shuffle" in config:
+            parse_choice(config, "shuffle", "blosc", where, _SHUFFLES)
+        for key in ("typesize", "blocksize"):
+            if key in config and config[key] is not None:
+                parse_int(config, key, "blosc", where, lo=0, hi=2**31 - 1)
+        return cls(config)
 
     def describe(self) -> str:
         c = self.config

@@ -61,6 +61,10 @@ def _load() -> Any | None:
                 ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
             ]
             lib.ZSTD_decompressDCtx.restype = ctypes.c_size_t
+            lib.ZSTD_decompressStream.argtypes = [ctypes.c_void_p, ctypes.POINTER(_OutBuffer), ctypes.POINTER(_InBuffer)]
+            lib.ZSTD_decompressStream.restype = ctypes.c_size_t
+            lib.ZSTD_DCtx_reset.argtypes = [ctypes.c_void_p, ctypes.c_int]
+            lib.ZSTD_DCtx_reset.restype = ctypes.c_size_t
             # quick calls keep the GIL: releasing and taking it again costs more than they do,
             # and a decode worker waiting to take it back holds up the I/O thread
             quick = ctypes.PyDLL(name)
@@ -74,6 +78,49 @@ def _load() -> Any | None:
         except (OSError, AttributeError):
             continue
     return None
+
+
+class _InBuffer(ctypes.Structure):
+    _fields_ = [("src", ctypes.c_void_p), ("size", ctypes.c_size_t), ("pos", ctypes.c_size_t)]
+
+
+class _OutBuffer(ctypes.Structure):
+    _fields_ = [("dst", ctypes.c_void_p), ("size", ctypes.c_size_t), ("pos", ctypes.c_size_t)]
+
+
+_STEP = 1 << 20
+
+
+def make_stream_decoder(lib: Any) -> Callable[[Buffer, int], bytes]:
+    """Frames that do not declare their size, decoded a piece at a time up to ``limit`` bytes:
+    a frame inflating past it fails after at most ``limit`` bytes were produced."""
+    local = threading.local()
+
+    def decode(data: Buffer, limit: int) -> bytes:
+        ctx = getattr(local, "stream", None)
+        if ctx is None:
+            ctx = local.stream = _Context(lib)
+        lib.ZSTD_DCtx_reset(ctx.ptr, 1)  # session only: a failed frame leaves nothing behind
+        src = np.frombuffer(data, dtype=np.uint8)
+        inbuf = _InBuffer(src.ctypes.data, src.nbytes, 0)
+        pieces: list[bytes] = []
+        total, ret = 0, 1
+        while inbuf.pos < inbuf.size or ret != 0:
+            step = min(_STEP, limit + 1 - total)
+            piece = ctypes.create_string_buffer(step)
+            outbuf = _OutBuffer(ctypes.cast(piece, ctypes.c_void_p), step, 0)
+            ret = lib.ZSTD_decompressStream(ctx.ptr, ctypes.byref(outbuf), ctypes.byref(inbuf))
+            if lib.ZSTD_isError(ret):
+                raise CodecError(f"zstd: {lib.ZSTD_getErrorName(ret).decode('ascii', 'replace')}")
+            total += outbuf.pos
+            if total > limit:
+                raise CodecError(f"zstd: decompresses to more than {limit} bytes")
+            pieces.append(piece.raw[: outbuf.pos])
+            if outbuf.pos == 0 and inbuf.pos >= inbuf.size and ret != 0:
+                raise CodecError("zstd: frame truncated")
+        return b"".join(pieces)
+
+    return decode
 
 
 def _address(data: Buffer) -> Any:
@@ -103,11 +150,17 @@ def make_decoder(lib: Any) -> DecodeInto:
 
 _lib = _load()
 _decoder: DecodeInto | None = make_decoder(_lib) if _lib is not None else None
+_stream: Callable[[Buffer, int], bytes] | None = make_stream_decoder(_lib) if _lib is not None else None
 
 
 def decoder() -> DecodeInto | None:
     """The shared libzstd decode-into function, or None where libzstd is unavailable."""
     return _decoder
+
+
+def stream_decoder() -> Callable[[Buffer, int], bytes] | None:
+    """The shared bounded streaming decoder, or None where libzstd is unavailable."""
+    return _stream
 
 
 def version() -> str | None:

@@ -10,29 +10,43 @@ from numcodecs.abc import Codec as NumcodecsCodec
 from ..errors import CodecError
 from .blosc import check_frame
 from .blosc import declared_size as blosc_declared_size
-from .gzip import GzipCodec
+from ..limits import limits
+from .bounded import inflate, lz4_declared, unbz2, unxz, unzstd
+from .vlen_count import check_vlen_count
 from .zstd import frame_content_size
 from .base import ArrayArrayCodec, ArrayBytesCodec, Buffer, BytesBytesCodec, ChunkSpec
 
-_DECODE_ERRORS = (RuntimeError, ValueError, TypeError, MemoryError, EOFError, OSError, KeyError)
+_DECODE_ERRORS = (RuntimeError, ValueError, TypeError, MemoryError, EOFError, OSError, KeyError, IndexError,
+                  OverflowError, AttributeError, RecursionError, UnicodeError, ZeroDivisionError)
 
 
 def guarded_decode(codec: NumcodecsCodec, data: Buffer, limit: int | None = None) -> Any:
     """Decode with the checks numcodecs lacks: blosc frames are validated before blosc trusts
-    their header, and where ``limit`` (the expected decoded size) is known a chunk may not
-    inflate past it (a small file must not become gigabytes)."""
+    their header, and no decompressor may inflate past ``limit`` (the expected decoded size,
+    else the process-wide bound on a chunk): a small file must not become gigabytes."""
     cid = codec.codec_id
+    bound = limits().chunk_bytes if limit is None else limit
     if cid == "blosc":
         check_frame(data)
         declared = blosc_declared_size(data)
-        if limit is not None and declared is not None and declared > limit:
-            raise CodecError(f"blosc: frame declares {declared} bytes, more than the expected {limit}")
-    elif cid == "zstd" and limit is not None:
-        declared = frame_content_size(data)
-        if declared is not None and declared > limit:
-            raise CodecError(f"zstd: frame declares {declared} bytes, more than the expected {limit}")
-    elif cid in ("gzip", "zlib") and limit is not None:
-        return GzipCodec().decode(data, limit)
+        if declared is not None and declared > bound:
+            raise CodecError(f"blosc: frame declares {declared} bytes, more than the expected {bound}")
+    elif cid == "zstd":
+        streamed = unzstd(data, bound, frame_content_size(data))
+        if streamed is not None:
+            return streamed
+    elif cid in ("gzip", "zlib"):
+        return inflate(data, bound, cid)
+    elif cid == "bz2":
+        return unbz2(data, bound)
+    elif cid == "lzma":
+        return unxz(data, bound, codec)
+    elif cid == "lz4":
+        declared = lz4_declared(data)
+        if declared is None or declared > bound:
+            raise CodecError(f"lz4: frame declares {declared} bytes, more than the expected {bound}")
+    elif cid in ("vlen-utf8", "vlen-bytes", "vlen-array"):
+        check_vlen_count(data, cid)
     return codec.decode(data)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numcodecs
 from numcodecs.abc import Codec as NumcodecsCodec
 
-from ..errors import UnsupportedFeatureError
+from ..errors import MetadataError, UnsupportedFeatureError
 
 BYTES_BYTES = {
     "zlib", "gzip", "bz2", "lzma", "zstd", "blosc", "lz4", "shuffle", "adler32", "fletcher32",
@@ -37,6 +37,6 @@ def make_numcodecs(codec_id: str, config: dict[str, Any], where: str) -> Numcode
         if "not available" in str(e) or "codec not available" in str(e):
             need = _PACKAGES.get(codec_id, codec_id)
             raise UnsupportedFeatureError(f"codec {codec_id!r} in {where} needs {need}, which is not installed") from e
-        raise UnsupportedFeatureError(f"codec {codec_id!r} in {where} has a bad configuration: {e}") from e
-    except TypeError as e:
-        raise UnsupportedFeatureError(f"codec {codec_id!r} in {where} has a bad configuration: {e}") from e
+        raise MetadataError(f"codec {codec_id!r} in {where} has a bad configuration: {e}") from e
+    except Exception as e:  # numcodecs' constructors raise what their arguments make them raise
+        raise MetadataError(f"codec {codec_id!r} in {where} has a bad configuration: {type(e).__name__}: {e}") from e

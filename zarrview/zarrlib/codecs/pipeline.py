@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..limits import limits
 from .base import ArrayArrayCodec, ArrayBytesCodec, Buffer, BytesBytesCodec, ChunkSpec
 
 
@@ -34,15 +35,18 @@ class CodecPipeline:
         return size
 
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
+        """Every bytes->bytes decoder gets a bound: the size the next codec expects where the
+        chain tells it, else the process-wide bound on a decoded chunk (variable-length data)."""
         specs = self.specs(spec)
         if self.bytes_bytes:
+            cap = limits().chunk_bytes
             size = self.array_bytes.encoded_size(specs[-1])
-            limits: list[int | None] = []
+            bounds: list[int] = []
             for codec in self.bytes_bytes:
-                limits.append(size)
+                bounds.append(cap if size is None else size)
                 size = None if size is None else codec.encoded_size(size)
-            for codec, limit in zip(reversed(self.bytes_bytes), reversed(limits)):
-                data = codec.decode(data, limit)
+            for codec, bound in zip(reversed(self.bytes_bytes), reversed(bounds)):
+                data = codec.decode(data, bound)
         arr = self.array_bytes.decode(data, specs[-1])
         for codec, inner in zip(reversed(self.array_array), reversed(specs[:-1])):
             arr = codec.decode(arr, inner)

@@ -75,7 +75,10 @@ def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
             if ab is not None:
                 raise MetadataError(f"codec {codec.name!r} in {where}: array->array codecs must come before the array->bytes codec")
             aa.append(codec)
-            current = codec.encoded_spec(current)
+            try:  # checked here, against the chunk it will decode, so the error names the document
+                current = codec.encoded_spec(current)
+            except (MetadataError, ValueError, TypeError, KeyError, OverflowError) as e:
+                raise MetadataError(f"codec {codec.describe()} in {where}: {e}") from e
         elif isinstance(codec, ArrayBytesCodec):
             if ab is not None:
                 raise MetadataError(f"codecs in {where} have two array->bytes codecs ({ab.name}, {codec.name})")

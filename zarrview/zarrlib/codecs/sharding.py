@@ -8,13 +8,16 @@ which nested sharding and unusual pipelines need.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..errors import CodecError, MetadataError
+from ..errors import CodecError, MetadataError, UnsupportedFeatureError
+from ..limits import human, limits
 from .base import ArrayBytesCodec, Buffer, ChunkSpec
+from .params import parse_int_list
 from .pipeline import CodecPipeline
 
 EMPTY = np.uint64(2**64 - 1)
@@ -31,7 +34,7 @@ class ShardLayout:
 
     @property
     def n_chunks(self) -> int:
-        return int(np.prod(self.chunks_per_shard, dtype=np.int64))
+        return math.prod(self.chunks_per_shard)
 
     def decode_index(self, data: Buffer) -> np.ndarray:
         """(n_chunks, 2) uint64 of (offset, nbytes), inner chunks in C order."""
@@ -71,9 +74,7 @@ class ShardingCodec(ArrayBytesCodec):
     @classmethod
     def from_json(cls, config: dict[str, Any], where: str, shard_shape: tuple[int, ...], parse: Any,
                   spec: ChunkSpec) -> ShardingCodec:
-        chunk_shape = config.get("chunk_shape")
-        if not isinstance(chunk_shape, list) or not all(isinstance(c, int) and c > 0 for c in chunk_shape):
-            raise MetadataError(f"sharding_indexed in {where}: chunk_shape must be positive integers, not {chunk_shape!r}")
+        chunk_shape = list(parse_int_list(config.get("chunk_shape"), "sharding_indexed chunk_shape", where, lo=1))
         if len(chunk_shape) != len(shard_shape):
             raise MetadataError(f"sharding_indexed in {where}: chunk_shape {chunk_shape} has the wrong rank for shard {list(shard_shape)}")
         if any(s % c for s, c in zip(shard_shape, chunk_shape)):
@@ -86,6 +87,11 @@ class ShardingCodec(ArrayBytesCodec):
         from ..dtypes import DataType
 
         cps = tuple(s // c for s, c in zip(shard_shape, chunk_shape))
+        bound = limits().chunk_bytes
+        if 16 * math.prod(cps) > bound:
+            raise UnsupportedFeatureError(
+                f"sharding_indexed in {where}: {math.prod(cps)} inner chunks per shard need an index of "
+                f"{human(16 * math.prod(cps))}, more than the {human(bound)} allowed")
         index_spec = ChunkSpec((*cps, 2), DataType(np.dtype("u8"), "fixed", "uint64"), 0)
         index_pipeline = parse(config.get("index_codecs", [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]), where, index_spec)
         nbytes = index_pipeline.encoded_size(index_spec)

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import MetadataError
 from .base import ArrayArrayCodec, ChunkSpec, configuration
+from .params import short
 
 
 class TransposeCodec(ArrayArrayCodec):
@@ -21,10 +22,10 @@ class TransposeCodec(ArrayArrayCodec):
         order = configuration(spec, where).get("order")
         if order in ("C", "F"):
             return cls(order)
-        if not isinstance(order, list) or not all(isinstance(i, int) for i in order):
-            raise MetadataError(f"transpose codec in {where}: order must be a permutation list, not {order!r}")
+        if not isinstance(order, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in order):
+            raise MetadataError(f"transpose codec in {where}: order must be a permutation list, not {short(order)}")
         if sorted(order) != list(range(len(order))):
-            raise MetadataError(f"transpose codec in {where}: {order} is not a permutation")
+            raise MetadataError(f"transpose codec in {where}: {short(order)} is not a permutation")
         return cls(tuple(order))
 
     def _perm(self, ndim: int) -> tuple[int, ...]:
@@ -34,7 +35,7 @@ class TransposeCodec(ArrayArrayCodec):
             return tuple(reversed(range(ndim)))
         assert isinstance(self.order, tuple)
         if len(self.order) != ndim:
-            raise MetadataError(f"transpose order {list(self.order)} does not match {ndim} dimensions")
+            raise MetadataError(f"order {list(self.order)} does not match the {ndim} dimensions of the chunk")
         return self.order
 
     def describe(self) -> str:

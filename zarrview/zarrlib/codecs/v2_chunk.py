@@ -35,7 +35,7 @@ class V2ChunkCodec(ArrayBytesCodec):
     def encoded_size(self, spec: ChunkSpec) -> int | None:
         if self.filters or self.compressor or spec.dt.variable_length or spec.dtype.kind == "O":
             return None
-        return spec.size * spec.dtype.itemsize
+        return spec.nbytes
 
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
         buf: Any = data
@@ -43,11 +43,11 @@ class V2ChunkCodec(ArrayBytesCodec):
         try:
             if self.compressor is not None:
                 fixed = spec.dtype.kind != "O" and not spec.dt.variable_length
-                limit = spec.size * spec.dtype.itemsize if fixed and not self.filters else None
+                limit = spec.nbytes if fixed and not self.filters else None
                 buf = guarded_decode(self.compressor, buf, limit)
             for f in reversed(self.filters):
                 stage = f.codec_id
-                buf = f.decode(buf)
+                buf = guarded_decode(f, buf)
         except _DECODE_ERRORS as e:
             name = self.compressor.codec_id if stage == "compressor" and self.compressor else stage
             raise CodecError(f"{name}: {e}") from e
@@ -63,7 +63,7 @@ class V2ChunkCodec(ArrayBytesCodec):
         if not arr.flags.c_contiguous:
             arr = np.ascontiguousarray(arr)
         flat = arr.reshape(-1).view(np.uint8)
-        expected = spec.size * dtype.itemsize
+        expected = spec.nbytes
         if flat.size != expected:
             raise CodecError(f"chunk decodes to {flat.size} bytes, expected {expected} for shape {spec.shape} of {dtype}")
         out = flat.view(dtype).reshape(spec.shape, order=self.order)

@@ -8,7 +8,9 @@ import numpy as np
 from numcodecs import VLenBytes, VLenUTF8
 
 from ..errors import CodecError
+from ..limits import human, limits
 from .base import ArrayBytesCodec, Buffer, ChunkSpec
+from .vlen_count import check_vlen_count
 
 
 class VlenCodec(ArrayBytesCodec):
@@ -21,9 +23,13 @@ class VlenCodec(ArrayBytesCodec):
         return cls(spec["name"])
 
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
+        check_vlen_count(data, self.name)
+        if len(memoryview(data).cast("B")) > limits().chunk_bytes:
+            raise CodecError(f"{self.name}: a chunk of {len(memoryview(data))} bytes is more than the "
+                             f"{human(limits().chunk_bytes)} allowed")
         try:
             items = self._codec.decode(data)
-        except (ValueError, RuntimeError, UnicodeDecodeError, TypeError) as e:
+        except (ValueError, RuntimeError, UnicodeDecodeError, TypeError, MemoryError, OverflowError) as e:
             raise CodecError(f"{self.name}: {e}") from e
         if items.size != spec.size:
             raise CodecError(f"{self.name}: found {items.size} items, expected {spec.size}")

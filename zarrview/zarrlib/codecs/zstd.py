@@ -8,8 +8,11 @@ import numpy as np
 from numcodecs import Zstd
 
 from ..errors import CodecError
+from ..limits import limits
 from .base import Buffer, BytesBytesCodec, configuration
+from .bounded import unzstd
 from .libzstd import decoder as libzstd_decoder
+from .params import parse_bool, parse_int
 
 
 class ZstdCodec(BytesBytesCodec):
@@ -23,7 +26,8 @@ class ZstdCodec(BytesBytesCodec):
     @classmethod
     def from_json(cls, spec: dict[str, Any], where: str) -> ZstdCodec:
         config = configuration(spec, where)
-        return cls(int(config.get("level", 0)), bool(config.get("checksum", False)))
+        return cls(parse_int(config, "level", "zstd", where, default=0, lo=-(1 << 17), hi=22),
+                   parse_bool(config, "checksum", "zstd", where))
 
     def describe(self) -> str:
         return f"zstd({self.level}{', checksum' if self.checksum else ''})"
@@ -32,9 +36,9 @@ class ZstdCodec(BytesBytesCodec):
         return zstd_decode_into(self._codec, data, out)
 
     def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
-        declared = frame_content_size(data)
-        if limit is not None and declared is not None and declared > limit:
-            raise CodecError(f"zstd: frame declares {declared} bytes, more than the expected {limit}")
+        streamed = unzstd(data, limits().chunk_bytes if limit is None else limit, frame_content_size(data))
+        if streamed is not None:
+            return streamed  # type: ignore[no-any-return]
         try:
             return self._codec.decode(data)
         except (RuntimeError, ValueError, MemoryError) as e:
@@ -45,8 +49,10 @@ _MAGIC = 0xFD2FB528
 
 
 def zstd_decode_into(codec: Zstd, data: Buffer, out: np.ndarray) -> bool:
-    """Decode one frame into ``out`` (libzstd with a reused context when present); False: size differs."""
-    if frame_content_size(data) != out.nbytes:
+    """Decode one frame into ``out`` (libzstd with a reused context when present); False: the frame
+    declares another size. A frame that declares none is decoded into ``out`` too, which bounds it."""
+    declared = frame_content_size(data)
+    if declared is not None and declared != out.nbytes:
         return False
     fast = libzstd_decoder()
     if fast is not None and out.flags.c_contiguous:

@@ -14,7 +14,9 @@ import numpy as np
 
 from ..codecs import ChunkSpec, CodecPipeline, ShardLayout
 from ..dtypes import DataType
-from ..errors import MetadataError
+from ..codecs.params import short
+from ..errors import MetadataError, UnsupportedFeatureError
+from ..limits import limits
 from ..fill import fill_array_value
 
 KeyFn = Callable[[tuple[int, ...]], str]
@@ -67,19 +69,31 @@ MAX_DIM = 2**62
 
 def parse_shape(value: Any, what: str, where: str, positive: bool = False) -> tuple[int, ...]:
     if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise MetadataError(f"{what} in {where} must be a list of integers, not {value!r}")
+        raise MetadataError(f"{what} in {where} must be a list of integers, not {short(value)}")
+    if len(value) > limits().ndim:
+        raise UnsupportedFeatureError(f"{what} in {where} has {len(value)} dimensions; at most {limits().ndim} "
+                                      "are supported (numpy's limit)")
     low = 1 if positive else 0
     for v in value:
         if v < low or v > MAX_DIM:
-            raise MetadataError(f"{what} {value} in {where} has an invalid extent {v}")
+            raise MetadataError(f"{what} {short(value)} in {where} has an invalid extent {short(v)}")
     return tuple(value)
+
+
+def parse_transformers(value: Any, where: str) -> list[Any]:
+    """``storage_transformers``: absent, null or a list."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MetadataError(f"storage_transformers in {where} must be a list, not {short(value)}")
+    return value
 
 
 def parse_dimension_names(value: Any, ndim: int, where: str) -> tuple[str | None, ...] | None:
     if value is None:
         return None
     if not isinstance(value, list) or len(value) != ndim or not all(v is None or isinstance(v, str) for v in value):
-        raise MetadataError(f"dimension_names {value!r} in {where} must list {ndim} names or nulls")
+        raise MetadataError(f"dimension_names {short(value)} in {where} must list {ndim} names or nulls")
     return tuple(value)
 
 

@@ -8,15 +8,18 @@ encoded by the array's compressor, a raw little-endian index at the end of each 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..codecs import CodecPipeline, ShardLayout, V2ChunkCodec
 from ..codecs.numcodecs_registry import make_numcodecs
 from ..dtypes import parse_v2_dtype
+from ..codecs.params import short
 from ..errors import MetadataError, UnsupportedFeatureError
+from ..limits import human, limits
 from ..fill import parse_v2_fill
 from .keys import prefinal_key
-from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape
+from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape, parse_transformers
 
 PROTOCOL_PREFIX = "https://purl.org/zarr/spec/protocol/core/3.0"
 SHARDING_URI = "https://purl.org/zarr/spec/storage_transformers/sharding/1.0"
@@ -36,7 +39,10 @@ def _compressor(spec: Any, where: str) -> Any:
     uri = spec["codec"].rstrip("/")
     parts = uri.split("/")
     cid = parts[-2] if len(parts) >= 2 and parts[-1][:1].isdigit() else parts[-1]
-    return make_numcodecs(cid, dict(spec.get("configuration") or {}), where)
+    config = spec.get("configuration")
+    if config is not None and not isinstance(config, dict):
+        raise MetadataError(f"compressor configuration in {where} must be an object, not {short(config)}")
+    return make_numcodecs(cid, dict(config or {}), where)
 
 
 def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
@@ -55,11 +61,14 @@ def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
     if len(chunks) != len(shape):
         raise MetadataError(f"chunk_shape {list(chunks)} in {where} does not match shape {list(shape)}")
     sep = grid.get("separator", "/")
+    if sep not in ("/", ".") or not isinstance(sep, str):
+        raise MetadataError(f"chunk_grid separator {short(sep)} in {where} must be '/' or '.'")
     order = doc.get("chunk_memory_layout", "C")
     if order not in ("C", "F"):
         raise MetadataError(f"chunk_memory_layout {order!r} in {where} must be 'C' or 'F'")
+    attributes = parse_attributes(doc.get("attributes"), where)
     # zarr 2.18 kept v2-style filters in the attributes of draft arrays
-    attr_filters = (doc.get("attributes") or {}).get("filters")
+    attr_filters = attributes.get("filters")
     filters = [make_numcodecs(f["id"], {k: v for k, v in f.items() if k != "id"}, where)
                for f in attr_filters if isinstance(f, dict) and isinstance(f.get("id"), str)] \
         if isinstance(attr_filters, list) else []
@@ -68,15 +77,19 @@ def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
     pipeline = CodecPipeline((), codec, ())
     key = prefinal_key(f"data/root{path if path != '/' else ''}/", sep)
     stored, layout = chunks, None
-    for t in doc.get("storage_transformers") or []:
+    for t in parse_transformers(doc.get("storage_transformers"), where):
         if not isinstance(t, dict) or t.get("extension") != SHARDING_URI or t.get("type", "indexed") != "indexed":
-            raise UnsupportedFeatureError(f"unknown storage transformer {t!r} in {where}")
-        cps = parse_shape((t.get("configuration") or {}).get("chunks_per_shard"), "chunks_per_shard", where, positive=True)
+            raise UnsupportedFeatureError(f"unknown storage transformer {short(t)} in {where}")
+        config = t.get("configuration") or {}
+        if not isinstance(config, dict):
+            raise MetadataError(f"sharding configuration in {where} must be an object, not {short(config)}")
+        cps = parse_shape(config.get("chunks_per_shard"), "chunks_per_shard", where, positive=True)
         if len(cps) != len(shape):
             raise MetadataError(f"chunks_per_shard {list(cps)} in {where} does not match shape {list(shape)}")
-        n = 1
-        for c in cps:
-            n *= c
+        n = math.prod(cps)
+        if 16 * n > limits().chunk_bytes:
+            raise UnsupportedFeatureError(f"chunks_per_shard {list(cps)} in {where} needs a shard index of "
+                                          f"{human(16 * n)}, more than the {human(limits().chunk_bytes)} allowed")
         stored = tuple(c * k for c, k in zip(chunks, cps))
         layout = ShardLayout(cps, "end", 16 * n, None)
     description = codec.describe() + (f" in shards of {list(layout.chunks_per_shard)} chunks" if layout else "")
@@ -85,6 +98,5 @@ def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
         read_pipeline=pipeline, read_shape=chunks, shard_layout=layout, pipeline=pipeline,
         codecs_description=description,
         dimension_names=parse_dimension_names(doc.get("dimension_names"), len(shape), where),
-        attributes=parse_attributes(doc.get("attributes"), where), document=doc,
-        extra={"draft": True},
+        attributes=attributes, document=doc, extra={"draft": True},
     )

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..codecs import ChunkSpec, ShardingCodec, parse_codecs
+from ..codecs.params import short
 from ..codecs.transpose import TransposeCodec
 from ..dtypes import parse_v3_dtype
 from ..errors import MetadataError, UnsupportedFeatureError
 from ..fill import parse_v3_fill
 from .keys import default_key, v2_key
-from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape
+from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape, parse_transformers
 
 _ARRAY_FIELDS = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding",
                  "fill_value", "codecs", "attributes", "storage_transformers", "dimension_names"}
@@ -67,11 +68,10 @@ def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
     if sep not in ("/", "."):
         raise MetadataError(f"chunk key separator {sep!r} in {where} must be '/' or '.'")
     key = default_key(prefix, sep) if enc_name == "default" else v2_key(prefix, sep)
-    transformers = doc.get("storage_transformers") or []
-    for t in transformers:
+    for t in parse_transformers(doc.get("storage_transformers"), where):
         if not (isinstance(t, dict) and t.get("must_understand") is False):
             name = t.get("name") if isinstance(t, dict) else t
-            raise UnsupportedFeatureError(f"unknown storage transformer {name!r} in {where}")
+            raise UnsupportedFeatureError(f"unknown storage transformer {short(name)} in {where}")
     fill = parse_v3_fill(dt, doc["fill_value"], where)
     spec = ChunkSpec(chunk_shape, dt, fill)
     pipeline = parse_codecs(doc["codecs"], where, spec)

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..cancel import CancelToken
 from ..errors import ReadCancelled, StoreAccessError, StoreError
-from .base import ByteRequest, OnEach, Store, slice_range
+from ..limits import limits
+from .base import ByteRequest, OnEach, Store, slice_range, too_large
 from .retry import RetryPolicy, http_status, is_transient
 
 _MISSING = (FileNotFoundError, KeyError, IsADirectoryError)
@@ -123,6 +124,8 @@ class FsspecStore(Store):
                 return None
             except asyncio.CancelledError:
                 raise
+            except StoreError as e:  # our own verdict on an answer (too large): final, already named
+                return e
             except Exception as e:  # fsspec drivers raise many unrelated types
                 if is_transient(e):
                     delays = delays or self.retry.delays()
@@ -145,10 +148,26 @@ class FsspecStore(Store):
         detail = f"HTTP {status}" if status is not None else f"{type(e).__name__}: {e}"
         return StoreError(f"{where}: {detail}{tries}")
 
-    async def _cat(self, path: str, start: int | None = None, stop: int | None = None) -> bytes:
+    def _url(self, path: str) -> str:
+        """A request path as the user's URL, for messages."""
+        root = self.root
+        if root and (path == root or path.startswith(root + "/")):
+            return self.key_url(path[len(root) + 1:])
+        return path
+
+    async def _cat(self, path: str, start: int | None = None, stop: int | None = None,
+                   limit: int | None = None) -> bytes:
+        """``limit``: the most bytes of a whole object (None: ``limits().object_bytes``), which
+        also bounds a range answered with the whole object. Object stores (s3, gcs) send what
+        was asked and state sizes truthfully, so a check after the read is enough here; plain
+        HTTP servers are bounded while reading (``HttpStore``)."""
         if getattr(self.fs, "async_impl", False):
-            return bytes(await self.fs._cat_file(path, start=start, end=stop))
-        return bytes(await asyncio.to_thread(self.fs.cat_file, path, start=start, end=stop))
+            data = bytes(await self.fs._cat_file(path, start=start, end=stop))
+        else:
+            data = bytes(await asyncio.to_thread(self.fs.cat_file, path, start=start, end=stop))
+        if len(data) > (limit if limit is not None else limits().object_bytes):
+            raise too_large(self._url(path), ByteRequest("", limit=limit), len(data))
+        return data
 
     async def _size(self, path: str) -> int:
         if getattr(self.fs, "async_impl", False):
@@ -157,13 +176,13 @@ class FsspecStore(Store):
             info = await asyncio.to_thread(self.fs.info, path)
         size = info.get("size")
         if size is None:
-            raise StoreError(f"{path}: the server reports no size, needed to read its end")
+            raise StoreError(f"{self._url(path)}: the server reports no size, needed to read its end")
         return int(size)
 
     async def _answer(self, req: ByteRequest) -> bytes:
         path = self._path(req.key)
         if req.start is None:
-            return await self._cat(path)
+            return await self._cat(path, limit=req.limit)
         if self.ignores_ranges:
             return slice_range(await self._whole_object(path), req)
         if req.start < 0:

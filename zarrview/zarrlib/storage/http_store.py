@@ -14,6 +14,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import StoreError
+from ..limits import limits
+from .bounded_body import read_capped
 from .fsspec_store import FsspecStore
 
 
@@ -79,7 +81,12 @@ class HttpStore(FsspecStore):
     def _path(self, key: str) -> str:
         return f"{self.root}/{encode_key(key)}" if key else self.root
 
-    async def _cat(self, path: str, start: int | None = None, stop: int | None = None) -> bytes:
+    async def _cat(self, path: str, start: int | None = None, stop: int | None = None,
+                   limit: int | None = None) -> bytes:
+        """The object or range at ``path``, read at most to its bound (see ``bounded_body``): a
+        206 to the range asked, else the whole object's ``limit`` (None: ``limits().object_bytes``;
+        a 200 to a range is the whole object, Range ignored). A body whose stated size fits is
+        read in one go, as before; only the others pay for counting."""
         fs = self.fs
         url = self._urls.get(path)
         if url is None:
@@ -96,8 +103,16 @@ class HttpStore(FsspecStore):
             if r.status == 404:
                 raise FileNotFoundError(path)
             r.raise_for_status()
-            widen_reads(r)
-            return await r.read()  # type: ignore[no-any-return]
+            ranged = r.status == 206 and start is not None and (start < 0 or stop is not None)
+            if ranged:
+                cap = -start if start < 0 else max(0, stop - start)  # type: ignore[operator]
+            else:
+                cap = limit if limit is not None else limits().object_bytes
+            n = r.content_length
+            if n is not None and n <= cap and "Content-Encoding" not in r.headers:
+                widen_reads(r)
+                return await r.read()  # type: ignore[no-any-return]
+            return await read_capped(r, cap, path, start, stop, limit, ranged)
 
     def _timers_redundant(self, session: Any) -> bool:
         """True when aiohttp's timers are all looser than the per-try timeout every request runs
@@ -109,6 +124,9 @@ class HttpStore(FsspecStore):
 
     def key_url(self, key: str) -> str:
         return self._path(key)
+
+    def _url(self, path: str) -> str:
+        return path
 
     @property
     def can_list(self) -> bool:

@@ -2,18 +2,28 @@
 
 fsspec's local filesystem adds several Python layers per call; for a viewer decoding
 hundreds of chunks a second the plain system calls are measurably faster.
+
+Only regular files are read, and never past the size they had when opened: a key that is
+a FIFO would block ``open()`` forever (it is opened non-blocking and refused), one that is
+``/dev/zero`` or a device never ends, and a byte range taken from a corrupt shard index
+must not size a buffer beyond the file. Listing skips entries it cannot follow (symlink
+loops) and never enters a directory twice.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from ..errors import StoreError
-from .base import ByteRequest, Scratch, Store
-
+from .base import ByteRequest, Scratch, Store, too_large
 
 _HAS_PREADV = hasattr(os, "preadv")
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+#: a missing key, not a broken store: these mean "no object here"
+_ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR)
 
 
 class LocalStore(Store):
@@ -27,41 +37,52 @@ class LocalStore(Store):
             raise StoreError(f"refusing key {key!r} outside {self.root}")
         return os.path.join(self.root, key)
 
-    def get(self, key: str) -> bytes | None:
+    def _open(self, key: str) -> tuple[int, int] | None:
+        """(descriptor, size) of a regular file; None when there is no such file."""
         try:
-            with open(self._path(key), "rb") as f:
-                return f.read()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None
+            fd = os.open(self._path(key), _FLAGS)
         except OSError as e:
+            if e.errno in _ABSENT:
+                return None
             raise StoreError(f"cannot read {self.key_url(key)}: {e.strerror or e}") from e
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                os.close(fd)
+                return None
+            if not stat.S_ISREG(st.st_mode):
+                raise StoreError(f"cannot read {self.key_url(key)}: not a regular file ({_kind(st.st_mode)})")
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, st.st_size
 
-    def _open(self, key: str) -> int | None:
-        try:
-            return os.open(self._path(key), os.O_RDONLY)
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None
-        except OSError as e:
-            raise StoreError(f"cannot read {self.key_url(key)}: {e.strerror or e}") from e
+    def get(self, key: str) -> bytes | None:
+        return self._read(ByteRequest(key))
 
     @staticmethod
-    def _bounds(fd: int, req: ByteRequest) -> tuple[int, int]:
-        if req.start is not None and req.start >= 0 and req.stop is not None:
-            return req.start, req.stop
-        size = os.fstat(fd).st_size
+    def _bounds(size: int, req: ByteRequest) -> tuple[int, int]:
+        """The range to read, clipped to the file: a short answer is the caller's to judge."""
         if req.start is None:
             return 0, size
-        return (max(0, size + req.start), size) if req.start < 0 else (req.start, size)
+        if req.start < 0:
+            return max(0, size + req.start), size
+        stop = size if req.stop is None else min(req.stop, size)
+        return min(req.start, size), max(min(req.start, size), stop)
 
     def get_range(self, req: ByteRequest) -> bytes | None:
-        if req.start is None or not hasattr(os, "pread"):
-            return _read_slice(self, req)
-        fd = self._open(req.key)
-        if fd is None:
+        return self._read(req)
+
+    def _read(self, req: ByteRequest) -> bytes | None:
+        opened = self._open(req.key)
+        if opened is None:
             return None
+        fd, size = opened
         try:
-            start, stop = self._bounds(fd, req)
-            return os.pread(fd, max(0, stop - start), start)
+            if req.start is None and size > req.max_bytes():
+                raise too_large(self.key_url(req.key), req, size)
+            start, stop = self._bounds(size, req)
+            return _pread(fd, stop - start, start)
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
@@ -70,12 +91,15 @@ class LocalStore(Store):
     def read_into(self, req: ByteRequest, scratch: Scratch) -> memoryview | bytes | None:
         if not _HAS_PREADV:
             return self.get_range(req)
-        fd = self._open(req.key)
-        if fd is None:
+        opened = self._open(req.key)
+        if opened is None:
             return None
+        fd, size = opened
         try:
-            start, stop = self._bounds(fd, req)
-            view = scratch.view(max(0, stop - start))
+            if req.start is None and size > req.max_bytes():
+                raise too_large(self.key_url(req.key), req, size)
+            start, stop = self._bounds(size, req)
+            view = scratch.view(stop - start)
             got = os.preadv(fd, [view], start) if len(view) else 0
             return view[:got]
         except OSError as e:
@@ -86,33 +110,64 @@ class LocalStore(Store):
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
         try:
             entries = list(os.scandir(self._path(prefix) if prefix else self.root))
-        except (FileNotFoundError, NotADirectoryError):
-            return [], []
         except OSError as e:
+            if e.errno in _ABSENT:
+                return [], []
             raise StoreError(f"cannot list {self.key_url(prefix)}: {e.strerror or e}") from e
-        keys = sorted(e.name for e in entries if e.is_file())
-        dirs = sorted(e.name for e in entries if e.is_dir())
-        return keys, dirs
+        keys: list[str] = []
+        dirs: list[str] = []
+        for entry in entries:
+            try:  # follows symlinks; one that loops or dangles is simply not listed
+                if entry.is_dir():
+                    dirs.append(entry.name)
+                elif entry.is_file():
+                    keys.append(entry.name)
+            except OSError:
+                continue
+        return sorted(keys), sorted(dirs)
+
+    def list_prefix(self, prefix: str) -> list[str]:
+        """Every key below ``prefix``, each directory entered once (a symlink back to an
+        ancestor would otherwise be followed until paths grow too long)."""
+        out: list[str] = []
+        seen: set[tuple[int, int]] = set()
+        todo = [prefix]
+        while todo:
+            current = todo.pop()
+            try:
+                st = os.stat(self._path(current) if current else self.root)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            keys, dirs = self.list_dir(current)
+            out.extend(current + k for k in keys)
+            todo.extend(current + d + "/" for d in reversed(dirs))
+        return out
 
     def size(self, key: str) -> int | None:
         try:
-            return os.stat(self._path(key)).st_size
-        except (FileNotFoundError, NotADirectoryError):
-            return None
+            st = os.stat(self._path(key))
+        except OSError as e:
+            if e.errno in _ABSENT:
+                return None
+            raise StoreError(f"cannot read {self.key_url(key)}: {e.strerror or e}") from e
+        return st.st_size if stat.S_ISREG(st.st_mode) else None
 
 
-def _read_slice(store: LocalStore, req: ByteRequest) -> bytes | None:
-    """Whole objects, and ranges where ``os.pread`` is missing (Windows)."""
-    if req.start is None:
-        return store.get(req.key)
-    try:
-        with open(store._path(req.key), "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            start = max(0, size + req.start) if req.start < 0 else req.start
-            stop = size if req.start < 0 or req.stop is None else min(req.stop, size)
-            f.seek(start)
-            return f.read(max(0, stop - start))
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return None
-    except OSError as e:
-        raise StoreError(f"cannot read {req.describe()} in {store.url}: {e.strerror or e}") from e
+def _pread(fd: int, n: int, offset: int) -> bytes:
+    if n <= 0:
+        return b""
+    if hasattr(os, "pread"):
+        return os.pread(fd, n, offset)
+    os.lseek(fd, offset, os.SEEK_SET)  # Windows
+    return os.read(fd, n)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a file"

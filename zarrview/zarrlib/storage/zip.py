@@ -11,7 +11,7 @@ import zipfile
 from typing import IO
 
 from ..errors import StoreError
-from .base import ByteRequest, Store
+from .base import ByteRequest, Store, check_size
 
 _META_NAMES = ("zarr.json", ".zgroup", ".zarray", ".zattrs", ".zmetadata")
 
@@ -38,9 +38,14 @@ class ZipStore(Store):
         return ""
 
     def get(self, key: str) -> bytes | None:
+        return self._whole(key, ByteRequest(key))
+
+    def _whole(self, key: str, req: ByteRequest) -> bytes | None:
+        """The member's declared size bounds what zipfile will inflate, so it is checked first."""
         info = self._infos.get(self._prefix + key)
         if info is None:
             return None
+        check_size(self.key_url(key), req, info.file_size)
         try:
             with self._lock:
                 return self._zip.read(info)
@@ -52,7 +57,7 @@ class ZipStore(Store):
         if info is None:
             return None
         if req.start is None:
-            return self.get(req.key)
+            return self._whole(req.key, req)
         size = info.file_size
         start = max(0, size + req.start) if req.start < 0 else req.start
         stop = size if req.stop is None or req.start < 0 else min(req.stop, size)

@@ -1,0 +1,70 @@
+"""Reading an HTTP answer without letting the server decide how much memory it costs.
+
+A server states a body's size (or does not) and then sends what it likes: a metadata
+document that never ends, a range answered with far more than asked, a Content-Length of
+terabytes. ``HttpStore`` reads a body whose stated size is within the request's bound in
+one ``read()`` (the fast path, unchanged); everything else comes here: a stated size over
+the bound is refused before a byte of the body is read, and a body of unstated (or
+content-encoded, so unknown decoded) size is read piece by piece and abandoned as soon as
+it passes the bound. Abandoning closes the connection instead of returning it to the pool,
+since the rest of the body would otherwise be read as the next answer's start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import TooLargeError
+from ..limits import human
+from .base import ByteRequest, too_large
+
+
+def _bounded_thing(limit: int | None) -> str:
+    return "a metadata document" if limit is not None else "one stored object"
+
+
+def _where(url: str, start: int | None, stop: int | None) -> str:
+    if start is None:
+        return url
+    if start < 0:
+        return f"{url} (last {-start} bytes)"
+    return f"{url} (bytes {start}-{'' if stop is None else stop})"
+
+
+async def read_capped(response: Any, cap: int, url: str, start: int | None, stop: int | None,
+                      limit: int | None, ranged: bool) -> bytes:
+    """The body of ``response`` if it holds at most ``cap`` bytes, else ``TooLargeError``.
+
+    ``ranged``: the answer is a 206 to a range of ``cap`` bytes (a longer one is a broken or
+    hostile server, not a whole object); otherwise ``cap`` is the whole-object bound, or the
+    caller's ``limit`` (metadata documents), which the messages name.
+    """
+    encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+    n = response.content_length
+    if n is not None and n > cap and encoding == "identity":
+        response.close()
+        if ranged:
+            raise TooLargeError(f"{_where(url, start, stop)}: the server answered {human(n)} "
+                                f"to a range of {human(cap)}")
+        raise too_large(_where(url, start, stop), ByteRequest("", limit=limit), n)
+    parts: list[bytes] = []
+    total = 0
+    content = response.content
+    while True:
+        piece = await content.readany()
+        if not piece:
+            return b"".join(parts)
+        total += len(piece)
+        if total > cap:
+            response.close()  # the rest is never read; the connection cannot be reused
+            raise _ran_past(_where(url, start, stop), cap, limit, ranged, encoding)
+        parts.append(piece)
+
+
+def _ran_past(where: str, cap: int, limit: int | None, ranged: bool, encoding: str) -> TooLargeError:
+    if ranged:
+        return TooLargeError(f"{where}: the server sent more than the {human(cap)} asked for")
+    body = "the body" if encoding == "identity" else f"the {encoding}-encoded body, decoded,"
+    stated = "" if encoding != "identity" else " (no Content-Length)"
+    return TooLargeError(f"{where}: {body}{stated} ran past the {human(cap)} allowed for "
+                         f"{_bounded_thing(limit)}")
