@@ -3,13 +3,18 @@
 Bound to 127.0.0.1 on a free port, run in a daemon thread and shut down by the fixture, so
 tests never reach beyond this machine and never leave a server behind. ``Faults`` makes it
 misbehave the ways real servers do: slow answers, 5xx, connections dropped mid-body, Range
-ignored, suffix ranges refused, fixed statuses for chosen keys.
+ignored, suffix ranges refused, fixed statuses for chosen keys, and bodies of its own making
+(``Body``: endless, longer than the Range asked, a Content-Length of terabytes, a gzip bomb).
+Every body byte the server hands to the kernel is counted per path (``ServerState.sent``),
+so a test can tell a bounded read from one that merely failed in the end.
 """
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +25,28 @@ from pathlib import Path
 from urllib.parse import unquote
 
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
+#: an "endless" body stops here, so a client that never stops reading still ends the test
+ENDLESS_CAP = 256 << 20
+#: the send buffer of a made-up body: small, so what the server counts as sent is close to
+#: what the client was offered
+FAULT_SNDBUF = 64 << 10
+
+
+@dataclass(frozen=True)
+class Body:
+    """An answer of the server's own making to a request whose path contains the key it is filed under."""
+
+    status: int = 200  # 206 answers with a Content-Range for the range asked
+    length: int | None = None  # the Content-Length stated; None: chunked transfer encoding
+    send: int | None = None  # body bytes actually sent; None: until the client hangs up
+    gzip: bool = False  # send the gzip of ``send`` zero bytes, with Content-Encoding: gzip
+    ranges: str = "any"  # which requests get it: "any", "suffix" (bytes=-N) or "explicit" (bytes=a-b)
+
+    def applies(self, rng: str | None) -> bool:
+        if self.ranges == "any":
+            return True
+        suffix = bool(rng) and rng.strip().startswith("bytes=-")  # type: ignore[union-attr]
+        return suffix if self.ranges == "suffix" else bool(rng) and not suffix
 
 
 @dataclass
@@ -34,6 +61,7 @@ class Faults:
     ignore_range: bool = False  # 200 with the whole object whatever the Range
     refuse_suffix: bool = False  # 416 for "bytes=-N"
     status: dict[str, int] = field(default_factory=dict)  # path suffix -> fixed status
+    bodies: dict[str, Body] = field(default_factory=dict)  # path substring -> made-up answer
 
     def take(self, counter: str, path: str, match: str) -> bool:
         """Whether this request gets the fault; counts down ``counter``."""
@@ -51,6 +79,23 @@ class ServerState:
     faults: Faults = field(default_factory=Faults)
     roots: tuple[Path, ...] = ()  # with roots, URL paths are absolute file paths below one of them
     connections: set[tuple[str, int]] = field(default_factory=set)  # client (host, port): one per TCP connection
+    sent: dict[str, int] = field(default_factory=dict)  # URL path -> body bytes handed to the kernel
+    writing: int = 0  # made-up answers still being sent
+
+    def sent_to(self, contains: str) -> int:
+        with self.lock:
+            return sum(n for path, n in self.sent.items() if contains in path)
+
+    def wait_quiet(self, timeout: float = 10.0) -> bool:
+        """Wait until no made-up answer is still being sent (the client hung up or the body
+        ended), so ``sent_to`` is final."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if not self.writing:
+                    return True
+            time.sleep(0.02)
+        return False
 
     def requests(self, method: str | None = None) -> list[tuple[str, str, str | None]]:
         with self.lock:
@@ -103,6 +148,59 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 return True
             return False
 
+        def _write(self, data: bytes | memoryview, count: int | None = None) -> None:
+            self.wfile.write(data)
+            with state.lock:
+                state.sent[self.path] = state.sent.get(self.path, 0) + (len(data) if count is None else count)
+
+        def _made_up(self, spec: Body, rng: str | None, body: bool) -> None:
+            """Answer with ``spec`` instead of the object; the connection is closed after it."""
+            with state.lock:
+                state.writing += 1
+            self.close_connection = True
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, FAULT_SNDBUF)
+            self.connection.settimeout(20)
+            try:
+                self._send_made_up(spec, rng, body)
+            except OSError:
+                pass  # the client hung up: what it was offered is counted
+            finally:
+                with state.lock:
+                    state.writing -= 1
+
+        def _send_made_up(self, spec: Body, rng: str | None, body: bool) -> None:
+            self.send_response(spec.status)
+            self.send_header("Content-Type", "application/octet-stream")
+            payload = gzip.compress(bytes(spec.send or 0)) if spec.gzip else None
+            length = len(payload) if payload is not None else spec.length
+            if spec.status == 206:
+                m = _RANGE.match((rng or "").strip())
+                a, b = m.groups() if m else ("0", "")
+                self.send_header("Content-Range", f"bytes {a or 0}-{b or ''}/*")
+            if spec.gzip:
+                self.send_header("Content-Encoding", "gzip")
+            if length is None:
+                self.send_header("Transfer-Encoding", "chunked")
+            else:
+                self.send_header("Content-Length", str(length))
+            self.end_headers()
+            if not body:
+                return
+            if payload is not None:
+                self._write(payload)
+                return
+            piece = bytes(64 << 10)
+            left = ENDLESS_CAP if spec.send is None else spec.send
+            while left > 0:
+                part = piece[:left]
+                if length is None:
+                    self._write(b"%x\r\n" % len(part) + part + b"\r\n", len(part))
+                else:
+                    self._write(part)
+                left -= len(part)
+            if length is None:
+                self.wfile.write(b"0\r\n\r\n")
+
         def do_HEAD(self) -> None:  # noqa: N802
             self._serve(body=False)
 
@@ -115,6 +213,10 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 state.log.append((self.command, self.path, rng))
                 state.connections.add(self.client_address)
             if self._fault():
+                return
+            spec = next((b for k, b in state.faults.bodies.items() if k in self.path and b.applies(rng)), None)
+            if spec is not None:
+                self._made_up(spec, rng, body)
                 return
             if state.faults.ignore_range:
                 rng = None
@@ -162,12 +264,12 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 with state.lock:
                     drop = state.faults.take("drop", self.path, state.faults.drop_match)
                 if drop:  # half the promised body, then hang up
-                    self.wfile.write(payload[: len(payload) // 2])
+                    self._write(payload[: len(payload) // 2])
                     self.wfile.flush()
                     self.close_connection = True
                     self.connection.shutdown(2)
                     return
-                self.wfile.write(payload)
+                self._write(payload)
 
     return Handler
 
