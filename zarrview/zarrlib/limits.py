@@ -82,9 +82,9 @@ def restore(old: Limits) -> None:
 
 
 def human(n: int) -> str:
-    """``1073741824`` -> ``1 GiB``, for messages."""
+    """``1073741824`` -> ``1 GiB``, for messages; exact below 10 KiB."""
     for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift:
+        if n >= 10 << shift or (n >= 1 << shift and n % (1 << shift) == 0):
             value = n / (1 << shift)
             return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
     return f"{n} bytes"

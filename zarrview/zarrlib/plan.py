@@ -62,6 +62,8 @@ def plan(meta: ArrayMetadata, path: str, selection: Any) -> tuple[tuple[int, ...
     if nbytes > bound.read_bytes:
         raise IndexingError(f"{path}: the selection holds {math.prod(shape)} elements ({human(nbytes)}), more than "
                             f"the {human(bound.read_bytes)} one read may return; select a smaller region")
+    if math.prod(max(1, n) for n in shape) * meta.dtype.itemsize >= 2**63:  # numpy refuses even when empty
+        raise IndexingError(f"{path}: a selection of shape {shape} cannot be held by numpy")
     touched = math.prod(_chunks_touched(d, c) for d, c in zip(sel, meta.read_shape))
     if touched > bound.chunks_per_read:
         raise IndexingError(f"{path}: the selection touches {touched} chunks, more than the {bound.chunks_per_read} "
