@@ -106,7 +106,7 @@ def test_bad_v3_data_types(v3, data_type):
 
 
 @pytest.mark.parametrize("dtype", ["|V800000000000", "<U1000000000", [["a", "<f8", [2**40]]],
-                                   [["a", [["b", [["c", "<i4"]]]]]]], "<U" + "9" * 5000],
+                                   [["a", [["b", [["c", "<i4"]]]]]], "<U" + "9" * 5000],
                          ids=["V_93GiB", "U_4GB", "subarray_2_40", "nested_struct", "U_5000_digits"])
 def test_bad_v2_data_types(v2, dtype):
     edit_json(v2 / "arr" / ".zarray", lambda d: d.update(dtype=dtype))

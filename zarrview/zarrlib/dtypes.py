@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .errors import MetadataError, UnsupportedFeatureError
+from .errors import MetadataError, UnsupportedFeatureError, short
 from .limits import human, limits
 
 Kind = Literal["fixed", "str", "bytes"]
@@ -54,26 +54,26 @@ def parse_v3_dtype(spec: Any, where: str) -> DataType:
     if _RAW.fullmatch(name):
         bits = int(name[1:])
         if bits <= 0 or bits % 8:
-            raise MetadataError(f"data type {name!r} in {where}: raw bits must be a positive multiple of 8")
+            raise MetadataError(f"data type {short(name)} in {where}: raw bits must be a positive multiple of 8")
         return DataType(_sized(f"V{bits // 8}", bits // 8, name, where), "fixed", name)
     if name in ("numpy.datetime64", "numpy.timedelta64"):
         unit = config.get("unit")
         scale = config.get("scale_factor", 1)
         if not isinstance(unit, str) or unit not in _TIME_UNITS or not isinstance(scale, int) \
                 or isinstance(scale, bool) or not 1 <= scale < 2**31:
-            raise MetadataError(f"data type {name} in {where} has a bad configuration {_short(config)}")
+            raise MetadataError(f"data type {name} in {where} has a bad configuration {short(config)}")
         code = "M8" if name.endswith("datetime64") else "m8"
         unit = "us" if unit == "μs" else unit
         return DataType(np.dtype(code if unit == "generic" else f"{code}[{scale}{unit}]"), "fixed", name)
     if name in ("fixed_length_utf32", "null_terminated_bytes", "raw_bytes", "fixed_length_bytes"):
         n = config.get("length_bytes")
         if not isinstance(n, int) or isinstance(n, bool) or n < 1 or (name == "fixed_length_utf32" and n % 4):
-            raise MetadataError(f"data type {name} in {where} has a bad length_bytes {_short(n)}")
+            raise MetadataError(f"data type {name} in {where} has a bad length_bytes {short(n)}")
         code = {"fixed_length_utf32": f"U{n // 4}", "null_terminated_bytes": f"S{n}"}.get(name, f"V{n}")
         return DataType(_sized(code, n, name, where), "fixed", name)
     if name in ("struct", "structured"):
         return DataType(_struct_dtype(config, where), "fixed", name)
-    raise UnsupportedFeatureError(f"unknown data type {_short(name)} in {where}")
+    raise UnsupportedFeatureError(f"unknown data type {short(name)} in {where}")
 
 
 def _name_and_config(spec: Any, where: str) -> tuple[str, dict[str, Any]]:
@@ -84,7 +84,7 @@ def _name_and_config(spec: Any, where: str) -> tuple[str, dict[str, Any]]:
         if not isinstance(config, dict):
             raise MetadataError(f"data type configuration in {where} must be an object")
         return spec["name"], config
-    raise MetadataError(f"data_type in {where} must be a name or an object with a name, found {_short(spec)}")
+    raise MetadataError(f"data_type in {where} must be a name or an object with a name, found {short(spec)}")
 
 
 def _struct_dtype(config: dict[str, Any], where: str) -> np.dtype[Any]:
@@ -98,12 +98,12 @@ def _struct_dtype(config: dict[str, Any], where: str) -> np.dtype[Any]:
         elif isinstance(field, list) and len(field) == 2:
             fname, ftype = field
         else:
-            raise MetadataError(f"bad struct field {field!r} in {where}")
+            raise MetadataError(f"bad struct field {short(field)} in {where}")
         if not isinstance(fname, str) or not fname:
-            raise MetadataError(f"struct field name {fname!r} in {where} must be a non-empty string")
+            raise MetadataError(f"struct field name {short(fname)} in {where} must be a non-empty string")
         sub = parse_v3_dtype(ftype, where)
         if sub.variable_length:
-            raise MetadataError(f"struct field {fname!r} in {where} has variable-length type {sub.name}")
+            raise MetadataError(f"struct field {short(fname)} in {where} has variable-length type {sub.name}")
         parts.append((fname, sub.dtype))
     try:
         dtype = np.dtype(parts)
@@ -116,10 +116,10 @@ def parse_v2_dtype(spec: Any, where: str) -> DataType:
     try:
         dtype = np.dtype(_v2_descr(spec, 0))
     except (TypeError, ValueError, SyntaxError, OverflowError, MemoryError, RecursionError) as e:
-        raise MetadataError(f"dtype {_short(spec)} in {where} is not a valid zarr v2 dtype: {e}") from e
-    _checked(dtype, _short(spec), where)
+        raise MetadataError(f"dtype {short(spec)} in {where} is not a valid zarr v2 dtype: {e}") from e
+    _checked(dtype, short(spec), where)
     if dtype.kind == "O" and dtype.fields is not None:
-        raise UnsupportedFeatureError(f"dtype {_short(spec)} in {where}: object fields in a structured dtype are not supported")
+        raise UnsupportedFeatureError(f"dtype {short(spec)} in {where}: object fields in a structured dtype are not supported")
     if dtype.kind == "O":
         return DataType(dtype, "str", "object")
     return DataType(dtype, "fixed", str(spec) if isinstance(spec, str) else "structured")
@@ -134,12 +134,12 @@ def _v2_descr(spec: Any, depth: int) -> Any:
         fields = []
         for f in spec:
             if not isinstance(f, list) or len(f) not in (2, 3) or not isinstance(f[0], str):
-                raise ValueError(f"bad field {_short(f)}")
+                raise ValueError(f"bad field {short(f)}")
             item: tuple[Any, ...] = (f[0], _v2_descr(f[1], depth + 1))
             if len(f) == 3:
                 if not isinstance(f[2], list) or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**31
                                                          for n in f[2]) or len(f[2]) > 32:
-                    raise ValueError(f"bad field shape {_short(f[2])}")
+                    raise ValueError(f"bad field shape {short(f[2])}")
                 item += (tuple(f[2]),)
             fields.append(item)
         return fields
@@ -151,7 +151,7 @@ def _sized(code: str, nbytes: int, name: str, where: str) -> np.dtype[Any]:
     allocates anything of that size (a fill value, a chunk)."""
     bound = limits().element_bytes
     if nbytes > bound:
-        raise UnsupportedFeatureError(f"data type {_short(name)} in {where}: elements of {human(nbytes)} "
+        raise UnsupportedFeatureError(f"data type {short(name)} in {where}: elements of {human(nbytes)} "
                                       f"are more than the {human(bound)} allowed")
     return np.dtype(code)
 
@@ -166,8 +166,3 @@ def _checked(dtype: np.dtype[Any], name: str, where: str) -> np.dtype[Any]:
                                       "cannot be held by numpy, which widens them to one character")
     return dtype
 
-
-def _short(value: Any) -> str:
-    """A value for a message: hostile documents hold strings of megabytes."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."

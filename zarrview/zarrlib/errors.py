@@ -6,6 +6,14 @@ viewer shows them to a person who must find the broken file.
 
 from __future__ import annotations
 
+from typing import Any
+
+
+def short(value: Any) -> str:
+    """A value as a message shows it: hostile documents hold strings and lists of megabytes."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
 
 class ZarrError(Exception):
     """Base of every error raised by zarrlib."""

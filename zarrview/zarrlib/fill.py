@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DataType
-from .errors import MetadataError
+from .errors import MetadataError, short
 
 _SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -26,7 +26,7 @@ def parse_v3_fill(dt: DataType, value: Any, where: str) -> Any:
         if value is None:
             return ""
         if not isinstance(value, str):
-            raise MetadataError(f"fill_value {value!r} in {where} must be a string for {dt.name}")
+            raise MetadataError(f"fill_value {short(value)} in {where} must be a string for {dt.name}")
         return value
     if dt.kind == "bytes":
         return _bytes_value(value, where, allow_text=False) if value is not None else b""
@@ -47,7 +47,7 @@ def parse_v2_fill(dt: DataType, value: Any, where: str) -> Any:
     if dt.kind != "fixed":
         if isinstance(value, (str, int)):
             return value if isinstance(value, str) else str(value)
-        raise MetadataError(f"fill_value {value!r} in {where} is not valid for an object array")
+        raise MetadataError(f"fill_value {short(value)} in {where} is not valid for an object array")
     return _scalar(dt.dtype, value, where, v3=False)
 
 
@@ -112,8 +112,8 @@ def _scalar(dtype: np.dtype[Any], value: Any, where: str, v3: bool) -> Any:
         if dtype.names is not None:
             return _structured(dtype, value, where, v3)
     except (ValueError, TypeError, OverflowError) as e:
-        raise MetadataError(f"fill_value {value!r} in {where} is not valid for {dtype}: {e}") from e
-    raise MetadataError(f"fill_value {value!r} in {where}: unsupported dtype {dtype}")
+        raise MetadataError(f"fill_value {short(value)} in {where} is not valid for {dtype}: {e}") from e
+    raise MetadataError(f"fill_value {short(value)} in {where}: unsupported dtype {dtype}")
 
 
 def _float(dtype: np.dtype[Any], value: Any) -> Any:
@@ -134,7 +134,7 @@ def _float(dtype: np.dtype[Any], value: Any) -> Any:
 def _bytes_value(value: Any, where: str, allow_text: bool) -> bytes:
     if isinstance(value, list):
         if not all(isinstance(b, int) and 0 <= b < 256 for b in value):
-            raise MetadataError(f"fill_value {value!r} in {where}: byte values must be 0-255")
+            raise MetadataError(f"fill_value {short(value)} in {where}: byte values must be 0-255")
         return bytes(value)
     if isinstance(value, str):
         try:
@@ -142,10 +142,10 @@ def _bytes_value(value: Any, where: str, allow_text: bool) -> bytes:
         except (binascii.Error, ValueError) as e:
             if allow_text:
                 return value.encode("utf-8")
-            raise MetadataError(f"fill_value {value!r} in {where} is not base64: {e}") from e
+            raise MetadataError(f"fill_value {short(value)} in {where} is not base64: {e}") from e
     if isinstance(value, int) and allow_text:
         return str(value).encode()
-    raise MetadataError(f"fill_value {value!r} in {where} must be base64 text or a list of bytes")
+    raise MetadataError(f"fill_value {short(value)} in {where} must be base64 text or a list of bytes")
 
 
 def _structured(dtype: np.dtype[Any], value: Any, where: str, v3: bool) -> Any:
@@ -159,7 +159,7 @@ def _structured(dtype: np.dtype[Any], value: Any, where: str, v3: bool) -> Any:
         assert dtype.names is not None and dtype.fields is not None
         for name in dtype.names:
             if name not in value:
-                raise ValueError(f"field {name!r} missing")
+                raise ValueError(f"field {short(name)} missing")
             sub = dtype.fields[name][0]
             out[name] = _scalar(sub, value[name], where, v3)
         return out[()]

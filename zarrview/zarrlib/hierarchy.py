@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .errors import MetadataError, NodeNotFoundError, StoreNotFoundError
+from .errors import MetadataError, NodeNotFoundError, StoreNotFoundError, short
 from .storage.base import ByteRequest
 from .jsonutil import load_json_object
 from .metadata import prefinal
@@ -147,7 +147,7 @@ class Hierarchy:
             return NodeDoc(path, "array", 2, zarray, attrs, meta, flavor="v2")
         assert zgroup is not None
         if zgroup.get("zarr_format") != 2:
-            raise MetadataError(f"{self._where(prefix + '.zgroup')}: zarr_format must be 2, found {zgroup.get('zarr_format')!r}")
+            raise MetadataError(f"{self._where(prefix + '.zgroup')}: zarr_format must be 2, found {short(zgroup.get('zarr_format'))}")
         return NodeDoc(path, "group", 2, zgroup, attrs, flavor="v2")
 
     def _try_draft(self, path: str) -> NodeDoc | None:

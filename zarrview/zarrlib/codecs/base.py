@@ -88,11 +88,11 @@ class BytesBytesCodec(Codec):
 
 
 def configuration(spec: dict[str, Any], where: str) -> dict[str, Any]:
-    from ..errors import MetadataError
+    from ..errors import MetadataError, short
 
     config = spec.get("configuration", {})
     if config is None:
         return {}
     if not isinstance(config, dict):
-        raise MetadataError(f"configuration of codec {spec.get('name')!r} in {where} must be an object")
+        raise MetadataError(f"configuration of codec {short(spec.get('name'))} in {where} must be an object")
     return config

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CodecError, MetadataError
+from ..errors import CodecError, MetadataError, short
 from .base import ArrayBytesCodec, Buffer, ChunkSpec, configuration
 
 
@@ -24,7 +24,7 @@ class BytesCodec(ArrayBytesCodec):
     def from_json(cls, spec: dict[str, Any], where: str) -> BytesCodec:
         endian = configuration(spec, where).get("endian")
         if endian not in (None, "little", "big"):
-            raise MetadataError(f"bytes codec in {where}: endian must be 'little' or 'big', not {endian!r}")
+            raise MetadataError(f"bytes codec in {where}: endian must be 'little' or 'big', not {short(endian)}")
         return cls(endian)
 
     def describe(self) -> str:

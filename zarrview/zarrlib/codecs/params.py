@@ -9,13 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import MetadataError
-
-
-def short(value: Any) -> str:
-    """A value for a message: hostile documents hold strings and lists of megabytes."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+from ..errors import MetadataError, short
 
 
 def parse_int(config: dict[str, Any], key: str, codec: str, where: str, *, default: int | None = None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import MetadataError, UnsupportedFeatureError
+from ..errors import MetadataError, UnsupportedFeatureError, short
 from .base import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, configuration
 from .bitround import BitroundCodec
 from .blosc import BloscCodec
@@ -44,11 +44,11 @@ def parse_codec(item: Any, where: str, spec: ChunkSpec) -> Codec | None:
     if isinstance(item, str):
         item = {"name": item}
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-        raise MetadataError(f"codec {item!r} in {where} must be a name or an object with a name")
+        raise MetadataError(f"codec {short(item)} in {where} must be a name or an object with a name")
     name = item["name"]
     extra = set(item) - {"name", "configuration", "must_understand"}
     if extra:
-        raise MetadataError(f"codec {name!r} in {where} has unknown fields {sorted(extra)}")
+        raise MetadataError(f"codec {short(name)} in {where} has unknown fields {sorted(extra)}")
     if name in _SIMPLE:
         return _SIMPLE[name].from_json(item, where)
     if name == "sharding_indexed":
@@ -57,7 +57,7 @@ def parse_codec(item: Any, where: str, spec: ChunkSpec) -> Codec | None:
         return _numcodecs(name[len("numcodecs."):], configuration(item, where), where)
     if item.get("must_understand") is False:
         return None
-    raise UnsupportedFeatureError(f"unknown codec {name!r} in {where}")
+    raise UnsupportedFeatureError(f"unknown codec {short(name)} in {where}")
 
 
 def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
@@ -73,7 +73,7 @@ def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
             continue
         if isinstance(codec, ArrayArrayCodec):
             if ab is not None:
-                raise MetadataError(f"codec {codec.name!r} in {where}: array->array codecs must come before the array->bytes codec")
+                raise MetadataError(f"codec {short(codec.name)} in {where}: array->array codecs must come before the array->bytes codec")
             aa.append(codec)
             try:  # checked here, against the chunk it will decode, so the error names the document
                 current = codec.encoded_spec(current)
@@ -85,7 +85,7 @@ def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
             ab = codec
         else:
             if ab is None:
-                raise MetadataError(f"codec {codec.name!r} in {where}: bytes->bytes codecs must follow the array->bytes codec")
+                raise MetadataError(f"codec {short(codec.name)} in {where}: bytes->bytes codecs must follow the array->bytes codec")
             bb.append(codec)
     if ab is None:
         raise MetadataError(f"codecs in {where} have no array->bytes codec (such as 'bytes')")
@@ -95,7 +95,7 @@ def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
 
 def _check_dtype(ab: ArrayBytesCodec, spec: ChunkSpec, where: str) -> None:
     if isinstance(ab, VlenCodec) and not spec.dt.variable_length:
-        raise MetadataError(f"codec {ab.name!r} in {where} needs a variable-length data type, not {spec.dt.name}")
+        raise MetadataError(f"codec {short(ab.name)} in {where} needs a variable-length data type, not {spec.dt.name}")
     if isinstance(ab, BytesCodec) and ab.endian is None and spec.dtype.itemsize > 1 and not spec.dtype.fields \
             and not spec.dt.variable_length and spec.dtype.kind not in "SV":
         raise MetadataError(f"bytes codec in {where} needs an 'endian' for {spec.dt.name}")

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CodecError, MetadataError, UnsupportedFeatureError
+from ..errors import CodecError, MetadataError, UnsupportedFeatureError, short
 from ..limits import human, limits
 from .base import ArrayBytesCodec, Buffer, ChunkSpec
 from .params import parse_int_list
@@ -81,7 +81,7 @@ class ShardingCodec(ArrayBytesCodec):
             raise MetadataError(f"sharding_indexed in {where}: shard shape {list(shard_shape)} is not a multiple of chunk_shape {chunk_shape}")
         location = config.get("index_location", "end")
         if location not in ("start", "end"):
-            raise MetadataError(f"sharding_indexed in {where}: index_location must be 'start' or 'end', not {location!r}")
+            raise MetadataError(f"sharding_indexed in {where}: index_location must be 'start' or 'end', not {short(location)}")
         inner_spec = spec.with_shape(tuple(chunk_shape))
         inner = parse(config.get("codecs", [{"name": "bytes"}]), where, inner_spec)
         from ..dtypes import DataType

@@ -14,8 +14,7 @@ import numpy as np
 
 from ..codecs import ChunkSpec, CodecPipeline, ShardLayout
 from ..dtypes import DataType
-from ..codecs.params import short
-from ..errors import MetadataError, UnsupportedFeatureError
+from ..errors import MetadataError, UnsupportedFeatureError, short
 from ..limits import limits
 from ..fill import fill_array_value
 

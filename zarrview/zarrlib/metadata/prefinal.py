@@ -14,8 +14,7 @@ from typing import Any
 from ..codecs import CodecPipeline, ShardLayout, V2ChunkCodec
 from ..codecs.numcodecs_registry import make_numcodecs
 from ..dtypes import parse_v2_dtype
-from ..codecs.params import short
-from ..errors import MetadataError, UnsupportedFeatureError
+from ..errors import MetadataError, UnsupportedFeatureError, short
 from ..limits import human, limits
 from ..fill import parse_v2_fill
 from .keys import prefinal_key
@@ -35,7 +34,7 @@ def _compressor(spec: Any, where: str) -> Any:
     if spec is None:
         return None
     if not isinstance(spec, dict) or not isinstance(spec.get("codec"), str):
-        raise MetadataError(f"compressor {spec!r} in {where} must name a codec URI")
+        raise MetadataError(f"compressor {short(spec)} in {where} must name a codec URI")
     uri = spec["codec"].rstrip("/")
     parts = uri.split("/")
     cid = parts[-2] if len(parts) >= 2 and parts[-1][:1].isdigit() else parts[-1]
@@ -48,7 +47,7 @@ def _compressor(spec: Any, where: str) -> Any:
 def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
     for required in ("shape", "data_type", "chunk_grid", "fill_value"):
         if required not in doc:
-            raise MetadataError(f"{where} lacks the required field {required!r}")
+            raise MetadataError(f"{where} lacks the required field {short(required)}")
     shape = parse_shape(doc["shape"], "shape", where)
     raw_dtype = doc["data_type"]
     if isinstance(raw_dtype, dict) and "type" in raw_dtype:  # extension data types (complex, datetime)
@@ -56,7 +55,7 @@ def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
     dt = parse_v2_dtype(_DTYPE_NAMES.get(raw_dtype, raw_dtype) if isinstance(raw_dtype, str) else raw_dtype, where)
     grid = doc["chunk_grid"]
     if not isinstance(grid, dict) or grid.get("type", "regular") != "regular":
-        raise UnsupportedFeatureError(f"unknown chunk grid {grid!r} in {where}")
+        raise UnsupportedFeatureError(f"unknown chunk grid {short(grid)} in {where}")
     chunks = parse_shape(grid.get("chunk_shape"), "chunk_shape", where, positive=True)
     if len(chunks) != len(shape):
         raise MetadataError(f"chunk_shape {list(chunks)} in {where} does not match shape {list(shape)}")
@@ -65,7 +64,7 @@ def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
         raise MetadataError(f"chunk_grid separator {short(sep)} in {where} must be '/' or '.'")
     order = doc.get("chunk_memory_layout", "C")
     if order not in ("C", "F"):
-        raise MetadataError(f"chunk_memory_layout {order!r} in {where} must be 'C' or 'F'")
+        raise MetadataError(f"chunk_memory_layout {short(order)} in {where} must be 'C' or 'F'")
     attributes = parse_attributes(doc.get("attributes"), where)
     # zarr 2.18 kept v2-style filters in the attributes of draft arrays
     attr_filters = attributes.get("filters")

@@ -7,7 +7,7 @@ from typing import Any
 from ..codecs import CodecPipeline, V2ChunkCodec
 from ..codecs.numcodecs_registry import make_numcodecs
 from ..dtypes import parse_v2_dtype
-from ..errors import MetadataError
+from ..errors import MetadataError, short
 from ..fill import parse_v2_fill
 from .keys import v2_key
 from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape
@@ -15,16 +15,16 @@ from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse
 
 def _codec(spec: Any, where: str) -> Any:
     if not isinstance(spec, dict) or not isinstance(spec.get("id"), str):
-        raise MetadataError(f"codec {spec!r} in {where} must be an object with an 'id'")
+        raise MetadataError(f"codec {short(spec)} in {where} must be an object with an 'id'")
     return make_numcodecs(spec["id"], {k: v for k, v in spec.items() if k != "id"}, where)
 
 
 def parse_array(doc: dict[str, Any], attrs: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
     if doc.get("zarr_format") != 2:
-        raise MetadataError(f"{where}: zarr_format must be 2, found {doc.get('zarr_format')!r}")
+        raise MetadataError(f"{where}: zarr_format must be 2, found {short(doc.get('zarr_format'))}")
     for required in ("shape", "chunks", "dtype", "compressor", "fill_value", "order"):
         if required not in doc:
-            raise MetadataError(f"{where} lacks the required field {required!r}")
+            raise MetadataError(f"{where} lacks the required field {short(required)}")
     shape = parse_shape(doc["shape"], "shape", where)
     chunks = parse_shape(doc["chunks"], "chunks", where, positive=True)
     if len(chunks) != len(shape):
@@ -32,7 +32,7 @@ def parse_array(doc: dict[str, Any], attrs: dict[str, Any], prefix: str, where: 
     dt = parse_v2_dtype(doc["dtype"], where)
     order = doc["order"]
     if order not in ("C", "F"):
-        raise MetadataError(f"order {order!r} in {where} must be 'C' or 'F'")
+        raise MetadataError(f"order {short(order)} in {where} must be 'C' or 'F'")
     filters = doc.get("filters") or []
     if not isinstance(filters, list):
         raise MetadataError(f"filters in {where} must be a list or null")
@@ -43,7 +43,7 @@ def parse_array(doc: dict[str, Any], attrs: dict[str, Any], prefix: str, where: 
     fill = parse_v2_fill(dt, doc["fill_value"], where)
     sep = doc.get("dimension_separator")
     if sep not in (None, ".", "/"):
-        raise MetadataError(f"dimension_separator {sep!r} in {where} must be '.' or '/'")
+        raise MetadataError(f"dimension_separator {short(sep)} in {where} must be '.' or '/'")
     key = v2_key(prefix, sep or ".")
     alt = v2_key(prefix, "/") if sep is None and len(shape) > 1 else None
     codec = V2ChunkCodec(filter_codecs, compressor, order)
@@ -68,5 +68,5 @@ def _object_kind(dt: Any, filters: list[Any], where: str) -> Any:
     cid = filters[0].codec_id
     kind = {"vlen-utf8": "str", "vlen-bytes": "bytes"}.get(cid, "str")
     if cid not in ("vlen-utf8", "vlen-bytes", "vlen-array", "json2", "msgpack2", "categorize"):
-        raise MetadataError(f"object array in {where} must start its filters with an object codec, found {cid!r}")
+        raise MetadataError(f"object array in {where} must start its filters with an object codec, found {short(cid)}")
     return DataType(dt.dtype, kind if cid in ("vlen-utf8", "vlen-bytes") else "str", cid)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..codecs import ChunkSpec, ShardingCodec, parse_codecs
-from ..codecs.params import short
 from ..codecs.transpose import TransposeCodec
 from ..dtypes import parse_v3_dtype
-from ..errors import MetadataError, UnsupportedFeatureError
+from ..errors import MetadataError, UnsupportedFeatureError, short
 from ..fill import parse_v3_fill
 from .keys import default_key, v2_key
 from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape, parse_transformers
@@ -20,10 +19,10 @@ _GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_metadat
 
 def node_type(doc: dict[str, Any], where: str) -> str:
     if doc.get("zarr_format") != 3:
-        raise MetadataError(f"{where}: zarr_format must be 3, found {doc.get('zarr_format')!r}")
+        raise MetadataError(f"{where}: zarr_format must be 3, found {short(doc.get('zarr_format'))}")
     kind = doc.get("node_type")
     if kind not in ("array", "group"):
-        raise MetadataError(f"{where}: node_type must be 'array' or 'group', found {kind!r}")
+        raise MetadataError(f"{where}: node_type must be 'array' or 'group', found {short(kind)}")
     _check_unknown(doc, _ARRAY_FIELDS if kind == "array" else _GROUP_FIELDS, where)
     return kind
 
@@ -34,7 +33,7 @@ def _check_unknown(doc: dict[str, Any], known: set[str], where: str) -> None:
             continue
         if isinstance(value, dict) and value.get("must_understand") is False:
             continue
-        raise UnsupportedFeatureError(f"unknown field {key!r} in {where} (not marked must_understand: false)")
+        raise UnsupportedFeatureError(f"unknown field {short(key)} in {where} (not marked must_understand: false)")
 
 
 def _name_config(value: Any, what: str, where: str) -> tuple[str, dict[str, Any]]:
@@ -45,28 +44,28 @@ def _name_config(value: Any, what: str, where: str) -> tuple[str, dict[str, Any]
         if not isinstance(config, dict):
             raise MetadataError(f"{what} configuration in {where} must be an object")
         return value["name"], config
-    raise MetadataError(f"{what} in {where} must be a name or an object with a name, not {value!r}")
+    raise MetadataError(f"{what} in {where} must be a name or an object with a name, not {short(value)}")
 
 
 def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
     """``prefix`` is the array's key prefix in the store (``""`` or ``"a/b/"``)."""
     for required in ("shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs"):
         if required not in doc:
-            raise MetadataError(f"{where} lacks the required field {required!r}")
+            raise MetadataError(f"{where} lacks the required field {short(required)}")
     shape = parse_shape(doc["shape"], "shape", where)
     dt = parse_v3_dtype(doc["data_type"], where)
     grid_name, grid_conf = _name_config(doc["chunk_grid"], "chunk_grid", where)
     if grid_name != "regular":
-        raise UnsupportedFeatureError(f"unknown chunk grid {grid_name!r} in {where}")
+        raise UnsupportedFeatureError(f"unknown chunk grid {short(grid_name)} in {where}")
     chunk_shape = parse_shape(grid_conf.get("chunk_shape"), "chunk_shape", where, positive=True)
     if len(chunk_shape) != len(shape):
         raise MetadataError(f"chunk_shape {list(chunk_shape)} in {where} does not match the {len(shape)} dimensions of shape {list(shape)}")
     enc_name, enc_conf = _name_config(doc["chunk_key_encoding"], "chunk_key_encoding", where)
     if enc_name not in ("default", "v2"):
-        raise UnsupportedFeatureError(f"unknown chunk key encoding {enc_name!r} in {where}")
+        raise UnsupportedFeatureError(f"unknown chunk key encoding {short(enc_name)} in {where}")
     sep = enc_conf.get("separator", "/" if enc_name == "default" else ".")
     if sep not in ("/", "."):
-        raise MetadataError(f"chunk key separator {sep!r} in {where} must be '/' or '.'")
+        raise MetadataError(f"chunk key separator {short(sep)} in {where} must be '/' or '.'")
     key = default_key(prefix, sep) if enc_name == "default" else v2_key(prefix, sep)
     for t in parse_transformers(doc.get("storage_transformers"), where):
         if not (isinstance(t, dict) and t.get("must_understand") is False):
