@@ -10,6 +10,8 @@ import json
 import math
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 import tracemalloc
@@ -484,6 +486,21 @@ def test_draft_array_attributes_must_be_an_object(draft):
 
 # ----------------------------------------------------------------------------------------------
 # The bounds themselves
+
+
+def test_limits_from_the_environment():
+    got = zl.limits.from_environment("chunk_bytes=4G, metadata_bytes=512MiB,json_depth=64")
+    assert (got.chunk_bytes, got.metadata_bytes, got.json_depth) == (4 << 30, 512 << 20, 64)
+    assert got.object_bytes == zl.limits.Limits().object_bytes
+    for bad in ("x=1", "chunk_bytes=-1", "chunk_bytes=4Q", "chunk_bytes"):
+        with pytest.raises(ValueError, match="ZARRVIEW_LIMITS"):
+            zl.limits.from_environment(bad)
+    code = "import zarrview.zarrlib as zl; print(zl.limits.limits().chunk_bytes)"
+    for env, expected in (("chunk_bytes=3M", str(3 << 20)), ("chunk_bytes=oops", str(1 << 30))):
+        out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "ZARRVIEW_LIMITS": env},
+                             capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == expected
+        assert ("using the default limits" in out.stderr) == (env == "chunk_bytes=oops")
 
 
 def test_limits_are_validated_and_restored():

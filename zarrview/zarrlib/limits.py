@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +51,37 @@ class Limits:
     ndim: int = NUMPY_MAXDIMS - 1
 
 
-_current = Limits()
+ENV = "ZARRVIEW_LIMITS"
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def from_environment(text: str | None = None) -> Limits:
+    """The defaults, changed by ``ZARRVIEW_LIMITS`` (``"chunk_bytes=4G,metadata_bytes=512M"``),
+    so a user of the app or the command line can raise a bound that their data needs."""
+    text = os.environ.get(ENV, "") if text is None else text
+    changes: dict[str, int] = {}
+    names = {f.name for f in dataclasses.fields(Limits)}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, value = part.partition("=")
+        value = value.strip().upper().removesuffix("IB").removesuffix("B")
+        unit = value[-1:] if value[-1:] in _UNITS and not value[-1:].isdigit() else ""
+        number = value[: len(value) - len(unit)]
+        if name.strip() not in names or not number.isdigit() or int(number) < 1:
+            raise ValueError(f"{ENV}: cannot use {part!r} (names: {', '.join(sorted(names))}; "
+                             "values like 512M or 4G)")
+        changes[name.strip()] = int(number) * _UNITS[unit]
+    return dataclasses.replace(Limits(), **changes)
+
+
+def _initial() -> Limits:
+    try:
+        return from_environment()
+    except ValueError as e:  # a typo in the environment must not stop the app from starting
+        warnings.warn(f"{e}; using the default limits", RuntimeWarning, stacklevel=2)
+        return Limits()
+
+
+_current = _initial()
 _lock = threading.Lock()
 
 
