@@ -308,12 +308,12 @@ def _shard_with_entry(v3: Path, offset: int, nbytes: int) -> None:
     key = v3 / "sh" / "c" / "0" / "0"
     blob = key.read_bytes()
     index = read_shard_index(blob, 4)
-    index[1] = (offset, nbytes)
+    index[1] = (index[1][0] if offset is None else offset, nbytes)
     key.write_bytes(write_shard_index(blob, index))
 
 
-@pytest.mark.parametrize("offset,nbytes", [(0, 8 << 30), (0, 2**40), (2**60, 8), (2**64 - 1, 8)],
-                         ids=["8GiB", "1TiB", "past_2_53", "half_empty"])
+@pytest.mark.parametrize("offset,nbytes", [(0, 8 << 30), (0, 2**40), (2**60, 8), (2**64 - 1, 8), (None, 1 << 20)],
+                         ids=["8GiB", "1TiB", "past_2_53", "half_empty", "1MiB_past_the_end"])
 def test_shard_index_entries_are_checked_and_recorded(v3, offset, nbytes):
     _shard_with_entry(v3, offset, nbytes)
     a = zl.open(v3)["sh"]
