@@ -1,0 +1,295 @@
+"""The worker: a long-lived process that runs cases against zarrlib, as the app and CLI would.
+
+Started by ``runner.Worker`` as ``python -m tests.fuzz.worker``; it sets its address-space
+limit once, then reads one case per line on stdin and answers one JSON line on the protocol
+pipe. What a case does is what a user's session does to a store: open it, walk every node,
+show each node the way ``zarrview tree`` / ``info`` and the metadata panel do, and read every
+array whole, both raising and with ``failures=[]`` (the viewer's way). Any exception that is
+not a ``ZarrError`` is a defect; so is a read that breaks the failures contract, or a
+checksummed chunk read wrong without an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import io
+import json
+import math
+import os
+import resource
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # frames are reported relative to this
+MAX_NODES, MAX_DEPTH = 64, 12
+
+
+def innermost(exc: BaseException) -> str:
+    """``zarrview/zarrlib/reader.py:123 in _read_item``: the innermost frame in zarrview, where a
+    defect is fixed (an exception from numpy is still zarrlib's for letting it escape)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if "/zarrview/" in f.filename and "/tests/fuzz/" not in f.filename]
+    f = ours[-1] if ours else frames[-1] if frames else None
+    if f is None:
+        return "?"
+    return f"{os.path.relpath(f.filename, PACKAGE_ROOT)}:{f.lineno} in {f.name}"
+
+
+def same_values(expected: Any, got: Any) -> bool:
+    """Equality that treats NaN as equal and compares object arrays item by item."""
+    if isinstance(expected, np.ndarray) or isinstance(got, np.ndarray):
+        a, b = np.asarray(expected), np.asarray(got)
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind in "fc" and b.dtype.kind in "fc" or a.dtype.kind in "mM" and a.dtype == b.dtype:
+            return bool(np.array_equal(a, b, equal_nan=True))
+        if a.dtype.kind not in "OTU" and a.dtype.fields is None and a.dtype == b.dtype:
+            return bool(np.array_equal(a, b))
+        return all(same_values(x, y) for x, y in zip(a.reshape(-1).tolist() if a.dtype.kind != "O" else a.reshape(-1),
+                                                     b.reshape(-1).tolist() if b.dtype.kind != "O" else b.reshape(-1)))
+    if isinstance(expected, float) and isinstance(got, float) and math.isnan(expected) and math.isnan(got):
+        return True
+    if isinstance(expected, (tuple, list)) and isinstance(got, (tuple, list)):
+        return len(expected) == len(got) and all(same_values(x, y) for x, y in zip(expected, got))
+    return bool(expected == got)
+
+
+class Case:
+    """One case's run: the steps taken and every finding."""
+
+    def __init__(self, msg: dict[str, Any]) -> None:
+        import zarrview.zarrlib as zl
+
+        self.zl = zl
+        self.msg = msg
+        self.store: str = msg["store"]
+        self.findings: list[dict[str, Any]] = []
+        self.zarr_errors = 0
+        self.errors: list[list[str]] = []  # the first ZarrErrors (step, node, type, message), for statistics
+        self.inject: str | None = msg.get("inject") if os.environ.get("ZARRVIEW_FUZZ_SELFTEST") == "1" else None
+
+    def finding(self, category: str, step: str, exc: BaseException | None, detail: str = "") -> None:
+        self.findings.append({
+            "category": category, "step": step, "type": type(exc).__name__ if exc else "",
+            "where": innermost(exc) if exc else "", "message": (detail or str(exc))[:500],
+            "traceback": "".join(traceback.format_exception(exc)[-12:]) if exc else ""})
+
+    def step(self, name: str, fn: Callable[[], Any], node: str = "/") -> tuple[bool, Any]:
+        """Run one user-visible action; ZarrError is the good way to fail, anything else is not."""
+        try:
+            return True, fn()
+        except self.zl.ZarrError as e:
+            self.zarr_errors += 1
+            if len(self.errors) < 4:
+                self.errors.append([name, node, type(e).__name__, str(e)[:300]])
+            if not self.names_something(str(e), node):
+                self.finding("unclear_error", name, e, f"{type(e).__name__} naming no node, key or store: {e}")
+            return False, e
+        except MemoryError as e:
+            self.finding("memory", name, e)
+            return False, e
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - classifying is the point
+            self.finding("other_exception", name, e)
+            return False, e
+
+    def names_something(self, message: str, node: str) -> bool:
+        """Whether an error names where the problem is: the node, the store, a key the case
+        changed, or (for the root) a metadata document. Messages are shown to a person who has
+        to find the broken file."""
+        if node != "/" and node.strip("/") in message or self.store in message:
+            return True
+        if any(k in message for k in self.msg.get("keys", [])):
+            return True
+        return node == "/" and any(d in message for d in ("zarr.json", ".zarray", ".zgroup", ".zattrs", ".zmetadata",
+                                                          "meta/root"))
+
+    # -- what a user does with a store ---------------------------------------------------------
+    def run(self) -> None:
+        self.maybe_inject("open")
+        ok, root = self.step("open", lambda: self.zl.open(self.store))
+        if not ok:
+            return
+        for node in self.walk(root):
+            self.describe(node)
+            if isinstance(node, self.zl.Array):
+                self.exercise(node)
+        self.cli(["tree", self.store])
+        self.cli(["info", self.store])
+
+    def walk(self, root: Any) -> list[Any]:
+        out, queue = [], [(root, 0)]
+        while queue and len(out) < MAX_NODES:
+            node, depth = queue.pop(0)
+            out.append(node)
+            if isinstance(node, self.zl.ErrorNode) and not isinstance(node.error, self.zl.ZarrError):
+                self.finding("other_exception", "members", node.error)
+            elif isinstance(node, self.zl.ErrorNode) and not self.names_something(str(node.error), node.path):
+                self.finding("unclear_error", "members", node.error, f"error node naming nothing: {node.error}")
+            if isinstance(node, self.zl.Group) and depth < MAX_DEPTH:
+                self.step("member_names", node.member_names, node.path)
+                ok, kids = self.step("members", node.members, node.path)
+                if ok:
+                    queue.extend((k, depth + 1) for k in kids)
+        return out
+
+    def describe(self, node: Any) -> None:
+        from zarrview import describe
+
+        def props() -> None:
+            for name in ("path", "name", "kind", "zarr_format", "attrs", "metadata", "format_name", "implicit", "url"):
+                getattr(node, name)
+            if isinstance(node, self.zl.Array):
+                for name in ("shape", "ndim", "size", "dtype", "nbytes", "chunks", "shards", "fill_value",
+                             "dimension_names", "codecs", "data_type_name"):
+                    getattr(node, name)
+                node.chunk_grid_shape()
+                node.stored_objects()
+
+        self.step("properties", props, node.path)
+        self.step("describe", lambda: (describe.one_line(node), describe.summary(node), describe.to_json(node.attrs),
+                                       describe.to_json(node.metadata)), node.path)
+        if node.path != "/":
+            self.cli(["info", f"{self.store}::{node.path}"])
+
+    def cli(self, argv: list[str]) -> None:
+        from zarrview import cli
+
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            self.step("cli " + argv[0], lambda: cli.main(argv))
+
+    def exercise(self, arr: Any) -> None:
+        zl, lim = self.zl, self.zl.limits.limits()
+        self.maybe_inject("read")
+        ok, whole = self.step("read", lambda: arr[...], arr.path)
+        failures: list[Any] = []
+        ok_f, partial = self.step("read_failures", lambda: self.read_with_failures(arr, failures), arr.path)
+        if isinstance(partial, BaseException) and isinstance(partial, (zl.CodecError, zl.StoreError)):
+            whole_read_refusal = self.refused_as_a_whole(arr, lim)
+            if not whole_read_refusal:
+                self.finding("contract", "read_failures", partial, f"read(failures=[]) raised {type(partial).__name__} "
+                             f"for an array whose read is within every bound: {partial}")
+        elif ok_f and not ok and isinstance(whole, (zl.CodecError, zl.StoreError)) and not failures:
+            self.finding("contract", "read_failures", whole, f"arr[...] raised but read(failures=[]) recorded nothing: {whole}")
+        elif ok_f and ok and failures:
+            self.finding("contract", "read_failures", None, f"arr[...] succeeded but read(failures=[]) recorded {failures[0]}")
+        for f in failures:
+            if not isinstance(f, zl.ChunkFailure) or not isinstance(f.key, str) or not str(f.message).strip():
+                self.finding("contract", "read_failures", None, f"malformed failure record {f!r}")
+            elif f.key not in f.message and not self.names_something(f.message, arr.path):
+                self.finding("unclear_error", "read_failures", None, f"failure record naming nothing: {f.message}")
+        expected_path = self.msg.get("check", {}).get(arr.path)
+        if expected_path is not None and (ok or ok_f):
+            expected = np.load(expected_path, allow_pickle=True)
+            if ok and not same_values(expected, whole):
+                self.finding("silent_corruption", "read", None, f"{arr.path}: read without error, values differ from "
+                             "what zarr-python wrote")
+            if ok_f and not same_values(self.mask(expected, failures, arr), self.mask(partial, failures, arr)):
+                self.finding("silent_corruption", "read_failures", None, f"{arr.path}: chunks outside the recorded "
+                             "failures differ from what zarr-python wrote")
+        if not ok and arr.size > 0 and arr.ndim > 0 and self.refused_as_a_whole(arr, lim):  # still read one element
+            self.step("read_corner", lambda: arr[(0,) * arr.ndim], arr.path)
+
+    def read_with_failures(self, arr: Any, failures: list[Any]) -> Any:
+        out = arr.read(..., failures=failures)
+        if self.inject == "contract":
+            raise self.zl.CodecError(f"injected: chunk c/0 of {arr.path} is corrupt")
+        if self.inject == "silent" and out.size and out.dtype.kind in "iuf":
+            out = out.copy()
+            out.reshape(-1)[0] += 1  # a wrong value without an error: what the check exists for
+        return out
+
+    @staticmethod
+    def refused_as_a_whole(arr: Any, lim: Any) -> bool:
+        """A read may raise despite ``failures=[]`` when it is refused before any chunk is read:
+        the result, the chunk count, one chunk's decoded size or an element is over its bound."""
+        try:
+            chunk = math.prod(arr.chunks) * max(arr.dtype.itemsize, 1)
+            return (arr.nbytes > lim.read_bytes or math.prod(arr.chunk_grid_shape()) > lim.chunks_per_read
+                    or chunk > lim.chunk_bytes or arr.dtype.itemsize > lim.element_bytes)
+        except Exception:  # noqa: BLE001 - properties that fail were reported by ``describe``
+            return True
+
+    @staticmethod
+    def mask(values: Any, failures: list[Any], arr: Any) -> Any:
+        """The values with every recorded failure's box blanked, to compare the rest."""
+        out = np.array(values, dtype=object, copy=True)
+        for f in failures:
+            out[tuple(slice(a, b) for a, b in f.box)] = None
+        return out
+
+    def maybe_inject(self, where: str) -> None:
+        """Test-only faults (``ZARRVIEW_FUZZ_SELFTEST=1``), so the suite proves that each bad
+        outcome is caught and classified: a harness that cannot fail cannot be trusted."""
+        kind = self.inject
+        if kind is None or where != ("open" if kind in ("hang", "busy", "crash", "memory", "kill", "write") else "read"):
+            return
+        if kind == "exception":
+            self.step("read", lambda: {}["injected"])
+        elif kind == "hang":
+            time.sleep(3600)
+        elif kind == "busy":
+            while True:
+                pass
+        elif kind == "crash":
+            import ctypes
+            ctypes.string_at(0)
+        elif kind == "memory":
+            hog: list[Any] = []  # address space runs out long before this loop ends
+            self.step("open", lambda: [hog.append(np.empty(256 << 20, np.uint8)) for _ in range(1 << 20)])
+        elif kind == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        elif kind == "write":
+            Path(self.store, "zarr.json").write_text("{}")
+
+
+def _status(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def main() -> None:
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # whatever the library prints cannot break the protocol
+    sys.stdout = open(os.devnull, "w")
+    faulthandler.enable(all_threads=True)  # a crash leaves its stacks in the log the parent reads
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # the parent asks for stacks before killing a hang
+    import zarrview.cli  # noqa: F401  (import everything before the limit: imports map libraries)
+    import zarrview.describe  # noqa: F401
+    import zarrview.zarrlib as zl
+    from zarrview.zarrlib.reader import default_executor
+
+    zl.limits.configure(read_bytes=int(os.environ.get("ZARRVIEW_FUZZ_READ_BYTES", 1 << 30)))
+    default_executor()
+    limit = int(os.environ.get("ZARRVIEW_FUZZ_AS_BYTES", 0))
+    if limit:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    proto.write(json.dumps({"ready": True, "vm": _status("VmSize"), "rss": _status("VmRSS")}) + "\n")
+    for line in sys.stdin:
+        msg = json.loads(line)
+        with contextlib.suppress(OSError):
+            Path("/proc/self/clear_refs").write_text("5")  # peak RSS from here on
+        t0 = time.perf_counter()
+        case = Case(msg)
+        case.run()
+        memory = any(f["category"] == "memory" for f in case.findings)
+        proto.write(json.dumps({"findings": case.findings, "zarr_errors": case.zarr_errors, "errors": case.errors, "restart": memory,
+                                "seconds": time.perf_counter() - t0, "rss_peak": _status("VmHWM"),
+                                "vm_peak": _status("VmPeak")}) + "\n")
+        if memory:
+            return  # after a MemoryError the process may be in any state: the parent starts a new one
+
+
+if __name__ == "__main__":
+    main()
