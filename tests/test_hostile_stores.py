@@ -221,6 +221,28 @@ def test_chunk_sizes_beyond_int64_fail_that_chunk_every_time(v3):
     assert [f.key for f in failures] == ["arr/c/0/0"] and out.shape == (2, 2)
 
 
+def test_out_of_memory_fails_the_chunk_and_leaves_the_reader_whole(v3, monkeypatch):
+    """A worker's buffers that could not be allocated once are allocated again next time
+    (the old code kept half of them, and every later read died on a missing attribute)."""
+    import zarrview.zarrlib.reader as reader_module
+
+    real, calls = reader_module.Scratch, []
+
+    def flaky() -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            raise MemoryError
+        return real()
+
+    monkeypatch.setattr(reader_module, "Scratch", flaky)
+    a = zl.open(v3)["arr"]
+    failures: list = []
+    out = a.read((slice(0, 5), slice(0, 5)), failures=failures, executor=None)
+    assert [f.key for f in failures] == ["arr/c/0/0"] and "not enough memory" in failures[0].message
+    assert_same_values(out, np.zeros((5, 5), "<i4"))
+    assert_same_values(a[0:5, 0:5], DATA[0:5, 0:5])  # the same thread allocates anew, and reads
+
+
 @pytest.mark.parametrize("node", ["raw", "arr"])
 def test_huge_chunks_with_an_empty_chunk_file(v3, node):
     edit_json(v3 / node / "zarr.json", lambda d: d["chunk_grid"]["configuration"].__setitem__(

@@ -162,6 +162,10 @@ class ChunkReader:
                             self._read_item(item, out, cache)
                         except (StoreError, CodecError) as e:
                             failed(item, e)
+                        except MemoryError:  # within the bounds, but more than this machine has free
+                            key = item.req.key if item.req is not None else "?"
+                            failed(item, CodecError(f"{self._chunk_name(key, item.coords)}: not enough memory "
+                                                    "to decode it"))
                     tick()
 
             def task() -> None:
