@@ -14,13 +14,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QPushButton,
     QCheckBox,
     QComboBox,
     QGridLayout,
     QLabel,
     QSlider,
-    QSpinBox,
     QStackedWidget,
     QTableView,
     QVBoxLayout,
@@ -30,8 +28,9 @@ from PySide6.QtWidgets import (
 from ..scheduling import ReadRequest, ReadResult, ReadScheduler
 from ..zarrlib import Array
 from .bridge import post
-from .display import dim_names, displayable, image_axes, percentile_levels, selection_text
+from .display import displayable, image_axes, percentile_levels, selection_text
 from .failure_boxes import FailureBoxes
+from .plane_controls import IndexBox, build_plane_controls
 from .table_model import ArrayTable
 from .viewport import PlaneRead, plan_plane
 
@@ -41,7 +40,6 @@ TABLE_PAGE = 2_000
 TABLE_COLUMNS = 100
 #: chunks one view may read; about a second of decoding for a local store on a laptop
 DEFAULT_CHUNK_BUDGET = 256
-COMPLEX_MODES = ("magnitude", "phase", "real", "imaginary")
 
 
 class DataView(QWidget):
@@ -119,7 +117,7 @@ class DataView(QWidget):
         self.complex_combo: QComboBox | None = None
         self.rgb_box: QCheckBox | None = None
         self.rgb_dim: int | None = None
-        self.sliders: dict[int, tuple[QSlider, QSpinBox]] = {}
+        self.sliders: dict[int, tuple[QSlider, IndexBox]] = {}
 
     def _follow_palette(self) -> None:
         """Plots follow the light or dark colour scheme; images keep a dark surround."""
@@ -201,47 +199,10 @@ class DataView(QWidget):
 
     def _build_image_controls(self, arr: Array, plane: dict[int, int]) -> None:
         self._building = True
-        names = dim_names(arr)
-        row = 0
-        self.y_combo, self.x_combo = QComboBox(), QComboBox()
-        for combo, default in ((self.y_combo, arr.ndim - 2), (self.x_combo, arr.ndim - 1)):
-            combo.addItems([f"{n} ({s})" for n, s in zip(names, arr.shape)])
-            combo.setCurrentIndex(default)
-            combo.currentIndexChanged.connect(self._axes_changed)
-        self.controls_layout.addWidget(QLabel("Rows"), row, 0)
-        self.controls_layout.addWidget(self.y_combo, row, 1)
-        self.controls_layout.addWidget(QLabel("Columns"), row, 2)
-        self.controls_layout.addWidget(self.x_combo, row, 3)
-        if arr.dtype.kind == "c":
-            self.complex_combo = QComboBox()
-            self.complex_combo.addItems(COMPLEX_MODES)
-            self.complex_combo.currentIndexChanged.connect(lambda _: self._redraw())
-            self.controls_layout.addWidget(self.complex_combo, row, 4)
-        auto = QPushButton("Auto contrast")
-        auto.setToolTip("Levels from the 0.5 and 99.5 percentiles of the loaded data; drag the histogram to set them by hand")
-        auto.clicked.connect(self.auto_contrast)
-        self.controls_layout.addWidget(auto, row, 6)
-        colour = [d for d in range(arr.ndim) if arr.shape[d] in (3, 4) and d < arr.ndim - 2 and arr.dtype.kind in "biuf"]
-        if colour:
-            self.rgb_dim = colour[-1]
-            self.rgb_box = QCheckBox(f"{names[self.rgb_dim]} as {'RGBA' if arr.shape[self.rgb_dim] == 4 else 'RGB'}")
-            self.rgb_box.toggled.connect(lambda _: self._axes_changed())
-            self.controls_layout.addWidget(self.rgb_box, row, 5)
-        for dim in range(arr.ndim):
-            slider = QSlider(Qt.Orientation.Horizontal)
-            spin = QSpinBox()
-            n = arr.shape[dim]
-            for w in (slider, spin):
-                w.setRange(0, max(0, n - 1))
-                w.setValue(min(plane.get(dim, n // 2 if False else 0), max(0, n - 1)))
-            slider.valueChanged.connect(spin.setValue)
-            spin.valueChanged.connect(slider.setValue)
-            spin.valueChanged.connect(lambda _v, d=dim: self._slider_moved(d))
-            label = QLabel(f"{names[dim]}")
-            self.sliders[dim] = (slider, spin)
-            self.controls_layout.addWidget(label, dim + 1, 0)
-            self.controls_layout.addWidget(slider, dim + 1, 1, 1, 3)
-            self.controls_layout.addWidget(spin, dim + 1, 4)
+        c = build_plane_controls(self.controls_layout, arr, plane, axes_changed=self._axes_changed,
+                                 index_changed=self._slider_moved, redraw=self._redraw, auto_contrast=self.auto_contrast)
+        self.y_combo, self.x_combo, self.complex_combo = c.y_combo, c.x_combo, c.complex_combo
+        self.rgb_box, self.rgb_dim, self.sliders = c.rgb_box, c.rgb_dim, c.sliders
         self._building = False
         self._update_slider_visibility()
 
@@ -423,7 +384,7 @@ class DataView(QWidget):
         else:
             model = result.request.extra.get("model")
             if model is self.table.model():
-                model.append(data if data.ndim else data.reshape(1))
+                model.append(data if data.ndim else data.reshape(1), result.failures)
             self.stack.setCurrentWidget(self.table)
         plan = result.request.extra.get("plan")
         if plan is not None and plan.preview:

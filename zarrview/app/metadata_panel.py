@@ -37,10 +37,11 @@ class MetadataPanel(QTabWidget):
         self.addTab(self.attrs, "Attributes")
         self.addTab(self.json, "JSON")
 
-    def show_node(self, node: Node | None, error: str | None = None) -> None:
+    def show_node(self, node: Node | None, error: str | None = None, path: str | None = None) -> None:
+        """``node``'s metadata; or, without a node, ``error`` (about ``path``, when known)."""
         rows: list[tuple[str, str]] = []
         if isinstance(node, ErrorNode) or (node is None and error):
-            rows = [("Path", node.path if node else "—"), ("Error", error or str(getattr(node, "error", "")))]
+            rows = [("Path", node.path if node else path or "—"), ("Error", error or str(getattr(node, "error", "")))]
         elif node is not None:
             rows = summary(node)
         self.table.setRowCount(len(rows))

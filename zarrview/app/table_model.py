@@ -1,4 +1,9 @@
-"""Arrays as tables: strings, bytes and records, or any array on request, paged in by rows."""
+"""Arrays as tables: strings, bytes and records, or any array on request, paged in by rows.
+
+Cells of chunks that could not be read say so, hatched in red with the chunk's key and error
+in their tooltip, as the image view hatches them: the fill value the reader put there (an
+empty string, a zero) would otherwise pass for data.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,13 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QWidget
+
+from ..zarrlib import ChunkFailure
+
+UNREADABLE = "(unreadable)"
+FAILED_BRUSH = QBrush(QColor(255, 59, 48, 110), Qt.BrushStyle.BDiagPattern)
 
 
 class ArrayTable(QAbstractTableModel):
@@ -20,8 +31,16 @@ class ArrayTable(QAbstractTableModel):
         self._fields = fields
         self._ask = ask  # ask(start_row) requests the next page
         self._asked = 0
+        #: (rows r0:r1, columns c0:c1, "key: error") of each chunk that could not be read
+        self._failed: list[tuple[int, int, int, int, str]] = []
 
-    def append(self, block: np.ndarray) -> None:
+    def append(self, block: np.ndarray, failures: tuple[ChunkFailure, ...] = ()) -> None:
+        """The next rows; ``failures``: the chunks of ``block`` that could not be read (their
+        boxes are in array coordinates: rows along the first dimension, columns along the second)."""
+        for f in failures:
+            r0, r1 = f.box[0] if f.box else (0, 1)
+            c0, c1 = f.box[1] if len(f.box) > 1 and not self._fields else (0, self.columnCount())
+            self._failed.append((r0, r1, c0, c1, f"{f.key}: {f.message}"))
         rows = list(block.reshape(block.shape[0], -1)) if block.ndim >= 2 else list(block.reshape(-1))
         if not rows:
             return
@@ -44,9 +63,21 @@ class ArrayTable(QAbstractTableModel):
             self._asked = len(self._rows) + 1
             self._ask(len(self._rows))
 
+    def failure(self, index: QModelIndex | QPersistentModelIndex) -> str | None:
+        """``key: error`` of the chunk that could not be read at ``index``, if it is one."""
+        r, c = index.row(), index.column()
+        return next((text for r0, r1, c0, c1, text in self._failed if r0 <= r < r1 and c0 <= c < c1), None)
+
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
+        if not index.isValid():
             return None
+        if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.BackgroundRole):
+            failed = self.failure(index) if self._failed else None
+            return failed if role == Qt.ItemDataRole.ToolTipRole or failed is None else FAILED_BRUSH
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if self._failed and self.failure(index) is not None:
+            return UNREADABLE
         row = self._rows[index.row()]
         if self._fields:
             v = row[self._fields[index.column()]]

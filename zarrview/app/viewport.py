@@ -8,7 +8,6 @@ a different chunk, so the preview touches at most the budget, and zooming in ref
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,14 +45,7 @@ def plan_plane(shape: tuple[int, ...], chunks: tuple[int, ...], dims: tuple[int,
     cy, cx = chunks[ydim], chunks[xdim]
     ny, nx = chunks_between(r0, r1, cy), chunks_between(c0, c1, cx)
     nc = 1 if channel is None else chunks_between(0, shape[channel], chunks[channel])
-    budget = max(1, budget // nc)
-    ky = kx = 1
-    while math.ceil(ny / ky) * math.ceil(nx / kx) > max(1, budget):
-        # coarsen the dimension with more chunks per sample first, keeping samples square-ish
-        if math.ceil(ny / ky) >= math.ceil(nx / kx):
-            ky += 1
-        else:
-            kx += 1
+    ky, kx = coarsening(ny, nx, max(1, budget // nc))
     step_r = 1 if ky == 1 else ky * cy
     step_c = 1 if kx == 1 else kx * cx
     sel: list[Any] = []
@@ -66,5 +58,38 @@ def plan_plane(shape: tuple[int, ...], chunks: tuple[int, ...], dims: tuple[int,
             sel.append(slice(None))
         else:
             sel.append(fixed.get(d, 0))
-    count = math.ceil(ny / ky) * math.ceil(nx / kx) * nc
+    count = -(-ny // ky) * -(-nx // kx) * nc
     return PlaneRead(tuple(sel), r0, r1, c0, c1, step_r, step_c, count)
+
+
+def coarsening(ny: int, nx: int, budget: int) -> tuple[int, int]:
+    """(ky, kx): sample one chunk in every ``ky`` along the rows and ``kx`` along the columns,
+    so that at most ``budget`` chunks are read, as evenly in both directions as the grid allows.
+
+    Closed form, not a search one step at a time: a declared shape of 2**62 has about 10**18
+    chunks per row, and counting up to the right step would hang the GUI thread. The largest
+    per-dimension sample count ``m`` that fits is found by bisection (the samples ``m`` allows
+    never decrease as ``m`` grows), in Python integers, exact at any size; what that common cap
+    leaves of the budget then goes to the longer dimension."""
+    if ny * nx <= budget:
+        return 1, 1
+
+    def samples(m: int) -> int:
+        return -(-ny // -(-ny // m)) * -(-nx // -(-nx // m))
+
+    lo, hi = 1, max(ny, nx)  # samples(1) == 1 fits any budget
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if samples(mid) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    ky, kx = -(-ny // lo), -(-nx // lo)
+    # spend what the common cap left of the budget, on the dimension with more chunks first
+    if ny >= nx:
+        ky = -(-ny // max(1, budget // -(-nx // kx)))
+        kx = -(-nx // max(1, budget // -(-ny // ky)))
+    else:
+        kx = -(-nx // max(1, budget // -(-ny // ky)))
+        ky = -(-ny // max(1, budget // -(-nx // kx)))
+    return ky, kx

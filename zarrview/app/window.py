@@ -9,18 +9,13 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QSettings, QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
-    QFormLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
     QMainWindow,
-    QMessageBox,
     QPushButton,
-    QSpinBox,
     QSplitter,
     QTreeView,
     QVBoxLayout,
@@ -35,6 +30,7 @@ from .about import AboutDialog
 from .icons import app_icon
 from .bridge import run_in_thread
 from .data_view import DataView
+from .dialogs import OpenUrlDialog, PreferencesDialog
 from .metadata_panel import MetadataPanel
 from .tree_model import HierarchyModel, PathRole
 
@@ -223,11 +219,17 @@ class MainWindow(QMainWindow):
         self.pending_opens += 1
         self._initial_plane = plane or {}
 
-        def work() -> tuple[zl.Node, zl.Node, list[zl.Node]]:
+        def work() -> tuple[zl.Node, zl.Node | zl.ZarrError, list[zl.Node]]:
             root = zl.open(store_loc, **options)
-            target = root if node_path == "/" or not isinstance(root, zl.Group) else root[node_path.strip("/")]
-            chain = path_chain(root, node_path) if isinstance(root, zl.Group) and not root.can_list_members else []
-            return root, target, chain
+            if node_path == "/" or not isinstance(root, zl.Group):
+                return root, root, []
+            try:
+                if root.can_list_members:
+                    return root, root[node_path.strip("/")], []
+                chain = path_chain(root, node_path)
+                return root, chain[-1], chain
+            except zl.ZarrError as e:  # a broken node in a good store: open the store, name the node's error
+                return root, e, []
 
         def done(result: Any, error: BaseException | None) -> None:
             self.pending_opens -= 1
@@ -244,7 +246,9 @@ class MainWindow(QMainWindow):
             self.status_label.setText(f"Opened {store_loc}")
             proxy_index = self.proxy.mapFromSource(index)
             self.tree.expand(proxy_index)
-            if target is root:
+            if isinstance(target, zl.ZarrError):
+                self._node_failed(index.row(), node_path, f"{store_loc}::{node_path}", str(target))
+            elif target is root:
                 self.tree.setCurrentIndex(proxy_index)
             elif chain:  # the store cannot list: place the node by its path
                 self.meta.show_node(target)
@@ -257,6 +261,15 @@ class MainWindow(QMainWindow):
                 self._resolve_selection()
 
         run_in_thread(work, done, self)
+
+    def _node_failed(self, row: int, node_path: str, where: str, message: str) -> None:
+        """The node a location names cannot be opened, its store can: the store stays open to
+        browse, and the error shows where the node would (status bar, metadata, data view)."""
+        self.status_label.setText(f"Cannot open {where}: {message}")
+        self.meta.show_node(None, message, path=node_path)
+        self.data.show_message(f"Cannot open {node_path}:\n{message}")
+        self._pending_select = (row, [p for p in node_path.split("/") if p])  # a listed error row, if any
+        self._resolve_selection()
 
     def _go_to_path(self) -> None:
         """Open a node by its path in the current store: how to reach children of a store that
@@ -446,68 +459,3 @@ def _loading(item: Any) -> bool:
     if item.loading:
         return True
     return any(_loading(c) for c in item.children or [])
-
-
-class OpenUrlDialog(QDialog):
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Open URL")
-        self.url = QLineEdit()
-        self.url.setPlaceholderText("https://…, s3://bucket/path.zarr, gs://…")
-        self.anonymous = QCheckBox("Anonymous access")
-        self.anonymous.setChecked(True)
-        self.options = QLineEdit()
-        self.options.setPlaceholderText('fsspec storage options as JSON, e.g. {"endpoint_url": "…"}')
-        form = QFormLayout(self)
-        form.addRow("URL", self.url)
-        form.addRow("", self.anonymous)
-        form.addRow("Options", self.options)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-
-    def _accept(self) -> None:
-        try:
-            self.values()
-        except ValueError as e:
-            QMessageBox.warning(self, "Storage options", str(e))
-            return
-        self.accept()
-
-    def values(self) -> tuple[str, dict[str, Any]]:
-        text = self.options.text().strip()
-        try:
-            options = json.loads(text) if text else {}
-        except json.JSONDecodeError as e:
-            raise ValueError(f"storage options are not valid JSON: {e}") from e
-        if not isinstance(options, dict):
-            raise ValueError("storage options must be a JSON object")
-        url = self.url.text().strip()
-        if self.anonymous.isChecked() and url.split("://", 1)[0] in ("s3", "gs", "gcs"):
-            options.setdefault("anon", True) if url.startswith("s3") else options.setdefault("token", "anon")
-        return url, options
-
-
-class PreferencesDialog(QDialog):
-    def __init__(self, cache_mib: int, budget: int, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Preferences")
-        self.cache = QSpinBox()
-        self.cache.setRange(0, 1 << 20)
-        self.cache.setSuffix(" MiB")
-        self.cache.setValue(cache_mib)
-        self.budget = QSpinBox()
-        self.budget.setRange(1, 1 << 20)
-        self.budget.setSuffix(" chunks")
-        self.budget.setValue(budget)
-        form = QFormLayout(self)
-        form.addRow("Decoded-chunk cache", self.cache)
-        form.addRow("Chunks per view (larger views are previewed)", self.budget)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-
-    def values(self) -> tuple[int, int]:
-        return self.cache.value(), self.budget.value()

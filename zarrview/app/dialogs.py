@@ -1,0 +1,87 @@
+"""The window's dialogs: Open URL (with fsspec storage options) and Preferences."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLineEdit,
+    QMessageBox,
+    QSpinBox,
+    QWidget,
+)
+
+
+class OpenUrlDialog(QDialog):
+    """A URL and its fsspec storage options; anonymous access by default, since most public
+    buckets need no credentials and the SDKs would otherwise go looking for some."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Open URL")
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("https://…, s3://bucket/path.zarr, gs://…")
+        self.anonymous = QCheckBox("Anonymous access")
+        self.anonymous.setChecked(True)
+        self.options = QLineEdit()
+        self.options.setPlaceholderText('fsspec storage options as JSON, e.g. {"endpoint_url": "…"}')
+        form = QFormLayout(self)
+        form.addRow("URL", self.url)
+        form.addRow("", self.anonymous)
+        form.addRow("Options", self.options)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def _accept(self) -> None:
+        try:
+            self.values()
+        except ValueError as e:
+            QMessageBox.warning(self, "Storage options", str(e))
+            return
+        self.accept()
+
+    def values(self) -> tuple[str, dict[str, Any]]:
+        text = self.options.text().strip()
+        try:
+            options = json.loads(text) if text else {}
+        except json.JSONDecodeError as e:
+            raise ValueError(f"storage options are not valid JSON: {e}") from e
+        if not isinstance(options, dict):
+            raise ValueError("storage options must be a JSON object")
+        url = self.url.text().strip()
+        if self.anonymous.isChecked() and url.split("://", 1)[0] in ("s3", "gs", "gcs"):
+            options.setdefault("anon", True) if url.startswith("s3") else options.setdefault("token", "anon")
+        return url, options
+
+
+class PreferencesDialog(QDialog):
+    """The decoded-chunk cache and the chunks one view may read before it previews instead."""
+
+    def __init__(self, cache_mib: int, budget: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Preferences")
+        self.cache = QSpinBox()
+        self.cache.setRange(0, 1 << 20)
+        self.cache.setSuffix(" MiB")
+        self.cache.setValue(cache_mib)
+        self.budget = QSpinBox()
+        self.budget.setRange(1, 1 << 20)
+        self.budget.setSuffix(" chunks")
+        self.budget.setValue(budget)
+        form = QFormLayout(self)
+        form.addRow("Decoded-chunk cache", self.cache)
+        form.addRow("Chunks per view (larger views are previewed)", self.budget)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def values(self) -> tuple[int, int]:
+        return self.cache.value(), self.budget.value()

@@ -1,0 +1,151 @@
+"""The controls above an image: which dimensions are rows and columns, complex and colour
+modes, and a slider with an index box for every other dimension.
+
+Zarr allows dimensions of any length (a sparse array of shape [2**62, 2**62] is valid), but
+QSlider and QSpinBox hold a C int: setting a range past 2**31 - 1 raises OverflowError in the
+middle of building the view. Dimensions that long get an index box that holds a Python int and
+a slider that moves in proportional steps instead; shorter ones keep the plain spin box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QRegularExpression, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QRegularExpressionValidator
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QPushButton, QSlider, QSpinBox
+
+from ..zarrlib import Array
+from .display import dim_names
+
+#: the largest value a QSlider or QSpinBox can hold
+INT_MAX = 2**31 - 1
+#: positions of the slider of a dimension longer than ``INT_MAX``
+LONG_SLIDER_STEPS = 1 << 20
+COMPLEX_MODES = ("magnitude", "phase", "real", "imaginary")
+
+
+class LongIndexBox(QLineEdit):
+    """An index into a dimension longer than a C int, with QSpinBox's ``value``/``setValue``/
+    ``valueChanged`` (Up and Down step by one), so the data view treats both alike."""
+
+    valueChanged = Signal(object)  # noqa: N815 - QSpinBox's name; object: a Python int of any size
+
+    def __init__(self, maximum: int) -> None:
+        super().__init__()
+        self._maximum = maximum
+        self._value = 0
+        self.setValidator(QRegularExpressionValidator(QRegularExpression(r"\d{1,%d}" % len(str(maximum))), self))
+        self.setText("0")
+        self.setToolTip(f"index, 0 to {maximum:,}")
+        self.editingFinished.connect(lambda: self.setValue(int(self.text() or 0)))
+
+    def value(self) -> int:
+        return self._value
+
+    def setValue(self, value: int) -> None:  # noqa: N802 - QSpinBox's name
+        value = min(max(0, int(value)), self._maximum)
+        self.setText(str(value))
+        if value != self._value:
+            self._value = value
+            self.valueChanged.emit(value)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        step = {Qt.Key.Key_Up: 1, Qt.Key.Key_Down: -1}.get(Qt.Key(event.key()))
+        if step is None:
+            super().keyPressEvent(event)
+        else:
+            self.setValue(self._value + step)
+
+
+IndexBox = QSpinBox | LongIndexBox
+
+
+def index_controls(length: int, start: int) -> tuple[QSlider, IndexBox]:
+    """A slider and an index box for a dimension of ``length`` elements, kept in step, at ``start``."""
+    last = max(0, length - 1)
+    slider = QSlider(Qt.Orientation.Horizontal)
+    if last <= INT_MAX:
+        spin = QSpinBox()
+        for w in (slider, spin):
+            w.setRange(0, last)
+            w.setValue(min(start, last))
+        slider.valueChanged.connect(spin.setValue)
+        spin.valueChanged.connect(slider.setValue)
+        return slider, spin
+    box = LongIndexBox(last)
+    box.setValue(start)
+    slider.setRange(0, LONG_SLIDER_STEPS)
+
+    dragging = [False]
+
+    def follow(value: int) -> None:
+        """The box moved: move the slider, without its signal setting the box back to a rounded index."""
+        if not dragging[0]:
+            slider.blockSignals(True)
+            slider.setValue(value * LONG_SLIDER_STEPS // last)
+            slider.blockSignals(False)
+
+    def lead(position: int) -> None:
+        """The slider moved: set the box, which must not nudge the slider by its rounding."""
+        dragging[0] = True
+        try:
+            box.setValue(position * last // LONG_SLIDER_STEPS)
+        finally:
+            dragging[0] = False
+
+    follow(box.value())
+    box.valueChanged.connect(follow)
+    slider.valueChanged.connect(lead)
+    return slider, box
+
+
+@dataclass
+class PlaneControls:
+    y_combo: QComboBox
+    x_combo: QComboBox
+    complex_combo: QComboBox | None = None
+    rgb_box: QCheckBox | None = None
+    rgb_dim: int | None = None
+    sliders: dict[int, tuple[QSlider, IndexBox]] = field(default_factory=dict)
+
+
+def build_plane_controls(layout: QGridLayout, arr: Array, plane: dict[int, int], *, axes_changed: Callable[[], None],
+                         index_changed: Callable[[int], None], redraw: Callable[[], None],
+                         auto_contrast: Callable[[], None]) -> PlaneControls:
+    """Fill ``layout`` (row 0: axes and modes; row ``d + 1``: dimension ``d``) and connect the
+    widgets to the data view's handlers; ``plane`` holds the initial index of some dimensions."""
+    names = dim_names(arr)
+    c = PlaneControls(QComboBox(), QComboBox())
+    for combo, default in ((c.y_combo, arr.ndim - 2), (c.x_combo, arr.ndim - 1)):
+        combo.addItems([f"{n} ({s})" for n, s in zip(names, arr.shape)])
+        combo.setCurrentIndex(default)
+        combo.currentIndexChanged.connect(axes_changed)
+    layout.addWidget(QLabel("Rows"), 0, 0)
+    layout.addWidget(c.y_combo, 0, 1)
+    layout.addWidget(QLabel("Columns"), 0, 2)
+    layout.addWidget(c.x_combo, 0, 3)
+    if arr.dtype.kind == "c":
+        c.complex_combo = QComboBox()
+        c.complex_combo.addItems(COMPLEX_MODES)
+        c.complex_combo.currentIndexChanged.connect(lambda _: redraw())
+        layout.addWidget(c.complex_combo, 0, 4)
+    auto = QPushButton("Auto contrast")
+    auto.setToolTip("Levels from the 0.5 and 99.5 percentiles of the loaded data; drag the histogram to set them by hand")
+    auto.clicked.connect(auto_contrast)
+    layout.addWidget(auto, 0, 6)
+    colour = [d for d in range(arr.ndim) if arr.shape[d] in (3, 4) and d < arr.ndim - 2 and arr.dtype.kind in "biuf"]
+    if colour:
+        c.rgb_dim = colour[-1]
+        c.rgb_box = QCheckBox(f"{names[c.rgb_dim]} as {'RGBA' if arr.shape[c.rgb_dim] == 4 else 'RGB'}")
+        c.rgb_box.toggled.connect(lambda _: axes_changed())
+        layout.addWidget(c.rgb_box, 0, 5)
+    for dim in range(arr.ndim):
+        slider, box = index_controls(arr.shape[dim], plane.get(dim, 0))
+        box.valueChanged.connect(lambda _v, d=dim: index_changed(d))
+        c.sliders[dim] = (slider, box)
+        layout.addWidget(QLabel(names[dim]), dim + 1, 0)
+        layout.addWidget(slider, dim + 1, 1, 1, 3)
+        layout.addWidget(box, dim + 1, 4)
+    return c
