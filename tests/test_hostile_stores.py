@@ -288,6 +288,9 @@ def test_metadata_symlinked_to_dev_zero(v3):
     result, peak = peak_bytes(lambda: zl.open(v3)["arr"])
     assert isinstance(result, zl.StoreError) and "arr/zarr.json" in str(result), result
     assert "character device" in str(result) and peak < 4 << 20
+    members = {c.name: c for c in zl.open(v3).members()}  # listed as a broken node, not dropped
+    assert members["arr"].kind == "error" and "character device" in str(members["arr"].error)
+    assert members["gz"].kind == "array"
 
 
 def test_chunk_symlinked_to_dev_zero_fails_that_chunk(v3):

@@ -19,8 +19,10 @@ def human_bytes(n: int | float) -> str:
         return f"{int(n)} B"
     for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
         n /= 1024
-        if n < 1024 or unit == "EiB":
+        if n < 1024:
             return f"{n:.1f} {unit}"
+        if unit == "EiB":
+            return f"{n:.3g} {unit}"  # declared shapes of 2**62 elements exist
     raise AssertionError("unreachable")
 
 

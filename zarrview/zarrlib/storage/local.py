@@ -117,13 +117,13 @@ class LocalStore(Store):
         keys: list[str] = []
         dirs: list[str] = []
         for entry in entries:
-            try:  # follows symlinks; one that loops or dangles is simply not listed
-                if entry.is_dir():
-                    dirs.append(entry.name)
-                elif entry.is_file():
-                    keys.append(entry.name)
+            try:  # follows symlinks; a loop or a dangling link is not a directory
+                is_dir = entry.is_dir()
             except OSError:
-                continue
+                is_dir = False
+            # anything else is a key, regular or not: a zarr.json that is a FIFO or a device
+            # must show as a broken node when read, not make its node vanish from the listing
+            (dirs if is_dir else keys).append(entry.name)
         return sorted(keys), sorted(dirs)
 
     def list_prefix(self, prefix: str) -> list[str]:
