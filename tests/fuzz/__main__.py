@@ -52,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     campaign = Campaign(out, opt, keep_results=bool(args.replay), log=lambda s: print(s, flush=True))
     if args.replay:
         case = json.loads(args.replay.read_text())
+        case = case.get("case", case)  # an entry of slowest.json
         report = campaign.run([case])
         _, result = report.results[0]
         print(json.dumps(case, ensure_ascii=False)[:2000])
@@ -66,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         cases = until(cases, time.monotonic() + args.minutes * 60)
     report = campaign.run(cases)
     print("\n".join(summary(report, out)))
+    slow = [{"seconds": t, "rss_peak": rss, "case": case} for t, rss, case in report.heaviest + report.hungriest]
+    (out / "slowest.json").write_text(json.dumps(slow, indent=1, ensure_ascii=False))  # replayable: --replay takes "case"
     return 1 if report.bad else 0
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .apply import build, protection, tree_digest
+from .apply import build, location, protection, tree_digest
 from .runner import GOOD, SEVERITY, Worker, category_of
 from .seeds import Seed, build_seeds
 
@@ -61,6 +61,7 @@ class Report:
     rss_peak: int = 0
     results: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)  # kept when asked
     heaviest: list[tuple[float, int, dict[str, Any]]] = field(default_factory=list)  # (seconds, rss, case), top 5
+    hungriest: list[tuple[float, int, dict[str, Any]]] = field(default_factory=list)  # the same, by peak RSS
 
     @property
     def bad(self) -> int:
@@ -84,6 +85,7 @@ class Campaign:
         store = work / "store"
         try:
             build(seed, case, store)
+            store = location(case, store)
             damaged, clean = protection(seed, case)
             check = {p: str(Path(seed.dir) / seed.arrays[p].expected) for p in damaged | clean}
             before = tree_digest(store)
@@ -91,7 +93,7 @@ class Campaign:
             return {"findings": [{"category": "harness_error", "step": "build", "type": type(e).__name__,
                                   "where": "tests/fuzz", "message": str(e)[:300], "traceback": traceback.format_exc()}],
                     "zarr_errors": 0, "seconds": 0.0}
-        msg = {"store": str(store), "check": check, "keys": sorted({op["key"] for op in case["ops"]})}
+        msg = {"store": str(store), "check": check, "keys": sorted({op["key"] for op in case["ops"] if "key" in op})}
         if "inject" in case:
             msg["inject"] = case["inject"]
         result = worker.run(msg, self.opt.timeout)
@@ -109,10 +111,11 @@ class Campaign:
             self.report.rss_peak = max(self.report.rss_peak, result.get("rss_peak", 0))
             if self.keep:
                 self.report.results.append((case, result))
-            heavy = self.report.heaviest
-            heavy.append((result.get("seconds", 0.0), result.get("rss_peak", 0), case))
-            heavy.sort(key=lambda h: -h[0])
-            del heavy[5:]
+            entry = (result.get("seconds", 0.0), result.get("rss_peak", 0), case)
+            for top, key in ((self.report.heaviest, 0), (self.report.hungriest, 1)):
+                top.append(entry)
+                top.sort(key=lambda h: -h[key])  # type: ignore[operator]
+                del top[5 if key == 0 else 3:]
             for f in result["findings"]:
                 if f["category"] in GOOD:
                     continue
@@ -161,6 +164,7 @@ class Campaign:
             finally:
                 worker.stop()
                 shutil.rmtree(work / "store", ignore_errors=True)
+                (work / "store.zip").unlink(missing_ok=True)
 
         threads = [threading.Thread(target=slot, args=(i,), daemon=True) for i in range(self.opt.jobs)]
         for t in threads:
@@ -232,9 +236,10 @@ def summary(report: Report, out: Path) -> list[str]:
     for cat in SEVERITY:
         if report.counts.get(cat):
             lines.append(f"  {cat:<18} {report.counts[cat]:>7}{'' if cat in GOOD else '   BAD'}")
-    lines.append("slowest cases:")
-    for seconds, rss, case in report.heaviest:
-        lines.append(f"  {seconds:6.2f} s {rss / GiB:5.2f} GiB  {json.dumps(case, ensure_ascii=False)[:150]}")
+    for title, top in (("slowest cases:", report.heaviest), ("largest peak RSS:", report.hungriest)):
+        lines.append(title)
+        for seconds, rss, case in top:
+            lines.append(f"  {seconds:6.2f} s {rss / GiB:5.2f} GiB  {json.dumps(case, ensure_ascii=False)[:150]}")
     ordered = sorted(report.defects.values(), key=lambda d: (SEVERITY.index(d.category), d.where))
     lines.append(f"distinct defects: {len(ordered)}")
     for d in ordered:

@@ -310,6 +310,24 @@ def fs_op(draw: st.DrawFn, seed: Seed) -> dict[str, Any]:
     return {"op": "fs", "key": pick(draw, sorted(seed.roles)), "kind": pick(draw, FS_KINDS)}
 
 
+ZIP_VALUES = {"flags": [0, 1, 8, 9, 0x40, 0x41, 0x800, 0xFFFF], "method": [0, 8, 1, 6, 9, 12, 14, 93, 95, 98, 99, 0xFFFF],
+              "crc": [0, 1, 2**32 - 1], "compress_size": INTS, "file_size": INTS, "name_length": [0, 1, 3, 0xFFFF],
+              "header_offset": INTS}
+
+
+def zip_ops(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Pack the mutated store into an archive, then maybe edit the archive's headers or bytes."""
+    ops: list[dict[str, Any]] = [{"op": "zip", "method": pick(draw, ["stored", "deflated"]), "top": draw(st.booleans())}]
+    for _ in range(draw(st.integers(0, 2))):
+        if draw(st.integers(0, 3)) == 0:
+            ops.append({"op": "zip_flip", "bits": [draw(st.integers(0, 1 << 16)) for _ in range(draw(st.integers(1, 3)))]})
+        else:
+            field = pick(draw, sorted(ZIP_VALUES))
+            ops.append({"op": "zip_set", "entry": draw(st.integers(0, 40)), "field": field,
+                        "value": pick(draw, ZIP_VALUES[field]), "local": draw(st.booleans())})
+    return ops
+
+
 def op_for(draw: st.DrawFn, seed: Seed) -> dict[str, Any]:
     roles = [r for r in ("meta", "chunk", "shard") if seed.keys(r)]
     weights = {"meta": 9, "chunk": 5, "shard": 6}
@@ -329,5 +347,8 @@ def cases(seeds: dict[str, Seed]) -> st.SearchStrategy[dict[str, Any]]:
     def case(draw: st.DrawFn) -> dict[str, Any]:
         seed = seeds[pick(draw, names)]
         count = pick(draw, [1, 1, 1, 1, 2, 2, 3])
-        return {"seed": seed.name, "ops": [op_for(draw, seed) for _ in range(count)]}
+        ops = [op_for(draw, seed) for _ in range(count)]
+        if draw(st.integers(0, 7)) == 0:
+            ops += zip_ops(draw)
+        return {"seed": seed.name, "ops": ops}
     return case()

@@ -63,6 +63,7 @@ class Worker:
         env = dict(os.environ, ZARRVIEW_FUZZ_AS_BYTES=str(self.as_bytes), ZARRVIEW_FUZZ_READ_BYTES=str(self.read_bytes),
                    PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
                    ZARRVIEW_FUZZ_SELFTEST="1" if self.selftest else "0", PYTHONFAULTHANDLER="1")
+        env.pop("ZARRVIEW_LIMITS", None)  # the library's defaults, whatever this shell raised
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([sys.executable, "-m", "tests.fuzz.worker"], cwd=REPO, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)

@@ -43,6 +43,12 @@ def innermost(exc: BaseException) -> str:
     return f"{os.path.relpath(f.filename, PACKAGE_ROOT)}:{f.lineno} in {f.name}"
 
 
+def _type_name(exc: BaseException) -> str:
+    """``zlib.error`` rather than ``error``: the name a fix has to catch."""
+    t = type(exc)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
 def same_values(expected: Any, got: Any) -> bool:
     """Equality that treats NaN as equal and compares object arrays item by item."""
     if isinstance(expected, np.ndarray) or isinstance(got, np.ndarray):
@@ -76,10 +82,12 @@ class Case:
         self.errors: list[list[str]] = []  # the first ZarrErrors (step, node, type, message), for statistics
         self.inject: str | None = msg.get("inject") if os.environ.get("ZARRVIEW_FUZZ_SELFTEST") == "1" else None
 
-    def finding(self, category: str, step: str, exc: BaseException | None, detail: str = "") -> None:
+    def finding(self, category: str, step: str, exc: BaseException | None, detail: str = "", check: str = "") -> None:
+        """Record a bad outcome; ``check`` names a failed invariant (no exception to locate), so
+        that different invariants stay different defects."""
         self.findings.append({
-            "category": category, "step": step, "type": type(exc).__name__ if exc else "",
-            "where": innermost(exc) if exc else "", "message": (detail or str(exc))[:500],
+            "category": category, "step": step, "type": _type_name(exc) if exc else "",
+            "where": innermost(exc) if exc else f"(check: {check or step})", "message": (detail or str(exc))[:500],
             "traceback": "".join(traceback.format_exception(exc)[-12:]) if exc else ""})
 
     def step(self, name: str, fn: Callable[[], Any], node: str = "/") -> tuple[bool, Any]:
@@ -168,7 +176,9 @@ class Case:
     def exercise(self, arr: Any) -> None:
         zl, lim = self.zl, self.zl.limits.limits()
         self.maybe_inject("read")
+        t0 = time.perf_counter()
         ok, whole = self.step("read", lambda: arr[...], arr.path)
+        slow = time.perf_counter() - t0 > 1.0  # a bomb being refused: do not pay for it three more times
         failures: list[Any] = []
         ok_f, partial = self.step("read_failures", lambda: self.read_with_failures(arr, failures), arr.path)
         if isinstance(partial, BaseException) and isinstance(partial, (zl.CodecError, zl.StoreError)):
@@ -177,25 +187,56 @@ class Case:
                 self.finding("contract", "read_failures", partial, f"read(failures=[]) raised {type(partial).__name__} "
                              f"for an array whose read is within every bound: {partial}")
         elif ok_f and not ok and isinstance(whole, (zl.CodecError, zl.StoreError)) and not failures:
-            self.finding("contract", "read_failures", whole, f"arr[...] raised but read(failures=[]) recorded nothing: {whole}")
+            self.finding("contract", "read_failures", whole,
+                         f"arr[...] raised but read(failures=[]) recorded nothing: {whole}")
         elif ok_f and ok and failures:
-            self.finding("contract", "read_failures", None, f"arr[...] succeeded but read(failures=[]) recorded {failures[0]}")
+            self.finding("contract", "read_failures", None, f"arr[...] succeeded but read(failures=[]) recorded "
+                         f"{failures[0]}", check="no failures where arr[...] succeeds")
         for f in failures:
             if not isinstance(f, zl.ChunkFailure) or not isinstance(f.key, str) or not str(f.message).strip():
-                self.finding("contract", "read_failures", None, f"malformed failure record {f!r}")
+                self.finding("contract", "read_failures", None, f"malformed failure record {f!r}", check="records")
             elif f.key not in f.message and not self.names_something(f.message, arr.path):
-                self.finding("unclear_error", "read_failures", None, f"failure record naming nothing: {f.message}")
+                self.finding("unclear_error", "read_failures", None, f"failure record naming nothing: {f.message}",
+                             check="failure records name the chunk")
         expected_path = self.msg.get("check", {}).get(arr.path)
         if expected_path is not None and (ok or ok_f):
             expected = np.load(expected_path, allow_pickle=True)
             if ok and not same_values(expected, whole):
                 self.finding("silent_corruption", "read", None, f"{arr.path}: read without error, values differ from "
-                             "what zarr-python wrote")
+                             "what zarr-python wrote", check="arr[...] equals the truth")
             if ok_f and not same_values(self.mask(expected, failures, arr), self.mask(partial, failures, arr)):
                 self.finding("silent_corruption", "read_failures", None, f"{arr.path}: chunks outside the recorded "
-                             "failures differ from what zarr-python wrote")
-        if not ok and arr.size > 0 and arr.ndim > 0 and self.refused_as_a_whole(arr, lim):  # still read one element
-            self.step("read_corner", lambda: arr[(0,) * arr.ndim], arr.path)
+                             "failures differ from what zarr-python wrote", check="read(failures) equals the truth")
+        if not slow and arr.size > 0 and arr.ndim > 0:
+            self.viewer_reads(arr, whole if ok else None)
+
+    def viewer_reads(self, arr: Any, whole: Any) -> None:
+        """What the viewer does: the last element (the far edge of a huge grid), and one 2-D plane
+        through a decoded-chunk cache, twice (the second from the cache); each must agree with
+        the whole read where that succeeded."""
+        last = tuple(slice(s - 1, s) for s in arr.shape)  # slices: 0-d results of objects compare badly
+        ok, value = self.step("read_last", lambda: arr[last], arr.path)
+        if ok and whole is not None and not same_values(whole[last], value):
+            self.finding("silent_corruption", "read_last", None, f"{arr.path}: the last element differs from the "
+                         "whole read", check="last element equals the whole read")
+        if arr.ndim < 2:
+            return
+        plane = (0,) * (arr.ndim - 2) + (slice(None), slice(None))
+        cache = self.zl.ChunkCache(64 << 20)
+        failures: list[Any] = []
+        ok, first = self.step("read_plane", lambda: arr.read(plane, cache=cache, failures=failures), arr.path)
+        if not ok and isinstance(first, (self.zl.CodecError, self.zl.StoreError)) and \
+                not self.refused_as_a_whole(arr, self.zl.limits.limits()):
+            self.finding("contract", "read_plane", first, f"read(plane, failures=[]) raised: {first}")
+        if not ok:
+            return
+        ok, again = self.step("read_plane", lambda: arr.read(plane, cache=cache, failures=[]), arr.path)
+        if ok and not same_values(first, again):
+            self.finding("silent_corruption", "read_plane", None, f"{arr.path}: a plane read again through the "
+                         "chunk cache differs from the first read", check="a cached plane equals the first read")
+        if whole is not None and not failures and not same_values(whole[plane], first):
+            self.finding("silent_corruption", "read_plane", None, f"{arr.path}: a plane differs from the same "
+                         "region of the whole read", check="a plane equals the whole read")
 
     def read_with_failures(self, arr: Any, failures: list[Any]) -> Any:
         out = arr.read(..., failures=failures)
@@ -284,7 +325,8 @@ def main() -> None:
         case = Case(msg)
         case.run()
         memory = any(f["category"] == "memory" for f in case.findings)
-        proto.write(json.dumps({"findings": case.findings, "zarr_errors": case.zarr_errors, "errors": case.errors, "restart": memory,
+        proto.write(json.dumps({"findings": case.findings, "zarr_errors": case.zarr_errors, "errors": case.errors,
+                                "restart": memory,
                                 "seconds": time.perf_counter() - t0, "rss_peak": _status("VmHWM"),
                                 "vm_peak": _status("VmPeak")}) + "\n")
         if memory:
