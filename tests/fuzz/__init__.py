@@ -8,9 +8,12 @@ as an outsider would:
 * ``seeds``: tiny stores written by zarr-python (and the committed zarr 2.x fixtures), with the
   values each array must read as;
 * ``mutate``: hypothesis strategies that turn a seed into a concrete, replayable case (a JSON
-  description of edits to metadata documents, chunk, shard and index bytes, or the file system);
-* ``runner``: long-lived worker processes under an address-space limit that run cases, and the
-  parent side that enforces per-case timeouts and classifies what happened;
+  description of edits to metadata documents, chunk, shard and index bytes, the file system, or
+  a zip archive of the store);
+* ``apply``, ``payloads``, ``ziparchive``: carrying a case out byte for byte (bombs and crafted
+  headers included), and which reads a crc32c checksum must catch;
+* ``worker``: the process that runs cases under an address-space limit, as the app and CLI would;
+* ``runner``: the parent's side of a worker (timeouts, deaths, stacks) and the categories;
 * ``campaign``: generation, dispatch, deduplication into distinct defects and reproducers;
 * ``__main__``: ``python -m tests.fuzz --count 20000 --seed 7 --jobs 2 --out DIR``.
 """
