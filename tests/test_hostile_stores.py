@@ -14,7 +14,9 @@ import subprocess
 import sys
 import threading
 import time
+import struct
 import tracemalloc
+import zipfile
 import zlib
 from pathlib import Path
 
@@ -475,6 +477,54 @@ def test_metadata_larger_than_the_bound(v3, small_limits):
     result, peak = peak_bytes(lambda: zl.open(v3)["arr"])
     assert isinstance(result, zl.TooLargeError) and "arr/zarr.json" in str(result), result
     assert peak < 1 << 20  # refused from its size, before reading it
+
+
+# ----------------------------------------------------------------------------------------------
+# Zip archives whose members zipfile cannot read (found by the fuzzer)
+
+
+def _zip_with_patched_member(v3: Path, tmp_path: Path, member: str, *, method: int | None = None,
+                             flags: int | None = None, flip_data: bool = False) -> Path:
+    target = tmp_path / "store.zip"
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for p in sorted(v3.rglob("*")):
+            if p.is_file():
+                z.write(p, p.relative_to(v3).as_posix())
+    blob = bytearray(target.read_bytes())
+    name = member.encode()
+    central = blob.index(b"PK\x01\x02")  # the first central directory header
+    while True:  # walk the central directory to the member's entry
+        n, m, k = struct.unpack_from("<HHH", blob, central + 28)
+        if bytes(blob[central + 46:central + 46 + n]) == name:
+            break
+        central += 46 + n + m + k
+    if method is not None:
+        struct.pack_into("<H", blob, central + 10, method)
+    if flags is not None:
+        struct.pack_into("<H", blob, central + 8, flags)
+    if flip_data:
+        local = struct.unpack_from("<I", blob, central + 42)[0]
+        n, m = struct.unpack_from("<HH", blob, local + 26)
+        start = local + 30 + n + m
+        for i in range(start, start + 8):
+            blob[i] ^= 0x5A
+    target.write_bytes(bytes(blob))
+    return target
+
+
+@pytest.mark.parametrize("damage", ["method_99", "encrypted", "corrupt_deflate"])
+def test_unreadable_zip_members_are_store_errors(v3, tmp_path, damage):
+    kw = {"method_99": {"method": 99}, "encrypted": {"flags": 1}, "corrupt_deflate": {"flip_data": True}}[damage]
+    archive = _zip_with_patched_member(v3, tmp_path, "gz/c/1/1", **kw)
+    a = zl.open(archive)["gz"]
+    with pytest.raises(zl.StoreError, match=names("gz/c/1/1")):
+        a[...]
+    failures: list = []
+    out = a.read(..., failures=failures)
+    assert [f.key for f in failures] == ["gz/c/1/1"]
+    expected = DATA.copy()
+    expected[5:, 5:] = 0
+    assert_same_values(out, expected)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -275,8 +275,8 @@ class ChunkReader:
                 out[item.out] = chunk[item.inner]
                 return
         chunk = self.decode_chunk(data, key, item.coords)
-        if cache is not None:
-            cache.put((self.cache_id, item.coords), chunk)
+        if cache is not None:  # cached chunks outlive this read: none may alias the scratch buffer
+            cache.put((self.cache_id, item.coords), chunk.copy() if raw_buf.holds(chunk) else chunk)
         out[item.out] = chunk[item.inner]
 
     def decode_chunk(self, data: Any, key: str, coords: tuple[int, ...]) -> np.ndarray:

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..cancel import CancelToken
 from ..errors import StoreError, TooLargeError
 from ..limits import human, limits
@@ -55,6 +57,11 @@ class Scratch:
         if len(self._buf) < n:
             self._buf = bytearray(max(n, 2 * len(self._buf)))
         return memoryview(self._buf)[:n]
+
+    def holds(self, arr: np.ndarray) -> bool:
+        """Whether ``arr`` may be a view of this buffer, which the next read overwrites (codecs
+        such as ``bytes`` and ``crc32c`` return views of their input, not copies)."""
+        return len(self._buf) > 0 and np.may_share_memory(arr, np.frombuffer(self._buf, dtype=np.uint8))
 
 
 def too_large(url: str, req: ByteRequest, size: int | str) -> TooLargeError:

@@ -6,12 +6,27 @@ is detected and used as the root so both layouts open the same way.
 
 from __future__ import annotations
 
+import lzma
+import struct
 import threading
 import zipfile
+import zlib
 from typing import IO
 
-from ..errors import StoreError
+from ..errors import StoreError, TooLargeError
+from ..limits import human, limits
 from .base import ByteRequest, Store, check_size
+
+#: what zipfile raises for damaged, encrypted or unsupported members (zlib.error and lzma's
+#: LZMAError from corrupt data, NotImplementedError for unknown methods, RuntimeError when
+#: encrypted), all a broken store rather than a bug here
+_ZIP_ERRORS = (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError,
+               zlib.error, lzma.LZMAError, struct.error, KeyError, IndexError, OverflowError)
+
+
+def _reason(e: BaseException) -> str:
+    return str(e) if isinstance(e, (zipfile.BadZipFile, OSError)) else f"{type(e).__name__}: {e}"
+
 
 _META_NAMES = ("zarr.json", ".zgroup", ".zarray", ".zattrs", ".zmetadata")
 
@@ -21,8 +36,8 @@ class ZipStore(Store):
         super().__init__(url)
         try:
             self._zip = zipfile.ZipFile(fileobj, "r")
-        except (zipfile.BadZipFile, OSError, ValueError) as e:
-            raise StoreError(f"{url} is not a readable zip archive: {e}") from e
+        except _ZIP_ERRORS as e:
+            raise StoreError(f"{url} is not a readable zip archive: {_reason(e)}") from e
         self._lock = threading.Lock()
         self._infos = {i.filename: i for i in self._zip.infolist() if not i.is_dir()}
         self._prefix = self._detect_prefix()
@@ -49,8 +64,8 @@ class ZipStore(Store):
         try:
             with self._lock:
                 return self._zip.read(info)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
-            raise StoreError(f"cannot read {key} from {self.url}: {e}") from e
+        except _ZIP_ERRORS as e:
+            raise StoreError(f"cannot read {key} from {self.url}: {_reason(e)}") from e
 
     def get_range(self, req: ByteRequest) -> bytes | None:
         info = self._infos.get(self._prefix + req.key)
@@ -59,14 +74,18 @@ class ZipStore(Store):
         if req.start is None:
             return self._whole(req.key, req)
         size = info.file_size
+        if info.compress_type != zipfile.ZIP_STORED and size > limits().object_bytes:
+            raise TooLargeError(f"cannot read {req.describe()} from {self.url}: a range of a compressed member of "
+                                f"{human(size)} needs all of it inflated, more than the "
+                                f"{human(limits().object_bytes)} allowed")
         start = max(0, size + req.start) if req.start < 0 else req.start
         stop = size if req.stop is None or req.start < 0 else min(req.stop, size)
         try:
             with self._lock, self._zip.open(info) as f:
                 f.seek(start)
                 return f.read(max(0, stop - start))
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
-            raise StoreError(f"cannot read {req.describe()} from {self.url}: {e}") from e
+        except _ZIP_ERRORS as e:
+            raise StoreError(f"cannot read {req.describe()} from {self.url}: {_reason(e)}") from e
 
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
         full = self._prefix + prefix
