@@ -425,6 +425,49 @@ def test_decompression_bombs_stop_at_the_bound(tmp_path, small_limits, case):
     assert peak < 3 * small_limits.chunk_bytes, f"{peak >> 20} MiB for a bound of {small_limits.chunk_bytes >> 20}"
 
 
+@pytest.mark.parametrize("filters,nbytes", [([numcodecs.Delta("<i4")], 64), ([numcodecs.Delta("<i4", astype="<i2")], 32),
+                                            ([numcodecs.Shuffle(4), numcodecs.Delta("<i4")], 64),
+                                            ([numcodecs.AsType(encode_dtype="<f2", decode_dtype="<i4")], 32)])
+def test_bombs_behind_size_known_filters_stop_at_the_chunk_size(tmp_path, filters, nbytes):
+    """Found by the fuzzer: behind a filter the decoded size was taken as unknown, so a bomb
+    inflated to the 1 GiB bound (seconds and gigabytes per read). These filters' output sizes
+    follow from the chunk, so the compressor is bounded by that."""
+    root = tmp_path / "f.zarr"
+    _bomb_codec_v2(root, filters, numcodecs.Zlib())
+    assert_same_values(zl.open(root)[...], np.arange(16, dtype="<i4"))
+    (root / "0").write_bytes(zlib.compress(bytes(64 << 20)))
+    result, peak = peak_bytes(lambda: zl.open(root)[...])
+    assert isinstance(result, zl.CodecError) and f"more than {nbytes} bytes" in str(result), result
+    assert peak < 1 << 20
+
+
+@pytest.mark.parametrize("first,step", [(64 << 20, 4 << 20), (1 << 20, 1 << 18)], ids=["one_call", "in_steps"])
+def test_bounded_decompressors_against_the_standard_library(monkeypatch, first, step):
+    """Exact sizes pass, one byte over the bound fails, truncation fails, concatenated gzip
+    members join, in one call or in steps (a stream past the first call's size once looped)."""
+    import bz2
+    import gzip
+    import lzma
+
+    from zarrview.zarrlib.codecs import bounded
+
+    monkeypatch.setattr(bounded, "_FIRST", first)
+    monkeypatch.setattr(bounded, "_STEP", step)
+    src = np.random.default_rng(5).integers(0, 4, 5 << 20, dtype=np.uint8).tobytes()
+    two = gzip.compress(src, 1) + gzip.compress(b"ab")
+    assert bounded.inflate(zlib.compress(src, 1), len(src)) == src
+    assert bounded.inflate(two, len(src) + 2) == src + b"ab"
+    assert bounded.unbz2(bz2.compress(src, 1), len(src)) == src
+    xz = numcodecs.LZMA(preset=1)
+    assert bounded.unxz(xz.encode(src), len(src), xz) == src
+    for call, message in [(lambda: bounded.inflate(two, len(src) + 1), "more than"),
+                          (lambda: bounded.inflate(zlib.compress(src, 1)[:-9], len(src)), "truncated"),
+                          (lambda: bounded.unbz2(bz2.compress(src, 1), len(src) - 1), "more than"),
+                          (lambda: bounded.unxz(lzma.compress(src, preset=1)[:-30], len(src), xz), "lzma")]:
+        with pytest.raises(zl.CodecError, match=message):
+            call()
+
+
 def _zstd_without_content_size(data: bytes) -> bytes:
     """A zstd frame whose header leaves out the decompressed size (streaming writers do that)."""
     from zarrview.zarrlib.codecs.libzstd import _lib

@@ -45,8 +45,9 @@ class Limits:
     element_bytes: int = 16 << 20
     #: bytes of the result of one read; more than the machine holds cannot succeed
     read_bytes: int = dataclasses.field(default_factory=_physical_memory)
-    #: chunks one read may touch (each costs a planning record before any I/O)
-    chunks_per_read: int = 1 << 24
+    #: chunks one read may touch: each costs a planning record and a lookup (15 us on a slow
+    #: core even when it is missing), so 2**20 chunks are about 15 s; a viewer reads thousands
+    chunks_per_read: int = 1 << 20
     #: dimensions of an array: one fewer than numpy allows, since a shard index adds one
     ndim: int = NUMPY_MAXDIMS - 1
 

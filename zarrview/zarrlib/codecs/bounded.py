@@ -21,62 +21,64 @@ from .base import Buffer
 from .libzstd import stream_decoder
 
 _STEP = 1 << 22
+#: output taken in the first call: real chunks fit, and a bomb costs one copy of this much
+_FIRST = 64 << 20
 
 
 def _too_much(name: str, limit: int) -> CodecError:
     return CodecError(f"{name}: decompresses to more than {limit} bytes")
 
 
-def inflate(data: Buffer, limit: int, name: str = "gzip") -> bytes:
-    """zlib or gzip streams (the header is detected), concatenated gzip members included."""
-    pieces: list[bytes] = []
-    total = 0
+def inflate(data: Buffer, limit: int, name: str = "gzip") -> bytes | bytearray:
+    """zlib or gzip streams (the header is detected), concatenated gzip members included.
+
+    Output grows in one bytearray (amortised, never joined from pieces), so a stream that
+    runs into the bound has cost about ``limit`` bytes, not twice that."""
     rest: Any = data
     try:
+        d = zlib.decompressobj(wbits=47)
+        out = d.decompress(rest, min(limit + 1, _FIRST))
+        if d.eof and not d.unused_data:
+            return out  # the common case: one stream, decoded in one call without copies
+        grown = bytearray(out)
         while True:
-            d = zlib.decompressobj(wbits=47)
-            pieces.append(d.decompress(rest, limit + 1 - total))
-            total += len(pieces[-1])
-            while total <= limit and d.unconsumed_tail:  # the output bound stopped it, not the data
-                pieces.append(d.decompress(d.unconsumed_tail, limit + 1 - total))
-                total += len(pieces[-1])
-            if total > limit:
+            # the output bound stopped it, not the data (past the stream's end, zlib leaves the
+            # rest in unconsumed_tail as well as in unused_data: that is the next member's)
+            while len(grown) <= limit and d.unconsumed_tail and not d.eof:
+                grown += d.decompress(d.unconsumed_tail, min(_STEP, limit + 1 - len(grown)))
+            if len(grown) > limit:
                 raise _too_much(name, limit)
             if not d.eof:
                 raise CodecError(f"{name}: stream truncated")
             if not d.unused_data:
-                return b"".join(pieces)
-            rest = d.unused_data  # another gzip member follows
+                return grown
+            rest, d = d.unused_data, zlib.decompressobj(wbits=47)  # another gzip member follows
+            grown += d.decompress(rest, min(_STEP, limit + 1 - len(grown)))
     except zlib.error as e:
         raise CodecError(f"{name}: {e}") from e
 
 
-def _incremental(decomp: Any, data: Buffer, limit: int, name: str) -> bytes:
+def _incremental(decomp: Any, data: Buffer, limit: int, name: str) -> bytes | bytearray:
     """``bz2``/``lzma`` decompressor objects, which take an output bound per call."""
-    pieces: list[bytes] = []
-    total = 0
-    chunk = decomp.decompress(bytes(data), max_length=min(_STEP, limit + 1))
+    out = bytearray(decomp.decompress(bytes(data), max_length=min(_STEP, limit + 1)))
     while True:
-        pieces.append(chunk)
-        total += len(chunk)
-        if total > limit:
+        if len(out) > limit:
             raise _too_much(name, limit)
         if decomp.eof:
-            return b"".join(pieces)
-        if not decomp.needs_input:
-            chunk = decomp.decompress(b"", max_length=min(_STEP, limit + 1 - total))
-            continue
-        raise CodecError(f"{name}: stream truncated")
+            return bytes(out) if len(out) <= _STEP else out
+        if decomp.needs_input:
+            raise CodecError(f"{name}: stream truncated")
+        out += decomp.decompress(b"", max_length=min(_STEP, limit + 1 - len(out)))
 
 
-def unbz2(data: Buffer, limit: int) -> bytes:
+def unbz2(data: Buffer, limit: int) -> bytes | bytearray:
     try:
         return _incremental(bz2.BZ2Decompressor(), data, limit, "bz2")
     except (OSError, ValueError, EOFError) as e:
         raise CodecError(f"bz2: {e}") from e
 
 
-def unxz(data: Buffer, limit: int, codec: Any) -> bytes:
+def unxz(data: Buffer, limit: int, codec: Any) -> bytes | bytearray:
     """numcodecs' LZMA, with its configured format and filters."""
     fmt = codec.format
     filters = codec.filters if fmt == lzma.FORMAT_RAW else None

@@ -17,6 +17,39 @@ from .base import ArrayBytesCodec, Buffer, ChunkSpec
 from .numcodecs_codec import _DECODE_ERRORS, _describe, guarded_decode
 
 
+#: filters whose encoders output as many bytes as they take in
+_SAME_SIZE = {"shuffle", "bitround"}
+#: filters whose encoders output one element of ``astype`` (else ``dtype``) per element
+_RETYPE = {"delta", "fixedscaleoffset", "quantize", "categorize"}
+
+
+def filtered_nbytes(filters: list[NumcodecsCodec], spec: ChunkSpec) -> int | None:
+    """The bytes the compressor must inflate to, through the filters' encoders, where the
+    filters tell (None: variable-length data or a filter of unknown output, then the
+    process-wide bound applies). A bomb behind a Delta filter is then stopped at the
+    chunk's own size, not at a gigabyte."""
+    if spec.dtype.kind == "O" or spec.dt.variable_length:
+        return None
+    n, nbytes = spec.size, spec.nbytes
+    try:
+        for f in filters:
+            config = f.get_config()
+            cid = config.get("id")
+            if cid in _SAME_SIZE:
+                continue
+            if cid in _RETYPE:
+                nbytes = n * np.dtype(config.get("astype") or config.get("dtype") or "u1").itemsize
+            elif cid == "astype":
+                nbytes = n * np.dtype(config["encode_dtype"]).itemsize
+            elif cid == "packbits":
+                n = nbytes = 1 + -(-n // 8)
+            else:
+                return None
+    except (TypeError, ValueError, KeyError):
+        return None
+    return nbytes
+
+
 class V2ChunkCodec(ArrayBytesCodec):
     name = "v2"
 
@@ -42,9 +75,7 @@ class V2ChunkCodec(ArrayBytesCodec):
         stage = "compressor"
         try:
             if self.compressor is not None:
-                fixed = spec.dtype.kind != "O" and not spec.dt.variable_length
-                limit = spec.nbytes if fixed and not self.filters else None
-                buf = guarded_decode(self.compressor, buf, limit)
+                buf = guarded_decode(self.compressor, buf, filtered_nbytes(self.filters, spec))
             for f in reversed(self.filters):
                 stage = f.codec_id
                 buf = guarded_decode(f, buf)
