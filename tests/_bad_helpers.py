@@ -183,3 +183,19 @@ def assert_same_values(got, expected) -> None:
         np.testing.assert_array_equal(got, expected)  # treats NaN as equal
     else:
         assert np.array_equal(got, expected), (got, expected)
+
+
+def peak_bytes(fn) -> tuple[object, int]:
+    """``fn()``'s result (or exception) and the most memory Python allocated meanwhile."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        try:
+            result: object = fn()
+        except Exception as e:  # noqa: BLE001 - returned for the caller to check
+            result = e
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak

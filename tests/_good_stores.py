@@ -86,3 +86,24 @@ def chunk_key(fmt: int, node: str, *idx: int) -> str:
     if fmt == 3:
         return f"{node}/c/" + "/".join(map(str, idx))
     return f"{node}/" + ".".join(map(str, idx))
+
+
+DRAFT = Path(__file__).parent / "data" / "zarr2" / "v3draft"
+
+
+@pytest.fixture
+def draft(tmp_path) -> Path:
+    """A copy of the zarr 2.18-written store in the 2022 draft layout."""
+    dst = tmp_path / "draft.zarr"
+    shutil.copytree(DRAFT, dst)
+    return dst
+
+
+@pytest.fixture
+def small_limits():
+    """Bounds small enough that a bomb can be built in a test; restored afterwards."""
+    import zarrview.zarrlib as zl
+
+    old = zl.limits.configure(chunk_bytes=8 << 20, object_bytes=8 << 20, metadata_bytes=1 << 20)
+    yield zl.limits.limits()
+    zl.limits.restore(old)
