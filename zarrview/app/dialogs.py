@@ -30,14 +30,8 @@ class OpenUrlDialog(QDialog):
         self.anonymous.setChecked(True)
         self.options = QLineEdit()
         self.options.setPlaceholderText('fsspec storage options as JSON, e.g. {"endpoint_url": "…"}')
-        form = QFormLayout(self)
-        form.addRow("URL", self.url)
-        form.addRow("", self.anonymous)
-        form.addRow("Options", self.options)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
+        form = _form(self, [("URL", self.url), ("", self.anonymous), ("Options", self.options)])
+        _buttons(self, form, QDialogButtonBox.StandardButton.Open, self._accept)
 
     def _accept(self) -> None:
         try:
@@ -75,13 +69,24 @@ class PreferencesDialog(QDialog):
         self.budget.setRange(1, 1 << 20)
         self.budget.setSuffix(" chunks")
         self.budget.setValue(budget)
-        form = QFormLayout(self)
-        form.addRow("Decoded-chunk cache", self.cache)
-        form.addRow("Chunks per view (larger views are previewed)", self.budget)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
+        form = _form(self, [("Decoded-chunk cache", self.cache),
+                            ("Chunks per view (larger views are previewed)", self.budget)])
+        _buttons(self, form, QDialogButtonBox.StandardButton.Ok, self.accept)
 
     def values(self) -> tuple[int, int]:
         return self.cache.value(), self.budget.value()
+
+
+def _form(dialog: QDialog, rows: list[tuple[str, QWidget]]) -> QFormLayout:
+    form = QFormLayout(dialog)
+    for label, widget in rows:
+        form.addRow(label, widget)
+    return form
+
+
+def _buttons(dialog: QDialog, form: QFormLayout, ok: QDialogButtonBox.StandardButton, accept: Any) -> None:
+    """The dialog's confirm button (Open, OK) and Cancel under its form."""
+    buttons = QDialogButtonBox(ok | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(accept)
+    buttons.rejected.connect(dialog.reject)
+    form.addRow(buttons)
