@@ -44,6 +44,13 @@ def parse_region(text: str | None) -> tuple[int, int, int, int] | None:
 
 def run_app(argv: Sequence[str]) -> int:
     args = parse_args(argv)
+    from .platform_check import explain, missing_xcb_libraries, uses_xcb
+
+    if uses_xcb():  # Qt aborts the process without these: say what to install instead
+        missing = missing_xcb_libraries()
+        if missing:
+            print(explain(missing), file=sys.stderr)
+            return 3
     from PySide6.QtCore import QCoreApplication, QTimer
     from PySide6.QtWidgets import QApplication
 
