@@ -10,8 +10,18 @@ from collections.abc import Sequence
 from .. import __version__
 
 
+_COMMANDS = """commands without a window:
+  zarrview tree LOCATION                every node, one line each
+  zarrview info LOCATION[::/node/path]  full metadata, attributes, stored chunks and bytes"""
+
+
+class ArgumentError(ValueError):
+    """A malformed command-line value; its message is the one line the user sees."""
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="zarrview", description="Browse Zarr v2 and v3 hierarchies.")
+    p = argparse.ArgumentParser(prog="zarrview", description="Browse Zarr v2 and v3 hierarchies.", epilog=_COMMANDS,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("location", nargs="?", help="folder, .zip, or URL, optionally with ::/node/path")
     p.add_argument("--demo", action="store_true", help="open the bundled demo dataset")
     p.add_argument("--slice", help="the plane to show, e.g. 5,:,: (integers fix dimensions)")
@@ -22,13 +32,18 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def parse_slice(text: str | None) -> dict[int, int]:
+    """``"5,:,:"`` -> ``{0: 5}``: the fixed index of each dimension that is not shown."""
     if not text:
         return {}
     out = {}
     for dim, part in enumerate(text.split(",")):
         part = part.strip()
         if part and part != ":":
-            out[dim] = int(part)
+            try:
+                out[dim] = int(part)
+            except ValueError:
+                raise ArgumentError(f"zarrview: --slice takes integers and ':' separated by commas "
+                                    f"(like 5,:,:), not {text!r}") from None
     return out
 
 
@@ -38,12 +53,19 @@ def parse_region(text: str | None) -> tuple[int, int, int, int] | None:
     try:
         (y0, y1), (x0, x1) = (tuple(int(v) for v in part.split(":")) for part in text.split(","))
     except ValueError:
-        raise SystemExit(f"zarrview: --region must look like Y0:Y1,X0:X1, not {text!r}") from None
+        raise ArgumentError(f"zarrview: --region must look like Y0:Y1,X0:X1, not {text!r}") from None
+    if y1 <= y0 or x1 <= x0 or min(y0, x0) < 0:
+        raise ArgumentError(f"zarrview: --region {text!r} is empty or negative (Y0 < Y1 and X0 < X1, from 0)")
     return y0, y1, x0, x1
 
 
 def run_app(argv: Sequence[str]) -> int:
     args = parse_args(argv)
+    try:  # malformed values are one line and exit status 2, before any window opens
+        plane, region = parse_slice(args.slice), parse_region(args.region)
+    except ArgumentError as e:
+        print(e, file=sys.stderr)
+        return 2
     from .platform_check import explain, missing_xcb_libraries, uses_xcb
 
     if uses_xcb():  # Qt aborts the process without these: say what to install instead
@@ -74,8 +96,7 @@ def run_app(argv: Sequence[str]) -> int:
     if args.screenshot:
         window.resize(1280, 820)  # screenshots are the same size whatever the saved geometry
     window.show()
-    plane = parse_slice(args.slice)
-    window.data.pending_region = parse_region(args.region)
+    window.data.pending_region = region
     if args.demo:
         window.open_location(f"{demo_path()}::/cells" if not args.location else args.location, plane=plane or {0: 12})
     elif args.location:
