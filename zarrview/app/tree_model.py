@@ -12,7 +12,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistent
 from PySide6.QtGui import QBrush, QColor
 
 from ..describe import dtype_text, shape_text
-from ..zarrlib import Array, ErrorNode, Group, Node
+from ..zarrlib import Array, ErrorNode, Group, Node, ZarrError
 from .bridge import run_in_thread
 from .icons import node_icon
 
@@ -162,26 +162,46 @@ class HierarchyModel(QAbstractItemModel):
         run_in_thread(group.members, lambda result, error: self._listed(persistent, item, result, error), self)
 
     def _listed(self, persistent: QPersistentModelIndex, item: TreeItem, members: Any, error: BaseException | None) -> None:
+        """Put a listing under its group. Rows opened by path while it ran stay where they are
+        (with their selection and expansion); listed members go around them in name order."""
         if not persistent.isValid():
             return  # the store was closed meanwhile
         parent = QModelIndex(persistent)
-        self.beginRemoveRows(parent, 0, 0)
-        item.children = []
-        self.endRemoveRows()
-        added = [c for c in (item.children or []) if c.node is not None]  # opened by path meanwhile
-        if error is not None:
-            new = [TreeItem(item, None, text="(cannot list)", error=f"{type(error).__name__}: {error}")]
-        else:
-            new = [TreeItem(item, m, error=str(m.error) if isinstance(m, ErrorNode) else None) for m in members]
-            listed = {m.path for m in members}
-            new += [c for c in added if c.node is not None and c.node.path not in listed]
-            if not new and isinstance(item.node, Group) and not item.node.can_list_members:
-                new = [TreeItem(item, None, text="(the server cannot list: File ▸ Go to Path…)", hint=True)]
+        children = item.children if item.children is not None else []
+        for i in reversed([i for i, c in enumerate(children) if c.node is None]):  # "Loading…", hints
+            self.beginRemoveRows(parent, i, i)
+            children.pop(i)
+            self.endRemoveRows()
+        item.children = children
         item.loading = False
-        if new:
-            self.beginInsertRows(parent, 0, len(new) - 1)
-            item.children = new
+        if error is not None:
+            message = str(error) if isinstance(error, ZarrError) else f"{type(error).__name__}: {error}"
+            new = [TreeItem(item, None, text="(cannot list)", error=message)]
+        else:
+            present = {c.node.path for c in children if c.node is not None}
+            new = [TreeItem(item, m, error=str(m.error) if isinstance(m, ErrorNode) else None)
+                   for m in members if m.path not in present]
+            if not new and not children and isinstance(item.node, Group) and not item.node.can_list_members:
+                new = [TreeItem(item, None, text="(the server cannot list: File ▸ Go to Path…)", hint=True)]
+        self._insert_in_order(parent, item, new)
+
+    def _insert_in_order(self, parent: QModelIndex, item: TreeItem, new: list[TreeItem]) -> None:
+        """Insert name-sorted ``new`` rows among the existing ones, one run per gap, so a listing
+        of many members costs a few insertions, not one per member."""
+        children = item.children
+        assert children is not None
+        pos, i = 0, 0
+        while i < len(new):
+            while pos < len(children) and _name(children[pos]) <= _name(new[i]):
+                pos += 1
+            end = i
+            while end < len(new) and (pos == len(children) or _name(new[end]) < _name(children[pos])):
+                end += 1
+            self.beginInsertRows(parent, pos, pos + end - i - 1)
+            children[pos:pos] = new[i:end]
             self.endInsertRows()
+            pos += end - i
+            i = end
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 3:
@@ -228,3 +248,7 @@ class HierarchyModel(QAbstractItemModel):
         if role == PathRole:
             return item.search_text()
         return None
+
+
+def _name(item: TreeItem) -> str:
+    return item.node.name if item.node is not None else item.text
