@@ -348,3 +348,21 @@ def test_auto_contrast_uses_percentiles_of_the_loaded_plane(qtbot, window: MainW
     window.data.auto_contrast()
     lo, hi = item.levels
     np.testing.assert_allclose((lo, hi), np.percentile(DATA[4], (0.5, 99.5)), rtol=1e-6)
+
+
+def test_opening_an_open_store_again_selects_it(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 12: a store dropped or typed a second time is not listed twice; the open one is
+    selected, and a node path in the second location is opened in it."""
+    window.open_location(str(store))
+    _settle(qtbot, window)
+    window.open_location(str(store.parent / "." / store.name) + "/")  # the same folder, spelled otherwise
+    assert "open already" in window.status_label.text()
+    _settle(qtbot, window)
+    assert window.model.rowCount() == 1
+    assert window.model.node(window.proxy.mapToSource(window.tree.currentIndex())).path == "/"
+    window.open_location(f"{store}::/sub/line")
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.model.node(window.proxy.mapToSource(window.tree.currentIndex())) is not None
+                    and window.model.node(window.proxy.mapToSource(window.tree.currentIndex())).path == "/sub/line",
+                    timeout=5000)
+    assert window.model.rowCount() == 1

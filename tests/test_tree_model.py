@@ -71,3 +71,18 @@ def test_a_listing_error_shows_its_message_not_a_type_name(qtbot, hierarchy: Pat
     qtbot.waitUntil(lambda: names(model, top) == ["(cannot list)"], timeout=5000)
     item = model.item(model.index(0, 0, top))
     assert item.error is not None and item.error.startswith("cannot list") and "permission denied" in item.error
+
+
+def test_store_url_is_what_the_opened_store_reports(hierarchy: Path, tmp_path: Path) -> None:
+    """How the window knows a location is open already, without opening it again."""
+    import shutil
+
+    from zarrview.zarrlib.storage import store_url
+
+    archive = Path(shutil.make_archive(str(tmp_path / "h"), "zip", hierarchy))
+    for location in (str(hierarchy), str(hierarchy) + "/", f"{hierarchy.parent}/./{hierarchy.name}",
+                     f"file://{hierarchy}", str(archive)):
+        root = zl.open(location)
+        assert store_url(location) == root.url, location
+        root.store.close()
+    assert store_url("https://example.org/data.zarr") == "https://example.org/data.zarr"

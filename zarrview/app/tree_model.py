@@ -63,6 +63,13 @@ class HierarchyModel(QAbstractItemModel):
         self.endInsertRows()
         return self.index(row, 0)
 
+    def find_store(self, url: str) -> QModelIndex:
+        """The top row of the store open at ``url``, or an invalid index."""
+        for row, child in enumerate(self.root.children or []):
+            if child.node is not None and child.node.url == url:
+                return self.index(row, 0)
+        return QModelIndex()
+
     def add_error(self, label: str, message: str) -> QModelIndex:
         assert self.root.children is not None
         row = len(self.root.children)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from .. import zarrlib as zl
 from ..scheduling import ReadScheduler
-from ..zarrlib.storage import split_node_path
+from ..zarrlib.storage import split_node_path, store_url
 from . import export
 from .about import AboutDialog
 from .icons import app_icon
@@ -214,6 +214,14 @@ class MainWindow(QMainWindow):
     def open_location(self, location: str, plane: dict[int, int] | None = None, **options: Any) -> None:
         """Open a store in the background; ``location`` may end in ``::/node/path``."""
         store_loc, node_path = split_node_path(location)
+        open_already = self.model.find_store(store_url(store_loc))
+        if open_already.isValid():  # the same store again: go to it (and to the node named)
+            self.status_label.setText(f"{store_loc} is open already")
+            if node_path == "/":
+                self.tree.setCurrentIndex(self.proxy.mapFromSource(open_already))
+            else:
+                self.go_to_path(open_already, node_path)
+            return
         label = Path(store_loc).name if "://" not in store_loc else store_loc
         self.status_label.setText(f"Opening {store_loc}…")
         self.pending_opens += 1

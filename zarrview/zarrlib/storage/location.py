@@ -35,6 +35,17 @@ def split_node_path(location: str) -> tuple[str, str]:
     return location, "/"
 
 
+def store_url(location: str) -> str:
+    """The ``url`` the store opened from ``location`` reports, found without opening it: the
+    resolved path of a folder or local zip, else the location as typed (so a viewer can tell
+    that a store is open already)."""
+    loc = location[len("zip::"):] if location.startswith("zip::") else location
+    m = _SCHEME.match(loc)
+    if m is None or m.group(1).lower() == "file":
+        return str(Path(loc[len("file://"):] if m else loc).expanduser().resolve())
+    return loc
+
+
 def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Store:
     loc = os.fspath(location)
     if loc.startswith("zip::"):
