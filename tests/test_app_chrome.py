@@ -51,4 +51,16 @@ def test_window_icon_and_about_dialog(qtbot, window: MainWindow) -> None:  # typ
     text = dialog.text.text()
     assert f"zarrview {__version__}" in text and "Zarr v3" in text and "Zarr v2" in text and "sharding" in text
     assert "https://zarr-specs.readthedocs.io" in text
+    assert "github.com/zarrview" not in text  # no link to a home that does not exist (issue 12)
     assert [a.text() for a in window.menuBar().actions()][-1] == "&Help"
+
+
+def test_open_url_dialog_is_wide_enough_for_a_url(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from zarrview.app.dialogs import TYPICAL_URL, OpenUrlDialog
+
+    dialog = OpenUrlDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.url.setText(TYPICAL_URL)
+    assert dialog.url.width() >= dialog.url.fontMetrics().horizontalAdvance(TYPICAL_URL)

@@ -10,11 +10,10 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QV
 from .. import __version__
 from .icons import app_icon
 
-HOMEPAGE = "https://github.com/zarrview/zarrview"
+#: only addresses that exist: the project has no public home yet
 LINKS = [
-    ("Project home", HOMEPAGE),
-    ("Report a problem", f"{HOMEPAGE}/issues"),
     ("Zarr specifications", "https://zarr-specs.readthedocs.io"),
+    ("OME-NGFF", "https://ngff.openmicroscopy.org"),
 ]
 FEATURES = [
     "Zarr v3: groups, arrays, sharding (nested, index at start or end), every core data type and "
@@ -28,6 +27,8 @@ FEATURES = [
     "(pcodec and zfpy with zarrview[codecs]); pickle is refused",
     "Stores: folders, .zip, HTTP(S), S3 and GCS (zarrview[cloud]); consolidated metadata",
     "Read-only: zarrview never writes to your data",
+    "Broken or hostile stores cost an error naming the key, within bounded time and memory "
+    "(ZARRVIEW_LIMITS raises the bounds)",
 ]
 
 

@@ -17,6 +17,9 @@ from PySide6.QtWidgets import (
 )
 
 
+TYPICAL_URL = "https://storage.example.org/bucket/project/2026/sample-042/image.ome.zarr"
+
+
 class OpenUrlDialog(QDialog):
     """A URL and its fsspec storage options; anonymous access by default, since most public
     buckets need no credentials and the SDKs would otherwise go looking for some."""
@@ -26,6 +29,8 @@ class OpenUrlDialog(QDialog):
         self.setWindowTitle("Open URL")
         self.url = QLineEdit()
         self.url.setPlaceholderText("https://…, s3://bucket/path.zarr, gs://…")
+        # a typical object-store URL stays readable without scrolling inside the field
+        self.url.setMinimumWidth(self.url.fontMetrics().horizontalAdvance(TYPICAL_URL) + 24)
         self.anonymous = QCheckBox("Anonymous access")
         self.anonymous.setChecked(True)
         self.options = QLineEdit()
