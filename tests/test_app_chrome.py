@@ -64,3 +64,21 @@ def test_open_url_dialog_is_wide_enough_for_a_url(qtbot, window: MainWindow) -> 
     qtbot.waitExposed(dialog)
     dialog.url.setText(TYPICAL_URL)
     assert dialog.url.width() >= dialog.url.fontMetrics().horizontalAdvance(TYPICAL_URL)
+
+
+def test_v2_json_tab_shows_zattrs_beside_zarray(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    import zarr
+
+    import zarrview.zarrlib as zl
+    from zarrview.app.metadata_panel import MetadataPanel
+
+    a = zarr.create_array(tmp_path / "v2.zarr", shape=(3,), chunks=(3,), dtype="<i2", zarr_format=2)
+    a.attrs["units"] = "kelvin"
+    panel = MetadataPanel()
+    qtbot.addWidget(panel)
+    panel.show_node(zl.open(tmp_path / "v2.zarr"))
+    shown = json.loads(panel.json.toPlainText())
+    assert shown[".zattrs"] == {"units": "kelvin"}
+    assert shown[".zarray"] == json.loads((tmp_path / "v2.zarr" / ".zarray").read_text())

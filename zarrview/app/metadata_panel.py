@@ -54,9 +54,18 @@ class MetadataPanel(QTabWidget):
         if node is not None and not isinstance(node, ErrorNode):
             _fill(self.attrs.invisibleRootItem(), node.attrs)
             self.attrs.expandToDepth(0)
-            self.json.setPlainText(to_json(node.metadata if node.metadata else {"attributes": node.attrs}))
+            self.json.setPlainText(to_json(_documents(node)))
         else:
             self.json.setPlainText(error or "")
+
+
+def _documents(node: Node) -> dict[str, Any]:
+    """What the store holds for ``node``: v2 keeps attributes in a document of their own
+    (``.zattrs``) beside ``.zarray``/``.zgroup``, so both are shown, under their key names."""
+    if node.zarr_format == 2:
+        own = ".zarray" if node.kind == "array" else ".zgroup"
+        return {own: node.metadata, ".zattrs": node.attrs}
+    return node.metadata if node.metadata else {"attributes": node.attrs}
 
 
 def _fill(parent: QTreeWidgetItem, value: Any) -> None:
