@@ -163,3 +163,31 @@ def test_read_size_follows_the_body_and_never_shrinks() -> None:
     widen_reads(r)  # a transport without the knob (uvloop) is left alone
     assert not hasattr(r.connection.transport, "max_size")
     widen_reads(SimpleNamespace(content_length=300_000, connection=None))  # released: nothing to do
+
+
+def test_tree_says_how_to_reach_children_a_server_cannot_list(site: Path, tmp_path: Path) -> None:
+    """Issue 12, item 11: without listing or consolidated metadata, ``zarrview tree`` shows the
+    root and says that children are reached by their path, rather than an empty tree."""
+    import contextlib
+    import io
+
+    from zarrview import cli
+
+    plain = tmp_path / "plain.zarr"
+    shutil.copytree(site / "v3.zarr", plain)
+    zarr_json = json.loads((plain / "zarr.json").read_text())
+    zarr_json.pop("consolidated_metadata", None)
+    (plain / "zarr.json").write_text(json.dumps(zarr_json))
+    with serve(tmp_path) as (url, _):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert cli.main(["tree", f"{url}/plain.zarr"]) == 0
+        assert "cannot list" in out.getvalue() and f"'{url}/plain.zarr::/NAME'" in out.getvalue()
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):  # a child group, the same way down
+            assert cli.main(["tree", f"{url}/plain.zarr::/sub"]) == 0
+        assert f"'{url}/plain.zarr::/sub/NAME'" in out.getvalue()
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):  # and the path it names works
+            assert cli.main(["tree", f"{url}/plain.zarr::/sub/vals"]) == 0
+        assert "vals" in out.getvalue() and "float32" in out.getvalue()

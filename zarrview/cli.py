@@ -19,6 +19,11 @@ def _tree(location: str) -> int:
     root = zl.open(location)
     print(f"{root.url}  {one_line(root)}" if root.path == "/" else f"{root.path}  {one_line(root)}")
     if isinstance(root, zl.Group):
+        if not root.can_list_members and not root.member_names():
+            base = location.split("::/", 1)[0]
+            print(f"(this server cannot list; children may exist: name one by its path, "
+                  f"as in zarrview tree '{base}::/{root.path.strip('/') + '/' if root.path != '/' else ''}NAME')")
+            return 0
         _print_children(root, "")
     return 0
 
