@@ -366,3 +366,12 @@ def test_opening_an_open_store_again_selects_it(qtbot, window: MainWindow, store
                     and window.model.node(window.proxy.mapToSource(window.tree.currentIndex())).path == "/sub/line",
                     timeout=5000)
     assert window.model.rowCount() == 1
+
+
+@pytest.mark.parametrize("plane,words", [({0: 6}, "index 6 is out of range for t"), ({0: -1}, "index -1"),
+                                         ({3: 0}, "names 4 dimensions")])
+def test_a_slice_out_of_range_is_an_error_not_clamped(qtbot, window: MainWindow, store: Path, plane, words) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(f"{store}::/vol", plane=plane)
+    _settle(qtbot, window)
+    assert words in window.status_label.text()
+    assert window.data.array is None  # nothing shown in its place

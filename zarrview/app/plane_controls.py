@@ -111,6 +111,17 @@ class PlaneControls:
     sliders: dict[int, tuple[QSlider, IndexBox]] = field(default_factory=dict)
 
 
+def plane_error(arr: Array, plane: dict[int, int]) -> str | None:
+    """Why the indices asked for (``--slice``) name no plane of ``arr``, or None when they do."""
+    for dim, index in sorted(plane.items()):
+        if dim >= arr.ndim:
+            return f"--slice names {dim + 1} dimensions; {arr.path} has {arr.ndim}"
+        if not 0 <= index < arr.shape[dim]:
+            name = (arr.dimension_names or (None,) * arr.ndim)[dim] or f"dimension {dim}"
+            return f"--slice index {index} is out of range for {name} of {arr.path} (size {arr.shape[dim]})"
+    return None
+
+
 def build_plane_controls(layout: QGridLayout, arr: Array, plane: dict[int, int], *, axes_changed: Callable[[], None],
                          index_changed: Callable[[int], None], redraw: Callable[[], None],
                          auto_contrast: Callable[[], None]) -> PlaneControls:

@@ -32,6 +32,7 @@ from .bridge import run_in_thread
 from .data_view import DataView
 from .dialogs import OpenUrlDialog, PreferencesDialog
 from .metadata_panel import MetadataPanel
+from .plane_controls import plane_error
 from .tree_model import HierarchyModel, PathRole
 
 MAX_RECENT = 10
@@ -254,8 +255,14 @@ class MainWindow(QMainWindow):
             self.status_label.setText(f"Opened {store_loc}")
             proxy_index = self.proxy.mapFromSource(index)
             self.tree.expand(proxy_index)
+            bad_plane = plane_error(target, self._initial_plane) if isinstance(target, zl.Array) else None
             if isinstance(target, zl.ZarrError):
                 self._node_failed(index.row(), node_path, f"{store_loc}::{node_path}", str(target))
+            elif bad_plane is not None and target is not root:  # not selected: that would show a plane anyway
+                self._initial_plane = {}
+                self.meta.show_node(target)
+                self.status_label.setText(bad_plane)
+                self.data.show_message(bad_plane)
             elif target is root:
                 self.tree.setCurrentIndex(proxy_index)
             elif chain:  # the store cannot list: place the node by its path
@@ -362,8 +369,13 @@ class MainWindow(QMainWindow):
 
     def _show_node(self, node: zl.Node) -> None:
         if isinstance(node, zl.Array):
-            self.data.set_array(node, self._initial_plane)
-            self._initial_plane = {}
+            plane, self._initial_plane = self._initial_plane, {}
+            bad = plane_error(node, plane)
+            if bad is not None:  # a plane asked for that does not exist: say so, never clamp
+                self.status_label.setText(bad)
+                self.data.show_message(bad)
+                return
+            self.data.set_array(node, plane)
         elif isinstance(node, zl.ErrorNode):
             self.data.show_message(str(node.error))
         else:
