@@ -375,3 +375,11 @@ def test_a_slice_out_of_range_is_an_error_not_clamped(qtbot, window: MainWindow,
     _settle(qtbot, window)
     assert words in window.status_label.text()
     assert window.data.array is None  # nothing shown in its place
+
+
+def test_the_free_dimensions_of_a_slice_are_the_displayed_ones(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    """``--slice :,20,:`` shows rows t and columns x at y = 20 (an XZ-like view), issue 12."""
+    window.open_location(f"{store}::/vol", plane={1: 20})
+    _settle(qtbot, window)
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[:, 20, :])
+    assert (window.data.y_combo.currentIndex(), window.data.x_combo.currentIndex()) == (0, 2)

@@ -33,3 +33,10 @@ def test_malformed_values_are_one_line_and_status_2(tmp_path, args, words):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and lines[0].startswith("zarrview: ")
     assert "Traceback" not in out.stderr
+
+
+def test_slice_text_names_the_fixed_indices():
+    from zarrview.app.main import parse_slice
+
+    assert parse_slice(":,128,:") == {1: 128}  # the two ':' are the displayed dimensions
+    assert parse_slice("5,:,:") == {0: 5} and parse_slice(None) == {}

@@ -129,7 +129,11 @@ def build_plane_controls(layout: QGridLayout, arr: Array, plane: dict[int, int],
     widgets to the data view's handlers; ``plane`` holds the initial index of some dimensions."""
     names = dim_names(arr)
     c = PlaneControls(QComboBox(), QComboBox())
-    for combo, default in ((c.y_combo, arr.ndim - 2), (c.x_combo, arr.ndim - 1)):
+    # the dimensions ``plane`` leaves free are the displayed ones when they are exactly two
+    # (``--slice :,128,:`` is an XZ view); otherwise the last two
+    free = [d for d in range(arr.ndim) if d not in plane]
+    rows, cols = free if len(free) == 2 else (arr.ndim - 2, arr.ndim - 1)
+    for combo, default in ((c.y_combo, rows), (c.x_combo, cols)):
         combo.addItems([f"{n} ({s})" for n, s in zip(names, arr.shape)])
         combo.setCurrentIndex(default)
         combo.currentIndexChanged.connect(axes_changed)
