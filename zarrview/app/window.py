@@ -261,8 +261,7 @@ class MainWindow(QMainWindow):
             elif bad_plane is not None and target is not root:  # not selected: that would show a plane anyway
                 self._initial_plane = {}
                 self.meta.show_node(target)
-                self.status_label.setText(bad_plane)
-                self.data.show_message(bad_plane)
+                self._refuse_plane(bad_plane)
             elif target is root:
                 self.tree.setCurrentIndex(proxy_index)
             elif chain:  # the store cannot list: place the node by its path
@@ -367,13 +366,18 @@ class MainWindow(QMainWindow):
         if item.node is not None:
             self._show_node(item.node)
 
+    def _refuse_plane(self, why: str) -> None:
+        """A plane asked for (--slice) that does not exist: say so where the image would be,
+        rather than clamp to the nearest one."""
+        self.status_label.setText(why)
+        self.data.show_message(why)
+
     def _show_node(self, node: zl.Node) -> None:
         if isinstance(node, zl.Array):
             plane, self._initial_plane = self._initial_plane, {}
             bad = plane_error(node, plane)
-            if bad is not None:  # a plane asked for that does not exist: say so, never clamp
-                self.status_label.setText(bad)
-                self.data.show_message(bad)
+            if bad is not None:
+                self._refuse_plane(bad)
                 return
             self.data.set_array(node, plane)
         elif isinstance(node, zl.ErrorNode):

@@ -149,18 +149,19 @@ def _v2_descr(spec: Any, depth: int) -> Any:
 def _sized(code: str, nbytes: int, name: str, where: str) -> np.dtype[Any]:
     """A dtype whose element size the store chose: refused above the bound before numpy
     allocates anything of that size (a fill value, a chunk)."""
-    bound = limits().element_bytes
-    if nbytes > bound:
-        raise UnsupportedFeatureError(f"data type {short(name)} in {where}: elements of {human(nbytes)} "
-                                      f"are more than the {human(bound)} allowed")
+    _check_element_size(nbytes, short(name), where)
     return np.dtype(code)
 
 
-def _checked(dtype: np.dtype[Any], name: str, where: str) -> np.dtype[Any]:
+def _check_element_size(nbytes: int, name: str, where: str) -> None:
     bound = limits().element_bytes
-    if dtype.itemsize > bound:
-        raise UnsupportedFeatureError(f"data type {name} in {where}: elements of {human(dtype.itemsize)} "
+    if nbytes > bound:
+        raise UnsupportedFeatureError(f"data type {name} in {where}: elements of {human(nbytes)} "
                                       f"are more than the {human(bound)} allowed")
+
+
+def _checked(dtype: np.dtype[Any], name: str, where: str) -> np.dtype[Any]:
+    _check_element_size(dtype.itemsize, name, where)
     if dtype.itemsize == 0 and dtype.kind in "USV":
         raise UnsupportedFeatureError(f"data type {name} in {where}: zero-length elements ({dtype.str}) "
                                       "cannot be held by numpy, which widens them to one character")

@@ -44,7 +44,11 @@ class ByteRequest:
             return self.key
         if self.start < 0:
             return f"{self.key} (last {-self.start} bytes)"
-        return f"{self.key} (bytes {self.start}-{self.stop})"
+        return f"{self.key} (bytes {self.start}-{'' if self.stop is None else self.stop})"
+
+    def bound_name(self) -> str:
+        """What ``max_bytes`` bounds, for messages."""
+        return "a metadata document" if self.limit is not None else "one stored object"
 
 
 class Scratch:
@@ -66,9 +70,8 @@ class Scratch:
 
 def too_large(url: str, req: ByteRequest, size: int | str) -> TooLargeError:
     """The error for an object larger than the request allows (``size``: bytes or a description)."""
-    what = "a metadata document" if req.limit is not None else "one stored object"
     found = human(size) if isinstance(size, int) else size
-    return TooLargeError(f"{url}: {found}, more than the {human(req.max_bytes())} allowed for {what}")
+    return TooLargeError(f"{url}: {found}, more than the {human(req.max_bytes())} allowed for {req.bound_name()}")
 
 
 def check_size(url: str, req: ByteRequest, size: int) -> None:

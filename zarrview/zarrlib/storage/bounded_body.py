@@ -19,16 +19,8 @@ from ..limits import human
 from .base import ByteRequest, too_large
 
 
-def _bounded_thing(limit: int | None) -> str:
-    return "a metadata document" if limit is not None else "one stored object"
-
-
 def _where(url: str, start: int | None, stop: int | None) -> str:
-    if start is None:
-        return url
-    if start < 0:
-        return f"{url} (last {-start} bytes)"
-    return f"{url} (bytes {start}-{'' if stop is None else stop})"
+    return ByteRequest(url, start, stop).describe()
 
 
 async def read_capped(response: Any, cap: int, url: str, start: int | None, stop: int | None,
@@ -67,4 +59,4 @@ def _ran_past(where: str, cap: int, limit: int | None, ranged: bool, encoding: s
     body = "the body" if encoding == "identity" else f"the {encoding}-encoded body, decoded,"
     stated = "" if encoding != "identity" else " (no Content-Length)"
     return TooLargeError(f"{where}: {body}{stated} ran past the {human(cap)} allowed for "
-                         f"{_bounded_thing(limit)}")
+                         f"{ByteRequest('', limit=limit).bound_name()}")

@@ -60,10 +60,12 @@ class LocalStore(Store):
     def get(self, key: str) -> bytes | None:
         return self._read(ByteRequest(key))
 
-    @staticmethod
-    def _bounds(size: int, req: ByteRequest) -> tuple[int, int]:
-        """The range to read, clipped to the file: a short answer is the caller's to judge."""
+    def _bounds(self, size: int, req: ByteRequest) -> tuple[int, int]:
+        """The range to read, clipped to the file: a short answer is the caller's to judge. A
+        whole object above the request's bound is refused here, before any buffer is sized."""
         if req.start is None:
+            if size > req.max_bytes():
+                raise too_large(self.key_url(req.key), req, size)
             return 0, size
         if req.start < 0:
             return max(0, size + req.start), size
@@ -79,8 +81,6 @@ class LocalStore(Store):
             return None
         fd, size = opened
         try:
-            if req.start is None and size > req.max_bytes():
-                raise too_large(self.key_url(req.key), req, size)
             start, stop = self._bounds(size, req)
             return _pread(fd, stop - start, start)
         except OSError as e:
@@ -96,8 +96,6 @@ class LocalStore(Store):
             return None
         fd, size = opened
         try:
-            if req.start is None and size > req.max_bytes():
-                raise too_large(self.key_url(req.key), req, size)
             start, stop = self._bounds(size, req)
             view = scratch.view(stop - start)
             got = os.preadv(fd, [view], start) if len(view) else 0
