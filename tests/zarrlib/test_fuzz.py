@@ -24,7 +24,7 @@ from fuzz.campaign import Campaign, Options, generated, summary
 from fuzz.payloads import bomb
 from fuzz.seeds import SEEDS, Seed, build_seeds
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SAMPLE_SEED = 20240611
 SAMPLE_COUNT = 700
 

@@ -43,7 +43,7 @@ from zarrview.app.window import MainWindow  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 DRAFT = TESTS / "data" / "zarr2" / "v3draft"
 
 

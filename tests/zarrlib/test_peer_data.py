@@ -36,7 +36,7 @@ from conformance_helpers import (
 
 pytestmark = CONFORMANCE_MARKS
 
-PEER = Path(__file__).resolve().parents[2] / "shared" / "peer-data" / "zarrs"
+PEER = Path(__file__).resolve().parents[3] / "shared" / "peer-data" / "zarrs"
 if not PEER.is_dir():
     pytest.skip(f"peer data folder {PEER} is missing (shared/ is not beside the repository)",
                 allow_module_level=True)

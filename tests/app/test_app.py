@@ -272,7 +272,7 @@ def test_string_table_pages_in_rows_as_it_scrolls(qtbot, window: MainWindow, tmp
 def test_records_table_has_a_column_per_field(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     import zarrview.zarrlib as zl
 
-    arr = zl.open(Path(__file__).parent / "data" / "zarr2" / "v2_dtypes")
+    arr = zl.open(Path(__file__).parents[1] / "data" / "zarr2" / "v2_dtypes")
     rec = next(m for m in arr.members() if isinstance(m, zl.Array) and m.dtype.names and m.ndim >= 1)
     window.data.set_array(rec)
     _settle(qtbot, window)

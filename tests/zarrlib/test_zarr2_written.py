@@ -17,7 +17,7 @@ import pytest
 import zarrview.zarrlib as zl
 from conformance_helpers import transport  # noqa: F401  (autouse: every test also runs over HTTP)
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 MANIFEST = json.loads((DATA / "zarr2_expected" / "MANIFEST.json").read_text())
 
 

@@ -19,7 +19,7 @@ import zarrview.zarrlib as zl
 from conformance_helpers import walk_nodes
 from http_server import serve
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 
 @pytest.fixture(scope="module")

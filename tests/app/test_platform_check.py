@@ -47,7 +47,7 @@ def test_every_missing_library_has_its_package_in_the_apt_line():
 
 
 def test_readme_says_what_the_system_needs():
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
     assert f"apt-get install -y {pc.APT_PACKAGES}" in readme
 
 

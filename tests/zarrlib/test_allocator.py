@@ -51,7 +51,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 
 
 def _run(root: Path, env: dict[str, str]) -> dict[str, float]:
-    tests = str(Path(__file__).parent)
+    tests = str(Path(__file__).parents[1])
     proc = subprocess.run([sys.executable, "-c", READS, str(root), tests], capture_output=True, text=True,
                           timeout=100, env={**os.environ, **env})
     assert proc.returncode == 0, proc.stderr
