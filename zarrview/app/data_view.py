@@ -26,13 +26,14 @@ from PySide6.QtWidgets import (
 )
 
 from ..scheduling import ReadRequest, ReadResult, ReadScheduler
+from ..viewing.export import PlaneSpec, table_selection
 from ..zarrlib import Array
 from .bridge import post
 from .display import displayable, image_axes, percentile_levels, selection_text
 from .failure_boxes import FailureBoxes
 from .plane_controls import IndexBox, build_plane_controls
 from .table_model import ArrayTable
-from .viewport import PlaneRead, plan_plane
+from ..viewing.planning import PlaneRead, plan_plane
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
 
@@ -460,3 +461,20 @@ class DataView(QWidget):
         r, c = int(p.y()), int(p.x())
         if 0 <= r < data.shape[0] and 0 <= c < data.shape[1]:
             self.status.emit(f"row {r}, column {c}: {data[r, c]!r}")
+
+    def plane_spec(self) -> PlaneSpec | None:
+        """The plane shown, as export needs it: the whole plane at full resolution (whatever
+        preview or region is on screen), with the histogram's levels and lookup table; None
+        when no array is shown."""
+        arr = self.array
+        if arr is None or self.stack.currentWidget() is self.message:
+            return None
+        if self.y_combo is None:  # a plot, a value or a table
+            return PlaneSpec(arr, table_selection(arr))
+        hist = self.image.ui.histogram.item
+        gradient = hist.gradient
+        lut = None if gradient.isLookupTrivial() else gradient.getLookupTable(256, alpha=gradient.usesAlpha())
+        lo, hi = hist.getLevels()
+        mode = self.complex_combo.currentText() if self.complex_combo is not None else "magnitude"
+        return PlaneSpec(arr, self.plane_selection(), self.shown_dims(), self.colour_dim(), mode,
+                         (float(lo), float(hi)), None if lut is None else np.asarray(lut, dtype=np.uint8))

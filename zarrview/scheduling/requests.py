@@ -37,3 +37,6 @@ class ReadResult:
     seconds: float
     #: chunks that could not be read; ``data`` holds the fill value there
     failures: tuple[ChunkFailure, ...] = ()
+    #: the request was cancelled (superseded or by the user) before its data was complete:
+    #: delivered all the same, so a receiver never waits for an answer that will not come
+    cancelled: bool = False

@@ -1,8 +1,10 @@
 """One worker thread serving the newest request; every new request cancels the pending one.
 
-As in napari's layer slicer: submitting bumps the generation, cancels the in-flight read's
-token (zarrlib stops between chunks) and drops anything still queued. Callbacks run on the
-worker thread; the Qt layer forwards them to the GUI thread with queued signals.
+As in napari's layer slicer: submitting cancels the in-flight read's token (zarrlib stops
+between chunks) and replaces anything still queued. Every submitted request gets exactly one
+answer: its data, its error, or a result marked ``cancelled`` (a request replaced before it
+started is answered at once, on the submitting thread; a running one when it stops). Callbacks
+otherwise run on the worker thread; the Qt layer forwards them to the GUI thread.
 """
 
 from __future__ import annotations
@@ -50,8 +52,9 @@ class ReadScheduler:
             if self._token is not None:
                 self._token.cancel()
             self._prefetch.clear()
-            self._pending = (request, on_done, on_progress)
+            dropped, self._pending = self._pending, (request, on_done, on_progress)
             self._cond.notify_all()
+        self._answer_dropped(dropped)
 
     def prefetch(self, requests: list[ReadRequest]) -> None:
         """Read these into the cache when nothing else is asked for (neighbouring planes)."""
@@ -61,10 +64,17 @@ class ReadScheduler:
 
     def cancel(self) -> None:
         with self._cond:
-            self._pending = None
+            dropped, self._pending = self._pending, None
             self._prefetch.clear()
             if self._token is not None:
                 self._token.cancel()
+        self._answer_dropped(dropped)
+
+    @staticmethod
+    def _answer_dropped(dropped: tuple[ReadRequest, Callback, ProgressCallback | None] | None) -> None:
+        if dropped is not None:
+            request, on_done, _ = dropped
+            on_done(ReadResult(request, None, None, 0.0, cancelled=True))
 
     def idle(self) -> bool:
         with self._cond:
@@ -113,8 +123,7 @@ class ReadScheduler:
             with self._cond:
                 self._token = None
             try:
-                if result is not None:
-                    on_done(result)
+                on_done(result)
             finally:
                 with self._cond:
                     self._busy = False
@@ -131,7 +140,7 @@ class ReadScheduler:
         with self._cond:
             self._token = None
 
-    def _run(self, request: ReadRequest, token: CancelToken, on_progress: ProgressCallback | None) -> ReadResult | None:
+    def _run(self, request: ReadRequest, token: CancelToken, on_progress: ProgressCallback | None) -> ReadResult:
         start = time.perf_counter()
         progress = None if on_progress is None else (lambda done, total: on_progress(request, done, total))
         failures: list[ChunkFailure] = []
@@ -139,7 +148,7 @@ class ReadScheduler:
             data = request.array.read(request.selection, cancel=token, cache=self.cache, progress=progress,
                                       failures=failures)
         except ReadCancelled:
-            return None
+            return ReadResult(request, None, None, time.perf_counter() - start, cancelled=True)
         except ZarrError as e:
             return ReadResult(request, None, e, time.perf_counter() - start)
         except Exception as e:  # never let the worker die: report it like a store error

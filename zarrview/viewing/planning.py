@@ -1,5 +1,5 @@
 """Which part of a plane to read, and how coarsely, so a view never reads more than a budget
-of chunks. Pure arithmetic (no Qt), so it is tested directly.
+of chunks. Pure arithmetic, so it is tested directly.
 
 A region whose chunks fit the budget is read at full resolution. A larger one is previewed
 by sampling one element every ``k`` chunks along each shown dimension: each sample lies in
@@ -8,6 +8,7 @@ a different chunk, so the preview touches at most the budget, and zooming in ref
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,3 +94,68 @@ def coarsening(ny: int, nx: int, budget: int) -> tuple[int, int]:
         kx = -(-nx // max(1, budget // -(-ny // ky)))
         ky = -(-ny // max(1, budget // -(-nx // kx)))
     return ky, kx
+
+
+def plan_view(shape: tuple[int, ...], chunks: tuple[int, ...], dims: tuple[int, int], fixed: dict[int, int],
+              region: tuple[float, float, float, float] | None, screen_scale: tuple[float, float], budget: int,
+              channel: int | None = None) -> PlaneRead:
+    """What to read for a view: the whole plane at full resolution when it fits the budget;
+    else the visible ``region`` at full resolution, widened to whole chunks (reading them costs
+    the same and makes small pans free) when its chunks fit; else a preview of the visible
+    region only, no finer than the screen shows (``screen_scale``: screen pixels per data
+    pixel), its samples aligned to the step so that panning does not make them shimmer."""
+    ydim, xdim = dims
+    whole = plan_plane(shape, chunks, dims, fixed, None, budget, channel)
+    if not whole.preview or region is None:
+        return whole
+    rows, cols = shape[ydim], shape[xdim]
+    r0, r1 = max(0, math.floor(region[0])), min(rows, math.ceil(region[1]))
+    c0, c1 = max(0, math.floor(region[2])), min(cols, math.ceil(region[3]))
+    if r1 <= r0 or c1 <= c0:  # nothing of the plane is visible: keep the whole-plane preview
+        return whole
+    cy, cx = chunks[ydim], chunks[xdim]
+    exact = plan_plane(shape, chunks, dims, fixed, (r0 // cy * cy, -(-r1 // cy) * cy, c0 // cx * cx, -(-c1 // cx) * cx),
+                       budget, channel)
+    if not exact.preview:
+        return exact
+    coarse = plan_plane(shape, chunks, dims, fixed, (r0, r1, c0, c1), budget, channel)
+    step_r = max(coarse.step_r, _screen_step(screen_scale[0]))
+    step_c = max(coarse.step_c, _screen_step(screen_scale[1]))
+    aligned = _strided(shape, chunks, dims, fixed, (r0 // step_r * step_r, r1, c0 // step_c * step_c, c1),
+                       (step_r, step_c), channel)
+    if aligned.chunks <= max(1, budget):
+        return aligned
+    return _strided(shape, chunks, dims, fixed, (r0, r1, c0, c1), (step_r, step_c), channel)
+
+
+def _screen_step(scale: float) -> int:
+    """Data elements per screen pixel: sampling finer than that shows nothing more."""
+    return max(1, math.floor(1.0 / scale)) if scale > 0 else 1
+
+
+def _strided(shape: tuple[int, ...], chunks: tuple[int, ...], dims: tuple[int, int], fixed: dict[int, int],
+             region: tuple[int, int, int, int], steps: tuple[int, int], channel: int | None) -> PlaneRead:
+    ydim, xdim = dims
+    r0, r1, c0, c1 = region
+    step_r, step_c = steps
+    sel: list[Any] = []
+    for d in range(len(shape)):
+        if d == ydim:
+            sel.append(slice(r0, r1, step_r))
+        elif d == xdim:
+            sel.append(slice(c0, c1, step_c))
+        elif d == channel:
+            sel.append(slice(None))
+        else:
+            sel.append(fixed.get(d, 0))
+    touched = _touched(r0, r1, step_r, chunks[ydim]) * _touched(c0, c1, step_c, chunks[xdim])
+    nc = 1 if channel is None else chunks_between(0, shape[channel], chunks[channel])
+    return PlaneRead(tuple(sel), r0, r1, c0, c1, step_r, step_c, touched * nc)
+
+
+def _touched(lo: int, hi: int, step: int, chunk: int) -> int:
+    """Chunks that samples lo, lo + step, ... below hi fall in (each in its own when step >= chunk)."""
+    samples = max(0, -(-(hi - lo) // step))
+    if step >= chunk:
+        return samples
+    return chunks_between(lo, hi, chunk)

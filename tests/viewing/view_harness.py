@@ -1,0 +1,44 @@
+"""Driving a ViewController without Qt: answers are queued as the GUI thread would get them,
+and ``settle`` runs them until the scheduler has nothing left, like napari's ``force_sync``."""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable
+
+from zarrview.scheduling import ReadScheduler
+from zarrview.viewing import Scene, ViewController
+from zarrview.viewing.state import ViewState
+
+
+class Harness:
+    def __init__(self, budget: int = 256, prefetch: bool = False) -> None:
+        self.scheduler = ReadScheduler()
+        self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self.scenes: list[Scene] = []
+        self.progress: list[tuple[int, int]] = []
+        self.deferred: list[Callable[[], None]] = []
+        self.ctl = ViewController(self.scheduler, self.inbox.put, self.scenes.append,
+                                  on_progress=lambda d, t: self.progress.append((d, t)),
+                                  defer=self.deferred.append if prefetch else None, budget=budget)
+
+    def show(self, state: ViewState) -> Scene:
+        self.ctl.set_state(state)
+        return self.settle()
+
+    def settle(self, timeout: float = 30.0) -> Scene:
+        while True:
+            assert self.scheduler.wait_idle(timeout), "the scheduler did not finish"
+            ran = False
+            while True:
+                try:
+                    job = self.inbox.get_nowait()
+                except queue.Empty:
+                    break
+                job()
+                ran = True
+            if not ran and self.scheduler.idle():
+                return self.ctl.scene
+
+    def close(self) -> None:
+        self.scheduler.close()

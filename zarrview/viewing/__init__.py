@@ -1,0 +1,17 @@
+"""The view model: what is viewed and how it is drawn, without Qt.
+
+Between the scheduling layer (which reads) and the Qt widgets (which only render and forward
+input): a :class:`ViewState` says what the user looks at, a :class:`ViewController` turns each
+state into read requests and each response into a :class:`Scene` of tiles placed in data
+coordinates. Tests drive it without a QApplication.
+"""
+
+from __future__ import annotations
+
+from .axes import colour_axis, default_axes, dim_names
+from .controller import ViewController
+from .scene import Scene, Tile
+from .state import ViewState, initial_state
+
+__all__ = ["Scene", "Tile", "ViewController", "ViewState", "colour_axis", "default_axes", "dim_names",
+           "initial_state"]

@@ -1,0 +1,281 @@
+"""The controller of an image view: states in, read requests out, responses in, scenes out.
+
+The request cycle looks like this, and lives only here:
+
+1. The Qt view (or a test) calls :meth:`ViewController.set_state` on the GUI thread with the
+   new :class:`ViewState`. The controller plans what that view needs (``plan_view``: the whole
+   plane, the visible region at full resolution, or a preview of it within the chunk budget).
+   If a loaded tile of the same plane already covers it at that resolution, nothing is read
+   and the status is cleared. Otherwise the controller numbers a request — the controller
+   alone hands out generations, one counter per view — and submits it to the scheduler, which
+   cancels whatever it was reading.
+2. The scheduler answers every request exactly once, on its worker thread: data, an error, or
+   a result marked ``cancelled``. The answer is posted to the GUI thread (``post``).
+3. :meth:`_landed` drops every answer whose generation is not the newest: that view state is
+   gone. The newest answer becomes a tile placed in data coordinates (a preview replaces the
+   coarse layer, full resolution the detail layer), levels are chosen, and the new
+   :class:`Scene` goes to ``on_scene``. A cancelled newest answer (the user pressed Cancel)
+   leaves the tiles as they were, says so, and forgets the request, so the next pan, zoom or
+   slider step reads again instead of waiting for an answer that will not come.
+4. After a full-resolution tile lands, one prefetch (the neighbouring planes, or a ring of
+   chunks around the region) is offered to ``defer``, which runs it once the frame is
+   painted; any newer state makes it void.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ..scheduling import ReadRequest, ReadResult, ReadScheduler
+from .axes import dim_names
+from .contrast import displayable, summarize
+from .planning import PlaneRead, plan_plane, plan_view
+from .readout import readout, request_label
+from .scene import Scene, Tile
+from .state import ViewState
+
+#: chunks one view may read; about a second of decoding for a local store on a laptop
+DEFAULT_CHUNK_BUDGET = 256
+
+Post = Callable[[Callable[[], None]], None]
+
+
+class ViewController:
+    def __init__(self, scheduler: ReadScheduler, post: Post, on_scene: Callable[[Scene], None], *,
+                 on_progress: Callable[[int, int], None] | None = None,
+                 defer: Callable[[Callable[[], None]], None] | None = None,
+                 budget: int = DEFAULT_CHUNK_BUDGET) -> None:
+        self.scheduler = scheduler
+        self.post = post
+        self.on_scene = on_scene
+        self.on_progress = on_progress
+        self.defer = defer
+        self.budget = budget
+        self.state: ViewState | None = None
+        self.scene = Scene()
+        self.generation = 0
+        self._inflight: tuple[int, PlaneRead, tuple[Any, ...]] | None = None
+        #: what the automatic levels were taken for; a change (array, axes, complex mode,
+        #: Auto contrast) takes them again from the next tile
+        self._levels_for: tuple[Any, ...] | None = None
+        self.requests = 0  # submitted reads, for tests and benchmarks
+
+    # -- input ------------------------------------------------------------------------------
+    def set_state(self, state: ViewState) -> None:
+        old, self.state = self.state, state
+        scene = self.scene
+        if old is None or state.array is not old.array:
+            scene = Scene(channel_dim=state.channel_dim)  # another array: nothing of the old one stays
+            self._levels_for = None
+        elif state.complex_mode != old.complex_mode:
+            scene = replace(scene, coarse=scene.coarse and scene.coarse.with_mode(state.complex_mode),
+                            detail=scene.detail and scene.detail.with_mode(state.complex_mode))
+        scene = replace(scene, channel_dim=state.channel_dim)
+        if state.contrast is not None:
+            scene = replace(scene, levels=state.contrast)
+        elif self._levels_key(state) != self._levels_for and scene.tiles():
+            current = [t for t in scene.tiles() if t.plane_key == state.plane_key()]
+            if current:
+                scene = self._auto_levels(scene, current[-1], state)
+        empty = self._empty(state)
+        if empty is not None:
+            self._inflight = None
+            self.generation += 1  # any answer still coming is stale
+            self.scheduler.cancel()
+            self._publish(Scene(message=empty, status=empty, channel_dim=state.channel_dim))
+            return
+        self.scene = scene
+        self._read_if_needed(state)
+
+    def auto_contrast(self) -> None:
+        """Levels from the loaded data again (detail where loaded, else the preview)."""
+        if self.state is None:
+            return
+        self.state = self.state.with_(contrast=None)
+        current = [t for t in self.scene.tiles() if t.plane_key == self.state.plane_key()]
+        if current:
+            self._publish(self._auto_levels(self.scene, current[-1], self.state))
+
+    def cancel(self) -> None:
+        self.scheduler.cancel()
+
+    def readout(self, row: int, col: int) -> str:
+        return "" if self.state is None else readout(self.state, self.scene, row, col)
+
+    # -- planning and requests --------------------------------------------------------------
+    def plan(self, state: ViewState) -> PlaneRead:
+        arr = state.array
+        return plan_view(arr.shape, arr.chunks, (state.y_dim, state.x_dim), state.fixed(), state.region,
+                         state.screen_scale, self.budget, state.channel_dim)
+
+    def _read_if_needed(self, state: ViewState) -> None:
+        plan = self.plan(state)
+        key = state.plane_key()
+        if self._covered(plan, key, state):
+            if self._inflight is not None:  # a read for an older view is no longer wanted
+                self._inflight = None
+                self.generation += 1
+                self.scheduler.cancel()
+            self._publish(replace(self.scene, status="", busy=False))
+            return
+        if self._inflight is not None and self._inflight[1:] == (plan, key):
+            self._publish(self.scene)
+            return
+        self.generation += 1
+        gen = self.generation
+        label = request_label(state.array.path, plan.selection, state.array.shape)
+        req = ReadRequest(state.array, plan.selection, gen, level=state.level, label=label, preview=plan.preview,
+                          extra={"plan": plan, "key": key})
+        self._inflight = (gen, plan, key)
+        self.requests += 1
+        self._publish(replace(self.scene, status=f"Reading {label}…", busy=True, message=None))
+        self.scheduler.submit(req, lambda r: self.post(lambda: self._landed(r)),
+                              lambda rq, done, total: self.post(lambda: self._progress(rq, done, total)))
+
+    def _covered(self, plan: PlaneRead, key: tuple[Any, ...], state: ViewState) -> bool:
+        rows, cols = state.plane_shape
+        if state.region is None or not plan.preview and (plan.r0, plan.r1, plan.c0, plan.c1) == (0, rows, 0, cols):
+            visible = (0.0, float(rows), 0.0, float(cols))
+        else:
+            r0, r1, c0, c1 = state.region
+            visible = (max(0.0, np.floor(r0)), min(float(rows), np.ceil(r1)),
+                       max(0.0, np.floor(c0)), min(float(cols), np.ceil(c1)))
+        for tile in (self.scene.detail, self.scene.coarse):
+            if (tile is not None and tile.plane_key == key and tile.covers(*visible)
+                    and tile.step_r <= plan.step_r and tile.step_c <= plan.step_c):
+                return True
+        return False
+
+    def _progress(self, request: ReadRequest, done: int, total: int) -> None:
+        if request.generation == self.generation and self.on_progress is not None:
+            self.on_progress(done, total)
+
+    # -- answers ----------------------------------------------------------------------------
+    def _landed(self, result: ReadResult) -> None:
+        request = result.request
+        if request.generation != self.generation or self.state is None:
+            return  # a newer view state superseded this read
+        self._inflight = None
+        state = self.state
+        if result.cancelled:
+            self._publish(replace(self.scene, busy=False, status=f"Cancelled reading {request.label}"))
+            return
+        if result.error is not None:
+            text = f"Cannot show {request.label}:\n{result.error}"
+            self._publish(Scene(message=text, status=f"Error: {result.error}", channel_dim=state.channel_dim))
+            return
+        assert result.data is not None
+        plan: PlaneRead = request.extra["plan"]
+        key = request.extra["key"]
+        values = self._oriented(result.data, state)
+        tile = Tile(values, np.ascontiguousarray(displayable(values, state.complex_mode)), plan.r0, plan.c0,
+                    plan.step_r, plan.step_c, key, result.failures, plan.chunks)
+        scene = self.scene
+        keep = [t for t in (scene.coarse, scene.detail) if t is not None and t.plane_key == key]
+        if tile.full_resolution:
+            coarse = scene.coarse if scene.coarse in keep else None
+            scene = replace(scene, detail=tile, coarse=coarse, message=None, busy=False)
+        else:
+            scene = replace(scene, coarse=tile, detail=scene.detail if scene.detail in keep else None,
+                            message=None, busy=False)
+        if state.contrast is not None:
+            scene = replace(scene, levels=state.contrast)
+        elif self._levels_key(state) != self._levels_for:
+            scene = self._auto_levels(scene, tile, state)
+        scene = replace(scene, status=self._status(tile, plan, request.label, result.seconds, scene))
+        self._publish(scene)
+        self._offer_prefetch(plan, state)
+
+    def _status(self, tile: Tile, plan: PlaneRead, label: str, seconds: float, scene: Scene) -> str:
+        if plan.preview:
+            text = (f"Preview of {label}: one sample every {plan.step_r}x{plan.step_c} elements "
+                    f"({plan.chunks} chunks); zoom in for full resolution")
+        else:
+            text = f"Read {label} in {seconds * 1000:.0f} ms"
+        note = scene.extra.get("note", "")
+        if note:
+            text += f"; {note}"
+        if tile.failures:
+            n = len(tile.failures)
+            text = (f"{n} chunk{'s' if n > 1 else ''} of {label} could not be read (hatched): "
+                    f"{tile.failures[0].message}")
+        return text
+
+    def _auto_levels(self, scene: Scene, tile: Tile, state: ViewState) -> Scene:
+        summary = summarize(tile.image)
+        self._levels_for = self._levels_key(state)
+        return replace(scene, levels=summary.levels, extra={**scene.extra, "note": summary.note})
+
+    @staticmethod
+    def _levels_key(state: ViewState) -> tuple[Any, ...]:
+        return (id(state.array), state.y_dim, state.x_dim, state.channel_dim, state.complex_mode)
+
+    @staticmethod
+    def _oriented(data: np.ndarray, state: ViewState) -> np.ndarray:
+        """The read block as (rows, columns[, channels]), whatever the order of the dimensions."""
+        kept = list(state.plane_dims)
+        order = [kept.index(state.y_dim), kept.index(state.x_dim)]
+        if state.channel_dim is not None:
+            order.append(kept.index(state.channel_dim))
+        return np.transpose(data, order)
+
+    @staticmethod
+    def _empty(state: ViewState) -> str | None:
+        arr = state.array
+        names = dim_names(arr)
+        for d, n in enumerate(arr.shape):
+            if n == 0:
+                return f"{arr.path} is empty: {names[d]} has length 0 (shape {list(arr.shape)})"
+        return None
+
+    def _publish(self, scene: Scene) -> None:
+        self.scene = scene
+        self.on_scene(scene)
+
+    # -- prefetch ---------------------------------------------------------------------------
+    def _offer_prefetch(self, plan: PlaneRead, state: ViewState) -> None:
+        if self.defer is None or plan.preview:
+            return
+        gen = self.generation
+        rows, cols = state.plane_shape
+        whole = (plan.r0, plan.r1, plan.c0, plan.c1) == (0, rows, 0, cols)
+
+        def run() -> None:
+            if gen == self.generation and self.state is state:
+                self.scheduler.prefetch(self._neighbours(plan, state) if whole else self._ring(plan, state))
+
+        self.defer(run)
+
+    def _ring(self, plan: PlaneRead, state: ViewState) -> list[ReadRequest]:
+        """One ring of chunks around the visible region, so panning is instant."""
+        arr = state.array
+        cy, cx = arr.chunks[state.y_dim], arr.chunks[state.x_dim]
+        ring = (plan.r0 - cy, plan.r1 + cy, plan.c0 - cx, plan.c1 + cx)
+        wider = plan_plane(arr.shape, arr.chunks, (state.y_dim, state.x_dim), state.fixed(), ring, 4 * self.budget,
+                           state.channel_dim)
+        return [] if wider.preview else [ReadRequest(arr, wider.selection, self.generation, label=f"{arr.path} ring")]
+
+    def _neighbours(self, plan: PlaneRead, state: ViewState) -> list[ReadRequest]:
+        """The planes on either side along the first dimension that is not shown."""
+        arr = state.array
+        hidden = sorted(state.fixed())
+        if not hidden:
+            return []
+        dim = self._last_moved if self._last_moved in hidden else hidden[0]
+        out = []
+        for delta in (1, -1):
+            index = state.indices[dim] + delta
+            if 0 <= index < arr.shape[dim]:
+                sel = tuple(index if d == dim else s for d, s in enumerate(plan.selection))
+                out.append(ReadRequest(arr, sel, self.generation, label=f"{arr.path} plane {index}"))
+        return out
+
+    _last_moved: int | None = None
+
+    def moved(self, dim: int) -> None:
+        """The user moved the slider of ``dim``: neighbours along it are prefetched first."""
+        self._last_moved = dim

@@ -1,0 +1,323 @@
+"""Writing the displayed plane to a file, at full resolution, without Qt.
+
+What is on screen may be a coarse preview or a zoomed-in region; an export never writes
+that. It reads the whole plane the view stands for again, through the array's own reader, so
+the window's export and ``zarrview export`` on a server write the same bytes. Values go out
+in the array's own index order (an XZ plane of a (z, y, x) array is (z, x) in the .npy),
+and only a PNG is oriented as displayed, rows by columns, through the display's levels and
+lookup table.
+
+A file is written under a temporary name beside its destination and renamed over it once
+complete, so a full disk, a cancel or a read error never leaves half a file behind.
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import io
+import math
+import os
+import secrets
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from ..zarrlib import Array, CancelToken, ReadCancelled, ZarrError
+from .contrast import displayable, percentile_levels
+from .png import PngShapeError, write_png
+from .state import COMPLEX_MODES, initial_state
+
+FORMATS = (".npy", ".csv", ".png")
+#: a NaN pixel in a PNG: magenta, which no grey ramp holds
+NAN_RGBA = (255, 0, 255, 255)
+#: elements rendered or written at a time, bounding the extra memory of a PNG or CSV export
+BLOCK_ELEMENTS = 1 << 20
+
+Progress = Callable[[int, int], None]
+
+
+class ExportError(Exception):
+    """An export that did not happen; the message names the file or node and the reason."""
+
+    def __init__(self, message: str, path: str | os.PathLike[str]) -> None:
+        super().__init__(message)
+        self.path = Path(path)
+
+
+class WriteFailed(ExportError):
+    """The file could not be written: a missing folder, no permission, a full disk."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        super().__init__(f"cannot write {path}: {reason}", path)
+        self.reason = reason
+
+
+class ReadFailed(ExportError):
+    """The plane could not be read from the store."""
+
+    def __init__(self, path: str | os.PathLike[str], label: str, reason: str) -> None:
+        super().__init__(f"cannot read {label}: {reason}", path)
+        self.reason = reason
+
+
+class ExportCancelled(ExportError):
+    """The user cancelled; nothing was written."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(f"export to {path} cancelled", path)
+
+
+class UnsupportedExport(ExportError):
+    """The plane cannot be written in the format the file name asks for."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        super().__init__(f"cannot export to {path}: {reason}", path)
+        self.reason = reason
+
+
+@dataclass(frozen=True, eq=False)
+class PlaneSpec:
+    """The plane a view shows, as values: safe to hand to a worker thread."""
+
+    array: Array
+    #: full resolution, in the array's own index order: an int for every fixed dimension,
+    #: ``slice(None)`` for the displayed dimensions and a colour dimension
+    selection: tuple[int | slice, ...]
+    #: the displayed (rows, columns) dimensions; None for a plot, a value or a table
+    dims: tuple[int, int] | None = None
+    #: the dimension shown as RGB(A) channels, or None
+    channel_dim: int | None = None
+    complex_mode: str = "magnitude"
+    #: display levels (black, white); None: percentiles of the finite values
+    levels: tuple[float, float] | None = None
+    #: the display's lookup table, (N, 3|4) uint8; None: a grey ramp
+    lut: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        free = {d for d, s in enumerate(self.selection) if isinstance(s, slice)}
+        if len(self.selection) != self.array.ndim:
+            raise ValueError(f"a selection of {len(self.selection)} items for {self.array.ndim} dimensions")
+        if not {*(self.dims or ()), *(() if self.channel_dim is None else (self.channel_dim,))} <= free:
+            raise ValueError("the displayed and colour dimensions must be whole slices of the selection")
+        if self.complex_mode not in COMPLEX_MODES:
+            raise ValueError(f"complex mode {self.complex_mode!r} is not one of {COMPLEX_MODES}")
+        if self.lut is not None and (self.lut.dtype != np.uint8 or self.lut.ndim != 2 or self.lut.shape[1] not in (3, 4)
+                                     or not len(self.lut)):
+            raise ValueError(f"a lookup table is (N, 3|4) uint8, not {self.lut.shape} {self.lut.dtype}")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of the values written to .npy: the sliced dimensions, in the array's order."""
+        return tuple(n for n, s in zip(self.array.shape, self.selection) if isinstance(s, slice))
+
+    @property
+    def label(self) -> str:
+        return f"{self.array.path}[{', '.join(':' if isinstance(s, slice) else str(s) for s in self.selection)}]"
+
+    @property
+    def renderable(self) -> bool:
+        """Whether the plane can be drawn as an image (a PNG): two displayed dimensions of numbers."""
+        return self.dims is not None and not self.array.dtype.names and self.array.dtype.kind in "biufcmM"
+
+
+def is_table(arr: Array) -> bool:
+    """Records, strings and objects are shown as a table, never as an image."""
+    return bool(arr.dtype.names) or arr.dtype.kind in "OSUVT"
+
+
+def table_selection(arr: Array, fixed: Mapping[int, int] | None = None) -> tuple[int | slice, ...]:
+    """What a table or a plot shows, whole: the first dimension as rows, the second as columns
+    (a record is one row), every further dimension at its index in ``fixed`` (else 0)."""
+    shown = 1 if arr.dtype.names else 2
+    return tuple(slice(None) if d < shown else int((fixed or {}).get(d, 0)) for d in range(arr.ndim))
+
+
+def default_spec(arr: Array, plane: Mapping[int, int] | None = None) -> PlaneSpec:
+    """The plane the window shows first for ``arr`` and a ``--slice`` (``plane``), with levels
+    left to the data and a grey ramp."""
+    if arr.ndim < 2 or is_table(arr):
+        return PlaneSpec(arr, table_selection(arr, plane))
+    state = initial_state(arr, plane)
+    return PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode)
+
+
+def plane_nbytes(spec: PlaneSpec) -> int:
+    """The bytes the full-resolution plane takes in memory (8 per element for objects and strings)."""
+    return math.prod(spec.shape) * spec.array.dtype.itemsize
+
+
+def export_format(path: str | os.PathLike[str]) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise UnsupportedExport(path, f"the file name must end in {', '.join(FORMATS)}, not {suffix or 'nothing'!r}")
+    return suffix
+
+
+def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Progress | None = None,
+                 cancel: CancelToken | None = None) -> Path:
+    """Read ``spec``'s plane at full resolution and write it to ``path`` (.npy, .csv or .png);
+    ``progress(done, total)`` counts chunks read. Raises an :class:`ExportError`."""
+    path = Path(path)
+    fmt = export_format(path)
+    if fmt == ".png" and not spec.renderable:
+        raise UnsupportedExport(path, f"{spec.label} ({spec.array.dtype}) is not a plane of numbers to draw; "
+                                      "write .npy or .csv")
+    try:
+        with _replacing(path) as f:  # created first: a folder that cannot be written fails before the read
+            data = _read(spec, path, progress, cancel)
+            if fmt == ".npy":
+                np.save(f, data, allow_pickle=data.dtype.kind == "O")
+            elif fmt == ".csv":
+                write_csv(data, f, cancel)
+            else:
+                write_image(spec, data, f, cancel)
+    except ReadCancelled:
+        raise ExportCancelled(path) from None
+    except PngShapeError as e:
+        raise UnsupportedExport(path, str(e)) from None
+    return path
+
+
+def _read(spec: PlaneSpec, path: Path, progress: Progress | None, cancel: CancelToken | None) -> np.ndarray:
+    try:
+        return spec.array.read(spec.selection, cancel=cancel, progress=progress)
+    except ReadCancelled:
+        raise
+    except ZarrError as e:
+        raise ReadFailed(path, spec.label, str(e)) from None
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """``data`` to ``path`` whole or not at all (a screenshot, already encoded)."""
+    path = Path(path)
+    with _replacing(path) as f:
+        f.write(data)
+    return path
+
+
+@contextmanager
+def _replacing(path: Path) -> Iterator[BinaryIO]:
+    """A new file beside ``path``, renamed over it only once everything was written."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
+    try:  # os.open with a mode (not mkstemp's 0600): the result has the permissions of any new file
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as e:
+        raise WriteFailed(path, _reason(e, path)) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+        os.replace(tmp, path)
+    except OSError as e:
+        _discard(tmp)
+        raise WriteFailed(path, _reason(e, path)) from None
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+def _discard(tmp: Path) -> None:
+    try:
+        tmp.unlink()
+    except OSError:
+        pass
+
+
+def _reason(e: OSError, path: Path) -> str:
+    if e.errno == errno.ENOENT:
+        return f"the folder {path.parent} does not exist"
+    if e.errno == errno.ENOSPC:
+        return "the disk is full"
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"permission denied ({e.strerror})"
+    return e.strerror or str(e)
+
+
+# -- CSV ------------------------------------------------------------------------------------
+def write_csv(data: np.ndarray, f: BinaryIO, cancel: CancelToken | None = None) -> None:
+    """Rows as lines (the first dimension; further ones flattened into columns), a 1-D or 0-d
+    plane as one column, records under a header of field names; floats exactly (``repr``)."""
+    arr = np.atleast_1d(data)
+    text = io.TextIOWrapper(f, encoding="utf-8", newline="")
+    try:
+        writer = csv.writer(text)
+        if arr.dtype.names:
+            names = arr.dtype.names
+            writer.writerow(names)
+            rows: Any = ([_text(rec[n]) for n in names] for rec in arr.reshape(-1))
+        else:
+            table = arr.reshape(-1, 1) if arr.ndim == 1 else arr.reshape(arr.shape[0], -1)
+            rows = ([_text(v) for v in row] for row in table)
+        for i, row in enumerate(rows):
+            if cancel is not None and i % 1024 == 0:
+                cancel.raise_if_cancelled()
+            writer.writerow(row)
+    finally:
+        text.flush()
+        text.detach()  # the caller closes the file
+
+
+def _text(v: object) -> str:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "backslashreplace")
+    if isinstance(v, np.generic):
+        return repr(v.item()) if v.dtype.kind in "f" else str(v.item() if v.dtype.kind not in "mMV" else v)
+    return str(v)
+
+
+# -- PNG ------------------------------------------------------------------------------------
+def oriented(spec: PlaneSpec, data: np.ndarray) -> np.ndarray:
+    """The read plane as (rows, columns[, channels]) as displayed: a view, not a copy."""
+    assert spec.dims is not None
+    y, x = spec.dims
+    kept = [d for d, s in enumerate(spec.selection) if isinstance(s, slice)]
+    order = [kept.index(y), kept.index(x)] + ([kept.index(spec.channel_dim)] if spec.channel_dim is not None else [])
+    return np.transpose(data, order + [i for i in range(data.ndim) if i not in order])
+
+
+def image_channels(spec: PlaneSpec) -> int:
+    """3 (RGB) or 4 (RGBA): RGBA for a 4-channel colour plane or a lookup table with alpha."""
+    if spec.channel_dim is not None:
+        return spec.array.shape[spec.channel_dim]
+    return 3 if spec.lut is None else spec.lut.shape[1]
+
+
+def render(values: np.ndarray, levels: tuple[float, float], lut: np.ndarray | None) -> np.ndarray:
+    """Numbers (rows, columns[, channels]) to uint8 pixels as the display maps them: levels
+    scale to the lookup table's N entries (clipped), or to 0..255 per channel without one;
+    a NaN is :data:`NAN_RGBA`."""
+    v = np.array(values, dtype=np.float64)
+    nan = np.isnan(v)
+    v[nan] = levels[0]
+    span = (levels[1] - levels[0]) or 1.0
+    if v.ndim == 3:
+        out = np.clip((v - levels[0]) * (255.0 / span), 0, 255).astype(np.uint8)
+        nan = nan.any(axis=-1)
+    elif lut is None:
+        grey = np.clip((v - levels[0]) * (255.0 / span), 0, 255).astype(np.uint8)
+        out = np.repeat(grey[..., None], 3, axis=-1)
+    else:
+        n = len(lut)
+        out = lut[np.clip((v - levels[0]) * (n / span), 0, n - 1).astype(np.intp)]
+    out[nan] = NAN_RGBA[: out.shape[-1]]
+    return out
+
+
+def write_image(spec: PlaneSpec, data: np.ndarray, f: BinaryIO, cancel: CancelToken | None = None) -> None:
+    """The plane as a PNG, at full resolution, block by block of rows."""
+    img = oriented(spec, data)
+    levels = spec.levels or percentile_levels(displayable(data, spec.complex_mode))
+    height, width = img.shape[:2]
+    step = max(1, BLOCK_ELEMENTS // max(1, width))
+
+    def blocks() -> Iterator[np.ndarray]:
+        for r in range(0, height, step):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            yield render(displayable(np.ascontiguousarray(img[r:r + step]), spec.complex_mode), levels, spec.lut)
+
+    write_png(f, height, width, image_channels(spec), blocks())

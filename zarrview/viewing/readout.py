@@ -1,0 +1,84 @@
+"""Words for values and places: the pixel readout under the cursor and request labels.
+
+Values print as a scientist would write them (``210``, ``0.1``, ``(1+2j)``,
+``2020-01-01T00:00``), never as numpy reprs (``np.uint16(210)``), and a value taken from a
+coarse preview says so, because it may belong to a neighbouring element.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .axes import dim_names
+from .scene import Scene
+from .state import ViewState
+
+
+def format_value(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        if v.dtype.names is None:
+            return "(" + ", ".join(format_value(x) for x in v.reshape(-1)) + ")"
+        v = v[()]
+    if isinstance(v, np.void) and v.dtype.names:
+        return "{" + ", ".join(f"{n}: {format_value(v[n])}" for n in v.dtype.names) + "}"
+    if isinstance(v, np.datetime64 | np.timedelta64):
+        return "NaT" if np.isnat(v) else str(v)
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bytes):
+        return text_of_bytes(v)
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def text_of_bytes(b: bytes) -> str:
+    """Bytes as text where they decode as UTF-8 (trailing NULs of fixed-width strings dropped),
+    else as a Python bytes literal."""
+    stripped = b.rstrip(b"\x00")
+    try:
+        return stripped.decode("utf-8")
+    except UnicodeDecodeError:
+        return repr(b)
+
+
+def selection_text(s: Any, length: int | None = None) -> str:
+    if isinstance(s, slice) and length is not None and s.step in (None, 1) and (s.start or 0) == 0 \
+            and s.stop is not None and s.stop >= length:
+        return ":"
+    if isinstance(s, slice):
+        if s.start is None and s.stop is None and s.step in (None, 1):
+            return ":"
+        text = f"{'' if s.start is None else s.start}:{'' if s.stop is None else s.stop}"
+        return text if s.step in (None, 1) else f"{text}:{s.step}"
+    return str(s)
+
+
+def request_label(path: str, selection: tuple[Any, ...], shape: tuple[int, ...] | None = None) -> str:
+    lengths = shape if shape is not None else (None,) * len(selection)
+    return f"{path}[{', '.join(selection_text(s, n) for s, n in zip(selection, lengths))}]"
+
+
+def readout(state: ViewState, scene: Scene, row: int, col: int) -> str:
+    """``y 120, x 33 (t 4): 210`` for the element under the cursor; ``≈ 210 (preview)`` when
+    only a coarse sample of that place is loaded; the coordinates alone where nothing is."""
+    rows, cols = state.plane_shape
+    if not (0 <= row < rows and 0 <= col < cols):
+        return ""
+    names = dim_names(state.array)
+    where = f"{names[state.y_dim]} {row:,}, {names[state.x_dim]} {col:,}"
+    fixed = state.fixed()
+    if fixed:
+        where += " (" + ", ".join(f"{names[d]} {i:,}" for d, i in sorted(fixed.items())) + ")"
+    key = state.plane_key()
+    current = Scene(coarse=scene.coarse if scene.coarse is not None and scene.coarse.plane_key == key else None,
+                    detail=scene.detail if scene.detail is not None and scene.detail.plane_key == key else None)
+    found = current.value_at(row, col)
+    if found is None:
+        return f"{where}: not loaded"
+    value, exact = found
+    if exact:
+        return f"{where}: {format_value(value)}"
+    return f"{where}: ≈ {format_value(value)} (preview; zoom in for the exact value)"

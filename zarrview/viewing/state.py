@@ -1,0 +1,84 @@
+"""What the user looks at, as one immutable value.
+
+Every input (a slider, a combo box, a pan or zoom, a contrast drag) makes a new state with
+``dataclasses.replace``; the controller compares the new state with the last one to decide
+what must be read again. Being a value, a state can be handed to a worker or kept with the
+response it caused without any widget being read from another thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..zarrlib import Array
+from .axes import colour_axis, colour_by_default, default_axes
+
+#: rows r0:r1, columns c0:c1 of the displayed plane, in data coordinates (floats while panning)
+Region = tuple[float, float, float, float]
+COMPLEX_MODES = ("magnitude", "phase", "real", "imaginary")
+
+
+@dataclass(frozen=True)
+class ViewState:
+    array: Array
+    y_dim: int
+    x_dim: int
+    #: the index of every dimension; those of the displayed and colour dimensions are ignored
+    indices: tuple[int, ...]
+    #: a dimension shown as RGB(A) colour channels, or None
+    channel_dim: int | None = None
+    #: the part of the plane on screen; None: the whole plane (before the first layout)
+    region: Region | None = None
+    #: screen pixels per data pixel along (rows, columns); below 1 the view is zoomed out
+    screen_scale: tuple[float, float] = (1.0, 1.0)
+    #: fixed display levels, or None for levels from the data (auto contrast)
+    contrast: tuple[float, float] | None = None
+    colormap: str = "grays"
+    complex_mode: str = "magnitude"
+    #: resolution level of a multiscale pyramid (0: full resolution)
+    level: int = 0
+
+    def with_(self, **changes: Any) -> ViewState:
+        return replace(self, **changes)
+
+    @property
+    def plane_dims(self) -> tuple[int, ...]:
+        """Displayed dimensions (and the colour one) in the array's own order."""
+        return tuple(sorted(d for d in (self.y_dim, self.x_dim, self.channel_dim) if d is not None))
+
+    def fixed(self) -> dict[int, int]:
+        """The index of every dimension that is not displayed."""
+        shown = self.plane_dims
+        return {d: i for d, i in enumerate(self.indices) if d not in shown}
+
+    def plane_selection(self) -> tuple[Any, ...]:
+        """The whole displayed plane at full resolution, in the array's index order."""
+        shown = self.plane_dims
+        return tuple(slice(None) if d in shown else i for d, i in enumerate(self.indices))
+
+    def plane_key(self) -> tuple[Any, ...]:
+        """What identifies the plane's values: a change here makes every loaded tile stale."""
+        return (id(self.array), self.level, self.y_dim, self.x_dim, self.channel_dim,
+                tuple(sorted(self.fixed().items())))
+
+    @property
+    def plane_shape(self) -> tuple[int, int]:
+        shape = self.array.shape
+        return shape[self.y_dim], shape[self.x_dim]
+
+
+def initial_state(arr: Array, plane: Mapping[int, int] | None = None, *, colour: bool | None = None) -> ViewState:
+    """The first view of an array: ``plane`` holds indices given on the command line
+    (``--slice``); the colour dimension is used when ``colour`` says so, or by default for
+    an (H, W, 3|4) picture."""
+    plane = dict(plane or {})
+    cdim = colour_axis(arr)
+    use_colour = colour if colour is not None else colour_by_default(arr)
+    if cdim is not None and cdim in plane:
+        use_colour = False
+    channel = cdim if use_colour else None
+    y, x = default_axes(arr, plane, channel)
+    indices = tuple(int(plane.get(d, 0)) for d in range(arr.ndim))
+    return ViewState(arr, y, x, indices, channel_dim=channel)
