@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .zarrlib import Array, ErrorNode, Node
+from .zarrlib import Array, ErrorNode, Node, UnsupportedArray
 
 
 def human_bytes(n: int | float) -> str:
@@ -50,6 +50,10 @@ def fill_text(value: Any) -> str:
 
 def one_line(node: Node) -> str:
     """``name  kind  details`` for tree listings."""
+    if isinstance(node, UnsupportedArray):
+        w = node.written
+        parts = [_opt(shape_text, w.shape), w.data_type or "?", "chunks " + _opt(shape_text, w.chunks), w.codecs or "?"]
+        return f"{node.name or '/'}  array (unsupported)  " + "  ".join(parts) + f"  — {node.error}"
     if isinstance(node, ErrorNode):
         return f"{node.name or '/'}  error  {node.error}"
     if isinstance(node, Array):
@@ -65,6 +69,11 @@ def one_line(node: Node) -> str:
 def summary(node: Node) -> list[tuple[str, str]]:
     """(field, value) rows describing a node, in display order."""
     rows = [("Path", node.path), ("Kind", node.kind), ("Zarr format", node.format_name), ("Store", node.url)]
+    if isinstance(node, UnsupportedArray):  # what the document says, and why it cannot be read
+        w = node.written
+        return rows + [("Shape", _opt(shape_text, w.shape)), ("Data type", w.data_type or "?"),
+                       ("Chunk shape", _opt(shape_text, w.chunks)), ("Codecs", w.codecs or "?"),
+                       ("Error", str(node.error))]
     if isinstance(node, Array):
         rows += [
             ("Shape", shape_text(node.shape)),
@@ -82,6 +91,11 @@ def summary(node: Node) -> list[tuple[str, str]]:
         if node.dtype.kind != "O":
             rows.append(("Logical size", f"{human_bytes(node.nbytes)} ({node.nbytes:,} bytes)"))
     return rows
+
+
+def _opt(fmt: Any, value: Any) -> str:
+    """A field the document did not state readably shows as ``?``."""
+    return "?" if value is None else str(fmt(value))
 
 
 def to_json(value: Any) -> str:

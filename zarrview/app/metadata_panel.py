@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..describe import summary, to_json
-from ..zarrlib import ErrorNode, Node
+from ..zarrlib import ErrorNode, Node, UnsupportedArray
 
 
 class MetadataPanel(QTabWidget):
@@ -40,7 +40,9 @@ class MetadataPanel(QTabWidget):
     def show_node(self, node: Node | None, error: str | None = None, path: str | None = None) -> None:
         """``node``'s metadata; or, without a node, ``error`` (about ``path``, when known)."""
         rows: list[tuple[str, str]] = []
-        if isinstance(node, ErrorNode) or (node is None and error):
+        if isinstance(node, UnsupportedArray):  # its document could be read: show it, with the error
+            rows = summary(node)
+        elif isinstance(node, ErrorNode) or (node is None and error):
             rows = [("Path", node.path if node else path or "—"), ("Error", error or str(getattr(node, "error", "")))]
         elif node is not None:
             rows = summary(node)
@@ -51,7 +53,7 @@ class MetadataPanel(QTabWidget):
             item.setToolTip(v)
             self.table.setItem(r, 1, item)
         self.attrs.clear()
-        if node is not None and not isinstance(node, ErrorNode):
+        if node is not None and (not isinstance(node, ErrorNode) or isinstance(node, UnsupportedArray)):
             _fill(self.attrs.invisibleRootItem(), node.attrs)
             self.attrs.expandToDepth(0)
             self.json.setPlainText(to_json(_documents(node)))

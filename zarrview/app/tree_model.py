@@ -12,7 +12,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistent
 from PySide6.QtGui import QBrush, QColor
 
 from ..describe import dtype_text, shape_text
-from ..zarrlib import Array, ErrorNode, Group, Node, ZarrError
+from ..zarrlib import Array, ErrorNode, Group, Node, UnsupportedArray, ZarrError
 from .bridge import run_in_thread
 from .icons import node_icon
 
@@ -59,7 +59,7 @@ class HierarchyModel(QAbstractItemModel):
         assert self.root.children is not None
         row = len(self.root.children)
         self.beginInsertRows(QModelIndex(), row, row)
-        self.root.children.append(TreeItem(self.root, node, text=label))
+        self.root.children.append(TreeItem(self.root, node, text=label, error=_error(node)))
         self.endInsertRows()
         return self.index(row, 0)
 
@@ -103,7 +103,7 @@ class HierarchyModel(QAbstractItemModel):
                     self.endRemoveRows()
                 found = len(item.children)
                 self.beginInsertRows(index, found, found)
-                item.children.append(TreeItem(item, node, error=str(node.error) if isinstance(node, ErrorNode) else None))
+                item.children.append(TreeItem(item, node, error=_error(node)))
                 self.endInsertRows()
             index = self.index(found, 0, index)
         return index
@@ -186,8 +186,7 @@ class HierarchyModel(QAbstractItemModel):
             new = [TreeItem(item, None, text="(cannot list)", error=message)]
         else:
             present = {c.node.path for c in children if c.node is not None}
-            new = [TreeItem(item, m, error=str(m.error) if isinstance(m, ErrorNode) else None)
-                   for m in members if m.path not in present]
+            new = [TreeItem(item, m, error=_error(m)) for m in members if m.path not in present]
             if not new and not children and isinstance(item.node, Group) and not item.node.can_list_members:
                 new = [TreeItem(item, None, text="(the server cannot list: File ▸ Go to Path…)", hint=True)]
         self._insert_in_order(parent, item, new)
@@ -234,6 +233,8 @@ class HierarchyModel(QAbstractItemModel):
                 return node.name if node is not None else item.text
             if isinstance(node, Array):
                 return shape_text(node.shape) if col == 1 else dtype_text(node)
+            if col == 1 and isinstance(node, UnsupportedArray) and node.shape is not None:
+                return shape_text(node.shape)
             if col == 2 and node is not None:
                 return "error" if item.error else ("group" + (" (implicit)" if node.implicit else ""))
             return None
@@ -255,6 +256,11 @@ class HierarchyModel(QAbstractItemModel):
         if role == PathRole:
             return item.search_text()
         return None
+
+
+def _error(node: Node) -> str | None:
+    """The message a row shows for a node that cannot be opened or read (None when it can)."""
+    return str(node.error) if isinstance(node, ErrorNode) else None
 
 
 def _name(item: TreeItem) -> str:

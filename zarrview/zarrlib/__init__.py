@@ -19,15 +19,17 @@ from .errors import (
     StoreAccessError,
     StoreNotFoundError,
     TooLargeError,
+    UnsupportedCodecError,
+    UnsupportedDataTypeError,
     UnsupportedFeatureError,
     UnsupportedSchemeError,
     ZarrError,
 )
-from .nodes import Array, ErrorNode, Group, Node
+from .nodes import Array, ErrorNode, Group, Node, UnsupportedArray
 from .reader import ChunkFailure
 
 __all__ = [
-    "open", "limits", "Array", "Group", "Node", "ErrorNode", "ChunkCache", "CancelToken", "ChunkFailure",
+    "open", "limits", "Array", "Group", "Node", "ErrorNode", "UnsupportedArray", "ChunkCache", "CancelToken", "ChunkFailure",
     "ZarrError", "StoreError", "StoreAccessError", "StoreNotFoundError", "TooLargeError", "UnsupportedSchemeError", "NodeNotFoundError",
-    "MetadataError", "UnsupportedFeatureError", "CodecError", "ChecksumError", "IndexingError", "ReadCancelled",
+    "MetadataError", "UnsupportedFeatureError", "UnsupportedCodecError", "UnsupportedDataTypeError", "CodecError", "ChecksumError", "IndexingError", "ReadCancelled",
 ]

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .errors import MetadataError, UnsupportedFeatureError, short
+from .errors import MetadataError, UnsupportedDataTypeError, UnsupportedFeatureError, short
 from .limits import human, limits
 
 Kind = Literal["fixed", "str", "bytes"]
@@ -56,6 +56,8 @@ def parse_v3_dtype(spec: Any, where: str) -> DataType:
         if bits <= 0 or bits % 8:
             raise MetadataError(f"data type {short(name)} in {where}: raw bits must be a positive multiple of 8")
         return DataType(_sized(f"V{bits // 8}", bits // 8, name, where), "fixed", name)
+    if name[:1] == "r" and name[1:].isdigit():  # superscripts, thousands of digits: a raw type written wrong
+        raise MetadataError(f"data type {short(name)} in {where}: raw bits must be 1 to 12 ASCII digits")
     if name in ("numpy.datetime64", "numpy.timedelta64"):
         unit = config.get("unit")
         scale = config.get("scale_factor", 1)
@@ -73,7 +75,9 @@ def parse_v3_dtype(spec: Any, where: str) -> DataType:
         return DataType(_sized(code, n, name, where), "fixed", name)
     if name in ("struct", "structured"):
         return DataType(_struct_dtype(config, where), "fixed", name)
-    raise UnsupportedFeatureError(f"unknown data type {short(name)} in {where}")
+    raise UnsupportedDataTypeError(f"data type {short(name)} in {where} is not supported (supported: "
+                                   f"{', '.join(sorted(_CORE))}, string, bytes, r<bits>, numpy.datetime64, "
+                                   "numpy.timedelta64, fixed_length_utf32, null_terminated_bytes, struct)")
 
 
 def _name_and_config(spec: Any, where: str) -> tuple[str, dict[str, Any]]:

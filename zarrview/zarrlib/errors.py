@@ -54,6 +54,15 @@ class UnsupportedFeatureError(MetadataError):
     """Valid metadata that uses an extension, codec or data type zarrlib cannot read."""
 
 
+class UnsupportedCodecError(UnsupportedFeatureError):
+    """A codec zarrlib does not have (or refuses): the array's metadata is still shown, and only
+    reading its data fails, so one such array does not keep a store or its siblings from opening."""
+
+
+class UnsupportedDataTypeError(UnsupportedFeatureError):
+    """A data type name zarrlib does not know: handled like ``UnsupportedCodecError``."""
+
+
 class CodecError(ZarrError):
     """A chunk could not be decoded (corrupt, truncated, failed checksum)."""
 

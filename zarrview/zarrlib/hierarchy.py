@@ -7,9 +7,18 @@ draft) so each later node costs as few requests as possible: one for a v3 node.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any, Literal
 
-from .errors import MetadataError, NodeNotFoundError, StoreNotFoundError, short
+from .errors import (
+    MetadataError,
+    NodeNotFoundError,
+    StoreNotFoundError,
+    UnsupportedCodecError,
+    UnsupportedDataTypeError,
+    UnsupportedFeatureError,
+    short,
+)
 from .storage.base import ByteRequest
 from .jsonutil import load_json_object
 from .metadata import prefinal
@@ -24,7 +33,8 @@ Flavor = Literal["v3", "v2", "draft"]
 
 @dataclass
 class NodeDoc:
-    """A node's metadata as found: ``array`` is parsed for arrays, None for groups."""
+    """A node's metadata as found: ``array`` is parsed for arrays, None for groups and for an
+    array that names a codec or data type zarrlib lacks (then ``unsupported`` says which)."""
 
     path: str
     kind: Literal["group", "array"]
@@ -35,6 +45,18 @@ class NodeDoc:
     implicit: bool = False
     flavor: Flavor = "v3"
     children_hint: list[str] | None = field(default=None)
+    unsupported: UnsupportedFeatureError | None = None
+
+
+def array_doc(path: str, zarr_format: int, document: dict[str, Any], attrs: dict[str, Any],
+              parse: Callable[[], ArrayMetadata], flavor: Flavor = "v3") -> NodeDoc:
+    """An array's node; one whose codec or data type cannot be read keeps its document and the
+    error, so it is listed and described like the others and fails only when read."""
+    try:
+        meta = parse()
+    except (UnsupportedCodecError, UnsupportedDataTypeError) as e:
+        return NodeDoc(path, "array", zarr_format, document, attrs, None, flavor=flavor, unsupported=e)
+    return NodeDoc(path, "array", zarr_format, document, attrs, meta, flavor=flavor)
 
 
 def prefix_of(path: str) -> str:
@@ -118,7 +140,7 @@ class Hierarchy:
         self.flavor = self.flavor or "v3"
         attrs = parse_attributes(doc.get("attributes"), where)
         if kind == "array":
-            return NodeDoc(path, "array", 3, doc, attrs, v3meta.parse_array(doc, prefix_of(path), where))
+            return array_doc(path, 3, doc, attrs, lambda: v3meta.parse_array(doc, prefix_of(path), where))
         if path == "/":
             self._load_v3_consolidated(doc, where)
         return NodeDoc(path, "group", 3, doc, attrs)
@@ -143,8 +165,8 @@ class Hierarchy:
         if path == "/" and zgroup is not None:
             self._load_v2_consolidated()
         if zarray is not None:
-            meta = v2meta.parse_array(zarray, attrs, prefix, self._where(prefix + ".zarray"))
-            return NodeDoc(path, "array", 2, zarray, attrs, meta, flavor="v2")
+            where = self._where(prefix + ".zarray")
+            return array_doc(path, 2, zarray, attrs, lambda: v2meta.parse_array(zarray, attrs, prefix, where), "v2")
         assert zgroup is not None
         if zgroup.get("zarr_format") != 2:
             raise MetadataError(f"{self._where(prefix + '.zgroup')}: zarr_format must be 2, found {short(zgroup.get('zarr_format'))}")
@@ -157,10 +179,11 @@ class Hierarchy:
                 return None
             self.flavor = "draft"
         base = "meta/root" if path == "/" else "meta/root" + path
-        array_doc = self._json(base + ".array.json")
-        if array_doc is not None:
-            meta = prefinal.parse_array(array_doc, path, self._where(base + ".array.json"))
-            return NodeDoc(path, "array", 3, array_doc, meta.attributes, meta, flavor="draft")
+        document = self._json(base + ".array.json")
+        if document is not None:
+            where = self._where(base + ".array.json")
+            attrs = parse_attributes(document.get("attributes"), where)
+            return array_doc(path, 3, document, attrs, lambda: prefinal.parse_array(document, path, where), "draft")
         group_doc = self._json(base + ".group.json")
         if group_doc is not None:
             attrs = parse_attributes(group_doc.get("attributes"), self._where(base + ".group.json"))
@@ -204,12 +227,13 @@ class Hierarchy:
         if self.flavor == "v3":
             kind = v3meta.node_type(entry, where)
             attrs = parse_attributes(entry.get("attributes"), where)
-            meta = v3meta.parse_array(entry, prefix_of(path), where) if kind == "array" else None
-            return NodeDoc(path, kind, 3, entry, attrs, meta)
+            if kind == "array":
+                return array_doc(path, 3, entry, attrs, lambda: v3meta.parse_array(entry, prefix_of(path), where))
+            return NodeDoc(path, kind, 3, entry, attrs)
         attrs = parse_attributes(entry.get(".zattrs"), where)
         if ".zarray" in entry:
-            meta = v2meta.parse_array(entry[".zarray"], attrs, prefix_of(path), where)
-            return NodeDoc(path, "array", 2, entry[".zarray"], attrs, meta, flavor="v2")
+            zarray = entry[".zarray"]
+            return array_doc(path, 2, zarray, attrs, lambda: v2meta.parse_array(zarray, attrs, prefix_of(path), where), "v2")
         return NodeDoc(path, "group", 2, entry.get(".zgroup", {}), attrs, flavor="v2")
 
     def _implicit_group(self, path: str) -> NodeDoc | None:

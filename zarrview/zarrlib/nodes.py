@@ -13,8 +13,9 @@ import numpy as np
 
 from .cache import ChunkCache
 from .cancel import CancelToken
-from .errors import NodeNotFoundError, ZarrError
+from .errors import NodeNotFoundError, UnsupportedFeatureError, ZarrError
 from .hierarchy import Hierarchy, NodeDoc, join
+from .metadata.written import WrittenArray, written_array
 from .reader import ChunkFailure, ChunkReader, Progress
 
 
@@ -206,10 +207,40 @@ class ErrorNode(Node):
 
     kind = "error"
 
-    def __init__(self, hierarchy: Hierarchy, path: str, error: ZarrError) -> None:
-        super().__init__(hierarchy, NodeDoc(path, "group", 0, {}, {}))
+    def __init__(self, hierarchy: Hierarchy, path: str, error: ZarrError, doc: NodeDoc | None = None) -> None:
+        super().__init__(hierarchy, doc or NodeDoc(path, "group", 0, {}, {}))
         self.error = error
 
 
+class UnsupportedArray(ErrorNode):
+    """An array whose metadata is sound but names a codec or data type zarrlib cannot read.
+
+    It is an ``ErrorNode``, so whatever shows broken nodes shows it, and it keeps its document,
+    attributes and the fields that could be read (``written``), so its metadata is still shown;
+    only reading its data raises the error.
+    """
+
+    kind = "array"
+
+    def __init__(self, hierarchy: Hierarchy, doc: NodeDoc) -> None:
+        assert doc.unsupported is not None
+        super().__init__(hierarchy, doc.path, doc.unsupported, doc)
+        self.written: WrittenArray = written_array(doc.document, doc.zarr_format, doc.flavor == "draft")
+
+    @property
+    def shape(self) -> tuple[int, ...] | None:
+        return self.written.shape
+
+    def read(self, selection: Any = Ellipsis, **_: Any) -> np.ndarray:
+        """Always raises: the codec or data type that would decode the chunks is missing."""
+        assert isinstance(self.error, UnsupportedFeatureError)
+        raise type(self.error)(str(self.error))
+
+    def __getitem__(self, selection: Any) -> np.ndarray:
+        return self.read(selection)
+
+
 def make_node(h: Hierarchy, doc: NodeDoc) -> Node:
+    if doc.unsupported is not None:
+        return UnsupportedArray(h, doc)
     return Array(h, doc) if doc.kind == "array" else Group(h, doc)

@@ -11,7 +11,7 @@ from typing import Any
 import numcodecs
 from numcodecs.abc import Codec as NumcodecsCodec
 
-from ..errors import MetadataError, UnsupportedFeatureError, short
+from ..errors import MetadataError, UnsupportedCodecError, short
 
 BYTES_BYTES = {
     "zlib", "gzip", "bz2", "lzma", "zstd", "blosc", "lz4", "shuffle", "adler32", "fletcher32",
@@ -25,18 +25,19 @@ _PACKAGES = {"msgpack2": "msgpack", "pcodec": "pcodec", "zfpy": "zfpy", "lz4": "
 
 def make_numcodecs(codec_id: str, config: dict[str, Any], where: str) -> NumcodecsCodec:
     if codec_id in REFUSED:
-        raise UnsupportedFeatureError(f"codec {short(codec_id)} in {where} is refused: {REFUSED[codec_id]}")
+        raise UnsupportedCodecError(f"codec {short(codec_id)} in {where} is refused: {REFUSED[codec_id]}")
     if codec_id not in BYTES_BYTES | ARRAY_ARRAY | ARRAY_BYTES:
-        raise UnsupportedFeatureError(f"unknown codec {short(codec_id)} in {where}")
+        raise UnsupportedCodecError(f"codec {short(codec_id)} in {where} is not supported "
+                                    f"(supported: {', '.join(sorted(BYTES_BYTES | ARRAY_ARRAY | ARRAY_BYTES))})")
     try:
         return numcodecs.get_codec({**config, "id": codec_id})
     except (ImportError, ModuleNotFoundError) as e:
         need = _PACKAGES.get(codec_id, codec_id)
-        raise UnsupportedFeatureError(f"codec {short(codec_id)} in {where} needs {need}, which is not installed") from e
+        raise UnsupportedCodecError(f"codec {short(codec_id)} in {where} needs {need}, which is not installed") from e
     except ValueError as e:
         if "not available" in str(e) or "codec not available" in str(e):
             need = _PACKAGES.get(codec_id, codec_id)
-            raise UnsupportedFeatureError(f"codec {short(codec_id)} in {where} needs {need}, which is not installed") from e
+            raise UnsupportedCodecError(f"codec {short(codec_id)} in {where} needs {need}, which is not installed") from e
         raise MetadataError(f"codec {short(codec_id)} in {where} has a bad configuration: {e}") from e
     except Exception as e:  # numcodecs' constructors raise what their arguments make them raise
         raise MetadataError(f"codec {short(codec_id)} in {where} has a bad configuration: {type(e).__name__}: {e}") from e

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import MetadataError, UnsupportedFeatureError, short
+from ..errors import MetadataError, UnsupportedCodecError, short
 from .base import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, configuration
 from .bitround import BitroundCodec
 from .blosc import BloscCodec
@@ -57,7 +57,12 @@ def parse_codec(item: Any, where: str, spec: ChunkSpec) -> Codec | None:
         return _numcodecs(name[len("numcodecs."):], configuration(item, where), where)
     if item.get("must_understand") is False:
         return None
-    raise UnsupportedFeatureError(f"unknown codec {short(name)} in {where}")
+    raise UnsupportedCodecError(f"codec {short(name)} in {where} is not supported (supported: {supported_names()})")
+
+
+def supported_names() -> str:
+    """The v3 codec names that can be read, for the message that refuses another one."""
+    return ", ".join(sorted(_SIMPLE) + ["sharding_indexed", "numcodecs.*"])
 
 
 def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
