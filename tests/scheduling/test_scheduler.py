@@ -10,31 +10,21 @@ import numpy as np
 import zarr
 
 import zarrview.zarrlib as zl
+from store_wrappers import CountingStore, is_chunk_key
 from zarrview.scheduling import ReadRequest, ReadResult, ReadScheduler
-from zarrview.zarrlib.storage import ByteRequest, LocalStore
+from zarrview.zarrlib.storage import LocalStore
 
 
-class SlowStore(LocalStore):
-    def __init__(self, root: Path, delay: float) -> None:
-        super().__init__(root)
-        self.delay = delay
-        self.chunk_reads = 0
-
-    def get(self, key: str) -> bytes | None:
-        if "/c/" in "/" + key:
-            time.sleep(self.delay)
-            self.chunk_reads += 1
-        return super().get(key)
-
-    def read_into(self, req: ByteRequest, scratch):  # type: ignore[no-untyped-def]
-        return self.get(req.key)
+def slow_store(root: Path, delay: float) -> CountingStore:
+    """A local store whose chunk reads each take ``delay`` seconds, counted."""
+    return CountingStore(LocalStore(root), latency=delay, slow=is_chunk_key)
 
 
 def test_newest_request_wins_and_stale_is_cancelled(tmp_path: Path) -> None:
     data = np.arange(20 * 64 * 64, dtype="u2").reshape(20, 64, 64)
     a = zarr.create_array(tmp_path / "a", shape=data.shape, chunks=(1, 8, 8), dtype="u2")
     a[...] = data
-    store = SlowStore(tmp_path / "a", delay=0.01)
+    store = slow_store(tmp_path / "a", delay=0.01)
     arr = zl.open(store)
     sched = ReadScheduler()
     results: list[ReadResult] = []
@@ -53,7 +43,7 @@ def test_newest_request_wins_and_stale_is_cancelled(tmp_path: Path) -> None:
     [served] = [r for r in results if not r.cancelled]
     assert served.request.selection[0] == 4 and all(r.data is None for r in results if r.cancelled)
     np.testing.assert_array_equal(served.data, data[4])
-    assert store.chunk_reads < 2 * 64  # the stale planes stopped early
+    assert store.chunk_reads() < 2 * 64  # the stale planes stopped early
     sched.close()
 
 
@@ -85,14 +75,14 @@ def test_cache_makes_revisits_free(tmp_path: Path) -> None:
     data = np.arange(4 * 32 * 32, dtype="f4").reshape(4, 32, 32)
     a = zarr.create_array(tmp_path / "c", shape=data.shape, chunks=(1, 16, 16), dtype="f4")
     a[...] = data
-    store = SlowStore(tmp_path / "c", delay=0.0)
+    store = slow_store(tmp_path / "c", delay=0.0)
     arr = zl.open(store)
     sched = ReadScheduler(cache_bytes=1 << 20)
     got: list[ReadResult] = []
     for z in (0, 1, 0):
         sched.submit(ReadRequest(arr, (z, slice(None), slice(None)), sched.next_generation()), got.append)
         assert sched.wait_idle(10)
-    assert store.chunk_reads == 8
+    assert store.chunk_reads() == 8
     np.testing.assert_array_equal(got[-1].data, data[0])
     sched.close()
 
@@ -101,17 +91,17 @@ def test_prefetch_warms_the_cache_and_yields_to_real_requests(tmp_path: Path) ->
     data = np.arange(5 * 32 * 32, dtype="u2").reshape(5, 32, 32)
     a = zarr.create_array(tmp_path / "p", shape=data.shape, chunks=(1, 16, 16), dtype="u2")
     a[...] = data
-    store = SlowStore(tmp_path / "p", delay=0.0)
+    store = slow_store(tmp_path / "p", delay=0.0)
     arr = zl.open(store)
     sched = ReadScheduler()
     sched.prefetch([ReadRequest(arr, (z, slice(None), slice(None)), 0) for z in (1, 2)])
     deadline = time.monotonic() + 10
     while sched.prefetched < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert sched.prefetched == 2 and store.chunk_reads == 8
+    assert sched.prefetched == 2 and store.chunk_reads() == 8
     got: list[ReadResult] = []
     sched.submit(ReadRequest(arr, (2, slice(None), slice(None)), 1), got.append)
     assert sched.wait_idle(10)
-    assert store.chunk_reads == 8  # served from the prefetched chunks
+    assert store.chunk_reads() == 8  # served from the prefetched chunks
     np.testing.assert_array_equal(got[0].data, data[2])
     sched.close()

@@ -18,10 +18,11 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
+from cloud_servers import gcs_emulator
 from conformance_helpers import assert_same_tree, write_bucket_fixtures
 
 pytest.importorskip("gcsfs", reason="zarrview[cloud] is part of the test extras")
-emulator = pytest.importorskip("gcp_storage_emulator.server", reason="gcp-storage-emulator is part of the test extras")
+pytest.importorskip("gcp_storage_emulator.server", reason="gcp-storage-emulator is part of the test extras")
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -33,11 +34,7 @@ DATA = np.arange(3 * 40 * 30, dtype="<u2").reshape(3, 40, 30)
 def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     from gcsfs.core import GCSFileSystem
 
-    server = emulator.Server("127.0.0.1", 0, in_memory=True, default_bucket=BUCKET)
-    server._api.daemon = True  # never outlive the tests, whatever happens
-    server.start()
-    try:
-        endpoint = f"http://127.0.0.1:{server._api._httpd.server_address[1]}"
+    with gcs_emulator(BUCKET) as endpoint:
         local = tmp_path_factory.mktemp("gcssrc")
         write_bucket_fixtures(local, DATA, "on gcs", ("run #3", "Zürich"))
         fs = GCSFileSystem(endpoint_url=endpoint, token="anon")
@@ -45,8 +42,6 @@ def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
             if path.is_file():
                 fs.pipe_file(f"{BUCKET}/{path.relative_to(local).as_posix()}", path.read_bytes())
         yield endpoint, local
-    finally:
-        server.stop()
 
 
 @pytest.mark.parametrize("name", ["v3.zarr", "sharded.zarr", "v2.zarr"])

@@ -16,28 +16,22 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
+from cloud_servers import moto_s3
 from conformance_helpers import assert_same_tree, write_bucket_fixtures
 from zarrview.zarrlib.storage.credentials import anonymous_unless_credentials
 
 pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
-moto_server = pytest.importorskip("moto.server", reason="moto[server] is part of the test extras")
+pytest.importorskip("moto.server", reason="moto[server] is part of the test extras")
 
 pytestmark = pytest.mark.timeout(120)
 
 BUCKET = "zarr-data"
 DATA = np.arange(3 * 40 * 30, dtype="<i4").reshape(3, 40, 30)
-CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
 
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    saved = {k: os.environ.get(k) for k in CREDS}
-    os.environ.update(CREDS)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        endpoint = f"http://{host}:{port}"
+    with moto_s3() as endpoint:
         local = tmp_path_factory.mktemp("s3src")
         write_bucket_fixtures(local, DATA, "on s3", ("run #3", "50% done", "Zürich"))
         import boto3
@@ -50,13 +44,6 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
         client.put_object(Bucket=BUCKET, Key="public/v3.zarr/zarr.json", ACL="public-read",
                           Body=(local / "v3.zarr" / "zarr.json").read_bytes())
         yield endpoint, local
-    finally:
-        server.stop()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 @pytest.mark.parametrize("name", ["v3.zarr", "sharded.zarr", "v2.zarr"])

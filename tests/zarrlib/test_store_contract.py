@@ -1,0 +1,278 @@
+"""The store contract (tests/store_contract.py) run against every store and test wrapper.
+
+Each class writes the contract's objects to its own backing: files in a folder, members of a
+zip (stored, deflated, under a top folder), a dict, fsspec's memory filesystem, files served
+by the loopback HTTP server, objects in a moto S3 bucket and in a GCS emulator bucket (all
+on 127.0.0.1), and the counting wrapper over a local and an HTTP store. The wrapper's own
+counts, latency and faults are checked at the end against what was asked of it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from cloud_servers import gcs_emulator, moto_s3
+from store_contract import ODD_NAMES, StoreContract, sample_objects
+from store_wrappers import CountingStore
+from zarrview.zarrlib.errors import StoreError
+from zarrview.zarrlib.storage import ByteRequest, LocalStore, MemoryStore, ZipStore, open_store
+from zarrview.zarrlib.storage.base import Store
+
+pytestmark = pytest.mark.timeout(120)
+
+#: zarrview bug: FsspecStore.size asks the filesystem's info(), which describes a folder
+#: (a common prefix) as a 0-byte "directory" entry, so size() of a folder is 0, not None
+FOLDER_SIZE = {"folder-size": "FsspecStore.size reports a folder as a 0-byte object"}
+
+
+def write_files(objects: dict[str, bytes], root: Path) -> Path:
+    for key, data in objects.items():
+        path = root / key
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return root
+
+
+def read_files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+class FolderBacked(StoreContract):
+    """Stores over a folder of files: the backing is the folder, read with pathlib."""
+
+    def backing(self, store: Store) -> dict[str, bytes]:
+        return read_files(self.root)
+
+    def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
+        type(self).root = write_files(objects, where / "data")
+        return self.open(self.root, request)
+
+    def open(self, root: Path, request: pytest.FixtureRequest) -> Store:
+        raise NotImplementedError
+
+
+class TestLocalStore(FolderBacked):
+    def open(self, root: Path, request: pytest.FixtureRequest) -> Store:
+        return LocalStore(root)
+
+    def expected_url(self, store: Store) -> str:
+        return str(self.root.resolve())
+
+
+class TestCountingLocalStore(FolderBacked):
+    def open(self, root: Path, request: pytest.FixtureRequest) -> Store:
+        return CountingStore(LocalStore(root))
+
+
+class TestHttpStore(FolderBacked):
+    """Files served by tests/http_server.py: ranges, 404s, no listing."""
+
+    prefers_batches = True
+    can_list = False
+    past_end_is_error = True  # 416 Range Not Satisfiable
+
+    def open(self, root: Path, request: pytest.FixtureRequest) -> Store:
+        type(self).url = request.getfixturevalue("files_over_http") + quote(str(root.resolve()))
+        return open_store(self.url)
+
+    def expected_url(self, store: Store) -> str:
+        return self.url
+
+
+class TestCountingHttpStore(TestHttpStore):
+    """The wrapper over a batching store: batches stay batches."""
+
+    def open(self, root: Path, request: pytest.FixtureRequest) -> Store:
+        return CountingStore(super().open(root, request))
+
+
+class ZipBacked(StoreContract):
+    compression = zipfile.ZIP_STORED
+    top = ""  # ``zip -r x.zip x.zarr`` puts every key below one folder
+
+    def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
+        path = type(self).path = where / "store.zip"
+        with zipfile.ZipFile(path, "w", compression=self.compression) as zf:
+            for key, data in objects.items():
+                zf.writestr(self.top + key, data)
+        return ZipStore(open(path, "rb"), str(path))
+
+    def backing(self, store: Store) -> dict[str, bytes]:
+        with zipfile.ZipFile(self.path) as zf:
+            return {n[len(self.top):]: zf.read(n) for n in zf.namelist()}
+
+    def expected_url(self, store: Store) -> str:
+        return str(self.path)
+
+
+class TestZipStored(ZipBacked):
+    pass
+
+
+class TestZipDeflated(ZipBacked):
+    compression = zipfile.ZIP_DEFLATED
+
+
+class TestZipUnderATopFolder(ZipBacked):
+    top = "store.zarr/"
+
+
+class TestMemoryStore(StoreContract):
+    def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
+        return MemoryStore(objects)
+
+    def backing(self, store: Store) -> dict[str, bytes]:
+        return dict(store._data)  # type: ignore[attr-defined]
+
+
+class TestFsspecMemory(StoreContract):
+    """fsspec's synchronous memory filesystem: the FsspecStore path without a network."""
+
+    prefers_batches = True
+    known_bugs = FOLDER_SIZE
+
+    def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
+        import fsspec
+
+        fs = fsspec.filesystem("memory")
+        type(self).root = f"/contract-{os.getpid()}-{where.name}"
+        for key, data in objects.items():
+            fs.pipe_file(f"{self.root}/{key}", data)
+        return open_store(f"memory://{self.root}")
+
+    def backing(self, store: Store) -> dict[str, bytes]:
+        import fsspec
+
+        fs = fsspec.filesystem("memory")
+        return {p[len(self.root) + 1:]: fs.cat_file(p) for p in fs.find(self.root)}
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint() -> Iterator[str]:
+    pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
+    pytest.importorskip("moto.server", reason="moto[server] is part of the test extras")
+    with moto_s3() as endpoint:
+        yield endpoint
+
+
+class TestS3Store(StoreContract):
+    prefers_batches = True
+    past_end_is_error = True  # S3 answers InvalidRange (416)
+    known_bugs = FOLDER_SIZE
+    bucket = "contract"
+
+    def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
+        import boto3
+
+        endpoint = request.getfixturevalue("s3_endpoint")
+        type(self).client = boto3.client("s3", endpoint_url=endpoint)
+        self.client.create_bucket(Bucket=self.bucket)
+        for key, data in objects.items():
+            self.client.put_object(Bucket=self.bucket, Key=f"root/{key}", Body=data)
+        return open_store(f"s3://{self.bucket}/root", endpoint_url=endpoint)
+
+    def backing(self, store: Store) -> dict[str, bytes]:
+        listed = self.client.list_objects_v2(Bucket=self.bucket, Prefix="root/")["Contents"]
+        return {o["Key"][5:]: self.client.get_object(Bucket=self.bucket, Key=o["Key"])["Body"].read()
+                for o in listed}
+
+    def expected_url(self, store: Store) -> str:
+        return f"s3://{self.bucket}/root"
+
+
+@pytest.fixture(scope="module")
+def gcs_endpoint() -> Iterator[str]:
+    pytest.importorskip("gcsfs", reason="zarrview[cloud] is part of the test extras")
+    pytest.importorskip("gcp_storage_emulator.server", reason="gcp-storage-emulator is part of the test extras")
+    with gcs_emulator("contract") as endpoint:
+        yield endpoint
+
+
+class TestGcsStore(StoreContract):
+    prefers_batches = True  # gcsfs clips a range past the end, as files do
+    known_bugs = FOLDER_SIZE
+
+    def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
+        from gcsfs.core import GCSFileSystem
+
+        endpoint = request.getfixturevalue("gcs_endpoint")
+        type(self).fs = GCSFileSystem(endpoint_url=endpoint, token="anon")
+        for key, data in objects.items():
+            self.fs.pipe_file(f"contract/root/{key}", data)
+        return open_store("gs://contract/root", endpoint_url=endpoint, token="anon")
+
+    def backing(self, store: Store) -> dict[str, bytes]:
+        self.fs.invalidate_cache()
+        return {p[len("contract/root/"):]: self.fs.cat_file(p) for p in self.fs.find("contract/root")}
+
+    def expected_url(self, store: Store) -> str:
+        return "gs://contract/root"
+
+
+# --------------------------------------------------------------------------- the wrapper itself
+
+
+@pytest.fixture
+def counted(tmp_path: Path) -> tuple[dict[str, bytes], Path]:
+    objects = sample_objects(ODD_NAMES[:1])
+    return objects, write_files(objects, tmp_path)
+
+
+def test_counts_follow_the_requests(counted: tuple[dict[str, bytes], Path]) -> None:
+    objects, root = counted
+    store = CountingStore(LocalStore(root))
+    store.get("zarr.json")
+    store.get_range(ByteRequest("big", 10, 110))
+    store.get_many([ByteRequest("big", -5), ByteRequest("c/0"), ByteRequest("nope")])
+    assert store.gets == {"zarr.json": 1, "c/0": 1, "nope": 1}
+    assert store.ranges == {"big": 2}
+    assert store.bytes == {"zarr.json": len(objects["zarr.json"]), "big": 105, "c/0": len(objects["c/0"])}
+    assert store.chunk_keys() == ["big", "big", "c/0", "nope"] and store.batches == 0
+    store.reset()
+    assert not store.requests and not store.gets and not store.bytes
+
+
+def test_latency_is_per_request_or_per_batch(counted: tuple[dict[str, bytes], Path],
+                                             files_over_http: str) -> None:
+    _, root = counted
+    reqs = [ByteRequest("c/0", i, i + 1) for i in range(8)]
+    local = CountingStore(LocalStore(root), latency=0.05, slow=lambda key: key.startswith("c/"))
+    t0 = time.perf_counter()
+    local.get_many(reqs)
+    local.get("zarr.json")  # not slow
+    assert 0.4 <= time.perf_counter() - t0 < 2.0  # eight round trips of 50 ms
+    remote = CountingStore(open_store(files_over_http + quote(str(root.resolve()))), latency=0.3)
+    t0 = time.perf_counter()
+    assert remote.get_many(reqs) == [bytes([i]) for i in range(8)]
+    assert 0.3 <= time.perf_counter() - t0 < 2.0 and remote.batches == 1  # one round trip
+    assert remote.ranges == {"c/0": 8}
+
+
+@pytest.mark.parametrize("over", ["local", "http"])
+def test_faults_are_raised_or_settled_in_place(counted: tuple[dict[str, bytes], Path], files_over_http: str,
+                                               over: str) -> None:
+    objects, root = counted
+    inner = LocalStore(root) if over == "local" else open_store(files_over_http + quote(str(root.resolve())))
+    store = CountingStore(inner, fail=lambda r: StoreError(f"{r.key}: injected") if r.key == "big" else None)
+    with pytest.raises(StoreError, match="big: injected"):
+        store.get_range(ByteRequest("big", 0, 4))
+    seen: dict[int, object] = {}
+    lock = threading.Lock()
+
+    def on_each(i: int, answer: object) -> None:
+        with lock:
+            seen[i] = answer
+
+    got = store.get_many_settled([ByteRequest("c/0"), ByteRequest("big"), ByteRequest("foo/0/0")], on_each=on_each)
+    assert got[0] == objects["c/0"] and got[2] == objects["foo/0/0"]
+    assert isinstance(got[1], StoreError) and "injected" in str(got[1])
+    assert sorted(seen) == [0, 1, 2] and seen[1] is got[1]
+    assert store.bytes["big"] == 0  # never read
