@@ -14,9 +14,11 @@ import numpy as np
 import pytest
 import zarr
 
+from test_layering import QT_MODULES
+
 pytestmark = pytest.mark.timeout(120)
 
-FORBIDDEN = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6", "PySide2", "shiboken2")
+FORBIDDEN = QT_MODULES  # every module of every package is checked in test_layering.py
 
 SCRIPT = r"""
 import json, sys
