@@ -168,6 +168,18 @@ class HierarchyModel(QAbstractItemModel):
         assert isinstance(group, Group)
         run_in_thread(group.members, lambda result, error: self._listed(persistent, item, result, error), self)
 
+    def add_listing(self, index: QModelIndex, members: list[Node]) -> None:
+        """Members of the group at ``index`` listed elsewhere (the filter's walk): placed as a
+        listing of its own would place them, so a listing still running adds nothing twice."""
+        self._listed(QPersistentModelIndex(index), self.item(index), members, None)
+
+    def child_named(self, parent: QModelIndex, name: str) -> QModelIndex:
+        """The row of the member ``name`` under ``parent``, or an invalid index."""
+        for row, child in enumerate(self.item(parent).children or []):
+            if child.node is not None and child.node.name == name:
+                return self.index(row, 0, parent)
+        return QModelIndex()
+
     def _listed(self, persistent: QPersistentModelIndex, item: TreeItem, members: Any, error: BaseException | None) -> None:
         """Put a listing under its group. Rows opened by path while it ran stay where they are
         (with their selection and expansion); listed members go around them in name order."""

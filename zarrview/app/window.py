@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QSettings, QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -33,7 +33,8 @@ from .data_view import DataView
 from .dialogs import OpenUrlDialog, PreferencesDialog
 from .metadata_panel import MetadataPanel
 from .plane_controls import plane_error
-from .tree_model import HierarchyModel, PathRole
+from .tree_filter import FilterProxy, TreeFilter
+from .tree_model import HierarchyModel
 
 MAX_RECENT = 10
 
@@ -57,15 +58,10 @@ class MainWindow(QMainWindow):
         self._select_timer.setInterval(0)
         self._select_timer.timeout.connect(self._resolve_selection)
         self.model.rowsInserted.connect(lambda *_: self._select_timer.start())
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setFilterRole(PathRole)
-        self.proxy.setRecursiveFilteringEnabled(True)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy = FilterProxy(self.model, self)
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter by name or path (Ctrl+F)")
         self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
         self.tree = QTreeView()
         self.tree.setModel(self.proxy)
         self.tree.setUniformRowHeights(True)
@@ -74,7 +70,9 @@ class MainWindow(QMainWindow):
         left = QWidget()
         lay = QVBoxLayout(left)
         lay.setContentsMargins(4, 4, 0, 4)
+        self.tree_filter = TreeFilter(self.model, self.proxy, self.tree, self.filter, self)
         lay.addWidget(self.filter)
+        lay.addWidget(self.tree_filter.bar)
         lay.addWidget(self.tree)
 
         self.meta = MetadataPanel()
@@ -462,7 +460,8 @@ class MainWindow(QMainWindow):
 
     def is_settled(self) -> bool:
         """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""
-        return self.pending_opens == 0 and self.scheduler.idle() and not _loading(self.model.root)
+        return self.pending_opens == 0 and self.scheduler.idle() and not _loading(self.model.root) \
+            and not self.tree_filter.searching
 
 
 def path_chain(root: zl.Group, path: str) -> list[zl.Node]:
