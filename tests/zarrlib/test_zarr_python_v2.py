@@ -9,126 +9,24 @@ read of the same store.  Metadata attributes are compared with what zarr-python 
 from __future__ import annotations
 
 import os
-import zlib
-from dataclasses import dataclass, field
+import shutil
 from pathlib import Path
 from typing import Any, Callable
 
 import numcodecs
 import numpy as np
-import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from conformance_helpers import skip_unless_listable, transport  # noqa: F401  (autouse: every test also runs over HTTP)
-from conformance_helpers import (
-    CONFORMANCE_MARKS,
-    assert_array_matches,
-    assert_bits_equal,
-    assert_fill_value_equal,
-    assert_same_dtype,
-    edit_json,
-    expected_selection,
-    load_json,
-    out_of_bounds_selections,
-    sample_data,
-    selections,
-    to_expected_array,
-    write_json,
-)
+from conformance_cases import V2, ArrayConformance, Built, Case, Cases
+from conformance_helpers import transport  # noqa: F401  (autouse: every test also runs over HTTP)
+from conformance_helpers import CONFORMANCE_MARKS, assert_array_matches, sample_data, write_json
+from conformance_hierarchy import HierarchyConformance
 
 pytestmark = CONFORMANCE_MARKS
 
-DEFAULT = object()
-
-
-# --------------------------------------------------------------------------- case machinery
-
-
-@dataclass
-class Built:
-    path: Path
-    data: np.ndarray
-    zarr_readable: bool
-    expect: dict[str, Any]
-    codec_names: tuple[str, ...]
-    bits: bool
-
-
-@dataclass
-class Case:
-    id: str
-    data: np.ndarray
-    chunks: Any = "auto"
-    dtype: Any = None
-    fill_value: Any = DEFAULT
-    write: Any = "full"  # "full", None, or a region (tuple of slices)
-    edit: Callable[[dict], Any] | None = None  # applied to .zarray after zarr-python wrote it
-    expected_fill: Any = DEFAULT
-    expected_data: Any = None
-    zarr_readable: bool = True
-    lossy: bool = False
-    bits: bool = False
-    expect: dict[str, Any] = field(default_factory=dict)
-    codec_names: tuple[str, ...] = ()
-    post: Callable[[Path], Any] | None = None
-    custom_build: Callable[[Path], np.ndarray] | None = None  # writes the store by hand
-    kwargs: dict[str, Any] = field(default_factory=dict)
-
-    def build(self, path: Path) -> Built:
-        if self.custom_build is not None:
-            expected = self.custom_build(path)
-            zarr_fill = None
-        else:
-            dtype = self.dtype if self.dtype is not None else self.data.dtype
-            kw: dict[str, Any] = dict(store=str(path), shape=self.data.shape, dtype=dtype,
-                                      chunks=self.chunks, zarr_format=2)
-            if self.fill_value is not DEFAULT:
-                kw["fill_value"] = self.fill_value
-            kw.update(self.kwargs)
-            arr = zarr.create_array(**kw)
-            if self.write == "full":
-                arr[...] = self.data
-            elif self.write is not None:
-                arr[self.write] = self.data[self.write]
-            zarr_fill = arr.fill_value
-            if self.edit is not None:
-                edit_json(path / ".zarray", self.edit)
-            fill = zarr_fill if self.expected_fill is DEFAULT else self.expected_fill
-            if self.expected_data is not None:
-                expected = np.asarray(self.expected_data)
-            elif self.lossy:
-                expected = to_expected_array(zarr.open_array(str(path), mode="r")[...])
-            else:
-                expected = np.empty(self.data.shape, dtype=self.data.dtype)
-                if self.write != "full":
-                    if expected.dtype == object:
-                        expected.fill(fill)
-                    else:
-                        expected[...] = np.array(fill, dtype=expected.dtype)
-                if self.write == "full":
-                    expected[...] = self.data
-                elif self.write is not None:
-                    expected[self.write] = self.data[self.write]
-        if self.post is not None:
-            self.post(path)
-        expect: dict[str, Any] = {}
-        if self.zarr_readable:
-            z = zarr.open_array(str(path), mode="r", zarr_format=2)
-            expect = dict(shape=tuple(z.shape), dtype=z.dtype, chunks=tuple(z.chunks), shards=None,
-                          fill_value=z.metadata.fill_value, attrs=dict(z.attrs),
-                          dimension_names=None)
-        expect.update(self.expect)
-        expect = {k: v for k, v in expect.items() if v is not DEFAULT}
-        return Built(path, expected, self.zarr_readable, expect, self.codec_names, self.bits)
-
-
-CASES: list[Case] = []
-
-
-def add(case: Case) -> None:
-    assert case.id not in {c.id for c in CASES}, case.id
-    CASES.append(case)
+CASES = Cases()
+add = CASES.add
 
 
 # --------------------------------------------------------------------------- data types
@@ -207,39 +105,23 @@ add(Case("filter-packbits-bool", (np.arange(45) % 3 == 0).reshape(5, 9), chunks=
 
 # --------------------------------------------------------------------------- fill values
 
-_MISSING = (slice(0, 6), slice(3, 7))
+# 10x12 arrays in 4x5 chunks, partly written: the missing chunks read as the fill value (Cases.fill_case).
 
-
-def _fill_case(id: str, dtype: str, fill: Any, bits: bool = False, edit_fill: Any = DEFAULT,
-               expected_fill: Any = DEFAULT) -> None:
-    data = sample_data(np.dtype(dtype).newbyteorder("="), (10, 12), seed=zlib.crc32(id.encode()) % 999)
-    data = data.astype(dtype)
-    edit = None
-    region = _MISSING
-    if edit_fill is not DEFAULT:
-        region = (slice(0, 8), slice(5, 10))  # whole chunks: partial ones hold the old fill
-
-        def edit(doc, _v=edit_fill):
-            doc["fill_value"] = _v
-    add(Case(f"fill-{id}", data, chunks=(4, 5), fill_value=fill, write=region, bits=bits,
-             edit=edit, expected_fill=expected_fill))
-
-
-_fill_case("f4-NaN", "<f4", np.nan)
-_fill_case("f8-Infinity", "<f8", np.inf)
-_fill_case("be-f8-minus-Infinity", ">f8", -np.inf)
-_fill_case("f2-NaN", "<f2", np.nan)
-_fill_case("f8-value", "<f8", 1.0e-300)
-_fill_case("f4-minus-zero", "<f4", -0.0, bits=True)
-_fill_case("i4-negative", "<i4", -123)
-_fill_case("be-i2", ">i2", 300)
-_fill_case("u8-max", "<u8", np.iinfo("u8").max)
-_fill_case("i8-min", "<i8", np.iinfo("i8").min)
-_fill_case("b1-true", "|b1", True)
-_fill_case("c8-pair", "<c8", 1 - 2j)
-_fill_case("c16-nan-inf", "<c16", complex(np.nan, np.inf))
-_fill_case("f8-NaN-edited-from-zero", "<f8", 0.0, edit_fill="NaN", expected_fill=np.nan)
-_fill_case("f4-int-literal-edited", "<f4", 0.0, edit_fill=7, expected_fill=np.float32(7))
+CASES.fill_case("f4-NaN", "<f4", np.nan)
+CASES.fill_case("f8-Infinity", "<f8", np.inf)
+CASES.fill_case("be-f8-minus-Infinity", ">f8", -np.inf)
+CASES.fill_case("f2-NaN", "<f2", np.nan)
+CASES.fill_case("f8-value", "<f8", 1.0e-300)
+CASES.fill_case("f4-minus-zero", "<f4", -0.0, bits=True)
+CASES.fill_case("i4-negative", "<i4", -123)
+CASES.fill_case("be-i2", ">i2", 300)
+CASES.fill_case("u8-max", "<u8", np.iinfo("u8").max)
+CASES.fill_case("i8-min", "<i8", np.iinfo("i8").min)
+CASES.fill_case("b1-true", "|b1", True)
+CASES.fill_case("c8-pair", "<c8", 1 - 2j)
+CASES.fill_case("c16-nan-inf", "<c16", complex(np.nan, np.inf))
+CASES.fill_case("f8-NaN-edited-from-zero", "<f8", 0.0, edit_fill="NaN", expected_fill=np.nan)
+CASES.fill_case("f4-int-literal-edited", "<f4", 0.0, edit_fill=7, expected_fill=np.float32(7))
 
 # fill_value null: only the value reported is defined, not what unwritten chunks hold
 for _dt, _d in [("<i4", sample_data("int32", (6, 7))), ("<f8", sample_data("float64", (6, 7))),
@@ -382,161 +264,25 @@ add(Case("structured-subarray-hand-written", _SUB, custom_build=_write_subarray_
          expect=dict(shape=(7,), dtype=_SUB_DT, chunks=(3,), shards=None, fill_value=None, attrs={},
                      dimension_names=None)))
 
-CASE_BY_ID = {c.id: c for c in CASES}
-ZARR_READABLE = [c for c in CASES if c.zarr_readable]
 
 
-# --------------------------------------------------------------------------- fixtures
+class TestArrays(ArrayConformance):
+    format = V2
+    cases = CASES
+    # selections against zarr-python's own reads (not only numpy) on representative layouts
+    zarr_selection_cases = ["order-F-be-f8-3d", "object-vlen-utf8-order-F", "separator-slash-3d",
+                            "structured-order-F", "fill-f4-NaN", "U-be"]
+    out_of_bounds_cases = ["dtype-le-i4", "0d-f8", "object-vlen-utf8"]
 
-
-@pytest.fixture(scope="session")
-def v2_store(tmp_path_factory):
-    root = tmp_path_factory.mktemp("zarr_python_v2")
-    cache: dict[str, Built] = {}
-
-    def get(case: Case) -> Built:
-        if case.id not in cache:
-            path = root / f"{case.id}.zarr"
-            path.mkdir()
-            cache[case.id] = case.build(path)
-        return cache[case.id]
-
-    return get
-
-
-def _ids(cases):
-    return [c.id for c in cases]
-
-
-def _as_array(x: Any, dtype: Any) -> np.ndarray:
-    if isinstance(x, np.ndarray):
-        return x
-    out = np.empty((), dtype=dtype)
-    out[()] = x
-    return out
-
-
-# --------------------------------------------------------------------------- array tests
-
-
-@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
-def test_full_read_matches_written_data(v2_store, case):
-    built = v2_store(case)
-    arr = zl.open(built.path)
-    assert arr.kind == "array"
-    got = arr[...]
-    assert_array_matches(got, built.data)
-    if built.bits:
-        assert_bits_equal(got, built.data)
-
-
-@pytest.mark.parametrize("case", ZARR_READABLE, ids=_ids(ZARR_READABLE))
-def test_full_read_matches_zarr_python(v2_store, case):
-    built = v2_store(case)
-    z = zarr.open_array(str(built.path), mode="r", zarr_format=2)
-    theirs = _as_array(z[...], z.dtype)
-    ours = zl.open(built.path)[...]
-    assert_array_matches(ours, theirs)
-
-
-@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
-def test_metadata(v2_store, case):
-    built = v2_store(case)
-    arr = zl.open(built.path)
-    assert arr.kind == "array"
-    assert arr.zarr_format == 2
-    assert arr.path == "/"
-    assert arr.metadata == load_json(built.path / ".zarray")
-    e = built.expect
-    problems = []
-
-    def check(name, fn):
-        try:
-            fn()
-        except AssertionError as exc:
-            problems.append(f"{name}: {exc}")
-
-    if "shape" in e:
-        check("shape", lambda: _eq(tuple(arr.shape), e["shape"]))
-    if "dtype" in e:
-        check("dtype", lambda: assert_same_dtype(arr.dtype, e["dtype"]))
-    if "chunks" in e:
-        check("chunks", lambda: _eq(tuple(arr.chunks), e["chunks"]))
-    if "shards" in e:
-        check("shards", lambda: _eq(arr.shards, e["shards"]))
-    if "fill_value" in e:
-        check("fill_value", lambda: assert_fill_value_equal(arr.fill_value, e["fill_value"],
-                                                            e.get("dtype", built.data.dtype)))
-    if "dimension_names" in e:
-        check("dimension_names", lambda: _eq(arr.dimension_names, e["dimension_names"]))
-    if "attrs" in e:
-        check("attrs", lambda: _eq(dict(arr.attrs), e["attrs"]))
-    check("codecs", lambda: _codecs_ok(arr.codecs, built.codec_names))
-    assert not problems, "; ".join(problems)
-
-
-def _eq(actual, expected):
-    assert actual == expected, f"{actual!r} != {expected!r}"
-    assert type(actual) is type(expected), f"{type(actual).__name__} != {type(expected).__name__}"
-
-
-def _codecs_ok(desc, names):
-    assert isinstance(desc, str), f"codecs description {desc!r}"
-    for n in names:
-        assert n.lower() in desc.lower(), f"{n!r} not named in codecs description {desc!r}"
-
-
-@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
-def test_selections(v2_store, case):
-    built = v2_store(case)
-    arr = zl.open(built.path)
-    failures = []
-    for name, sel in selections(built.data.shape, built.expect.get("chunks")):
-        try:
-            assert_array_matches(arr[sel], expected_selection(built.data, sel), context=f"[{name}] ")
-        except Exception as exc:  # noqa: BLE001
-            failures.append(f"{name} {sel!r}: {type(exc).__name__}: {exc}")
-    assert not failures, f"{len(failures)} selections fail:\n" + "\n".join(failures[:8])
-
-
-_SEL_CASES = ["order-F-be-f8-3d", "object-vlen-utf8-order-F", "separator-slash-3d", "structured-order-F",
-              "fill-f4-NaN", "U-be"]
-
-
-@pytest.mark.parametrize("case_id", _SEL_CASES)
-def test_selections_match_zarr_python(v2_store, case_id):
-    built = v2_store(CASE_BY_ID[case_id])
-    ours = zl.open(built.path)
-    theirs = zarr.open_array(str(built.path), mode="r", zarr_format=2)
-    failures = []
-    for name, sel in selections(built.data.shape, built.expect.get("chunks")):
-        try:
-            assert_array_matches(ours[sel], _as_array(theirs[sel], theirs.dtype), context=f"[{name}] ")
-        except Exception as exc:  # noqa: BLE001
-            failures.append(f"{name} {sel!r}: {type(exc).__name__}: {exc}")
-    assert not failures, "\n".join(failures[:8])
-
-
-@pytest.mark.parametrize("case_id", ["dtype-le-i4", "0d-f8", "object-vlen-utf8"])
-def test_out_of_bounds_index_raises(v2_store, case_id):
-    built = v2_store(CASE_BY_ID[case_id])
-    arr = zl.open(built.path)
-    for name, sel in out_of_bounds_selections(built.data.shape):
-        with pytest.raises((IndexError, zl.ZarrError)):
-            arr[sel]
-
-
-def test_missing_zattrs_means_no_attributes(v2_store, tmp_path):
-    built = v2_store(CASE_BY_ID["dtype-le-i4"])
-    import shutil
-
-    dst = tmp_path / "no_attrs.zarr"
-    shutil.copytree(built.path, dst)
-    if (dst / ".zattrs").exists():
-        (dst / ".zattrs").unlink()
-    arr = zl.open(dst)
-    assert dict(arr.attrs) == {}
-    assert_array_matches(arr[...], built.data)
+    def test_missing_zattrs_means_no_attributes(self, built: Callable[[str], Built], tmp_path: Path) -> None:
+        b = built("dtype-le-i4")
+        dst = tmp_path / "no_attrs.zarr"
+        shutil.copytree(b.path, dst)
+        if (dst / ".zattrs").exists():
+            (dst / ".zattrs").unlink()
+        arr = zl.open(dst)
+        assert dict(arr.attrs) == {}
+        assert_array_matches(arr[...], b.data)
 
 
 # --------------------------------------------------------------------------- hierarchies
@@ -574,120 +320,21 @@ def _write_hierarchy(path: Path, consolidate: bool) -> Path:
     return path
 
 
-@pytest.fixture(scope="session", params=[False, True], ids=["plain", "consolidated"])
-def hierarchy(request, tmp_path_factory):
-    path = tmp_path_factory.mktemp("hier2") / "h.zarr"
-    return _write_hierarchy(path, request.param)
+class TestHierarchy(HierarchyConformance):
+    format = V2
+    data = _GROUP_DATA
+    attrs = _GROUP_ATTRS
+
+    write_hierarchy = staticmethod(_write_hierarchy)
+
+    def array_attrs(self, rel: str) -> dict[str, Any]:
+        return {"array": rel, "_ARRAY_DIMENSIONS": list(self.dimension_names(rel))}
+
+    def dimension_names(self, rel: str) -> tuple[str, ...]:
+        """xarray's convention: v2 dimension names are the ``_ARRAY_DIMENSIONS`` attribute."""
+        return ("r", "c")[: _GROUP_DATA[rel].ndim]
 
 
 def test_consolidated_fixture_has_zmetadata(tmp_path):
     p = _write_hierarchy(tmp_path / "c.zarr", True)
     assert (p / ".zmetadata").is_file()
-
-
-def test_root_group(hierarchy):
-    g = zl.open(hierarchy)
-    assert g.kind == "group"
-    assert g.path == "/"
-    assert g.zarr_format == 2
-    assert dict(g.attrs) == _GROUP_ATTRS[""]
-    assert dict(g.attrs) == dict(zarr.open_group(str(hierarchy), mode="r").attrs)
-
-
-def test_members_sorted_and_match_zarr_python(hierarchy):
-    g = zl.open(hierarchy)
-    skip_unless_listable(g)
-    members = g.members()
-    names = [m.name for m in members]
-    assert names == ["a", "alpha", "m", "zeta"]
-    assert [m.kind for m in members] == ["group", "group", "array", "array"]
-    assert [m.path for m in members] == ["/a", "/alpha", "/m", "/zeta"]
-    assert names == sorted(k for k, _ in zarr.open_group(str(hierarchy), mode="r").members())
-    assert [m.name for m in g["a"].members()] == ["b", "x"]
-    assert [m.path for m in g["a/b"].members()] == ["/a/b/arr", "/a/b/c"]
-    assert list(g["a/b/c"].members()) == []
-
-
-@pytest.mark.parametrize("rel", ["a", "a/b", "a/b/c", "alpha"])
-def test_nested_group(hierarchy, rel):
-    g = zl.open(hierarchy)[rel]
-    assert g.kind == "group"
-    assert g.path == "/" + rel
-    assert g.name == rel.rsplit("/", 1)[-1]
-    assert g.zarr_format == 2
-    assert dict(g.attrs) == _GROUP_ATTRS[rel]
-    assert g.metadata == load_json(hierarchy / rel / ".zgroup")
-
-
-@pytest.mark.parametrize("rel", list(_GROUP_DATA))
-def test_nested_array(hierarchy, rel):
-    root = zl.open(hierarchy)
-    a = root[rel]
-    assert a.kind == "array"
-    assert a.path == "/" + rel
-    assert a.name == rel.rsplit("/", 1)[-1]
-    assert a.zarr_format == 2
-    assert dict(a.attrs) == {"array": rel, "_ARRAY_DIMENSIONS": ["r", "c"][: _GROUP_DATA[rel].ndim]}
-    assert_array_matches(a[...], _GROUP_DATA[rel])
-    assert_array_matches(a[...], zarr.open_group(str(hierarchy), mode="r")[rel][...])
-    node = root
-    for part in rel.split("/"):
-        node = node[part]
-    assert node.path == a.path
-    assert_array_matches(node[::2], _GROUP_DATA[rel][::2])
-    assert_array_matches(zl.open(hierarchy / rel)[...], _GROUP_DATA[rel])
-
-
-@pytest.mark.parametrize("rel", ["nope", "a/nope", "a/b/arr/deeper", "zeta/x"])
-def test_missing_member(hierarchy, rel):
-    g = zl.open(hierarchy)
-    with pytest.raises(zl.ZarrError) as info:
-        g[rel]
-    assert isinstance(info.value, KeyError)
-
-
-# --------------------------------------------------------------------------- consolidated only
-
-
-@pytest.fixture(scope="session")
-def consolidated_only(tmp_path_factory):
-    """A consolidated hierarchy whose non-root .zgroup/.zarray/.zattrs files were removed: the
-    root's .zmetadata is then the only description of the children (as for a store that cannot
-    be listed).  zarr-python reads it through the consolidated metadata."""
-    path = _write_hierarchy(tmp_path_factory.mktemp("cons2") / "h.zarr", True)
-    for dirpath, _, files in os.walk(path):
-        if Path(dirpath) != path:
-            for f in (".zgroup", ".zarray", ".zattrs"):
-                if f in files:
-                    os.remove(Path(dirpath) / f)
-    return path
-
-
-def test_consolidated_only_zarr_python_reads_it(consolidated_only):
-    zg = zarr.open_group(str(consolidated_only), mode="r", use_consolidated=True)
-    assert sorted(k for k, _ in zg.members()) == ["a", "alpha", "m", "zeta"]
-    np.testing.assert_array_equal(zg["a/b/arr"][...], _GROUP_DATA["a/b/arr"])
-
-
-def test_consolidated_only_members(consolidated_only):
-    g = zl.open(consolidated_only)
-    zg = zarr.open_group(str(consolidated_only), mode="r", use_consolidated=True)
-    assert [m.name for m in g.members()] == sorted(k for k, _ in zg.members())
-    assert [m.name for m in g["a"].members()] == ["b", "x"]
-    assert [m.name for m in g["a/b"].members()] == ["arr", "c"]
-
-
-@pytest.mark.parametrize("rel", list(_GROUP_DATA))
-def test_consolidated_only_arrays(consolidated_only, rel):
-    g = zl.open(consolidated_only)
-    a = g[rel]
-    assert a.kind == "array" and a.path == "/" + rel
-    assert dict(a.attrs)["array"] == rel
-    assert_array_matches(a[...], _GROUP_DATA[rel])
-
-
-@pytest.mark.parametrize("rel", ["a", "a/b", "a/b/c", "alpha"])
-def test_consolidated_only_groups(consolidated_only, rel):
-    g = zl.open(consolidated_only)[rel]
-    assert g.kind == "group" and g.path == "/" + rel
-    assert dict(g.attrs) == _GROUP_ATTRS[rel]

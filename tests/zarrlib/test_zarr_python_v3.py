@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import os
 import zipfile
-import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -35,119 +33,15 @@ from zarr.codecs import (
 )
 
 import zarrview.zarrlib as zl
-from conformance_helpers import assert_member_names, skip_unless_listable, transport  # noqa: F401  (autouse: every test also runs over HTTP)
-from conformance_helpers import (
-    CONFORMANCE_MARKS,
-    assert_array_matches,
-    assert_bits_equal,
-    assert_fill_value_equal,
-    assert_same_dtype,
-    edit_zarr_json,
-    expected_selection,
-    load_json,
-    out_of_bounds_selections,
-    sample_data,
-    selections,
-    to_expected_array,
-)
+from conformance_cases import DEFAULT, V3, ArrayConformance, Built, Case, Cases
+from conformance_helpers import assert_member_names, transport  # noqa: F401  (autouse: every test also runs over HTTP)
+from conformance_helpers import CONFORMANCE_MARKS, assert_array_matches, load_json, sample_data
+from conformance_hierarchy import HierarchyConformance
 
 pytestmark = CONFORMANCE_MARKS
 
-DEFAULT = object()  # "let zarr-python choose"
-
-
-# --------------------------------------------------------------------------- case machinery
-
-
-@dataclass
-class Built:
-    path: Path
-    data: np.ndarray  # what a full read must return
-    zarr_readable: bool
-    expect: dict[str, Any]  # expected metadata attributes (absent key: not checked)
-    codec_names: tuple[str, ...]
-    bits: bool  # compare floating-point data bit for bit as well
-
-
-@dataclass
-class Case:
-    id: str
-    data: np.ndarray
-    chunks: Any = "auto"
-    dtype: Any = None
-    fill_value: Any = DEFAULT
-    write: Any = "full"  # "full", None (write nothing) or a tuple of slices (write that region)
-    edit: Callable[[dict], Any] | None = None  # applied to zarr.json after zarr-python wrote it
-    expected_fill: Any = DEFAULT  # fill for unwritten elements after ``edit`` (default: zarr's)
-    expected_data: Any = None  # overrides the computed expected data
-    zarr_readable: bool = True
-    lossy: bool = False  # expected data is zarr-python's read, not the input
-    bits: bool = False
-    expect: dict[str, Any] = field(default_factory=dict)
-    codec_names: tuple[str, ...] = ()
-    post: Callable[[Path], Any] | None = None  # extra fixture step (e.g. check chunk keys exist)
-    kwargs: dict[str, Any] = field(default_factory=dict)
-
-    def build(self, path: Path) -> Built:
-        dtype = self.dtype if self.dtype is not None else self.data.dtype
-        kw: dict[str, Any] = dict(
-            store=str(path), shape=self.data.shape, dtype=dtype, chunks=self.chunks, zarr_format=3
-        )
-        if self.fill_value is not DEFAULT:
-            kw["fill_value"] = self.fill_value
-        kw.update(self.kwargs)
-        arr = zarr.create_array(**kw)
-        if self.write == "full":
-            arr[...] = self.data
-        elif self.write is not None:
-            arr[self.write] = self.data[self.write]
-        zarr_fill = arr.fill_value
-        if self.edit is not None:
-            edit_zarr_json(path, self.edit)
-        if self.post is not None:
-            self.post(path)
-        fill = zarr_fill if self.expected_fill is DEFAULT else self.expected_fill
-        if self.expected_data is not None:
-            expected = np.asarray(self.expected_data)
-        elif self.lossy:
-            expected = to_expected_array(zarr.open_array(str(path), mode="r")[...])
-        else:
-            np_dtype = self.data.dtype
-            expected = np.empty(self.data.shape, dtype=np_dtype)
-            if self.write != "full":
-                if np_dtype == object:
-                    expected.fill(fill)
-                else:
-                    expected[...] = np.array(fill, dtype=np_dtype)
-            if self.write == "full":
-                expected[...] = self.data
-            elif self.write is not None:
-                expected[self.write] = self.data[self.write]
-        expect: dict[str, Any] = {}
-        if self.zarr_readable:
-            z = zarr.open_array(str(path), mode="r")
-            expect = dict(
-                shape=tuple(z.shape),
-                dtype=z.dtype,
-                chunks=tuple(z.chunks),
-                shards=None if z.shards is None else tuple(z.shards),
-                fill_value=z.fill_value,
-                dimension_names=(
-                    None if z.metadata.dimension_names is None else tuple(z.metadata.dimension_names)
-                ),
-                attrs=dict(z.attrs),
-            )
-        expect.update(self.expect)
-        expect = {k: v for k, v in expect.items() if v is not DEFAULT}
-        return Built(path, expected, self.zarr_readable, expect, self.codec_names, self.bits)
-
-
-CASES: list[Case] = []
-
-
-def add(case: Case) -> None:
-    assert case.id not in {c.id for c in CASES}, case.id
-    CASES.append(case)
+CASES = Cases()
+add = CASES.add
 
 
 # --------------------------------------------------------------------------- core data types
@@ -183,68 +77,50 @@ for _dt in ["int8", "uint8", "bool"]:
 # 10x12 array, 4x5 chunks; only the first chunk and a part of the middle one are written, so the
 # other chunks are missing and must read as the fill value.
 
-MISSING_REGION = (slice(0, 6), slice(3, 7))
-# Where the fill value is edited after writing, partially written chunks hold zarr-python's
-# original fill; write whole chunks only so every unwritten element is in a missing chunk.
-ALIGNED_REGION = (slice(0, 8), slice(5, 10))
+# 10x12 arrays in 4x5 chunks, partly written: the missing chunks read as the fill value (Cases.fill_case).
 
-
-def _fill_case(id: str, dtype: str, fill: Any = DEFAULT, edit_fill: Any = DEFAULT,
-               expected_fill: Any = DEFAULT, bits: bool = False, zarr_readable: bool = True,
-               expect: dict | None = None) -> None:
-    data = sample_data(dtype, (10, 12), seed=zlib.crc32(id.encode()) % 1000)
-    edit = None
-    if edit_fill is not DEFAULT:
-        def edit(doc, _v=edit_fill):
-            doc["fill_value"] = _v
-    region = MISSING_REGION if edit is None else ALIGNED_REGION
-    add(Case(f"fill-{id}", data, chunks=(4, 5), fill_value=fill, write=region, edit=edit,
-             expected_fill=expected_fill, bits=bits, zarr_readable=zarr_readable,
-             expect=expect or {}))
-
-
-_fill_case("float32-NaN", "float32", fill=np.nan)
-_fill_case("float64-Infinity", "float64", fill=np.inf)
-_fill_case("float64-minus-Infinity", "float64", fill=-np.inf)
-_fill_case("float16-NaN", "float16", fill=np.nan)
-_fill_case("float32-minus-zero", "float32", fill=-0.0, bits=True)
-_fill_case("float64-value", "float64", fill=-1.25e300)
-_fill_case("float32-hex-nan-payload", "float32", fill=0.0, edit_fill="0x7fc00001",
+CASES.fill_case("float32-NaN", "float32", fill=np.nan)
+CASES.fill_case("float64-Infinity", "float64", fill=np.inf)
+CASES.fill_case("float64-minus-Infinity", "float64", fill=-np.inf)
+CASES.fill_case("float16-NaN", "float16", fill=np.nan)
+CASES.fill_case("float32-minus-zero", "float32", fill=-0.0, bits=True)
+CASES.fill_case("float64-value", "float64", fill=-1.25e300)
+CASES.fill_case("float32-hex-nan-payload", "float32", fill=0.0, edit_fill="0x7fc00001",
            expected_fill=np.frombuffer(np.uint32(0x7FC00001).tobytes(), "<f4")[0], bits=True)
-_fill_case("float32-hex-canonical-nan", "float32", fill=0.0, edit_fill="0x7fc00000",
+CASES.fill_case("float32-hex-canonical-nan", "float32", fill=0.0, edit_fill="0x7fc00000",
            expected_fill=np.float32(np.nan), bits=True)
-_fill_case("float32-hex-minus-inf", "float32", fill=0.0, edit_fill="0xff800000",
+CASES.fill_case("float32-hex-minus-inf", "float32", fill=0.0, edit_fill="0xff800000",
            expected_fill=np.float32(-np.inf), bits=True)
-_fill_case("float64-hex-nan-payload", "float64", fill=0.0, edit_fill="0x7ff8000000000001",
+CASES.fill_case("float64-hex-nan-payload", "float64", fill=0.0, edit_fill="0x7ff8000000000001",
            expected_fill=np.frombuffer(np.uint64(0x7FF8000000000001).tobytes(), "<f8")[0],
            bits=True)
-_fill_case("float64-hex-one", "float64", fill=0.0, edit_fill="0x3ff0000000000000",
+CASES.fill_case("float64-hex-one", "float64", fill=0.0, edit_fill="0x3ff0000000000000",
            expected_fill=np.float64(1.0), bits=True)
-_fill_case("float16-hex-one", "float16", fill=0.0, edit_fill="0x3c00",
+CASES.fill_case("float16-hex-one", "float16", fill=0.0, edit_fill="0x3c00",
            expected_fill=np.float16(1.0), bits=True)
-_fill_case("float16-hex-minus-inf", "float16", fill=0.0, edit_fill="0xfc00",
+CASES.fill_case("float16-hex-minus-inf", "float16", fill=0.0, edit_fill="0xfc00",
            expected_fill=np.float16(-np.inf), bits=True)
-_fill_case("float32-string-NaN-edited", "float32", fill=0.0, edit_fill="NaN",
+CASES.fill_case("float32-string-NaN-edited", "float32", fill=0.0, edit_fill="NaN",
            expected_fill=np.float32(np.nan))
-_fill_case("float64-string-Infinity-edited", "float64", fill=0.0, edit_fill="-Infinity",
+CASES.fill_case("float64-string-Infinity-edited", "float64", fill=0.0, edit_fill="-Infinity",
            expected_fill=-np.inf)
-_fill_case("int32-negative", "int32", fill=-7)
-_fill_case("int8-min", "int8", fill=-128)
-_fill_case("int64-min", "int64", fill=np.iinfo("int64").min)
-_fill_case("uint64-max", "uint64", fill=np.iinfo("uint64").max)
-_fill_case("uint16-default", "uint16")
-_fill_case("bool-true", "bool", fill=True)
-_fill_case("complex64-pair", "complex64", fill=1.5 - 2j)
-_fill_case("complex128-nan-inf-edited", "complex128", fill=0j, edit_fill=["NaN", "Infinity"],
+CASES.fill_case("int32-negative", "int32", fill=-7)
+CASES.fill_case("int8-min", "int8", fill=-128)
+CASES.fill_case("int64-min", "int64", fill=np.iinfo("int64").min)
+CASES.fill_case("uint64-max", "uint64", fill=np.iinfo("uint64").max)
+CASES.fill_case("uint16-default", "uint16")
+CASES.fill_case("bool-true", "bool", fill=True)
+CASES.fill_case("complex64-pair", "complex64", fill=1.5 - 2j)
+CASES.fill_case("complex128-nan-inf-edited", "complex128", fill=0j, edit_fill=["NaN", "Infinity"],
            expected_fill=complex(np.nan, np.inf))
-_fill_case("complex64-minus-inf-edited", "complex64", fill=0j, edit_fill=["-Infinity", 2.5],
+CASES.fill_case("complex64-minus-inf-edited", "complex64", fill=0j, edit_fill=["-Infinity", 2.5],
            expected_fill=complex(-np.inf, 2.5))
-_fill_case("complex64-hex-edited", "complex64", fill=0j, edit_fill=["0x3f800000", "0x7fc00000"],
+CASES.fill_case("complex64-hex-edited", "complex64", fill=0j, edit_fill=["0x3f800000", "0x7fc00000"],
            expected_fill=complex(1.0, np.nan), bits=True)
-_fill_case("complex128-hex-edited", "complex128", fill=0j,
+CASES.fill_case("complex128-hex-edited", "complex128", fill=0j,
            edit_fill=["0x4000000000000000", "0xfff0000000000000"],
            expected_fill=complex(2.0, -np.inf), bits=True)
-_fill_case("float64-int-literal-edited", "float64", fill=0.0, edit_fill=3,
+CASES.fill_case("float64-int-literal-edited", "float64", fill=0.0, edit_fill=3,
            expected_fill=np.float64(3.0))
 
 add(Case("fill-nothing-written", sample_data("int16", (9, 11)), chunks=(4, 4), fill_value=42,
@@ -717,166 +593,21 @@ add(Case("struct-edited-datetime-field", _STDT, chunks=(3,), write=(slice(0, 3),
          expect=dict(shape=(8,), dtype=_STDT_DT, chunks=(3,), shards=None, fill_value=_STDT_FILL,
                      dimension_names=None, attrs={})))
 
-CASE_BY_ID = {c.id: c for c in CASES}
-ZARR_READABLE = [c for c in CASES if c.zarr_readable]
 
 
-# --------------------------------------------------------------------------- fixtures
+class TestArrays(ArrayConformance):
+    format = V3
+    cases = CASES
+    # selections against zarr-python's own reads (not only numpy) on representative layouts
+    zarr_selection_cases = ["shard-partial-at-edge", "shard-nested", "codec-transpose-3d-201", "string-vlen-utf8",
+                            "fill-float32-NaN", "datetime64-10ms", "structured", "cke-v2-dot-3d"]
+    out_of_bounds_cases = ["dtype-int32", "0d-float64", "shard-index-end", "string-vlen-utf8"]
 
-
-@pytest.fixture(scope="session")
-def v3_store(tmp_path_factory):
-    root = tmp_path_factory.mktemp("zarr_python_v3")
-    cache: dict[str, Built] = {}
-
-    def get(case: Case) -> Built:
-        if case.id not in cache:
-            cache[case.id] = case.build(root / f"{case.id}.zarr")
-        return cache[case.id]
-
-    return get
-
-
-def _ids(cases: list[Case]) -> list[str]:
-    return [c.id for c in cases]
-
-
-# --------------------------------------------------------------------------- array tests
-
-
-@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
-def test_full_read_matches_written_data(v3_store, case):
-    built = v3_store(case)
-    arr = zl.open(built.path)
-    assert arr.kind == "array"
-    got = arr[...]
-    assert_array_matches(got, built.data)
-    if built.bits:
-        assert_bits_equal(got, built.data)
-
-
-@pytest.mark.parametrize("case", ZARR_READABLE, ids=_ids(ZARR_READABLE))
-def test_full_read_matches_zarr_python(v3_store, case):
-    built = v3_store(case)
-    z = zarr.open_array(str(built.path), mode="r")
-    theirs = _as_array(z[...], z.dtype)
-    ours = zl.open(built.path)[...]
-    assert_array_matches(ours, theirs)
-    if built.bits:
-        assert_bits_equal(ours, theirs)
-
-
-@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
-def test_metadata(v3_store, case):
-    built = v3_store(case)
-    arr = zl.open(built.path)
-    doc = load_json(built.path / "zarr.json")
-    assert arr.kind == "array"
-    assert arr.zarr_format == 3
-    assert arr.path == "/"
-    assert arr.metadata == doc
-    e = built.expect
-    problems = []
-
-    def check(name, fn):
-        try:
-            fn()
-        except AssertionError as exc:
-            problems.append(f"{name}: {exc}")
-
-    if "shape" in e:
-        check("shape", lambda: _eq(tuple(arr.shape), e["shape"]))
-    if "dtype" in e:
-        check("dtype", lambda: assert_same_dtype(arr.dtype, e["dtype"]))
-    if "chunks" in e:
-        check("chunks", lambda: _eq(tuple(arr.chunks), e["chunks"]))
-    if "shards" in e:
-        check("shards", lambda: _eq(None if arr.shards is None else tuple(arr.shards), e["shards"]))
-    if "fill_value" in e:
-        check("fill_value", lambda: assert_fill_value_equal(arr.fill_value, e["fill_value"],
-                                                            e.get("dtype", built.data.dtype)))
-    if "dimension_names" in e:
-        check("dimension_names", lambda: _eq(arr.dimension_names, e["dimension_names"]))
-    if "attrs" in e:
-        check("attrs", lambda: _eq(dict(arr.attrs), e["attrs"]))
-    if "chunks_shards" in e:
-        def pair():
-            got = (tuple(arr.chunks), None if arr.shards is None else tuple(arr.shards))
-            assert got in e["chunks_shards"], f"(chunks, shards) {got}, expected one of {e['chunks_shards']}"
-        check("chunks/shards", pair)
-    check("codecs", lambda: _codecs_ok(arr.codecs, built.codec_names))
-    assert not problems, "; ".join(problems)
-
-
-def _eq(actual, expected):
-    assert actual == expected, f"{actual!r} != {expected!r}"
-    assert type(actual) is type(expected), f"{type(actual).__name__} != {type(expected).__name__}"
-
-
-def _codecs_ok(desc, names):
-    assert isinstance(desc, str) and desc.strip(), f"codecs description {desc!r}"
-    for n in names:
-        assert n.lower() in desc.lower(), f"{n!r} not named in codecs description {desc!r}"
-
-
-@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
-def test_selections(v3_store, case):
-    built = v3_store(case)
-    arr = zl.open(built.path)
-    chunks = built.expect.get("chunks")
-    failures = []
-    for name, sel in selections(built.data.shape, chunks):
-        try:
-            assert_array_matches(arr[sel], expected_selection(built.data, sel), context=f"[{name} {sel!r}] ")
-        except Exception as exc:  # noqa: BLE001 - collect every failing selection
-            failures.append(f"{name} {sel!r}: {type(exc).__name__}: {exc}")
-    assert not failures, f"{len(failures)} selections fail:\n" + "\n".join(failures[:8])
-
-
-@pytest.mark.parametrize("case_id", ["dtype-int32", "0d-float64", "shard-index-end", "string-vlen-utf8"])
-def test_out_of_bounds_index_raises(v3_store, case_id):
-    built = v3_store(CASE_BY_ID[case_id])
-    arr = zl.open(built.path)
-    for name, sel in out_of_bounds_selections(built.data.shape):
-        with pytest.raises((IndexError, zl.ZarrError)):
-            arr[sel]
-
-
-# Selections against zarr-python's own reads (not only numpy) on representative layouts.
-_SEL_CASES = ["shard-partial-at-edge", "shard-nested", "codec-transpose-3d-201", "string-vlen-utf8",
-              "fill-float32-NaN", "datetime64-10ms", "structured", "cke-v2-dot-3d"]
-
-
-@pytest.mark.parametrize("case_id", _SEL_CASES)
-def test_selections_match_zarr_python(v3_store, case_id):
-    built = v3_store(CASE_BY_ID[case_id])
-    ours = zl.open(built.path)
-    theirs = zarr.open_array(str(built.path), mode="r")
-    failures = []
-    for name, sel in selections(built.data.shape, built.expect.get("chunks")):
-        try:
-            expected = _as_array(theirs[sel], theirs.dtype)
-            assert_array_matches(ours[sel], expected, context=f"[{name}] ")
-        except Exception as exc:  # noqa: BLE001
-            failures.append(f"{name} {sel!r}: {type(exc).__name__}: {exc}")
-    assert not failures, "\n".join(failures[:8])
-
-
-def _as_array(x: Any, dtype: Any) -> np.ndarray:
-    """zarr-python returns scalars for 0-d results; keep the array's dtype."""
-    if isinstance(x, np.ndarray):
-        return x
-    out = np.empty((), dtype=dtype)
-    out[()] = x
-    return out
-
-
-def test_nested_sharding_chunks(v3_store):
-    """Nested sharding: ``chunks`` is a chunk the array is read in, below the outer shard."""
-    built = v3_store(CASE_BY_ID["shard-nested"])
-    arr = zl.open(built.path)
-    assert tuple(arr.shards) == (20, 30)
-    assert tuple(arr.chunks) in {(10, 15), (5, 5)}
+    def test_nested_sharding_chunks(self, built: Callable[[str], Built]) -> None:
+        """Nested sharding: ``chunks`` is a chunk the array is read in, below the outer shard."""
+        arr = zl.open(built("shard-nested").path)
+        assert tuple(arr.shards) == (20, 30)
+        assert tuple(arr.chunks) in {(10, 15), (5, 5)}
 
 
 # --------------------------------------------------------------------------- hierarchies
@@ -915,83 +646,24 @@ def _write_hierarchy(path: Any, consolidate: bool) -> Any:
     return path
 
 
-@pytest.fixture(scope="session", params=[False, True], ids=["plain", "consolidated"])
-def hierarchy(request, tmp_path_factory):
-    path = tmp_path_factory.mktemp("hier3") / "h.zarr"
-    return _write_hierarchy(path, request.param)
+class TestHierarchy(HierarchyConformance):
+    format = V3
+    data = _GROUP_DATA
+    attrs = _GROUP_ATTRS
+
+    write_hierarchy = staticmethod(_write_hierarchy)
+
+    def array_attrs(self, rel: str) -> dict[str, Any]:
+        return {"array": rel}
+
+    def dimension_names(self, rel: str) -> tuple[str, ...] | None:
+        return ("row", "col") if rel == "m" else None
 
 
 def test_consolidated_fixture_is_consolidated(tmp_path):
     p = _write_hierarchy(tmp_path / "c.zarr", True)
     assert "consolidated_metadata" in load_json(p / "zarr.json")
 
-
-def test_root_group(hierarchy):
-    g = zl.open(hierarchy)
-    assert g.kind == "group"
-    assert g.path == "/"
-    assert g.zarr_format == 3
-    assert dict(g.attrs) == _GROUP_ATTRS[""]
-    assert g.metadata == load_json(hierarchy / "zarr.json")
-
-
-def test_members_sorted_and_match_zarr_python(hierarchy):
-    g = zl.open(hierarchy)
-    skip_unless_listable(g)
-    members = g.members()
-    names = [m.name for m in members]
-    assert names == ["a", "alpha", "m", "zeta"]
-    assert [m.kind for m in members] == ["group", "group", "array", "array"]
-    assert [m.path for m in members] == ["/a", "/alpha", "/m", "/zeta"]
-    zg = zarr.open_group(str(hierarchy), mode="r")
-    assert names == sorted(k for k, _ in zg.members())
-    sub = g["a"].members()
-    assert [m.name for m in sub] == ["b", "x"]
-    assert [m.path for m in g["a/b"].members()] == ["/a/b/arr", "/a/b/c"]
-    assert g["a/b/c"].members() == [] or list(g["a/b/c"].members()) == []
-
-
-@pytest.mark.parametrize("rel", ["a", "a/b", "a/b/c", "alpha"])
-def test_nested_group(hierarchy, rel):
-    g = zl.open(hierarchy)[rel]
-    assert g.kind == "group"
-    assert g.path == "/" + rel
-    assert g.name == rel.rsplit("/", 1)[-1]
-    assert g.zarr_format == 3
-    assert dict(g.attrs) == _GROUP_ATTRS[rel]
-    assert dict(g.attrs) == dict(zarr.open_group(str(hierarchy), mode="r")[rel].attrs)
-    assert g.metadata == load_json(hierarchy / rel / "zarr.json")
-
-
-@pytest.mark.parametrize("rel", list(_GROUP_DATA))
-def test_nested_array(hierarchy, rel):
-    root = zl.open(hierarchy)
-    a = root[rel]
-    assert a.kind == "array"
-    assert a.path == "/" + rel
-    assert a.name == rel.rsplit("/", 1)[-1]
-    assert dict(a.attrs) == {"array": rel}
-    assert_array_matches(a[...], _GROUP_DATA[rel])
-    assert_array_matches(a[...], zarr.open_group(str(hierarchy), mode="r")[rel][...])
-    assert a.dimension_names == (("row", "col") if rel == "m" else None)
-    # the same node reached step by step
-    node = root
-    for part in rel.split("/"):
-        node = node[part]
-    assert node.path == a.path
-    assert_array_matches(node[1:], _GROUP_DATA[rel][1:])
-    # opened directly
-    direct = zl.open(hierarchy / rel)
-    assert direct.kind == "array"
-    assert_array_matches(direct[...], _GROUP_DATA[rel])
-
-
-@pytest.mark.parametrize("rel", ["nope", "a/nope", "a/b/arr/deeper", "a/b/c/d", "zeta/x"])
-def test_missing_member(hierarchy, rel):
-    g = zl.open(hierarchy)
-    with pytest.raises(zl.ZarrError) as info:
-        g[rel]
-    assert isinstance(info.value, KeyError)
 
 
 # --------------------------------------------------------------------------- locations
@@ -1039,48 +711,3 @@ def test_open_locations(small_store, tmp_path, form):
     assert dict(g.attrs) == _GROUP_ATTRS[""]
     for rel, data in _GROUP_DATA.items():
         assert_array_matches(g[rel][...], data)
-
-
-# --------------------------------------------------------------------------- consolidated only
-
-
-@pytest.fixture(scope="session")
-def consolidated_only(tmp_path_factory):
-    """A consolidated hierarchy whose non-root zarr.json files were removed afterwards: the
-    root's ``consolidated_metadata`` is then the only description of the children (as for a
-    store that cannot be listed).  zarr-python reads it through the consolidated metadata."""
-    path = _write_hierarchy(tmp_path_factory.mktemp("cons3") / "h.zarr", True)
-    for dirpath, _, files in os.walk(path):
-        if Path(dirpath) != path and "zarr.json" in files:
-            os.remove(Path(dirpath) / "zarr.json")
-    return path
-
-
-def test_consolidated_only_zarr_python_reads_it(consolidated_only):
-    zg = zarr.open_group(str(consolidated_only), mode="r", use_consolidated=True)
-    assert sorted(k for k, _ in zg.members()) == ["a", "alpha", "m", "zeta"]
-    np.testing.assert_array_equal(zg["a/b/arr"][...], _GROUP_DATA["a/b/arr"])
-
-
-def test_consolidated_only_members(consolidated_only):
-    g = zl.open(consolidated_only)
-    zg = zarr.open_group(str(consolidated_only), mode="r", use_consolidated=True)
-    assert [m.name for m in g.members()] == sorted(k for k, _ in zg.members())
-    assert [m.name for m in g["a"].members()] == ["b", "x"]
-    assert [m.name for m in g["a/b"].members()] == ["arr", "c"]
-
-
-@pytest.mark.parametrize("rel", list(_GROUP_DATA))
-def test_consolidated_only_arrays(consolidated_only, rel):
-    g = zl.open(consolidated_only)
-    a = g[rel]
-    assert a.kind == "array" and a.path == "/" + rel
-    assert dict(a.attrs) == {"array": rel}
-    assert_array_matches(a[...], _GROUP_DATA[rel])
-
-
-@pytest.mark.parametrize("rel", ["a", "a/b", "a/b/c", "alpha"])
-def test_consolidated_only_groups(consolidated_only, rel):
-    g = zl.open(consolidated_only)[rel]
-    assert g.kind == "group" and g.path == "/" + rel
-    assert dict(g.attrs) == _GROUP_ATTRS[rel]
