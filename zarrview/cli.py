@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    from .zarrlib import tune_process
+
+    tune_process()  # process-wide tuning is the program's choice: see zarrlib/tuning.py
     if args and args[0] in ("tree", "info"):
         sub = argparse.ArgumentParser(prog=f"zarrview {args[0]}")
         sub.add_argument("location", help="path, URL or .zip, optionally followed by ::/node/path")

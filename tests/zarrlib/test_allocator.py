@@ -27,8 +27,8 @@ import json, resource, sys
 sys.path.insert(0, sys.argv[2])
 import numpy as np
 import zarrview.zarrlib as zl
-from zarrview.zarrlib.storage import allocator
 from http_server import serve
+tuned = zl.tune_process()  # what the app and the CLI do at start; opening a store no longer does it
 with serve(__import__("pathlib").Path(sys.argv[1])) as (url, _):
     arr = zl.open(f"{url}/a.zarr")
     for _ in range(5):  # warm up, as a viewer's first reads do
@@ -37,7 +37,7 @@ with serve(__import__("pathlib").Path(sys.argv[1])) as (url, _):
     for _ in range(20):
         plane = arr[0, 500:524, 290:310]
     faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - r0) / 20
-    print(json.dumps({"applied": allocator.keep_freed_memory(), "faults": faults, "sum": int(plane.sum())}))
+    print(json.dumps({"applied": tuned.keep_freed_memory, "faults": faults, "sum": int(plane.sum())}))
 """
 
 
@@ -69,3 +69,23 @@ def test_remote_reads_stop_faulting_their_buffers_in(site: tuple[Path, int]) -> 
     # here), though a large enough free elsewhere in the process can raise its thresholds first
     assert kept["faults"] < pages / 10, (kept, default)
     assert kept["faults"] <= default["faults"] + 5, (kept, default)
+
+
+UNTUNED = r"""
+import ctypes, json, sys
+import zarrview.zarrlib as zl
+from zarrview.zarrlib.storage import allocator
+zl.open(sys.argv[1])  # a remote store: before issue 12 this pinned the allocator policy
+print(json.dumps({"done": allocator._done}))
+"""
+
+
+def test_opening_a_store_leaves_the_process_untuned(site: tuple[Path, int]) -> None:
+    tests = str(Path(__file__).parents[1])
+    script = "import sys; sys.path.insert(0, sys.argv[2])\nfrom http_server import serve\n" \
+        "import pathlib\nwith serve(pathlib.Path(sys.argv[1])) as (url, _):\n    sys.argv[1] = url + '/a.zarr'\n" \
+        + "\n".join("    " + line for line in UNTUNED.strip().splitlines())
+    proc = subprocess.run([sys.executable, "-c", script, str(site[0]), tests], capture_output=True, text=True,
+                          timeout=100, env={**os.environ, allocator.ENV_OFF: "0"})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"done": None}

@@ -150,11 +150,32 @@ def test_cancel_stops_between_chunks(stores: dict[str, Path]) -> None:
     assert 1 <= len(store.chunk_keys()) < 42
 
 
-def test_progress_reports_every_chunk(stores: dict[str, Path]) -> None:
-    arr = zl.open(stores["sharded"])
+@pytest.mark.parametrize("name", ["chunked", "sharded", "v2"])
+@pytest.mark.parametrize("workers", [1, 2, 5])
+def test_progress_counts_every_chunk_in_order(stores: dict[str, Path], name: str, workers: int) -> None:
+    """Progress comes in batches (one report per block a worker decodes), always rising, and
+    ends at the number of chunks the selection touches, counted here from numpy indices."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    arr = zl.open(stores[name])
+    sel = (slice(5, 55), slice(3, 68))
+    total = len(_expected_chunks(*sel))
     seen: list[tuple[int, int]] = []
-    arr.read((slice(0, 20), slice(0, 20)), progress=lambda d, t: seen.append((d, t)))
-    assert sorted(seen) == [(i, 4) for i in range(1, 5)]
+    with ThreadPoolExecutor(workers) as pool:
+        got = arr.read(sel, progress=lambda d, t: seen.append((d, t)), executor=pool)
+    np.testing.assert_array_equal(got, DATA[sel])
+    assert seen and seen[-1] == (total, total)
+    assert all(t == total for _, t in seen)
+    assert [d for d, _ in seen] == sorted({d for d, _ in seen}), seen  # strictly rising
+
+
+def test_progress_counts_cached_chunks(stores: dict[str, Path]) -> None:
+    arr = zl.open(stores["chunked"])
+    cache = zl.ChunkCache()
+    arr.read((slice(0, 20), slice(0, 20)), cache=cache)  # 4 chunks cached
+    seen: list[tuple[int, int]] = []
+    arr.read((slice(0, 30), slice(0, 20)), cache=cache, progress=lambda d, t: seen.append((d, t)))
+    assert seen[0] == (4, 6) and seen[-1] == (6, 6)
 
 
 def test_pre_cancelled_read_touches_nothing(stores: dict[str, Path]) -> None:

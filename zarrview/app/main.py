@@ -81,7 +81,9 @@ def run_app(argv: Sequence[str]) -> int:
     from .icons import APP_ID, app_icon
     from .resources import demo_path
     from .window import MainWindow
+    from ..zarrlib import tune_process
 
+    tune_process()  # process-wide tuning is the program's choice: see zarrlib/tuning.py
     QCoreApplication.setOrganizationName("zarrview")
     QCoreApplication.setOrganizationDomain("zarrview.github.io")
     QCoreApplication.setApplicationName("zarrview")

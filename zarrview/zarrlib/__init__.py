@@ -27,9 +27,10 @@ from .errors import (
 )
 from .nodes import Array, ErrorNode, Group, Node, UnsupportedArray
 from .reader import ChunkFailure
+from .tuning import tune_process
 
 __all__ = [
-    "open", "limits", "Array", "Group", "Node", "ErrorNode", "UnsupportedArray", "ChunkCache", "CancelToken", "ChunkFailure",
+    "open", "limits", "tune_process", "Array", "Group", "Node", "ErrorNode", "UnsupportedArray", "ChunkCache", "CancelToken", "ChunkFailure",
     "ZarrError", "StoreError", "StoreAccessError", "StoreNotFoundError", "TooLargeError", "UnsupportedSchemeError", "NodeNotFoundError",
     "MetadataError", "UnsupportedFeatureError", "UnsupportedCodecError", "UnsupportedDataTypeError", "CodecError", "ChecksumError", "IndexingError", "ReadCancelled",
 ]

@@ -11,6 +11,8 @@ The thresholds pinned here are the upper bounds glibc's own adaptive policy woul
 (mmap above 32 MiB, trim above twice that), so the memory a process may keep is what glibc
 would allow anyway after one large free; only the warm-up and the flip-flopping are gone.
 Other C libraries (musl, macOS, Windows) manage memory their own way and are left alone.
+The policy is the whole process's, so only the program that owns the process applies it,
+through ``zarrview.zarrlib.tune_process()`` (the app and the CLI do at start), never a store.
 """
 
 from __future__ import annotations

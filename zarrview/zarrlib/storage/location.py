@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError, StoreNotFoundError, UnsupportedSchemeError
-from .allocator import keep_freed_memory
 from .base import Store
 from .fsspec_store import FsspecStore
 from .http_store import HttpStore
@@ -70,7 +69,6 @@ def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Stor
     retry, io_concurrency = _io_options(options, loc)
     fs, root = _filesystem(scheme, loc, options)
     cls = HttpStore if scheme in ("http", "https") else FsspecStore
-    keep_freed_memory()  # remote responses churn buffers: see allocator.py
     return cls(fs, root, loc, retry=retry, io_concurrency=io_concurrency)
 
 

@@ -1,0 +1,107 @@
+"""Decoding one chunk's bytes and placing its part of the selection in the output.
+
+The common case (raw elements behind zstd or blosc) decodes straight into a buffer the
+worker thread reuses for every chunk, so a read allocates (and faults in) no memory per
+chunk; everything else goes through the array's codec pipeline. A chunk whose decoded size
+is over the bound on one chunk is refused here, named, before any buffer is sized for it.
+
+Chunks put in a cache outlive the read, so none may be a view of a reused buffer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+
+from .cache import ChunkCache
+from .codecs.direct import direct_decoder
+from .errors import CodecError, ZarrError
+from .fetch import chunk_name
+from .limits import human, limits
+from .metadata.model import ArrayMetadata
+from .storage.base import Scratch
+
+_MAX_DIRECT = 1 << 30  # chunks larger than this are not worth a per-thread scratch buffer
+#: parts up to this size are copied holding the GIL (see ``put``)
+SMALL_COPY = 1 << 16
+
+
+def put(out: np.ndarray, out_index: tuple[slice, ...], chunk: np.ndarray, inner: tuple[slice, ...]) -> None:
+    """``out[out_index] = chunk[inner]``, without letting go of the GIL for a small contiguous part.
+
+    numpy releases the GIL around a copy of more than a few hundred elements; taking it back
+    while other decode workers hold it costs a sleep and a wake-up, and on many cores such
+    hand-offs, not decoding, limit a read (issue 15). The one-row parts of an XZ read are 1 KiB
+    per chunk: a memoryview copy does the same memcpy holding the GIL, over sooner than a
+    hand-off. (On 16 cores this removed about one context switch per chunk; the read times
+    moved within run-to-run noise: bench/README.md.)
+    """
+    src = chunk[inner]
+    if isinstance(src, np.ndarray) and src.nbytes <= SMALL_COPY and src.flags.c_contiguous \
+            and not src.dtype.hasobject:  # object arrays hold references: numpy must copy those
+        dst = out[out_index]
+        if isinstance(dst, np.ndarray) and dst.flags.c_contiguous and dst.dtype == src.dtype and dst.shape == src.shape:
+            try:
+                dst.data.cast("B")[:] = src.data.cast("B")
+                return
+            except (TypeError, ValueError, NotImplementedError, BufferError):  # a dtype without a buffer format
+                pass
+    out[out_index] = src
+
+
+class ChunkDecoder:
+    """Decodes one array's chunks; holds what the per-chunk path would otherwise recompute."""
+
+    def __init__(self, meta: ArrayMetadata, path: str) -> None:
+        self.meta = meta
+        self.path = path
+        #: a chunk whose decoded size is over the bound cannot be decoded: each read of one
+        #: fails with this size named (chunks never stored still read as the fill value)
+        self.chunk_nbytes = meta.read_spec().nbytes
+        self.too_large = self.chunk_nbytes > limits().chunk_bytes
+        direct = None if self.too_large else direct_decoder(meta.read_pipeline, meta.read_spec())
+        self.direct = direct if direct is not None and direct.nbytes <= _MAX_DIRECT else None
+        #: bytes of the per-thread buffer the direct path decodes into
+        self.scratch_nbytes = self.direct.nbytes if self.direct is not None else 0
+
+    def place(self, data: Any, key: str, coords: tuple[int, ...], inner: tuple[slice, ...], out_index: tuple[slice, ...],
+              out: np.ndarray, raw: Scratch, decoded: np.ndarray, cache: ChunkCache | None, cache_key: Hashable) -> None:
+        """Decode ``data`` and copy the selected part (``inner``) to ``out[out_index]``."""
+        if self.too_large:
+            raise CodecError(f"{chunk_name(self.meta, self.path, key, coords)}: the chunk shape "
+                             f"{list(self.meta.read_shape)} decodes to {human(self.chunk_nbytes)}, more than the "
+                             f"{human(limits().chunk_bytes)} allowed for one chunk")
+        direct = self.direct
+        if direct is not None:
+            target = decoded if cache is None else np.empty(direct.nbytes, np.uint8)
+            try:
+                chunk = direct.decode(data, target)
+            except CodecError as e:
+                raise type(e)(f"{chunk_name(self.meta, self.path, key, coords)}: {e}") from e
+            if chunk is not None:
+                if cache is not None:
+                    cache.put(cache_key, chunk if chunk.base is target else chunk.copy())
+                put(out, out_index, chunk, inner)
+                return
+        chunk = self.decode(data, key, coords)
+        if cache is not None:  # cached chunks outlive this read: none may alias the scratch buffer
+            cache.put(cache_key, chunk.copy() if raw.holds(chunk) else chunk)
+        put(out, out_index, chunk, inner)
+
+    def decode(self, data: Any, key: str, coords: tuple[int, ...]) -> np.ndarray:
+        """One chunk through the array's codec pipeline; any failure is a CodecError naming it."""
+        spec = self.meta.read_spec()
+        where = chunk_name(self.meta, self.path, key, coords)
+        try:
+            arr = self.meta.read_pipeline.decode(data, spec)
+        except CodecError as e:
+            raise type(e)(f"{where}: {e}") from e
+        except ZarrError as e:
+            raise CodecError(f"{where}: {e}") from e
+        except Exception as e:  # a codec library failing in an unforeseen way is still a bad chunk
+            raise CodecError(f"{where}: {type(e).__name__}: {e}") from e
+        if arr.shape != spec.shape:
+            raise CodecError(f"{where}: decoded shape {arr.shape}, expected {spec.shape}")
+        return arr
