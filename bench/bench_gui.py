@@ -27,7 +27,7 @@ plane used is read once, untimed, before anything is timed.
    prints its own ``time.monotonic()`` stamps, so process start -> first pixels is
    reported as well) and in this, already warm, process.
 2. **Slider steps.** ``w.data.set_index(0, z)`` is timed until ``w.data.loaded`` fires
-   with ``shown_generation == current_generation`` and a new image in the image item
+   with the view model's scene no longer busy (the newest request answered) and a new image in the image item
    ("loaded"), and until the window's next repaint has been handled ("painted"). Each
    step starts from a quiet app: nothing read or prefetched, then 50 ms of idle loop.
    *Cold*: planes never shown before, with ``w.scheduler.cache`` cleared before each
@@ -363,7 +363,7 @@ class FrameProbe(QObject):
 
     def _loaded(self) -> None:
         data = self.w.data
-        if (self._armed and self.loaded_at is None and data.shown_generation == data.current_generation
+        if (self._armed and self.loaded_at is None and not data.scene.busy
                 and self.item.image is not None and self.item.image is not self._previous):
             self.loaded_at = time.perf_counter()
 
@@ -542,7 +542,7 @@ def run_steps(w: MainWindow, probe: FrameProbe, ticks: TickProbe, planes: Sequen
         out.painted.values.append((probe.painted_at - t0) * 1000)
         out.paint.values.append((probe.painted_at - probe.paint_started_at) * 1000)
         out.stalls.values.extend(ticks.stalls(t0, probe.painted_at + TAIL_S))
-        shown = w.data.sliders[0][1].value()
+        shown = w.data.plane.sliders[0][1].value()
         if shown != z or w.data.plane_selection()[0] != z:
             raise BenchError(f"the view is at plane {shown}, expected {z}")
     ticks.stop()

@@ -147,7 +147,7 @@ def assert_error_on_node(w: MainWindow, index: QModelIndex, node_path: str, *par
     assert_sentence(s.meta["Error"], *parts)
     assert s.message is not None, "the data view does not show the error"
     assert_sentence(s.message, *parts)
-    assert w.data.array is None and w.data.failures.items == []
+    assert w.data.array is None and w.data.image.failures.items == []
 
 
 def model_colour(w: MainWindow, index: QModelIndex) -> tuple[int, int, int] | None:
@@ -166,13 +166,13 @@ def assert_shows(qtbot, w: MainWindow, path: str, expected: np.ndarray) -> None:
     """Click ``path`` and see exactly ``expected``, with nothing hatched."""
     click(qtbot, w, path)
     np.testing.assert_array_equal(shown_image(w), expected)
-    assert w.data.failures.items == []
+    assert w.data.image.failures.items == []
     assert w.status_label.text().startswith(f"Read /{path}")
 
 
 def hatched(w: MainWindow) -> list[tuple[tuple[int, int, int, int], str]]:
     """(x, y, width, height) in plane coordinates and the tooltip of every red box."""
-    return [(tuple(int(v) for v in item.rect().getRect()), item.toolTip()) for item in w.data.failures.items]
+    return [(tuple(int(v) for v in item.rect().getRect()), item.toolTip()) for item in w.data.image.failures.items]
 
 
 def assert_hatched(w: MainWindow, boxes: list[tuple[int, int, int, int]], key: str, *parts: str) -> None:

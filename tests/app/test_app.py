@@ -93,7 +93,7 @@ def test_selected_slice_shows_exact_values_and_slider_updates(qtbot, window: Mai
     window.data.set_index(0, 5)
     _settle(qtbot, window)
     np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[5])
-    window.data.x_combo.setCurrentIndex(0)  # show (y, t): columns are time
+    window.data.plane.x_combo.setCurrentIndex(0)  # show (y, t): columns are time
     _settle(qtbot, window)
     np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[:, :, 0].T)
 
@@ -101,13 +101,12 @@ def test_selected_slice_shows_exact_values_and_slider_updates(qtbot, window: Mai
 def test_stale_results_never_show(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
     window.open_location(f"{store}::/vol")
     _settle(qtbot, window)
-    shown: list[int] = []
-    window.data.loaded.connect(lambda: shown.append(window.data.shown_generation))
+    shown: list[tuple[object, object]] = []
+    window.data.loaded.connect(lambda: shown.append((window.data.scene.detail.plane_key, window.data.state.plane_key())))
     for t in (1, 3, 4, 0, 5):
         window.data.set_index(0, t)
     _settle(qtbot, window)
-    assert shown and shown[-1] == window.data.current_generation
-    assert all(g <= window.data.current_generation for g in shown)
+    assert shown and all(tile == wanted for tile, wanted in shown)  # never a plane the sliders have left
     np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[5])
 
 
@@ -185,23 +184,24 @@ def test_large_plane_previews_within_budget_then_reads_only_the_visible_chunks(q
     window.data.budget_chunks = 16
     window.data.set_array(zl.open(store))
     _settle(qtbot, window)
-    assert window.data.base_plan is not None and window.data.base_plan.preview
+    base = window.data.scene.coarse
+    assert base is not None and not base.full_resolution
     preview_keys = list(store.keys)
     assert 0 < len(preview_keys) <= 16  # 400 chunks in the plane, 16 allowed
     np.testing.assert_array_equal(window.data.image.getImageItem().image,
-                                  values[::window.data.base_plan.step_r, ::window.data.base_plan.step_c])
+                                  values[::base.step_r, ::base.step_c])
     store.keys.clear()
     window.data.image.view.setRange(xRange=(200, 260), yRange=(100, 160), padding=0)
-    qtbot.waitUntil(lambda: window.data.detail_plan is not None, timeout=10000)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=10000)
     _settle(qtbot, window)
-    plan = window.data.detail_plan
-    assert plan is not None and not plan.preview
+    plan = window.data.scene.detail
+    assert plan is not None and plan.full_resolution
     expected = {f"c/{r // 20}/{c // 20}" for r in range(plan.r0, plan.r1) for c in range(plan.c0, plan.c1)}
     # exactly the visible chunks, less those the preview already decoded (served by the cache)
     assert set(store.keys) == expected - set(preview_keys) and len(store.keys) == len(set(store.keys))
     assert plan.r0 <= 100 and plan.r1 >= 160 and plan.c0 <= 200 and plan.c1 >= 260
     assert len(expected) <= 16
-    np.testing.assert_array_equal(window.data.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])
+    np.testing.assert_array_equal(window.data.image.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])
 
 
 def test_colour_dimension_shows_as_rgb(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -213,8 +213,8 @@ def test_colour_dimension_shows_as_rgb(qtbot, window: MainWindow, tmp_path: Path
     window.data.set_array(zl.open(tmp_path / "rgb"))
     _settle(qtbot, window)
     np.testing.assert_array_equal(window.data.image.getImageItem().image, rgb[0])
-    assert window.data.rgb_box is not None
-    window.data.rgb_box.setChecked(True)
+    assert window.data.plane.rgb_box is not None
+    window.data.plane.rgb_box.setChecked(True)
     _settle(qtbot, window)
     np.testing.assert_array_equal(window.data.image.getImageItem().image, np.moveaxis(rgb, 0, -1))
 
@@ -252,7 +252,7 @@ def test_dropping_a_folder_opens_it(qtbot, window: MainWindow, store: Path) -> N
 
 def test_string_table_pages_in_rows_as_it_scrolls(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     import zarrview.zarrlib as zl
-    from zarrview.app import data_view
+    from zarrview.app import other_views as data_view
 
     words = np.array([f"row {i} ✓" for i in range(5000)], dtype=object)
     a = zarr.create_array(tmp_path / "s", shape=words.shape, chunks=(700,), dtype=str)
@@ -318,16 +318,16 @@ def test_panning_by_a_chunk_is_served_from_the_prefetched_ring(qtbot, window: Ma
     window.data.set_array(zl.open(store))
     _settle(qtbot, window)
     window.data.image.view.setRange(xRange=(200, 260), yRange=(100, 160), padding=0)
-    qtbot.waitUntil(lambda: window.data.detail_plan is not None, timeout=10000)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=10000)
     qtbot.waitUntil(lambda: window.scheduler.prefetched >= 1, timeout=10000)
     store.keys.clear()
-    before = window.data.detail_plan
+    before = window.data.scene.detail
     window.data.image.view.setRange(xRange=(220, 280), yRange=(120, 180), padding=0)  # one chunk across
-    qtbot.waitUntil(lambda: window.data.detail_plan is not before, timeout=10000)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not before, timeout=10000)
     _settle(qtbot, window)
-    plan = window.data.detail_plan
+    plan = window.data.scene.detail
     assert store.keys == []  # every chunk came from the ring read ahead
-    np.testing.assert_array_equal(window.data.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])
+    np.testing.assert_array_equal(window.data.image.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])
 
 
 def test_any_array_as_a_table_on_request(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
@@ -382,4 +382,4 @@ def test_the_free_dimensions_of_a_slice_are_the_displayed_ones(qtbot, window: Ma
     window.open_location(f"{store}::/vol", plane={1: 20})
     _settle(qtbot, window)
     np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[:, 20, :])
-    assert (window.data.y_combo.currentIndex(), window.data.x_combo.currentIndex()) == (0, 2)
+    assert (window.data.plane.y_combo.currentIndex(), window.data.plane.x_combo.currentIndex()) == (0, 2)

@@ -321,8 +321,8 @@ def test_shape_2_62_squared_previews_and_zooms(qtbot, window: MainWindow, heartb
     assert peak < 16 << 20
     assert seen(window, window.proxy.mapToSource(window.tree.currentIndex())).meta["Shape"] == \
         f"({2**62}, {2**62})"
-    plan = window.data.base_plan
-    assert plan is not None and plan.preview and plan.chunks <= window.data.budget_chunks
+    plan = window.data.scene.coarse
+    assert plan is not None and not plan.full_resolution and plan.chunks <= window.data.budget_chunks
     image = shown_image(window)
     assert image.shape == (len(range(0, 2**62, plan.step_r)), len(range(0, 2**62, plan.step_c)))
     expected = np.full(image.shape, -1)
@@ -330,13 +330,13 @@ def test_shape_2_62_squared_previews_and_zooms(qtbot, window: MainWindow, heartb
     np.testing.assert_array_equal(image, expected)
     assert "Preview of /arr" in window.status_label.text()
     window.data.image.view.setRange(xRange=(0, 12), yRange=(0, 12), padding=0)  # zoom in on the stored corner
-    qtbot.waitUntil(lambda: window.data.detail_plan is not None, timeout=10000)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=10000)
     _settle(qtbot, window)
-    detail = window.data.detail_plan
-    assert not detail.preview and detail.r0 == 0 and detail.c0 == 0 and detail.r1 >= 10 and detail.c1 >= 10
+    detail = window.data.scene.detail
+    assert detail.full_resolution and detail.r0 == 0 and detail.c0 == 0 and detail.r1 >= 10 and detail.c1 >= 10
     expected = np.full((detail.r1, detail.c1), -1)
     expected[:10, :10] = DATA
-    np.testing.assert_array_equal(window.data.detail.image, expected)
+    np.testing.assert_array_equal(window.data.image.detail.image, expected)
     assert_shows(qtbot, window, "gz", DATA)
     heartbeat.assert_responsive()
 
@@ -350,7 +350,7 @@ def test_a_dimension_of_2_62_gets_a_usable_slider(qtbot, window: MainWindow, hea
     drop(qtbot, window, v3)
     click(qtbot, window, "stack")
     np.testing.assert_array_equal(shown_image(window), planes[0])
-    slider, box = window.data.sliders[0]
+    slider, box = window.data.plane.sliders[0]
     assert isinstance(box, LongIndexBox) and box.isVisible() and slider.isVisible()
     for index, expected in [(2, planes[2]), (2**62 - 1, np.full((10, 10), -1)), (1, planes[1])]:
         window.data.set_index(0, index)

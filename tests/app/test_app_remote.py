@@ -40,13 +40,13 @@ def test_failed_chunk_is_hatched_and_named_while_the_rest_renders(qtbot, window:
         status = window.status_label.text()
         assert "1 chunk of /sub/vol" in status and "could not be read" in status
         assert "web.zarr/sub/vol/c/3/1/2: HTTP 500 after 2 attempts" in status
-        boxes = [item.rect() for item in window.data.failures.items]
+        boxes = [item.rect() for item in window.data.image.failures.items]
         assert [(r.x(), r.y(), r.width(), r.height()) for r in boxes] == [(32, 16, 16, 16)]
         window.grab().save(str(site / "failed_chunk.png"))
         window.data.set_index(0, 2)  # another plane: no failure, the box goes
         _settle(qtbot, window)
         np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[2])
-        assert window.data.failures.items == []
+        assert window.data.image.failures.items == []
 
 
 def test_unlistable_store_shows_root_and_opens_typed_paths(qtbot, window: MainWindow, site: Path) -> None:  # type: ignore[no-untyped-def]

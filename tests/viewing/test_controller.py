@@ -111,12 +111,26 @@ def test_cancel_is_answered_and_the_next_view_reads_again(tmp_path: Path, h: Har
     np.testing.assert_array_equal(scene.detail.values, data[1])  # type: ignore[union-attr]
 
 
-def test_status_is_cleared_when_the_view_changes_without_a_read(tmp_path: Path, h: Harness) -> None:
+def test_a_view_change_that_needs_no_read_reads_nothing(tmp_path: Path, h: Harness) -> None:
     zarr.create_array(tmp_path / "a", shape=(100, 100), chunks=(50, 50), dtype="u1")[...] = 3
     state = initial_state(zl.open(tmp_path / "a"))
     assert h.show(state).status.startswith("Read")
     scene = h.show(state.with_(region=(10, 20, 10, 20), screen_scale=(4.0, 4.0)))
-    assert scene.status == "" and h.ctl.requests == 1
+    assert not scene.busy and h.ctl.requests == 1
+
+
+def test_a_superseded_read_leaves_no_reading_status(tmp_path: Path, h: Harness) -> None:
+    data = np.arange(2 * 512 * 512, dtype="u2").reshape(2, 512, 512)
+    zarr.create_array(tmp_path / "a", shape=data.shape, chunks=(1, 64, 64), dtype="u2")[...] = data
+    state = initial_state(zl.open(tmp_path / "a"))
+    h.show(state)
+    h.ctl.set_state(state.with_(indices=(1, 0, 0)))  # starts reading plane 1 ...
+    scene = h.ctl.scene
+    assert scene.busy and scene.status.startswith("Reading")
+    h.ctl.set_state(state)  # ... and back to plane 0, which is on screen
+    scene = h.settle()
+    assert not scene.busy and scene.status == ""
+    np.testing.assert_array_equal(scene.detail.values, data[0])  # type: ignore[union-attr]
 
 
 def test_switching_complex_mode_recomputes_the_levels(tmp_path: Path, h: Harness) -> None:

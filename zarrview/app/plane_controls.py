@@ -16,14 +16,14 @@ from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QRegularExpressionValidator
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QPushButton, QSlider, QSpinBox
 
+from ..viewing.axes import colour_axis, dim_names
+from ..viewing.state import COMPLEX_MODES, ViewState
 from ..zarrlib import Array
-from .display import dim_names
 
 #: the largest value a QSlider or QSpinBox can hold
 INT_MAX = 2**31 - 1
 #: positions of the slider of a dimension longer than ``INT_MAX``
 LONG_SLIDER_STEPS = 1 << 20
-COMPLEX_MODES = ("magnitude", "phase", "real", "imaginary")
 
 
 class LongIndexBox(QLineEdit):
@@ -109,6 +109,21 @@ class PlaneControls:
     rgb_box: QCheckBox | None = None
     rgb_dim: int | None = None
     sliders: dict[int, tuple[QSlider, IndexBox]] = field(default_factory=dict)
+    labels: dict[int, QLabel] = field(default_factory=dict)
+
+    def shown(self) -> tuple[int, int, int | None]:
+        """(rows, columns, colour dimension or None) as the controls say now."""
+        y, x = self.y_combo.currentIndex(), self.x_combo.currentIndex()
+        colour = self.rgb_dim if self.rgb_box is not None and self.rgb_box.isChecked() else None
+        return y, x, None if colour in (y, x) else colour
+
+    def show_sliders(self) -> None:
+        """Only the dimensions that are neither displayed nor colour have a visible slider."""
+        shown = self.shown()
+        for dim, (slider, box) in self.sliders.items():
+            visible = dim not in shown
+            for w in (slider, box, self.labels[dim]):
+                w.setVisible(visible)
 
 
 def plane_error(arr: Array, plane: dict[int, int]) -> str | None:
@@ -122,21 +137,17 @@ def plane_error(arr: Array, plane: dict[int, int]) -> str | None:
     return None
 
 
-def build_plane_controls(layout: QGridLayout, arr: Array, plane: dict[int, int], *, axes_changed: Callable[[], None],
-                         index_changed: Callable[[int], None], redraw: Callable[[], None],
-                         auto_contrast: Callable[[], None]) -> PlaneControls:
-    """Fill ``layout`` (row 0: axes and modes; row ``d + 1``: dimension ``d``) and connect the
-    widgets to the data view's handlers; ``plane`` holds the initial index of some dimensions."""
+def build_plane_controls(layout: QGridLayout, state: ViewState, *, index_changed: Callable[[int, int], None],
+                         axes_changed: Callable[[int, int, int | None], None],
+                         complex_changed: Callable[[str], None], auto_contrast: Callable[[], None]) -> PlaneControls:
+    """Fill ``layout`` (row 0: axes and modes; row ``d + 1``: dimension ``d``) from ``state``
+    and forward each change: the callbacks get the new values, never the widgets."""
+    arr = state.array
     names = dim_names(arr)
     c = PlaneControls(QComboBox(), QComboBox())
-    # the dimensions ``plane`` leaves free are the displayed ones when they are exactly two
-    # (``--slice :,128,:`` is an XZ view); otherwise the last two
-    free = [d for d in range(arr.ndim) if d not in plane]
-    rows, cols = free if len(free) == 2 else (arr.ndim - 2, arr.ndim - 1)
-    for combo, default in ((c.y_combo, rows), (c.x_combo, cols)):
+    for combo, default in ((c.y_combo, state.y_dim), (c.x_combo, state.x_dim)):
         combo.addItems([f"{n} ({s})" for n, s in zip(names, arr.shape)])
         combo.setCurrentIndex(default)
-        combo.currentIndexChanged.connect(axes_changed)
     layout.addWidget(QLabel("Rows"), 0, 0)
     layout.addWidget(c.y_combo, 0, 1)
     layout.addWidget(QLabel("Columns"), 0, 2)
@@ -144,23 +155,40 @@ def build_plane_controls(layout: QGridLayout, arr: Array, plane: dict[int, int],
     if arr.dtype.kind == "c":
         c.complex_combo = QComboBox()
         c.complex_combo.addItems(COMPLEX_MODES)
-        c.complex_combo.currentIndexChanged.connect(lambda _: redraw())
+        c.complex_combo.setCurrentText(state.complex_mode)
+        c.complex_combo.currentTextChanged.connect(complex_changed)
         layout.addWidget(c.complex_combo, 0, 4)
     auto = QPushButton("Auto contrast")
     auto.setToolTip("Levels from the 0.5 and 99.5 percentiles of the loaded data; drag the histogram to set them by hand")
     auto.clicked.connect(auto_contrast)
     layout.addWidget(auto, 0, 6)
-    colour = [d for d in range(arr.ndim) if arr.shape[d] in (3, 4) and d < arr.ndim - 2 and arr.dtype.kind in "biuf"]
-    if colour:
-        c.rgb_dim = colour[-1]
+    c.rgb_dim = colour_axis(arr)
+    if c.rgb_dim is not None:
         c.rgb_box = QCheckBox(f"{names[c.rgb_dim]} as {'RGBA' if arr.shape[c.rgb_dim] == 4 else 'RGB'}")
-        c.rgb_box.toggled.connect(lambda _: axes_changed())
+        c.rgb_box.setChecked(state.channel_dim == c.rgb_dim)
         layout.addWidget(c.rgb_box, 0, 5)
     for dim in range(arr.ndim):
-        slider, box = index_controls(arr.shape[dim], plane.get(dim, 0))
-        box.valueChanged.connect(lambda _v, d=dim: index_changed(d))
+        slider, box = index_controls(arr.shape[dim], state.indices[dim])
+        box.valueChanged.connect(lambda v, d=dim: index_changed(d, int(v)))
         c.sliders[dim] = (slider, box)
-        layout.addWidget(QLabel(names[dim]), dim + 1, 0)
+        c.labels[dim] = QLabel(names[dim])
+        layout.addWidget(c.labels[dim], dim + 1, 0)
         layout.addWidget(slider, dim + 1, 1, 1, 3)
         layout.addWidget(box, dim + 1, 4)
+
+    def axes(sender: QComboBox | None) -> None:
+        y, x = c.y_combo.currentIndex(), c.x_combo.currentIndex()
+        if y == x:  # keep two distinct dimensions: move the other combo out of the way
+            other = c.x_combo if sender is c.y_combo else c.y_combo
+            other.blockSignals(True)
+            other.setCurrentIndex(next(d for d in reversed(range(arr.ndim)) if d != y and d != c.rgb_dim))
+            other.blockSignals(False)
+        c.show_sliders()
+        axes_changed(*c.shown())
+
+    c.y_combo.currentIndexChanged.connect(lambda _: axes(c.y_combo))
+    c.x_combo.currentIndexChanged.connect(lambda _: axes(c.x_combo))
+    if c.rgb_box is not None:
+        c.rgb_box.toggled.connect(lambda _: axes(None))
+    c.show_sliders()
     return c

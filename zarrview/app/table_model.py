@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QWidget
 
+from ..viewing.readout import format_value
 from ..zarrlib import ChunkFailure
 
 UNREADABLE = "(unreadable)"
@@ -85,7 +86,7 @@ class ArrayTable(QAbstractTableModel):
             v = row[index.column()]
         else:
             v = row
-        return v if isinstance(v, str) else repr(v.item() if isinstance(v, np.generic) else v)
+        return v if isinstance(v, str) else format_value(v)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if role != Qt.ItemDataRole.DisplayRole:

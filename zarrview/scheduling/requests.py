@@ -7,6 +7,7 @@ result that is no longer the newest.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,9 @@ class ReadRequest:
     #: preview requests read a strided subset; the receiver shows them until the full one lands
     preview: bool = False
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: work to run instead of a plain read (a reduction such as a plot's min/max envelope):
+    #: ``compute(cancel, cache, progress, failures)`` returns the result's data
+    compute: Callable[..., Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -145,8 +145,11 @@ class ReadScheduler:
         progress = None if on_progress is None else (lambda done, total: on_progress(request, done, total))
         failures: list[ChunkFailure] = []
         try:
-            data = request.array.read(request.selection, cancel=token, cache=self.cache, progress=progress,
-                                      failures=failures)
+            if request.compute is not None:
+                data = request.compute(token, self.cache, progress, failures)
+            else:
+                data = request.array.read(request.selection, cancel=token, cache=self.cache, progress=progress,
+                                          failures=failures)
         except ReadCancelled:
             return ReadResult(request, None, None, time.perf_counter() - start, cancelled=True)
         except ZarrError as e:

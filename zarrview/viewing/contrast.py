@@ -16,6 +16,8 @@ import numpy as np
 #: plane would otherwise cost tens of milliseconds of sorting per auto-contrast
 LEVEL_SAMPLES = 1 << 18
 PERCENTILES = (0.5, 99.5)
+#: the colour of a NaN: magenta, which no grey ramp and none of the usual colormaps end in
+NAN_RGBA = (255, 0, 255, 255)
 
 
 def displayable(data: np.ndarray, complex_mode: str = "magnitude") -> np.ndarray:

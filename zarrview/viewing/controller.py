@@ -91,6 +91,16 @@ class ViewController:
         self.scene = scene
         self._read_if_needed(state)
 
+    def clear(self) -> None:
+        """Nothing is viewed any more: answers still coming are stale and the scene is empty."""
+        if self._inflight is not None:
+            self.scheduler.cancel()
+        self._inflight = None
+        self.generation += 1
+        self.state = None
+        self.scene = Scene()
+        self._levels_for = None
+
     def auto_contrast(self) -> None:
         """Levels from the loaded data again (detail where loaded, else the preview)."""
         if self.state is None:
@@ -116,11 +126,13 @@ class ViewController:
         plan = self.plan(state)
         key = state.plane_key()
         if self._covered(plan, key, state):
+            status = self.scene.status
             if self._inflight is not None:  # a read for an older view is no longer wanted
                 self._inflight = None
                 self.generation += 1
                 self.scheduler.cancel()
-            self._publish(replace(self.scene, status="", busy=False))
+                status = ""  # it said "Reading …" of a view that is gone
+            self._publish(replace(self.scene, status=status, busy=False))
             return
         if self._inflight is not None and self._inflight[1:] == (plan, key):
             self._publish(self.scene)

@@ -1,0 +1,149 @@
+"""Painting a Scene: the coarse tile and the full-resolution tile over it, each at its place in
+data coordinates, with NaN in its own colour, and the view's range reported back.
+
+pyqtgraph leaves NaN pixels transparent; each tile therefore gets a backdrop in the NaN
+colour directly beneath it (and above the tile below), so a NaN reads as "no value" and never
+as the view's background, the colormap's ends, or the preview underneath.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, QTimer
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QGraphicsRectItem, QWidget
+
+from ..viewing import Scene, Tile
+from ..viewing.contrast import NAN_RGBA
+from .failure_boxes import FailureBoxes
+
+pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
+
+#: milliseconds a pan or zoom must rest before the visible region is read
+SETTLE_MS = 120
+
+
+class ImagePane(pg.ImageView):
+    """``region_changed(region, screen_scale)`` fires once the view rests after a pan or zoom;
+    ``levels_changed`` when the user drags the histogram; ``hovered(row, col)`` under the mouse."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ui.roiBtn.hide()
+        self.ui.menuBtn.hide()
+        self.view.invertY(True)
+        self.region_changed: Callable[[tuple[float, float, float, float], tuple[float, float]], None] = lambda r, s: None
+        self.levels_changed: Callable[[tuple[float, float]], None] = lambda lv: None
+        self.hovered: Callable[[int, int], None] = lambda r, c: None
+        self.detail = pg.ImageItem()
+        self.detail.setZValue(10)
+        self.view.addItem(self.detail)
+        self.backdrops = [self._backdrop(-1), self._backdrop(9)]
+        self.failures = FailureBoxes(self.view)
+        self.shown: Scene | None = None
+        self._painting = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(SETTLE_MS)
+        self._timer.timeout.connect(self._report_region)
+        self.view.sigRangeChanged.connect(lambda *_: self._timer.start())
+        hist = self.ui.histogram.item
+        hist.sigLevelsChanged.connect(self._levels_dragged)
+        hist.sigLookupTableChanged.connect(lambda *_: self._sync_detail())
+        self.getImageItem().scene().sigMouseMoved.connect(self._mouse_moved)
+
+    def _backdrop(self, z: float) -> QGraphicsRectItem:
+        item = QGraphicsRectItem()
+        item.setBrush(QBrush(QColor(*NAN_RGBA)))
+        item.setPen(pg.mkPen(None))
+        item.setZValue(z)
+        item.setVisible(False)
+        self.view.addItem(item)
+        return item
+
+    # -- painting ---------------------------------------------------------------------------
+    def paint(self, scene: Scene, y_dim: int, x_dim: int) -> None:
+        """Draw ``scene``'s tiles; ``y_dim``/``x_dim`` place its failure boxes."""
+        previous, self.shown = self.shown, scene
+        self._painting = True
+        try:
+            base, over = (scene.coarse, scene.detail) if scene.coarse is not None else (scene.detail, None)
+            if base is None:
+                self.clear()
+                self.detail.clear()
+                for b in self.backdrops:
+                    b.setVisible(False)
+            else:
+                if previous is None or base is not (previous.coarse or previous.detail) or self.image is None:
+                    self.setImage(base.image, autoRange=False, autoLevels=False, levels=scene.levels,
+                                  axes=_axes(base.image))
+                self.getImageItem().setRect(QRectF(*base.rect()))
+                self._place(self.backdrops[0], base)
+                self.setLevels(*scene.levels)
+                self.getImageItem().setLevels(scene.levels)
+                if over is None:
+                    self.detail.clear()
+                    self.backdrops[1].setVisible(False)
+                else:
+                    if previous is None or over is not previous.detail:
+                        self.detail.setImage(over.image, autoLevels=False)
+                    self.detail.setRect(QRectF(*over.rect()))
+                    self._place(self.backdrops[1], over)
+                self._sync_detail()
+            self.failures.clear()
+            for tile in scene.tiles():
+                if tile.failures:
+                    self.failures.mark(tile.failures, y_dim, x_dim)
+        finally:
+            self._painting = False
+
+    @staticmethod
+    def _place(backdrop: QGraphicsRectItem, tile: Tile) -> None:
+        backdrop.setRect(QRectF(*tile.rect()))
+        backdrop.setVisible(tile.image.dtype.kind == "f")
+
+    def _sync_detail(self) -> None:
+        base = self.getImageItem()
+        if base.levels is not None:
+            self.detail.setLevels(base.levels)
+        self.detail.setLookupTable(base.lut)
+
+    def show_region(self, region: tuple[float, float, float, float]) -> None:
+        r0, r1, c0, c1 = region
+        self.view.setRange(xRange=(c0, c1), yRange=(r0, r1), padding=0)
+
+    def show_plane(self, rows: int, cols: int) -> None:
+        self.view.setRange(xRange=(0, cols), yRange=(0, rows), padding=0.02)
+
+    # -- input ------------------------------------------------------------------------------
+    def visible(self) -> tuple[tuple[float, float, float, float], tuple[float, float]]:
+        """The visible region (r0, r1, c0, c1) and screen pixels per data pixel (rows, columns)."""
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        rect = self.view.sceneBoundingRect()
+        sy = rect.height() / (y1 - y0) if y1 > y0 else 1.0
+        sx = rect.width() / (x1 - x0) if x1 > x0 else 1.0
+        return (y0, y1, x0, x1), (max(sy, 1e-9), max(sx, 1e-9))
+
+    def _report_region(self) -> None:
+        if self.shown is not None and self.shown.tiles() and self.isVisible():
+            self.region_changed(*self.visible())
+
+    def _levels_dragged(self, *_: Any) -> None:
+        self._sync_detail()
+        if not self._painting:
+            lo, hi = self.ui.histogram.item.getLevels()
+            self.levels_changed((float(lo), float(hi)))
+
+    def _mouse_moved(self, pos: Any) -> None:
+        if self.shown is None or not self.shown.tiles():
+            return
+        p = self.view.mapSceneToView(pos)
+        self.hovered(int(np.floor(p.y())), int(np.floor(p.x())))
+
+
+def _axes(img: np.ndarray) -> dict[str, int]:
+    return {"y": 0, "x": 1, "c": 2} if img.ndim == 3 else {"y": 0, "x": 1}

@@ -1,0 +1,214 @@
+"""1-D arrays as a line at screen resolution: exact values when few enough are visible, else
+the minimum and maximum of every screen column (an envelope), as oscilloscopes and Panoply
+draw long series.
+
+A 20-million-element series cannot be drawn point by point (pyqtgraph would hold and paint
+every sample) and must not be read whole at once (that is memory the view does not need).
+The envelope is computed on the scheduler's worker, block by block of whole chunks, each block
+reduced to per-column minima and maxima and dropped, so memory stays at one block whatever
+the length. Where the visible chunks exceed the budget, every k-th chunk is read and the plot
+says the envelope is sampled.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..scheduling import ReadRequest, ReadResult, ReadScheduler
+from ..zarrlib import Array, CancelToken, ChunkCache, ChunkFailure
+from .contrast import displayable
+from .readout import request_label
+
+#: screen columns an envelope has when the widget has not said how wide it is
+DEFAULT_COLUMNS = 2000
+#: at most this many elements are read and reduced at a time (32 MiB of float64)
+BLOCK_ELEMENTS = 1 << 22
+DEFAULT_CHUNK_BUDGET = 1024
+
+Post = Callable[[Callable[[], None]], None]
+
+
+@dataclass(frozen=True)
+class LinePlot:
+    """``x`` and ``y`` as drawn: for an envelope, x repeats each column's centre and y holds its
+    (min, max) pair, to be drawn as vertical segments (``pairs``)."""
+
+    x: np.ndarray | None = None
+    y: np.ndarray | None = None
+    envelope: bool = False
+    dates: bool = False  # y values are seconds since 1970 (datetime64 data)
+    x0: int = 0
+    x1: int = 0
+    status: str = ""
+    message: str | None = None
+    busy: bool = False
+
+
+@dataclass(frozen=True)
+class LinePlan:
+    x0: int
+    x1: int
+    columns: int  # 0: exact values
+    stride: int  # read every stride-th chunk
+
+
+def plan_line(length: int, chunk: int, x0: float, x1: float, columns: int, budget: int) -> LinePlan:
+    lo, hi = max(0, math.floor(x0)), min(length, math.ceil(x1))
+    hi = max(lo, hi)
+    nchunks = 0 if hi == lo else (hi - 1) // chunk - lo // chunk + 1
+    stride = max(1, -(-nchunks // max(1, budget)))
+    if hi - lo <= 2 * columns and stride == 1:
+        return LinePlan(lo, hi, 0, 1)
+    return LinePlan(lo, hi, max(1, min(columns, hi - lo)), stride)
+
+
+def as_numbers(data: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Float values for plotting; datetime64 as seconds since 1970 (NaT as NaN), flagged as dates."""
+    if data.dtype.kind == "M":
+        secs = data.astype("datetime64[s]")
+        out = secs.view("i8").astype("f8")
+        out[np.isnat(secs)] = np.nan
+        return out, True
+    return np.asarray(displayable(data), dtype="f8"), False
+
+
+def envelope(arr: Array, plan: LinePlan, cancel: CancelToken, cache: ChunkCache | None,
+             progress: Callable[[int, int], None] | None, failures: list[ChunkFailure]) -> tuple[np.ndarray, bool]:
+    """(columns, 3) rows of (centre, min, max) over ``plan.x0:plan.x1``; NaN where a column saw no finite value."""
+    edges = np.unique(np.linspace(plan.x0, plan.x1, plan.columns + 1).round().astype(np.int64))
+    n = len(edges) - 1
+    lo = np.full(n, np.inf)
+    hi = np.full(n, -np.inf)
+    chunk = arr.chunks[0]
+    first, last = plan.x0 // chunk, (plan.x1 - 1) // chunk
+    if plan.stride == 1:
+        per = max(1, BLOCK_ELEMENTS // chunk)
+        blocks = [(c, min(last + 1, c + per)) for c in range(first, last + 1, per)]
+    else:
+        blocks = [(c, c + 1) for c in range(first, last + 1, plan.stride)]
+    dates = False
+    for i, (c0, c1) in enumerate(blocks):
+        cancel.raise_if_cancelled()
+        a, b = max(plan.x0, c0 * chunk), min(plan.x1, c1 * chunk)
+        values, dates = as_numbers(arr.read((slice(a, b),), cancel=cancel, failures=failures))
+        start = int(np.searchsorted(edges, a, side="right")) - 1
+        cuts = edges[(edges > a) & (edges < b)] - a
+        seg = np.concatenate([[0], cuts]).astype(np.int64)
+        bins = start + np.arange(len(seg))
+        with np.errstate(invalid="ignore"):
+            finite = np.where(np.isfinite(values), values, np.nan)
+            seg_lo = np.fmin.reduceat(finite, seg)
+            seg_hi = np.fmax.reduceat(finite, seg)
+        lo[bins] = np.fmin(lo[bins], seg_lo)
+        hi[bins] = np.fmax(hi[bins], seg_hi)
+        if progress is not None:
+            progress(i + 1, len(blocks))
+    lo[np.isinf(lo)] = np.nan
+    hi[np.isinf(hi)] = np.nan
+    centres = (edges[:-1] + edges[1:] - 1) / 2.0
+    return np.column_stack([centres, lo, hi]), dates
+
+
+class LineModel:
+    """States (an array and a visible x range) in, ``LinePlot`` out; stale answers dropped by
+    generation, as ``ViewController`` does for images."""
+
+    def __init__(self, scheduler: ReadScheduler, post: Post, on_plot: Callable[[LinePlot], None], *,
+                 on_progress: Callable[[int, int], None] | None = None, budget: int = DEFAULT_CHUNK_BUDGET) -> None:
+        self.scheduler = scheduler
+        self.post = post
+        self.on_plot = on_plot
+        self.on_progress = on_progress
+        self.budget = budget
+        self.array: Array | None = None
+        self.generation = 0
+        self.plot = LinePlot()
+        self.columns = DEFAULT_COLUMNS
+        self._asked: LinePlan | None = None
+
+    def clear(self) -> None:
+        self.array = None
+        self.generation += 1
+        self._asked = None
+        self.plot = LinePlot()
+
+    def show(self, arr: Array) -> None:
+        self.clear()
+        self.array = arr
+        if arr.shape[0] == 0:
+            self._publish(LinePlot(message=f"{arr.path} is empty: it has length 0"))
+            return
+        self.set_range(0, arr.shape[0], self.columns)
+
+    def set_range(self, x0: float, x1: float, columns: int | None = None) -> None:
+        arr = self.array
+        if arr is None:
+            return
+        self.columns = max(16, columns or self.columns)
+        plan = plan_line(arr.shape[0], arr.chunks[0], x0, x1, self.columns, self.budget)
+        if plan.x1 <= plan.x0 or self._covers(plan) or plan == self._asked:
+            return
+        self.generation += 1
+        self._asked = plan
+        sel = (slice(plan.x0, plan.x1),)
+        label = request_label(arr.path, sel, arr.shape)
+        compute = None
+        if plan.columns:
+            def compute(cancel: CancelToken, cache: ChunkCache | None, progress: Any, failures: list[ChunkFailure],
+                        arr: Array = arr, plan: LinePlan = plan) -> Any:
+                return envelope(arr, plan, cancel, cache, progress, failures)
+        req = ReadRequest(arr, sel, self.generation, label=label, extra={"plan": plan}, compute=compute)
+        self._publish(LinePlot(self.plot.x, self.plot.y, self.plot.envelope, self.plot.dates, self.plot.x0,
+                               self.plot.x1, f"Reading {label}…", busy=True))
+        self.scheduler.submit(req, lambda r: self.post(lambda: self._landed(r)),
+                              lambda rq, d, t: self.post(lambda: self._progress(rq, d, t)))
+
+    def _covers(self, plan: LinePlan) -> bool:
+        p = self.plot
+        return (p.y is not None and not p.envelope and p.x0 <= plan.x0 and plan.x1 <= p.x1 and not p.busy)
+
+    def _progress(self, req: ReadRequest, done: int, total: int) -> None:
+        if req.generation == self.generation and self.on_progress is not None:
+            self.on_progress(done, total)
+
+    def _landed(self, result: ReadResult) -> None:
+        req = result.request
+        if req.generation != self.generation or self.array is None:
+            return
+        self._asked = None
+        if result.cancelled:
+            self._publish(LinePlot(self.plot.x, self.plot.y, self.plot.envelope, self.plot.dates, self.plot.x0,
+                                   self.plot.x1, f"Cancelled reading {req.label}"))
+            return
+        if result.error is not None:
+            self._publish(LinePlot(status=f"Error: {result.error}", message=f"Cannot show {req.label}:\n{result.error}"))
+            return
+        plan: LinePlan = req.extra["plan"]
+        ms = f"{result.seconds * 1000:.0f} ms"
+        if plan.columns:
+            table, dates = result.data
+            x = np.repeat(table[:, 0], 2)
+            y = table[:, 1:].reshape(-1)
+            how = "every chunk" if plan.stride == 1 else f"one chunk in {plan.stride} (sampled)"
+            status = (f"{req.label}: minimum and maximum of {len(table):,} columns from {how}, "
+                      f"{plan.x1 - plan.x0:,} elements, in {ms}")
+            plot = LinePlot(x, y, True, dates, plan.x0, plan.x1, status)
+        else:
+            y, dates = as_numbers(np.asarray(result.data))
+            plot = LinePlot(np.arange(plan.x0, plan.x1, dtype="f8"), y, False, dates, plan.x0, plan.x1,
+                            f"Read {req.label} in {ms}")
+        if result.failures:
+            n = len(result.failures)
+            plot = LinePlot(plot.x, plot.y, plot.envelope, plot.dates, plot.x0, plot.x1,
+                            f"{n} chunk{'s' if n > 1 else ''} of {req.label} could not be read: "
+                            f"{result.failures[0].message}")
+        self._publish(plot)
+
+    def _publish(self, plot: LinePlot) -> None:
+        self.plot = plot
+        self.on_plot(plot)
