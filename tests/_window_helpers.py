@@ -122,8 +122,8 @@ class Seen:
 
 
 def seen(w: MainWindow, index: QModelIndex) -> Seen:
-    model, table = w.model, w.meta.table
-    meta = {table.item(r, 0).text(): table.item(r, 1).text() for r in range(table.rowCount())}
+    model = w.model
+    meta = w.meta.fields()
     message = w.data.message.text() if w.data.stack.currentWidget() is w.data.message else None
     return Seen([model.data(index.siblingAtColumn(c)) for c in range(3)],
                 model.data(index, Qt.ItemDataRole.ToolTipRole) or "", meta, message, w.status_label.text())

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QStackedWidget, QV
 
 from ..scheduling import ReadScheduler
 from ..viewing import Scene, ViewController, ViewState, initial_state
+from ..viewing.axes import dim_names
 from ..viewing.export import PlaneSpec, table_selection
 from ..viewing.state import Region
 from ..zarrlib import Array
@@ -72,6 +73,7 @@ class DataView(QWidget):
         self.pending_region: tuple[int, int, int, int] | None = None
         self._fit_on_paint = False
         self._said = ""
+        self.axes_shown = False
 
     # -- what the window uses ----------------------------------------------------------------
     @property
@@ -99,6 +101,8 @@ class DataView(QWidget):
         return self.others.plot
 
     def show_message(self, text: str) -> None:
+        """``text`` instead of data; the status bar, which spoke of the previous view, is cleared."""
+        self._say("")
         self.array = None
         self.controller.clear()
         self.others.clear()
@@ -107,6 +111,7 @@ class DataView(QWidget):
         self.stack.setCurrentWidget(self.message)
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
+        self._say("")
         self.array = arr
         self.controller.clear()
         self.others.clear()
@@ -126,6 +131,7 @@ class DataView(QWidget):
         self._fit_on_paint = True
         self._region_shown = region
         self.controller.set_state(state)
+        self._label_axes()
 
     def request_plane(self) -> None:
         """Read again what the view needs (after the chunk budget changed)."""
@@ -151,6 +157,17 @@ class DataView(QWidget):
     def colour_dim(self) -> int | None:
         return None if self.state is None else self.state.channel_dim
 
+    def set_axes_shown(self, shown: bool) -> None:
+        """Image axes with ticks in data coordinates (View menu)."""
+        self.axes_shown = shown
+        self._label_axes()
+
+    def _label_axes(self) -> None:
+        state = self.state
+        names = dim_names(state.array) if state is not None else ["", ""]
+        y, x = (state.y_dim, state.x_dim) if state is not None else (0, 1)
+        self.image.show_axes(self.axes_shown, names[y], names[x])
+
     # -- input -> state ---------------------------------------------------------------------
     def _update(self, **changes: Any) -> None:
         if self.state is not None:
@@ -168,6 +185,7 @@ class DataView(QWidget):
         self._fit_on_paint = True
         self._region_shown = None
         self._update(y_dim=y, x_dim=x, channel_dim=channel, region=None, contrast=None)
+        self._label_axes()
 
     def _complex_changed(self, mode: str) -> None:
         self._update(complex_mode=mode, contrast=None)
@@ -176,7 +194,7 @@ class DataView(QWidget):
         self._update(region=region, screen_scale=scale)
 
     def _scale_for(self, region: tuple[int, int, int, int]) -> tuple[float, float]:
-        size = self.image.view.sceneBoundingRect()
+        size = self.image.view.getViewBox().sceneBoundingRect()
         h, w = max(size.height(), 400.0), max(size.width(), 600.0)
         r0, r1, c0, c1 = region
         return h / max(1, r1 - r0), w / max(1, c1 - c0)
@@ -190,8 +208,7 @@ class DataView(QWidget):
     def _paint(self, scene: Scene) -> None:
         state = self.state
         if scene.status != self._said:  # a repeated scene must not overwrite what the window said since
-            self._said = scene.status
-            self.status.emit(scene.status)
+            self._say(scene.status)
         if state is None:
             return
         if scene.message is not None:
@@ -213,6 +230,10 @@ class DataView(QWidget):
                 self.image.show_plane(*state.plane_shape)
         if not scene.busy:
             self.loaded.emit()
+
+    def _say(self, text: str) -> None:
+        self._said = text
+        self.status.emit(text)
 
     def _defer(self, job: Any) -> None:
         self._prefetch = job

@@ -32,7 +32,8 @@ class ImagePane(pg.ImageView):
     ``levels_changed`` when the user drags the histogram; ``hovered(row, col)`` under the mouse."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, view=pg.PlotItem())  # a plot item, so that axes can be shown
+        self.show_axes(False)
         self.ui.roiBtn.hide()
         self.ui.menuBtn.hide()
         self.view.invertY(True)
@@ -55,6 +56,19 @@ class ImagePane(pg.ImageView):
         hist.sigLevelsChanged.connect(self._levels_dragged)
         hist.sigLookupTableChanged.connect(lambda *_: self._sync_detail())
         self.getImageItem().scene().sigMouseMoved.connect(self._mouse_moved)
+
+    def quickMinMax(self, data: np.ndarray) -> list[tuple[float, float]]:  # noqa: N802 - pyqtgraph's name
+        """pyqtgraph sizes the histogram from the data's min and max, which are NaN for a plane
+        of NaN and infinite with an infinity in it ("Cannot set range [nan, nan]"): the finite
+        values decide, and a plane without any gets (0, 1)."""
+        flat = data.reshape(-1)
+        if flat.size > 1 << 20:  # as pyqtgraph does: a subsample sizes the histogram well enough
+            flat = flat[:: flat.size >> 20]
+        if flat.dtype.kind == "f":
+            flat = flat[np.isfinite(flat)]
+        if not flat.size:
+            return [(0.0, 1.0)]
+        return [(float(flat.min()), float(flat.max()))]
 
     def _backdrop(self, z: float) -> QGraphicsRectItem:
         item = QGraphicsRectItem()
@@ -119,11 +133,19 @@ class ImagePane(pg.ImageView):
     def show_plane(self, rows: int, cols: int) -> None:
         self.view.setRange(xRange=(0, cols), yRange=(0, rows), padding=0.02)
 
+    def show_axes(self, shown: bool, y_name: str = "", x_name: str = "") -> None:
+        """Axes along the left and bottom with ticks in data coordinates (element indices),
+        labelled with the dimension names; hidden by default to give the image the room."""
+        for side, name in (("left", y_name), ("bottom", x_name)):
+            self.view.showAxis(side, shown)
+            if shown:
+                self.view.setLabel(side, name)
+
     # -- input ------------------------------------------------------------------------------
     def visible(self) -> tuple[tuple[float, float, float, float], tuple[float, float]]:
         """The visible region (r0, r1, c0, c1) and screen pixels per data pixel (rows, columns)."""
         (x0, x1), (y0, y1) = self.view.viewRange()
-        rect = self.view.sceneBoundingRect()
+        rect = self.view.getViewBox().sceneBoundingRect()
         sy = rect.height() / (y1 - y0) if y1 > y0 else 1.0
         sx = rect.width() / (x1 - x0) if x1 > x0 else 1.0
         return (y0, y1, x0, x1), (max(sy, 1e-9), max(sx, 1e-9))

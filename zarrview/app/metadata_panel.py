@@ -19,14 +19,24 @@ from ..describe import summary, to_json
 from ..zarrlib import ErrorNode, Node, UnsupportedArray
 
 
+#: fields whose values are long enough to need the whole width of the panel
+WIDE_FIELDS = frozenset({"Store", "Codecs", "Error", "Path"})
+WIDE_VALUE = 40
+
+
 class MetadataPanel(QTabWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.table = QTableWidget(0, 2)
-        self.table.setHorizontalHeaderLabels(["Field", "Value"])
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = QTableWidget(0, 4)
+        self.table.horizontalHeader().hide()
+        header = self.table.horizontalHeader()
+        for col in (0, 2):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        for col in (1, 3):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.table.setWordWrap(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.attrs = QTreeWidget()
         self.attrs.setHeaderLabels(["Key", "Value"])
@@ -46,12 +56,7 @@ class MetadataPanel(QTabWidget):
             rows = [("Path", node.path if node else path or "—"), ("Error", error or str(getattr(node, "error", "")))]
         elif node is not None:
             rows = summary(node)
-        self.table.setRowCount(len(rows))
-        for r, (k, v) in enumerate(rows):
-            self.table.setItem(r, 0, QTableWidgetItem(k))
-            item = QTableWidgetItem(v)
-            item.setToolTip(v)
-            self.table.setItem(r, 1, item)
+        self._fill_table(rows)
         self.attrs.clear()
         if node is not None and (not isinstance(node, ErrorNode) or isinstance(node, UnsupportedArray)):
             _fill(self.attrs.invisibleRootItem(), node.attrs)
@@ -59,6 +64,52 @@ class MetadataPanel(QTabWidget):
             self.json.setPlainText(to_json(_documents(node)))
         else:
             self.json.setPlainText(error or "")
+
+    def fields(self) -> dict[str, str]:
+        """The fields shown, by name (what a reader of the table sees)."""
+        out: dict[str, str] = {}
+        for r in range(self.table.rowCount()):
+            for c in (0, 2):
+                name, value = self.table.item(r, c), self.table.item(r, c + 1)
+                if name is not None and value is not None:
+                    out[name.text()] = value.text()
+        return out
+
+    def _fill_table(self, rows: list[tuple[str, str]]) -> None:
+        lines = layout_rows(rows)
+        self.table.clearSpans()
+        self.table.clearContents()
+        self.table.setRowCount(len(lines))
+        bold = self.table.font()
+        bold.setBold(True)
+        for r, line in enumerate(lines):
+            for i, (key, value) in enumerate(line):
+                name = QTableWidgetItem(key)
+                name.setFont(bold)
+                item = QTableWidgetItem(value)
+                item.setToolTip(value)
+                self.table.setItem(r, 2 * i, name)
+                self.table.setItem(r, 2 * i + 1, item)
+            if len(line) == 1:
+                self.table.setSpan(r, 1, 1, 3)
+
+
+def layout_rows(rows: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """Fields two to a line, so a node's summary fits the panel without scrolling; a long value
+    (a store URL, a codec chain) gets a line of its own."""
+    lines: list[list[tuple[str, str]]] = []
+    pending: list[tuple[str, str]] = []
+    for key, value in rows:
+        if key in WIDE_FIELDS or len(value) > WIDE_VALUE:
+            lines.append([(key, value)])
+        else:
+            pending.append((key, value))
+            if len(pending) == 2:
+                lines.append(pending)
+                pending = []
+    if pending:
+        lines.append(pending)
+    return lines
 
 
 def _documents(node: Node) -> dict[str, Any]:

@@ -1,0 +1,88 @@
+"""Zoomed into a region of a huge array (``--region``): the full-resolution chunks are drawn in
+place, checked pixel by pixel on the rendered window against the values zarr-python wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import zarr
+from PySide6.QtCore import QCoreApplication, QPoint, QSettings
+
+import zarrview.zarrlib as zl
+from zarrview.app.bridge import init_bridge
+from zarrview.app.window import MainWindow
+
+from http_server import serve
+
+BIG = 65536
+REGION = (9000, 9512, 9000, 9768)
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, np.ndarray]:
+    root = tmp_path_factory.mktemp("bigview") / "big.zarr"
+    a = zarr.create_array(root, shape=(BIG, BIG), chunks=(256, 256), dtype="u1", fill_value=0)
+    yy, xx = np.mgrid[0:1024, 0:1280]
+    block = ((np.sin(yy / 40) + np.cos(xx / 60)) * 60 + 128).astype("u1")
+    a[8960:9984, 8960:10240] = block
+    return root, block
+
+
+@pytest.fixture
+def window(qtbot: Any, tmp_path: Path) -> Iterator[MainWindow]:
+    QCoreApplication.setOrganizationName("zarrview-tests")
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    init_bridge()
+    w = MainWindow()
+    w.resize(1280, 820)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.scheduler.close()
+
+
+def _rendered_vs_data(w: MainWindow, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Grey levels on screen and the grey the data maps to through the shown levels, at a grid
+    of screen pixels inside the region."""
+    gv = w.data.image.ui.graphicsView
+    shot = gv.grab().toImage()
+    lo, hi = w.data.image.getImageItem().levels
+    vb = w.data.image.view.getViewBox()
+    seen, want = [], []
+    for fy in np.linspace(0.15, 0.85, 9):
+        for fx in np.linspace(0.15, 0.85, 9):
+            px = QPoint(int(fx * gv.width()), int(fy * gv.height()))
+            p = vb.mapSceneToView(gv.mapToScene(px))
+            r, c = int(p.y()), int(p.x())
+            if not (REGION[0] <= r < REGION[1] and REGION[2] <= c < REGION[3]):
+                continue
+            seen.append(shot.pixelColor(px).red())
+            v = float(block[r - 8960, c - 8960])
+            want.append(np.clip((v - lo) / (hi - lo), 0, 1) * 255)
+    return np.array(seen), np.array(want)
+
+
+@pytest.mark.parametrize("over_http", [False, True])
+def test_region_of_a_huge_array_is_drawn_at_full_resolution(qtbot: Any, window: MainWindow, big: tuple[Path, np.ndarray],
+                                                              over_http: bool) -> None:
+    root, block = big
+    with serve(root.parent) as (url, log):
+        location = f"{url}/{root.name}" if over_http else str(root)
+        window.data.pending_region = REGION
+        arr = zl.open(location)
+        log.clear()
+        window.data.set_array(arr)
+        qtbot.waitUntil(lambda: window.data.scene.detail is not None and not window.data.scene.busy, timeout=20000)
+        qtbot.wait(300)  # the view settles on the region (and reads nothing more)
+        assert window.scheduler.wait_idle(20)
+        if over_http:
+            chunk_gets = [r for r in log.requests("GET") if "/c/" in r[1]]
+            assert len(chunk_gets) <= 48, len(chunk_gets)
+    seen, want = _rendered_vs_data(window, block)
+    assert len(seen) >= 40
+    assert np.abs(seen - want).mean() < 6, (seen[:10], want[:10])
+    assert seen.std() > 20  # the data's pattern, not a blank area
