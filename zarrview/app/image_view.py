@@ -163,7 +163,7 @@ class ImagePane(pg.ImageView):
     def _mouse_moved(self, pos: Any) -> None:
         if self.shown is None or not self.shown.tiles():
             return
-        p = self.view.mapSceneToView(pos)
+        p = self.view.getViewBox().mapSceneToView(pos)
         self.hovered(int(np.floor(p.y())), int(np.floor(p.x())))
 
 
