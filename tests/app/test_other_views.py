@@ -2,39 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import zarr
-from PySide6.QtCore import QCoreApplication, QPointF, QSettings, Qt
+from PySide6.QtCore import QPointF, Qt
 
 import zarrview.zarrlib as zl
-from zarrview.app.bridge import init_bridge
 from zarrview.app.window import MainWindow
 
+from test_app import _settle, window  # noqa: F401  (the window fixture)
+
 from _window_helpers import Heartbeat
-
-
-@pytest.fixture
-def window(qtbot: Any, tmp_path: Path) -> Iterator[MainWindow]:
-    QCoreApplication.setOrganizationName("zarrview-tests")
-    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
-    init_bridge()
-    w = MainWindow()
-    w.resize(1280, 820)
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.scheduler.close()
-
-
-def _settle(qtbot: Any, w: MainWindow) -> None:
-    qtbot.waitUntil(w.is_settled, timeout=30000)
-    qtbot.wait(100)
-    qtbot.waitUntil(w.is_settled, timeout=30000)
 
 
 def test_a_long_series_is_an_envelope_and_the_window_keeps_answering(qtbot: Any, window: MainWindow,

@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import zarr
-from PySide6.QtCore import QCoreApplication, QSettings
 
 import zarrview.zarrlib as zl
-from zarrview.app.bridge import init_bridge
 from zarrview.app.window import MainWindow
 from zarrview.describe import summary
 
-
-@pytest.fixture
-def window(qtbot: Any, tmp_path: Path) -> Iterator[MainWindow]:
-    QCoreApplication.setOrganizationName("zarrview-tests")
-    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
-    init_bridge()
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.scheduler.close()
+from test_app import _settle, window  # noqa: F401  (the window fixture)
 
 
 def _nodes(tmp_path: Path) -> list[zl.Node]:
@@ -50,12 +37,6 @@ def test_every_field_shows_without_scrolling(qtbot: Any, window: MainWindow, tmp
         last = table.rowCount() - 1
         bottom = table.rowViewportPosition(last) + table.rowHeight(last)
         assert bottom <= table.viewport().height(), (node.path, bottom, table.viewport().height())
-
-
-def _settle(qtbot: Any, w: MainWindow) -> None:
-    qtbot.waitUntil(w.is_settled, timeout=15000)
-    qtbot.wait(200)
-    qtbot.waitUntil(w.is_settled, timeout=15000)
 
 
 def test_the_status_bar_is_cleared_when_the_view_changes(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:

@@ -3,18 +3,18 @@ place, checked pixel by pixel on the rendered window against the values zarr-pyt
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import zarr
-from PySide6.QtCore import QCoreApplication, QPoint, QSettings
+from PySide6.QtCore import QPoint
 
 import zarrview.zarrlib as zl
-from zarrview.app.bridge import init_bridge
 from zarrview.app.window import MainWindow
+
+from test_app import _settle, window  # noqa: F401  (the window fixture)
 
 from http_server import serve
 
@@ -30,19 +30,6 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, np.ndarray]:
     block = ((np.sin(yy / 40) + np.cos(xx / 60)) * 60 + 128).astype("u1")
     a[8960:9984, 8960:10240] = block
     return root, block
-
-
-@pytest.fixture
-def window(qtbot: Any, tmp_path: Path) -> Iterator[MainWindow]:
-    QCoreApplication.setOrganizationName("zarrview-tests")
-    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
-    init_bridge()
-    w = MainWindow()
-    w.resize(1280, 820)
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.scheduler.close()
 
 
 def _rendered_vs_data(w: MainWindow, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

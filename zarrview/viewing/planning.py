@@ -49,18 +49,9 @@ def plan_plane(shape: tuple[int, ...], chunks: tuple[int, ...], dims: tuple[int,
     ky, kx = coarsening(ny, nx, max(1, budget // nc))
     step_r = 1 if ky == 1 else ky * cy
     step_c = 1 if kx == 1 else kx * cx
-    sel: list[Any] = []
-    for d in range(len(shape)):
-        if d == ydim:
-            sel.append(slice(r0, r1, step_r))
-        elif d == xdim:
-            sel.append(slice(c0, c1, step_c))
-        elif d == channel:
-            sel.append(slice(None))
-        else:
-            sel.append(fixed.get(d, 0))
     count = -(-ny // ky) * -(-nx // kx) * nc
-    return PlaneRead(tuple(sel), r0, r1, c0, c1, step_r, step_c, count)
+    sel = _selection(len(shape), dims, fixed, (r0, r1, c0, c1), (step_r, step_c), channel)
+    return PlaneRead(sel, r0, r1, c0, c1, step_r, step_c, count)
 
 
 def coarsening(ny: int, nx: int, budget: int) -> tuple[int, int]:
@@ -138,19 +129,27 @@ def _strided(shape: tuple[int, ...], chunks: tuple[int, ...], dims: tuple[int, i
     ydim, xdim = dims
     r0, r1, c0, c1 = region
     step_r, step_c = steps
-    sel: list[Any] = []
-    for d in range(len(shape)):
-        if d == ydim:
-            sel.append(slice(r0, r1, step_r))
-        elif d == xdim:
-            sel.append(slice(c0, c1, step_c))
-        elif d == channel:
-            sel.append(slice(None))
-        else:
-            sel.append(fixed.get(d, 0))
+    sel = _selection(len(shape), dims, fixed, region, steps, channel)
     touched = _touched(r0, r1, step_r, chunks[ydim]) * _touched(c0, c1, step_c, chunks[xdim])
     nc = 1 if channel is None else chunks_between(0, shape[channel], chunks[channel])
-    return PlaneRead(tuple(sel), r0, r1, c0, c1, step_r, step_c, touched * nc)
+    return PlaneRead(sel, r0, r1, c0, c1, step_r, step_c, touched * nc)
+
+
+def _selection(ndim: int, dims: tuple[int, int], fixed: dict[int, int], region: tuple[int, int, int, int],
+               steps: tuple[int, int], channel: int | None) -> tuple[Any, ...]:
+    """Rows and columns strided over ``region``, the colour dimension whole, the rest fixed."""
+    r0, r1, c0, c1 = region
+    out: list[Any] = []
+    for d in range(ndim):
+        if d == dims[0]:
+            out.append(slice(r0, r1, steps[0]))
+        elif d == dims[1]:
+            out.append(slice(c0, c1, steps[1]))
+        elif d == channel:
+            out.append(slice(None))
+        else:
+            out.append(fixed.get(d, 0))
+    return tuple(out)
 
 
 def _touched(lo: int, hi: int, step: int, chunk: int) -> int:
