@@ -12,6 +12,7 @@ says the envelope is sampled.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -157,11 +158,7 @@ class LineModel:
         self._asked = plan
         sel = (slice(plan.x0, plan.x1),)
         label = request_label(arr.path, sel, arr.shape)
-        compute = None
-        if plan.columns:
-            def compute(cancel: CancelToken, cache: ChunkCache | None, progress: Any, failures: list[ChunkFailure],
-                        arr: Array = arr, plan: LinePlan = plan) -> Any:
-                return envelope(arr, plan, cancel, cache, progress, failures)
+        compute = functools.partial(envelope, arr, plan) if plan.columns else None
         req = ReadRequest(arr, sel, self.generation, label=label, extra={"plan": plan}, compute=compute)
         self._publish(LinePlot(self.plot.x, self.plot.y, self.plot.envelope, self.plot.dates, self.plot.x0,
                                self.plot.x1, f"Reading {label}…", busy=True))
