@@ -1,4 +1,4 @@
-"""Command line: ``zarrview [LOCATION]`` opens the window; ``tree`` and ``info`` print headless.
+"""Command line: ``zarrview [LOCATION]`` opens the window; ``tree``, ``info`` and ``export`` run headless.
 
 The headless subcommands import no Qt, so they work on servers and in scripts.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from . import __version__
 
@@ -75,6 +75,51 @@ def _grid_objects(node: object) -> int:
     return math.prod(-(-s // c) for s, c in zip(node.shape, outer))
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """Malformed arguments are one line and exit status 2, not a usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"zarrview: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _export(argv: Sequence[str]) -> int:
+    """Write the plane the window would show for ``--slice`` at full resolution (no Qt)."""
+    sub = _OneLineParser(prog="zarrview export", description="Write one plane of an array to .npy, .csv or .png.")
+    sub.add_argument("location", help="path, URL or .zip, followed by ::/node/path of an array")
+    sub.add_argument("--slice", help="the plane, e.g. 5,:,: or :,128,: (the ':' dimensions are rows and columns)")
+    sub.add_argument("-o", "--output", required=True, help="FILE.npy (exact values), FILE.csv or FILE.png (grey)")
+    ns = sub.parse_args(list(argv))
+    from . import zarrlib as zl
+    from .viewing.export import ExportError, UnsupportedExport, default_spec, export_format, export_plane
+    from .viewing.slice_spec import ArgumentError, check_plane, parse_slice
+
+    try:
+        plane = parse_slice(ns.slice)
+        export_format(ns.output)
+        node = zl.open(ns.location)
+        if not isinstance(node, zl.Array):
+            print(f"zarrview: {node.path} is a group, not an array: name one with ::/path", file=sys.stderr)
+            return 1
+        check_plane(node, plane)
+        spec = default_spec(node, plane)
+        export_plane(spec, ns.output, progress=_tty_progress(spec.label) if sys.stderr.isatty() else None)
+    except (ArgumentError, UnsupportedExport) as e:
+        print(e if str(e).startswith("zarrview:") else f"zarrview: {e}", file=sys.stderr)
+        return 2
+    except (zl.ZarrError, ExportError) as e:
+        print(f"zarrview: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _tty_progress(label: str) -> Callable[[int, int], None]:
+    def progress(done: int, total: int) -> None:
+        print(f"\rreading {label}: {done}/{total} chunks", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+    return progress
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="zarrview", description="Browse Zarr v2 and v3 hierarchies.")
     p.add_argument("--version", action="version", version=f"zarrview {__version__}")
@@ -86,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .zarrlib import tune_process
 
     tune_process()  # process-wide tuning is the program's choice: see zarrlib/tuning.py
+    if args and args[0] == "export":
+        return _export(args[1:])
     if args and args[0] in ("tree", "info"):
         sub = argparse.ArgumentParser(prog=f"zarrview {args[0]}")
         sub.add_argument("location", help="path, URL or .zip, optionally followed by ::/node/path")

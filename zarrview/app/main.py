@@ -8,15 +8,14 @@ import time
 from collections.abc import Sequence
 
 from .. import __version__
+from ..viewing.slice_spec import ArgumentError, parse_slice  # noqa: F401  (shared with zarrview export)
 
 
 _COMMANDS = """commands without a window:
   zarrview tree LOCATION                every node, one line each
-  zarrview info LOCATION[::/node/path]  full metadata, attributes, stored chunks and bytes"""
-
-
-class ArgumentError(ValueError):
-    """A malformed command-line value; its message is the one line the user sees."""
+  zarrview info LOCATION[::/node/path]  full metadata, attributes, stored chunks and bytes
+  zarrview export LOCATION::/node [--slice 5,:,:] -o FILE.npy|.csv|.png
+                                        one plane at full resolution, as the window shows it"""
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -29,22 +28,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--screenshot", metavar="FILE", help="save a PNG of the window once loaded, then exit")
     p.add_argument("--version", action="version", version=f"zarrview {__version__}")
     return p.parse_args(list(argv))
-
-
-def parse_slice(text: str | None) -> dict[int, int]:
-    """``"5,:,:"`` -> ``{0: 5}``: the fixed index of each dimension that is not shown."""
-    if not text:
-        return {}
-    out = {}
-    for dim, part in enumerate(text.split(",")):
-        part = part.strip()
-        if part and part != ":":
-            try:
-                out[dim] = int(part)
-            except ValueError:
-                raise ArgumentError(f"zarrview: --slice takes integers and ':' separated by commas "
-                                    f"(like 5,:,:), not {text!r}") from None
-    return out
 
 
 def parse_region(text: str | None) -> tuple[int, int, int, int] | None:

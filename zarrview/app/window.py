@@ -25,12 +25,12 @@ from PySide6.QtWidgets import (
 from .. import zarrlib as zl
 from ..scheduling import ReadScheduler
 from ..zarrlib.storage import split_node_path, store_url
-from . import export
 from .about import AboutDialog
 from .icons import app_icon
 from .bridge import run_in_thread
 from .data_view import DataView
 from .dialogs import OpenUrlDialog, PreferencesDialog
+from .export_actions import ExportActions
 from .metadata_panel import MetadataPanel
 from .plane_controls import plane_error
 from .tree_filter import FilterProxy, TreeFilter
@@ -135,12 +135,7 @@ class MainWindow(QMainWindow):
         quit_.setShortcut(QKeySequence.StandardKey.Quit)
         quit_.triggered.connect(self.close)
         file_menu.addAction(quit_)
-        export_menu = self.menuBar().addMenu("&Export")
-        for text, slot in [("View as &PNG…", self._export_png), ("Slice as &NPY…", self._export_npy),
-                           ("Slice as &CSV…", self._export_csv)]:
-            act = QAction(text, self)
-            act.triggered.connect(slot)
-            export_menu.addAction(act)
+        self.exports = ExportActions(self, self.data, self.menuBar().addMenu("&Export"), self.status_label.setText)
         view_menu = self.menuBar().addMenu("&View")
         prefs = QAction("&Preferences…", self)
         prefs.setShortcut(QKeySequence.StandardKey.Preferences)
@@ -398,32 +393,6 @@ class MainWindow(QMainWindow):
             self.settings.setValue("chunk_budget", budget)
             self.apply_settings()
             self.data.request_plane()
-
-    # -- export -----------------------------------------------------------------------------
-    def _export_target(self, caption: str, filt: str) -> str | None:
-        if self.data.last_data is None and caption != "PNG":
-            self.status_label.setText("Nothing to export: select an array first")
-            return None
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {caption}", "", filt)
-        return path or None
-
-    def _export_png(self) -> None:
-        path = self._export_target("PNG", "PNG images (*.png)")
-        if path:
-            export.save_png(self.data.stack.currentWidget(), path)
-            self.status_label.setText(f"Saved {path}")
-
-    def _export_npy(self) -> None:
-        path = self._export_target("NPY", "NumPy arrays (*.npy)")
-        if path and self.data.last_data is not None:
-            export.save_npy(self.data.last_data, path)
-            self.status_label.setText(f"Saved {path}")
-
-    def _export_csv(self) -> None:
-        path = self._export_target("CSV", "CSV files (*.csv)")
-        if path and self.data.last_data is not None:
-            export.save_csv(self.data.last_data, path)
-            self.status_label.setText(f"Saved {path}")
 
     # -- status -----------------------------------------------------------------------------
     def _progress(self, done: int, total: int) -> None:

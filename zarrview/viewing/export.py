@@ -170,6 +170,8 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
     try:
         with _replacing(path) as f:  # created first: a folder that cannot be written fails before the read
             data = _read(spec, path, progress, cancel)
+            if cancel is not None:
+                cancel.raise_if_cancelled()
             if fmt == ".npy":
                 np.save(f, data, allow_pickle=data.dtype.kind == "O")
             elif fmt == ".csv":
