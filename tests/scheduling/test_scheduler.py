@@ -35,7 +35,7 @@ def test_newest_request_wins_and_stale_is_cancelled(tmp_path: Path) -> None:
         done.set()
 
     for z in range(5):  # five quick slider steps: 64 chunks each at 10 ms would take 3 s
-        sched.submit(ReadRequest(arr, (z, slice(None), slice(None)), sched.next_generation()), on_done)
+        sched.submit(ReadRequest(arr, (z, slice(None), slice(None)), z + 1), on_done)
         time.sleep(0.02)
     assert sched.wait_idle(20)
     # every request is answered once; only the newest with data, the stale ones as cancelled
@@ -80,7 +80,7 @@ def test_cache_makes_revisits_free(tmp_path: Path) -> None:
     sched = ReadScheduler(cache_bytes=1 << 20)
     got: list[ReadResult] = []
     for z in (0, 1, 0):
-        sched.submit(ReadRequest(arr, (z, slice(None), slice(None)), sched.next_generation()), got.append)
+        sched.submit(ReadRequest(arr, (z, slice(None), slice(None)), z + 1), got.append)
         assert sched.wait_idle(10)
     assert store.chunk_reads() == 8
     np.testing.assert_array_equal(got[-1].data, data[0])

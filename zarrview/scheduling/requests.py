@@ -1,8 +1,8 @@
 """What the view asks for, frozen at the moment it asks.
 
 A request holds everything the worker needs (array, selection, level), built on the GUI
-thread, so the worker never reads widget state; the generation lets the receiver drop any
-result that is no longer the newest.
+thread, so the worker never reads widget state; the generation, numbered by whoever asks
+(the view model's controller), lets the receiver drop any result that is no longer the newest.
 """
 
 from __future__ import annotations

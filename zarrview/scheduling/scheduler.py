@@ -31,20 +31,10 @@ class ReadScheduler:
         self._prefetch: list[ReadRequest] = []  # warm the cache when idle; dropped by any submit
         self.prefetched = 0
         self._token: CancelToken | None = None
-        self._generation = 0
         self._busy = False
         self._closed = False
         self._thread = threading.Thread(target=self._loop, name="zarrview-reader", daemon=True)
         self._thread.start()
-
-    def next_generation(self) -> int:
-        with self._cond:
-            self._generation += 1
-            return self._generation
-
-    @property
-    def generation(self) -> int:
-        return self._generation
 
     def submit(self, request: ReadRequest, on_done: Callback, on_progress: ProgressCallback | None = None) -> None:
         """Queue ``request``, replacing and cancelling whatever was pending or running."""
