@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -21,21 +20,9 @@ from zarrview.app.gui_gc import collect_garbage_on_gui_thread  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
 from zarrview.zarrlib.storage import LocalStore  # noqa: E402
 
+from store_wrappers import CountingStore  # noqa: E402
+
 DATA = np.arange(6 * 40 * 50, dtype="f4").reshape(6, 40, 50)
-
-
-class ChunkKeyLog(LocalStore):
-    """A local store that records the key of every chunk read, from any thread."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__(root)
-        self.keys: list[str] = []
-        self.lock = threading.Lock()
-
-    def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
-        with self.lock:
-            self.keys.append(req.key)
-        return super().read_into(req, scratch)
 
 
 @pytest.fixture(scope="module")
@@ -135,15 +122,7 @@ def test_event_loop_keeps_ticking_while_a_slow_store_loads(qtbot, window: MainWi
     a = zarr.create_array(tmp_path / "slow", shape=(64, 64), chunks=(8, 8), dtype="u1")
     a[...] = 7
 
-    class Sleepy(LocalStore):
-        def get(self, key: str) -> bytes | None:
-            time.sleep(0.02)
-            return super().get(key)
-
-        def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
-            return self.get(req.key)
-
-    arr = zl.open(Sleepy(tmp_path / "slow"))
+    arr = zl.open(CountingStore(LocalStore(tmp_path / "slow"), latency=0.02))
     ticks: list[float] = []
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(time.monotonic()))
@@ -180,17 +159,17 @@ def test_large_plane_previews_within_budget_then_reads_only_the_visible_chunks(q
     a = zarr.create_array(tmp_path / "big", shape=values.shape, chunks=(20, 20), dtype="u2")
     a[...] = values
 
-    store = ChunkKeyLog(tmp_path / "big")
+    store = CountingStore(LocalStore(tmp_path / "big"))
     window.data.budget_chunks = 16
     window.data.set_array(zl.open(store))
     _settle(qtbot, window)
     base = window.data.scene.coarse
     assert base is not None and not base.full_resolution
-    preview_keys = list(store.keys)
+    preview_keys = store.chunk_keys()
     assert 0 < len(preview_keys) <= 16  # 400 chunks in the plane, 16 allowed
     np.testing.assert_array_equal(window.data.image.getImageItem().image,
                                   values[::base.step_r, ::base.step_c])
-    store.keys.clear()
+    store.reset()
     window.data.image.view.setRange(xRange=(200, 260), yRange=(100, 160), padding=0)
     qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=10000)
     _settle(qtbot, window)
@@ -198,7 +177,8 @@ def test_large_plane_previews_within_budget_then_reads_only_the_visible_chunks(q
     assert plan is not None and plan.full_resolution
     expected = {f"c/{r // 20}/{c // 20}" for r in range(plan.r0, plan.r1) for c in range(plan.c0, plan.c1)}
     # exactly the visible chunks, less those the preview already decoded (served by the cache)
-    assert set(store.keys) == expected - set(preview_keys) and len(store.keys) == len(set(store.keys))
+    keys = store.chunk_keys()
+    assert set(keys) == expected - set(preview_keys) and len(keys) == len(set(keys))
     assert plan.r0 <= 100 and plan.r1 >= 160 and plan.c0 <= 200 and plan.c1 >= 260
     assert len(expected) <= 16
     np.testing.assert_array_equal(window.data.image.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])
@@ -313,20 +293,20 @@ def test_panning_by_a_chunk_is_served_from_the_prefetched_ring(qtbot, window: Ma
     a = zarr.create_array(tmp_path / "pan", shape=values.shape, chunks=(20, 20), dtype="u4")
     a[...] = values
 
-    store = ChunkKeyLog(tmp_path / "pan")
+    store = CountingStore(LocalStore(tmp_path / "pan"))
     window.data.budget_chunks = 16
     window.data.set_array(zl.open(store))
     _settle(qtbot, window)
     window.data.image.view.setRange(xRange=(200, 260), yRange=(100, 160), padding=0)
     qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=10000)
     qtbot.waitUntil(lambda: window.scheduler.prefetched >= 1, timeout=10000)
-    store.keys.clear()
+    store.reset()
     before = window.data.scene.detail
     window.data.image.view.setRange(xRange=(220, 280), yRange=(120, 180), padding=0)  # one chunk across
     qtbot.waitUntil(lambda: window.data.scene.detail is not before, timeout=10000)
     _settle(qtbot, window)
     plan = window.data.scene.detail
-    assert store.keys == []  # every chunk came from the ring read ahead
+    assert store.chunk_keys() == []  # every chunk came from the ring read ahead
     np.testing.assert_array_equal(window.data.image.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])
 
 

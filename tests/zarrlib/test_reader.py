@@ -4,7 +4,6 @@ chunks within a byte budget, reads shard indexes once, and stops when cancelled.
 from __future__ import annotations
 
 import itertools
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -12,35 +11,9 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.zarrlib.storage import ByteRequest, LocalStore
+from zarrview.zarrlib.storage import LocalStore
 
-
-class CountingStore(LocalStore):
-    """Records every key read (whole or ranged), from any thread."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__(root)
-        self.reads: list[ByteRequest] = []
-        self._lock = threading.Lock()
-
-    def _log(self, req: ByteRequest) -> None:
-        with self._lock:
-            self.reads.append(req)
-
-    def get(self, key: str) -> bytes | None:
-        self._log(ByteRequest(key))
-        return super().get(key)
-
-    def get_range(self, req: ByteRequest) -> bytes | None:
-        self._log(req)
-        return super().get_range(req) if req.start is not None else LocalStore.get(self, req.key)
-
-    def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
-        self._log(req)
-        return super().read_into(req, scratch)
-
-    def chunk_keys(self) -> list[str]:
-        return [r.key for r in self.reads if not r.key.endswith((".json", ".zarray", ".zattrs", ".zgroup"))]
+from store_wrappers import CountingStore
 
 
 DATA = np.arange(60 * 70, dtype="i4").reshape(60, 70)
@@ -75,7 +48,7 @@ SELECTIONS = [
 
 @pytest.mark.parametrize("sel", SELECTIONS, ids=str)
 def test_touches_only_needed_chunks(stores: dict[str, Path], sel: tuple[slice, slice]) -> None:
-    store = CountingStore(stores["chunked"])
+    store = CountingStore(LocalStore(stores["chunked"]))
     arr = zl.open(store)
     np.testing.assert_array_equal(arr[sel], DATA[sel])
     touched = {tuple(int(x) for x in k.split("/")[1:]) for k in store.chunk_keys()}
@@ -85,22 +58,22 @@ def test_touches_only_needed_chunks(stores: dict[str, Path], sel: tuple[slice, s
 
 @pytest.mark.parametrize("sel", SELECTIONS, ids=str)
 def test_sharded_reads_index_once_and_only_needed_inner_chunks(stores: dict[str, Path], sel: tuple[slice, slice]) -> None:
-    store = CountingStore(stores["sharded"])
+    store = CountingStore(LocalStore(stores["sharded"]))
     arr = zl.open(store)
     assert arr.chunks == (10, 10) and arr.shards == (20, 30)
     np.testing.assert_array_equal(arr[sel], DATA[sel])
     need = _expected_chunks(*sel)
     shards = {(r // 2, c // 3) for r, c in need}
-    index_reads = [r for r in store.reads if r.start is not None and r.start < 0]
-    chunk_reads = [r for r in store.reads if r.start is not None and r.start >= 0]
+    index_reads = [r for r in store.requests if r.start is not None and r.start < 0]
+    chunk_reads = [r for r in store.requests if r.start is not None and r.start >= 0]
     assert sorted({r.key for r in index_reads}) == sorted(f"c/{a}/{b}" for a, b in shards)
     assert len(index_reads) == len(shards)
     # byte-adjacent inner chunks may come in one read, but exactly the needed bytes are read
     assert sum(r.stop - r.start for r in chunk_reads) == sum(_inner_nbytes(stores["sharded"], rc) for rc in need)
     assert len(chunk_reads) <= len(need)
-    store.reads.clear()
+    store.reset()
     arr[sel]
-    assert not [r for r in store.reads if r.start is not None and r.start < 0]  # indexes cached
+    assert not [r for r in store.requests if r.start is not None and r.start < 0]  # indexes cached
 
 
 def _inner_nbytes(root: Path, chunk: tuple[int, int]) -> int:
@@ -113,7 +86,7 @@ def _inner_nbytes(root: Path, chunk: tuple[int, int]) -> int:
 
 @pytest.mark.parametrize("name", ["chunked", "sharded", "v2"])
 def test_cache_serves_repeat_reads_without_store_access(stores: dict[str, Path], name: str) -> None:
-    store = CountingStore(stores[name])
+    store = CountingStore(LocalStore(stores[name]))
     arr = zl.open(store)
     cache = zl.ChunkCache(max_bytes=1 << 20)
     first = arr.read((slice(0, 30), slice(0, 30)), cache=cache)
@@ -136,7 +109,7 @@ def test_cache_respects_byte_budget(stores: dict[str, Path]) -> None:
 
 
 def test_cancel_stops_between_chunks(stores: dict[str, Path]) -> None:
-    store = CountingStore(stores["chunked"])
+    store = CountingStore(LocalStore(stores["chunked"]))
     arr = zl.open(store)
     token = zl.CancelToken()
     seen: list[int] = []
@@ -179,7 +152,7 @@ def test_progress_counts_cached_chunks(stores: dict[str, Path]) -> None:
 
 
 def test_pre_cancelled_read_touches_nothing(stores: dict[str, Path]) -> None:
-    store = CountingStore(stores["chunked"])
+    store = CountingStore(LocalStore(stores["chunked"]))
     arr = zl.open(store)
     token = zl.CancelToken()
     token.cancel()
