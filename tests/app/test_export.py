@@ -14,11 +14,13 @@ import zarr
 
 pytest.importorskip("pytestqt")
 
-from test_app import ChunkKeyLog, _settle, window  # noqa: E402, F401  (the window fixture)
+from store_wrappers import CountingStore, is_chunk_key  # noqa: E402
+from test_app import _settle, window  # noqa: E402, F401  (the window fixture)
 
 import zarrview.zarrlib as zl  # noqa: E402
 from png_decode import decode_png  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
+from zarrview.zarrlib.storage import LocalStore  # noqa: E402
 
 VALUES = (np.arange(400 * 400, dtype="u4") % 65521).reshape(1, 400, 400).astype("u2")
 
@@ -30,14 +32,15 @@ def big(tmp_path: Path) -> Path:
     return tmp_path / "big"
 
 
-class HeldStore(ChunkKeyLog):
-    """Once held, lets ``free`` more chunks through and holds the rest until released: a read
-    that is certainly still running when it is cancelled."""
+class Hold:
+    """A request hook for ``CountingStore`` (as its ``fail``, never failing): once held, lets
+    ``free`` more chunk requests through and holds the rest until released, so the read is
+    certainly still running when it is cancelled."""
 
-    def __init__(self, root: Path) -> None:
-        super().__init__(root)
+    def __init__(self) -> None:
         self.release = threading.Event()
         self.release.set()
+        self.lock = threading.Lock()
         self.free = 0
         self.waiting = 0
 
@@ -45,14 +48,16 @@ class HeldStore(ChunkKeyLog):
         self.free = free
         self.release.clear()
 
-    def read_into(self, req, scratch):  # type: ignore[no-untyped-def]
+    def __call__(self, req: Any) -> None:
+        if self.release.is_set() or not is_chunk_key(req.key):
+            return None
         with self.lock:
             self.free -= 1
             wait = self.free < 0
             self.waiting += wait
         if wait:
             self.release.wait(10)
-        return super().read_into(req, scratch)
+        return None
 
 
 def choose(window: MainWindow, monkeypatch: pytest.MonkeyPatch, path: Path) -> list[str]:
@@ -126,20 +131,20 @@ def test_a_large_plane_is_read_only_when_the_user_agrees(qtbot: Any, window: Mai
 
 def test_cancel_stops_the_read_and_writes_nothing(qtbot: Any, window: MainWindow, big: Path, tmp_path: Path,  # noqa: F811
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    store = HeldStore(big)
+    hold = Hold()
     window.data.budget_chunks = 4
-    window.data.set_array(zl.open(store))
+    window.data.set_array(zl.open(CountingStore(LocalStore(big), fail=hold)))
     _settle(qtbot, window)
-    store.hold(free=5)
+    hold.hold(free=5)
     out = tmp_path / "out"
     out.mkdir()
     choose(window, monkeypatch, out / "plane.npy")
     window.exports.data_action.trigger()
     job = window.exports.job
     assert job is not None and not window.exports.data_action.isEnabled()  # one export at a time
-    qtbot.waitUntil(lambda: store.waiting > 0, timeout=20000)  # the read is under way, and cannot finish
+    qtbot.waitUntil(lambda: hold.waiting > 0, timeout=20000)  # the read is under way, and cannot finish
     job.dialog.canceled.emit()  # the dialog's Cancel button
-    store.release.set()
+    hold.release.set()
     wait_idle(qtbot, window)
     assert "cancelled" in window.status_label.text()
     assert list(out.iterdir()) == []
