@@ -14,6 +14,8 @@ that path in a real ``MainWindow`` (1280x820, offscreen Qt) and checks three tar
   of the same plane (``zl.open(path)[z, :, :]``, no cache);
 * the GUI event loop never stalls for more than 16 ms while planes load.
 
+First pixels of a zoomed region of a 65536x65536 array over loopback HTTP: ``bench_region.py``.
+
 What is measured
 ----------------
 Data: the (64, 2048, 2048) uint16 stack that ``bench_read.py`` writes to
