@@ -84,9 +84,9 @@ def test_recent_urls_keep_their_options_but_never_secrets(qtbot, window: MainWin
         window.open_location(f"{url}/web.zarr::/sub/vol", io_timeout=7)
         _settle(qtbot, window)
     location = f"{url}/web.zarr::/sub/vol"
-    assert window._recent()[0] == location
-    assert window._recent_options(location) == {"io_timeout": 7}
-    window._remember("s3://bucket/x.zarr", {"anon": False, "key": "AKIA", "secret": "s", "endpoint_url": "http://h"})
+    assert window.recent.locations()[0] == location
+    assert window.recent.options(location) == {"io_timeout": 7}
+    window.recent.remember("s3://bucket/x.zarr", {"anon": False, "key": "AKIA", "secret": "s", "endpoint_url": "http://h"})
     saved = json.loads(window.settings.value("recent_options"))
     assert saved["s3://bucket/x.zarr"] == {"anon": False, "endpoint_url": "http://h"}
     assert [a.text() for a in window.recent_menu.actions()][:2] == ["s3://bucket/x.zarr", location]

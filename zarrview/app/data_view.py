@@ -31,6 +31,9 @@ PREFETCH_DELAY_MS = 150
 
 class DataView(QWidget):
     status = Signal(str)
+    #: what the status bar says about the previous view is no longer true (a message or another
+    #: array is shown): the window clears it unless it has said something of its own since
+    stale = Signal()
     progress = Signal(int, int)
     loaded = Signal()
 
@@ -102,7 +105,7 @@ class DataView(QWidget):
 
     def show_message(self, text: str) -> None:
         """``text`` instead of data; the status bar, which spoke of the previous view, is cleared."""
-        self._say("")
+        self._forget_status()
         self.array = None
         self.controller.clear()
         self.others.clear()
@@ -111,7 +114,7 @@ class DataView(QWidget):
         self.stack.setCurrentWidget(self.message)
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
-        self._say("")
+        self._forget_status()
         self.array = arr
         self.controller.clear()
         self.others.clear()
@@ -230,6 +233,10 @@ class DataView(QWidget):
                 self.image.show_plane(*state.plane_shape)
         if not scene.busy:
             self.loaded.emit()
+
+    def _forget_status(self) -> None:
+        self._said = ""
+        self.stale.emit()
 
     def _say(self, text: str) -> None:
         self._said = text

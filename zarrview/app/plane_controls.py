@@ -18,7 +18,6 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEd
 
 from ..viewing.axes import colour_axis, dim_names
 from ..viewing.state import COMPLEX_MODES, ViewState
-from ..zarrlib import Array
 
 #: the largest value a QSlider or QSpinBox can hold
 INT_MAX = 2**31 - 1
@@ -124,17 +123,6 @@ class PlaneControls:
             visible = dim not in shown
             for w in (slider, box, self.labels[dim]):
                 w.setVisible(visible)
-
-
-def plane_error(arr: Array, plane: dict[int, int]) -> str | None:
-    """Why the indices asked for (``--slice``) name no plane of ``arr``, or None when they do."""
-    for dim, index in sorted(plane.items()):
-        if dim >= arr.ndim:
-            return f"--slice names {dim + 1} dimensions; {arr.path} has {arr.ndim}"
-        if not 0 <= index < arr.shape[dim]:
-            name = (arr.dimension_names or (None,) * arr.ndim)[dim] or f"dimension {dim}"
-            return f"--slice index {index} is out of range for {name} of {arr.path} (size {arr.shape[dim]})"
-    return None
 
 
 def build_plane_controls(layout: QGridLayout, state: ViewState, *, index_changed: Callable[[int, int], None],

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -24,20 +23,16 @@ from PySide6.QtWidgets import (
 
 from .. import zarrlib as zl
 from ..scheduling import ReadScheduler
+from ..viewing.slice_spec import plane_error
 from ..zarrlib.storage import split_node_path, store_url
-from .about import AboutDialog
 from .icons import app_icon
 from .bridge import run_in_thread
 from .data_view import DataView
 from .dialogs import OpenUrlDialog, PreferencesDialog
-from .export_actions import ExportActions
 from .metadata_panel import MetadataPanel
-from .plane_controls import plane_error
+from .menus import build_menus
 from .tree_filter import FilterProxy, TreeFilter
 from .tree_model import HierarchyModel
-
-MAX_RECENT = 10
-
 
 class MainWindow(QMainWindow):
     def __init__(self, scheduler: ReadScheduler | None = None) -> None:
@@ -80,7 +75,7 @@ class MainWindow(QMainWindow):
         self.right = QSplitter(Qt.Orientation.Vertical)
         self.right.addWidget(self.meta)
         self.right.addWidget(self.data)
-        self.right.setSizes([220, 600])
+        self.right.setSizes([250, 570])
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.addWidget(left)
         self.split.addWidget(self.right)
@@ -95,11 +90,13 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status_label, 1)
         self.statusBar().addPermanentWidget(self.progress_label)
         self.statusBar().addPermanentWidget(self.cancel_button)
-        self.data.status.connect(self.status_label.setText)
+        self._data_said = ""
+        self.data.status.connect(self._data_status)
+        self.data.stale.connect(lambda: self.status_label.setText("") if self.status_label.text() == self._data_said else None)
         self.data.progress.connect(self._progress)
         self.data.loaded.connect(self._loaded)
 
-        self._build_menus()
+        build_menus(self)
         self.apply_settings()
         geometry = self.settings.value("geometry")
         if geometry is not None:
@@ -111,81 +108,13 @@ class MainWindow(QMainWindow):
             self.split.restoreState(state)
 
     # -- menus ------------------------------------------------------------------------------
-    def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        for text, shortcut, slot in [
-            ("Open &Folder…", QKeySequence.StandardKey.Open, self._open_folder),
-            ("Open &File (zip)…", None, self._open_file),
-            ("Open &URL…", QKeySequence("Ctrl+L"), self._open_url),
-            ("&Go to Path…", QKeySequence("Ctrl+G"), self._go_to_path),
-        ]:
-            act = QAction(text, self)
-            if shortcut is not None:
-                act.setShortcut(shortcut)
-            act.triggered.connect(slot)
-            file_menu.addAction(act)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        self._fill_recent()
-        file_menu.addSeparator()
-        close = QAction("&Close Store", self)
-        close.setShortcut(QKeySequence.StandardKey.Close)
-        close.triggered.connect(self.close_current_store)
-        file_menu.addAction(close)
-        quit_ = QAction("&Quit", self)
-        quit_.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_.triggered.connect(self.close)
-        file_menu.addAction(quit_)
-        self.exports = ExportActions(self, self.data, self.menuBar().addMenu("&Export"), self.status_label.setText)
-        view_menu = self.menuBar().addMenu("&View")
-        prefs = QAction("&Preferences…", self)
-        prefs.setShortcut(QKeySequence.StandardKey.Preferences)
-        prefs.triggered.connect(self._preferences)
-        view_menu.addAction(prefs)
-        help_menu = self.menuBar().addMenu("&Help")
-        about = QAction("&About zarrview", self)
-        about.setMenuRole(QAction.MenuRole.AboutRole)
-        about.triggered.connect(lambda: AboutDialog(self).exec())
-        help_menu.addAction(about)
-        find = QAction("&Find", self)
-        find.setShortcut(QKeySequence.StandardKey.Find)
-        find.triggered.connect(lambda: self.filter.setFocus())
-        self.addAction(find)
+    def _data_status(self, text: str) -> None:
+        self._data_said = text
+        self.status_label.setText(text)
 
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        for loc in self._recent():
-            act = QAction(loc, self)
-            act.triggered.connect(lambda _=False, loc=loc: self.open_location(loc, **self._recent_options(loc)))
-            self.recent_menu.addAction(act)
-        self.recent_menu.setEnabled(bool(self._recent()))
-
-    def _recent(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        return [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
-
-    def _recent_options(self, location: str) -> dict[str, Any]:
-        try:
-            saved = json.loads(str(self.settings.value("recent_options", "{}")))
-        except json.JSONDecodeError:
-            return {}
-        options = saved.get(location) if isinstance(saved, dict) else None
-        return options if isinstance(options, dict) else {}
-
-    def _remember(self, location: str, options: dict[str, Any] | None = None) -> None:
-        recent = [location] + [r for r in self._recent() if r != location]
-        self.settings.setValue("recent", recent[:MAX_RECENT])
-        try:
-            saved = json.loads(str(self.settings.value("recent_options", "{}")))
-        except json.JSONDecodeError:
-            saved = {}
-        saved = {k: v for k, v in (saved if isinstance(saved, dict) else {}).items() if k in recent[:MAX_RECENT]}
-        kept = {k: v for k, v in (options or {}).items() if not _secret(k, v)}
-        if kept:
-            saved[location] = kept
-        else:
-            saved.pop(location, None)
-        self.settings.setValue("recent_options", json.dumps(saved))
-        self._fill_recent()
+    def _axes_toggled(self, shown: bool) -> None:
+        self.settings.setValue("image_axes", "true" if shown else "false")
+        self.data.set_axes_shown(shown)
 
     def _open_folder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open Zarr folder")
@@ -238,13 +167,13 @@ class MainWindow(QMainWindow):
             if error is not None:
                 message = str(error) if isinstance(error, zl.ZarrError) else f"{type(error).__name__}: {error}"
                 self.model.add_error(label or store_loc, message)
-                self.status_label.setText(f"Cannot open {store_loc}: {message}")
                 self.meta.show_node(None, message)
                 self.data.show_message(f"Cannot open {store_loc}:\n{message}")
+                self.status_label.setText(f"Cannot open {store_loc}: {message}")
                 return
             root, target, chain = result
             index = self.model.add_store(root, label or store_loc)
-            self._remember(location, options)
+            self.recent.remember(location, options)
             self.status_label.setText(f"Opened {store_loc}")
             proxy_index = self.proxy.mapFromSource(index)
             self.tree.expand(proxy_index)
@@ -272,9 +201,9 @@ class MainWindow(QMainWindow):
     def _node_failed(self, row: int, node_path: str, where: str, message: str) -> None:
         """The node a location names cannot be opened, its store can: the store stays open to
         browse, and the error shows where the node would (status bar, metadata, data view)."""
-        self.status_label.setText(f"Cannot open {where}: {message}")
         self.meta.show_node(None, message, path=node_path)
         self.data.show_message(f"Cannot open {node_path}:\n{message}")
+        self.status_label.setText(f"Cannot open {where}: {message}")
         self._pending_select = (row, [p for p in node_path.split("/") if p])  # a listed error row, if any
         self._resolve_selection()
 
@@ -362,8 +291,8 @@ class MainWindow(QMainWindow):
     def _refuse_plane(self, why: str) -> None:
         """A plane asked for (--slice) that does not exist: say so where the image would be,
         rather than clamp to the nearest one."""
-        self.status_label.setText(why)
         self.data.show_message(why)
+        self.status_label.setText(why)
 
     def _show_node(self, node: zl.Node) -> None:
         if isinstance(node, zl.Array):
@@ -437,14 +366,6 @@ def path_chain(root: zl.Group, path: str) -> list[zl.Node]:
     """The nodes from ``root`` down to ``path`` (each one read directly)."""
     parts = [p for p in path.strip("/").split("/") if p]
     return [root["/".join(parts[: i + 1])] for i in range(len(parts))]
-
-
-def _secret(name: str, value: Any) -> bool:
-    """Storage options never written to the settings file (credentials)."""
-    lowered = name.lower()
-    if lowered == "token" and value == "anon":
-        return False
-    return any(word in lowered for word in ("key", "secret", "token", "password", "credential", "auth"))
 
 
 def _loading(item: Any) -> bool:

@@ -257,7 +257,9 @@ class ViewController:
         whole = (plan.r0, plan.r1, plan.c0, plan.c1) == (0, rows, 0, cols)
 
         def run() -> None:
-            if gen == self.generation and self.state is state:
+            # still wanted while no newer read was asked for and the plane is the same (a pan
+            # that the loaded tiles cover changes the state, not what is worth reading ahead)
+            if gen == self.generation and self.state is not None and self.state.plane_key() == state.plane_key():
                 self.scheduler.prefetch(self._neighbours(plan, state) if whole else self._ring(plan, state))
 
         self.defer(run)

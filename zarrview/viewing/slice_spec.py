@@ -31,12 +31,19 @@ def parse_slice(text: str | None) -> dict[int, int]:
     return out
 
 
-def check_plane(arr: Array, plane: Mapping[int, int]) -> None:
-    """Refuse indices that name no plane of ``arr``: an index is never clamped to the nearest one."""
+def plane_error(arr: Array, plane: Mapping[int, int]) -> str | None:
+    """Why the indices asked for (``--slice``) name no plane of ``arr``, or None when they do."""
     for dim, index in sorted(plane.items()):
         if dim >= arr.ndim:
-            raise ArgumentError(f"zarrview: --slice names {dim + 1} dimensions; {arr.path} has {arr.ndim}")
+            return f"--slice names {dim + 1} dimensions; {arr.path} has {arr.ndim}"
         if not 0 <= index < arr.shape[dim]:
             name = (arr.dimension_names or (None,) * arr.ndim)[dim] or f"dimension {dim}"
-            raise ArgumentError(f"zarrview: --slice index {index} is out of range for {name} of {arr.path} "
-                                f"(size {arr.shape[dim]})")
+            return f"--slice index {index} is out of range for {name} of {arr.path} (size {arr.shape[dim]})"
+    return None
+
+
+def check_plane(arr: Array, plane: Mapping[int, int]) -> None:
+    """Refuse indices that name no plane of ``arr``: an index is never clamped to the nearest one."""
+    why = plane_error(arr, plane)
+    if why is not None:
+        raise ArgumentError(f"zarrview: {why}")

@@ -1,0 +1,63 @@
+"""The window's menus: what each entry does lives in the window; here only which entries exist."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QKeySequence
+
+from .about import AboutDialog
+from .export_actions import ExportActions
+from .recent import RecentLocations
+
+if TYPE_CHECKING:
+    from .window import MainWindow
+
+
+def build_menus(w: MainWindow) -> None:
+    file_menu = w.menuBar().addMenu("&File")
+    for text, shortcut, slot in [
+        ("Open &Folder…", QKeySequence.StandardKey.Open, w._open_folder),
+        ("Open &File (zip)…", None, w._open_file),
+        ("Open &URL…", QKeySequence("Ctrl+L"), w._open_url),
+        ("&Go to Path…", QKeySequence("Ctrl+G"), w._go_to_path),
+    ]:
+        act = QAction(text, w)
+        if shortcut is not None:
+            act.setShortcut(shortcut)
+        act.triggered.connect(slot)
+        file_menu.addAction(act)
+    w.recent_menu = file_menu.addMenu("Open &Recent")
+    w.recent = RecentLocations(w.settings, w.recent_menu, w.open_location, w)
+    file_menu.addSeparator()
+    close = QAction("&Close Store", w)
+    close.setShortcut(QKeySequence.StandardKey.Close)
+    close.triggered.connect(w.close_current_store)
+    file_menu.addAction(close)
+    quit_ = QAction("&Quit", w)
+    quit_.setShortcut(QKeySequence.StandardKey.Quit)
+    quit_.triggered.connect(w.close)
+    file_menu.addAction(quit_)
+    w.exports = ExportActions(w, w.data, w.menuBar().addMenu("&Export"), w.status_label.setText)
+    view_menu = w.menuBar().addMenu("&View")
+    axes = QAction("Image &Axes", w)
+    axes.setCheckable(True)
+    axes.setToolTip("Axes with ticks in data coordinates along the image")
+    axes.setChecked(w.settings.value("image_axes", "false") == "true")
+    axes.toggled.connect(w._axes_toggled)
+    view_menu.addAction(axes)
+    w.data.set_axes_shown(axes.isChecked())
+    prefs = QAction("&Preferences…", w)
+    prefs.setShortcut(QKeySequence.StandardKey.Preferences)
+    prefs.triggered.connect(w._preferences)
+    view_menu.addAction(prefs)
+    help_menu = w.menuBar().addMenu("&Help")
+    about = QAction("&About zarrview", w)
+    about.setMenuRole(QAction.MenuRole.AboutRole)
+    about.triggered.connect(lambda: AboutDialog(w).exec())
+    help_menu.addAction(about)
+    find = QAction("&Find", w)
+    find.setShortcut(QKeySequence.StandardKey.Find)
+    find.triggered.connect(lambda: w.filter.setFocus())
+    w.addAction(find)
+

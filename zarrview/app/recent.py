@@ -1,0 +1,70 @@
+"""File ▸ Open Recent: the last locations opened, with the storage options each was opened with.
+
+Options are remembered so that a recent S3 or HTTP location reopens as it was (an endpoint, a
+timeout); credentials never are: they would sit in plain text in the settings file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QWidget
+
+MAX_RECENT = 10
+
+
+class RecentLocations:
+    def __init__(self, settings: QSettings, menu: QMenu, reopen: Callable[..., None], owner: QWidget) -> None:
+        self.settings = settings
+        self.menu = menu
+        self.reopen = reopen  # reopen(location, **options)
+        self.owner = owner
+        self.fill()
+
+    def fill(self) -> None:
+        self.menu.clear()
+        for loc in self.locations():
+            act = QAction(loc, self.owner)
+            act.triggered.connect(lambda _=False, loc=loc: self.reopen(loc, **self.options(loc)))
+            self.menu.addAction(act)
+        self.menu.setEnabled(bool(self.locations()))
+
+    def locations(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        return [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
+
+    def options(self, location: str) -> dict[str, Any]:
+        saved = self._saved_options()
+        options = saved.get(location)
+        return options if isinstance(options, dict) else {}
+
+    def remember(self, location: str, options: dict[str, Any] | None = None) -> None:
+        recent = ([location] + [r for r in self.locations() if r != location])[:MAX_RECENT]
+        self.settings.setValue("recent", recent)
+        saved = {k: v for k, v in self._saved_options().items() if k in recent}
+        kept = {k: v for k, v in (options or {}).items() if not is_secret(k, v)}
+        if kept:
+            saved[location] = kept
+        else:
+            saved.pop(location, None)
+        self.settings.setValue("recent_options", json.dumps(saved))
+        self.fill()
+
+    def _saved_options(self) -> dict[str, Any]:
+        try:
+            saved = json.loads(str(self.settings.value("recent_options", "{}")))
+        except json.JSONDecodeError:
+            return {}
+        return saved if isinstance(saved, dict) else {}
+
+
+def is_secret(name: str, value: Any) -> bool:
+    """Storage options never written to the settings file (credentials)."""
+    lowered = name.lower()
+    if lowered == "token" and value == "anon":
+        return False
+    return any(word in lowered for word in ("key", "secret", "token", "password", "credential", "auth"))
