@@ -73,3 +73,32 @@ def test_region_of_a_huge_array_is_drawn_at_full_resolution(qtbot: Any, window: 
     assert len(seen) >= 40
     assert np.abs(seen - want).mean() < 6, (seen[:10], want[:10])
     assert seen.std() > 20  # the data's pattern, not a blank area
+
+
+def test_after_cancel_the_next_pan_reads_again(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:
+    """Cancel used to leave the view waiting for an answer that never came: it refused detail
+    reads until a slider moved (issue 12)."""
+    from zarrview.zarrlib.storage import LocalStore
+
+    from store_wrappers import CountingStore
+
+    values = (np.arange(1024 * 1024, dtype="u4") % 65521).reshape(1024, 1024).astype("u2")
+    zarr.create_array(tmp_path / "slow", shape=values.shape, chunks=(32, 32), dtype="u2")[...] = values
+    store = CountingStore(LocalStore(tmp_path / "slow"))
+    window.data.budget_chunks = 16
+    window.data.set_array(zl.open(store))  # type: ignore[arg-type]
+    _settle(qtbot, window)
+    assert window.data.scene.coarse is not None and window.data.scene.detail is None
+    store.latency = 0.1  # each chunk now takes a tenth of a second: 16 of them, time to cancel
+    window.data.image.view.setRange(xRange=(200, 320), yRange=(100, 220), padding=0)
+    qtbot.waitUntil(lambda: window.data.scene.busy, timeout=5000)
+    qtbot.waitUntil(lambda: window.cancel_button.isEnabled(), timeout=5000)
+    window.cancel_button.click()
+    qtbot.waitUntil(lambda: not window.data.scene.busy, timeout=5000)
+    assert window.data.scene.detail is None and "Cancel" in window.status_label.text()
+    store.latency = 0.0
+    window.data.image.view.setRange(xRange=(210, 260), yRange=(110, 160), padding=0)  # a pan, zoomed in further
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=10000)
+    tile = window.data.scene.detail
+    assert tile.full_resolution and tile.covers(110, 160, 210, 260)
+    np.testing.assert_array_equal(tile.values, values[tile.r0:tile.r1, tile.c0:tile.c1])
