@@ -615,6 +615,7 @@ def environment(readers: Sequence[str]) -> dict[str, Any]:
         module = sys.modules.get("zarrview.zarrlib.decode_pool") or sys.modules.get("zarrview.zarrlib.reader")
         pool = getattr(module, "_pool", None)
         env["zarrlib_decode_workers"] = getattr(pool, "_max_workers", None)
+        env["zarrlib_read_workers_max"] = getattr(module, "MAX_READ_WORKERS", None)
     if "tensorstore" in readers:
         import tensorstore as ts
 
@@ -721,6 +722,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"Host: {env['cpu_count']} CPUs (usable {env['usable_cpus']}); library thread pools at their defaults "
         f"(zarr async.concurrency={env['zarr_async_concurrency']}, blosc nthreads={env['numcodecs_blosc_nthreads']}"
         + (f", zarrlib decode workers={env['zarrlib_decode_workers']}" if "zarrlib_decode_workers" in env else "")
+        + (f" (at most {env['zarrlib_read_workers_max']} per read)" if env.get("zarrlib_read_workers_max") else "")
         + (
             f", tensorstore data_copy_concurrency={env['tensorstore_data_copy_concurrency']['limit']}"
             if "tensorstore_data_copy_concurrency" in env

@@ -9,8 +9,7 @@ than on 8).
 So a local read is cut into contiguous blocks (store order, so one file's reads follow
 each other), a few per worker, and each worker claims the next block with ``next()`` on a
 shared counter (atomic under the GIL, never blocking); progress is reported once per block.
-A worker waits for no other worker between blocks. (The GIL hand-offs around each chunk's
-own system calls remain, and on 16 cores they still dominate: bench/README.md.) Remote
+A worker waits for no other worker between blocks. Remote
 reads stream instead: units arrive as responses land, through a queue, since their order
 is the network's.
 """
@@ -29,6 +28,14 @@ from .errors import ReadCancelled
 
 T = TypeVar("T")
 Progress = Callable[[int, int], None]
+
+#: the most workers one local read runs on, whatever the pool's size. Each chunk costs some
+#: microseconds of Python holding the GIL; past about 8 workers they queue for it, and every
+#: further worker adds wake-ups, not throughput. Measured on 16 cores (bench/README.md): 8
+#: workers read sharded XY planes and XZ sections 29-34 % faster than 16, chunked ones 6-10 %,
+#: and no read is slower on 16 cores than on 8. (Making the system calls holding the GIL,
+#: through libc, cut the switches per chunk from 6 to 1 but made XZ reads slower: not kept.)
+MAX_READ_WORKERS = 8
 
 #: blocks per worker: enough to even out chunks that cost more than others (a shard's dense
 #: corner, a file not yet in the page cache), few enough that claiming one costs nothing
@@ -84,7 +91,7 @@ class Reporter:
 def run_blocks(units: Sequence[T], work: Callable[[Sequence[T]], None], pool: ThreadPoolExecutor) -> None:
     """``work`` over contiguous blocks of ``units`` on ``pool``; the first error is raised once
     every worker has stopped (workers stop claiming blocks as soon as one fails)."""
-    workers = min(len(units), workers_of(pool))
+    workers = min(len(units), workers_of(pool), MAX_READ_WORKERS)
     if workers <= 1:
         if units:
             work(units)
