@@ -121,7 +121,14 @@ m.show(zl.open(sys.argv[1]))
 s.wait_idle(120)
 while not inbox.empty():
     inbox.get()()
-print(json.dumps({"envelope": plots[-1].envelope, "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+def peak_mb():
+    # VmHWM is this program's own peak: ru_maxrss also counts the parent's pages before exec
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"envelope": plots[-1].envelope, "maxrss_mb": peak_mb()}))
 """
 
 
