@@ -81,30 +81,37 @@ class ImagePane(pg.ImageView):
 
     # -- painting ---------------------------------------------------------------------------
     def paint(self, scene: Scene, y_dim: int, x_dim: int) -> None:
-        """Draw ``scene``'s tiles; ``y_dim``/``x_dim`` place its failure boxes."""
+        """Draw ``scene``'s tiles; ``y_dim``/``x_dim`` place its failure boxes. Only what changed
+        is touched: pyqtgraph re-renders a whole image (milliseconds for a 2048x2048 plane) on
+        any call that sets its image or levels, even to the same values."""
         previous, self.shown = self.shown, scene
+        if (previous is not None and scene.coarse is previous.coarse and scene.detail is previous.detail
+                and scene.levels == previous.levels):
+            return  # only the words around the image changed
         self._painting = True
         try:
             base, over = (scene.coarse, scene.detail) if scene.coarse is not None else (scene.detail, None)
+            shown_base = None if previous is None else (previous.coarse or previous.detail)
             if base is None:
                 self.clear()
                 self.detail.clear()
                 for b in self.backdrops:
                     b.setVisible(False)
             else:
-                if previous is None or base is not (previous.coarse or previous.detail) or self.image is None:
+                if base is not shown_base or self.image is None:
                     self.setImage(base.image, autoRange=False, autoLevels=False, levels=scene.levels,
                                   axes=_axes(base.image))
-                self.getImageItem().setRect(QRectF(*base.rect()))
-                self._place(self.backdrops[0], base)
-                self.setLevels(*scene.levels)
-                self.getImageItem().setLevels(scene.levels)
+                    self.getImageItem().setRect(QRectF(*base.rect()))
+                    self._place(self.backdrops[0], base)
+                if not _same_levels(self.getImageItem().levels, scene.levels):
+                    self.setLevels(*scene.levels)
+                    self.getImageItem().setLevels(scene.levels)
                 if over is None:
-                    self.detail.clear()
+                    if previous is not None and previous.detail is not None and previous.coarse is not None:
+                        self.detail.clear()
                     self.backdrops[1].setVisible(False)
-                else:
-                    if previous is None or over is not previous.detail:
-                        self.detail.setImage(over.image, autoLevels=False)
+                elif previous is None or over is not previous.detail:
+                    self.detail.setImage(over.image, autoLevels=False)
                     self.detail.setRect(QRectF(*over.rect()))
                     self._place(self.backdrops[1], over)
                 self._sync_detail()
@@ -122,9 +129,10 @@ class ImagePane(pg.ImageView):
 
     def _sync_detail(self) -> None:
         base = self.getImageItem()
-        if base.levels is not None:
+        if base.levels is not None and not _same_levels(self.detail.levels, tuple(base.levels)):
             self.detail.setLevels(base.levels)
-        self.detail.setLookupTable(base.lut)
+        if self.detail.lut is not base.lut:
+            self.detail.setLookupTable(base.lut)
 
     def show_region(self, region: tuple[float, float, float, float]) -> None:
         r0, r1, c0, c1 = region
@@ -165,6 +173,13 @@ class ImagePane(pg.ImageView):
             return
         p = self.view.getViewBox().mapSceneToView(pos)
         self.hovered(int(np.floor(p.y())), int(np.floor(p.x())))
+
+
+def _same_levels(current: Any, wanted: tuple[float, float]) -> bool:
+    if current is None:
+        return False
+    values = np.asarray(current, dtype=float).reshape(-1)
+    return values.size == 2 and bool(np.allclose(values, wanted, rtol=0, atol=1e-12 * max(1.0, *map(abs, wanted))))
 
 
 def _axes(img: np.ndarray) -> dict[str, int]:
