@@ -86,7 +86,7 @@ class ImagePane(pg.ImageView):
         any call that sets its image or levels, even to the same values."""
         previous, self.shown = self.shown, scene
         if (previous is not None and scene.coarse is previous.coarse and scene.detail is previous.detail
-                and scene.levels == previous.levels):
+                and (not scene.tiles() or _same_levels(self.getImageItem().levels, scene.levels))):
             return  # only the words around the image changed
         self._painting = True
         try:
