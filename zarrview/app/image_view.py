@@ -8,6 +8,7 @@ as the view's background, the colormap's ends, or the preview underneath.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -90,37 +91,43 @@ class ImagePane(pg.ImageView):
             return  # only the words around the image changed
         self._painting = True
         try:
-            base, over = (scene.coarse, scene.detail) if scene.coarse is not None else (scene.detail, None)
-            shown_base = None if previous is None else (previous.coarse or previous.detail)
-            if base is None:
-                self.clear()
-                self.detail.clear()
-                for b in self.backdrops:
-                    b.setVisible(False)
-            else:
-                if base is not shown_base or self.image is None:
-                    self.setImage(base.image, autoRange=False, autoLevels=False, levels=scene.levels,
-                                  axes=_axes(base.image))
-                    self.getImageItem().setRect(QRectF(*base.rect()))
-                    self._place(self.backdrops[0], base)
-                if not _same_levels(self.getImageItem().levels, scene.levels):
-                    self.setLevels(*scene.levels)
-                    self.getImageItem().setLevels(scene.levels)
-                if over is None:
-                    if previous is not None and previous.detail is not None and previous.coarse is not None:
-                        self.detail.clear()
-                    self.backdrops[1].setVisible(False)
-                elif previous is None or over is not previous.detail:
-                    self.detail.setImage(over.image, autoLevels=False)
-                    self.detail.setRect(QRectF(*over.rect()))
-                    self._place(self.backdrops[1], over)
-                self._sync_detail()
+            with warnings.catch_warnings():  # pyqtgraph's histogram of a plane of NaN warns "All-NaN slice"
+                warnings.simplefilter("ignore", RuntimeWarning)
+                self._draw(scene, previous)
             self.failures.clear()
             for tile in scene.tiles():
                 if tile.failures:
                     self.failures.mark(tile.failures, y_dim, x_dim)
         finally:
             self._painting = False
+
+    def _draw(self, scene: Scene, previous: Scene | None) -> None:
+        """The tiles and levels of ``scene``, touching only what differs from ``previous``."""
+        base, over = (scene.coarse, scene.detail) if scene.coarse is not None else (scene.detail, None)
+        shown_base = None if previous is None else (previous.coarse or previous.detail)
+        if base is None:
+            self.clear()
+            self.detail.clear()
+            for b in self.backdrops:
+                b.setVisible(False)
+        else:
+            if base is not shown_base or self.image is None:
+                self.setImage(base.image, autoRange=False, autoLevels=False, levels=scene.levels,
+                              axes=_axes(base.image))
+                self.getImageItem().setRect(QRectF(*base.rect()))
+                self._place(self.backdrops[0], base)
+            if not _same_levels(self.getImageItem().levels, scene.levels):
+                self.setLevels(*scene.levels)
+                self.getImageItem().setLevels(scene.levels)
+            if over is None:
+                if previous is not None and previous.detail is not None and previous.coarse is not None:
+                    self.detail.clear()
+                self.backdrops[1].setVisible(False)
+            elif previous is None or over is not previous.detail:
+                self.detail.setImage(over.image, autoLevels=False)
+                self.detail.setRect(QRectF(*over.rect()))
+                self._place(self.backdrops[1], over)
+            self._sync_detail()
 
     @staticmethod
     def _place(backdrop: QGraphicsRectItem, tile: Tile) -> None:

@@ -39,7 +39,8 @@ def displayable(data: np.ndarray, complex_mode: str = "magnitude") -> np.ndarray
 
 @dataclass(frozen=True)
 class ValueSummary:
-    """What the levels were computed from: the counts let the view say why a plane looks uniform."""
+    """What the levels were computed from: the counts (of the values looked at, a subsample of a
+    large plane) let the view say why a plane looks uniform."""
 
     levels: tuple[float, float]
     finite: int
@@ -49,13 +50,19 @@ class ValueSummary:
     @property
     def note(self) -> str:
         """A phrase for the status bar when the plane is not simply numbers, else ''."""
-        if self.finite == 0 and self.nan + self.infinite > 0:
-            parts = [f"{n:,} {what}" for n, what in ((self.nan, "NaN"), (self.infinite, "infinite")) if n]
-            return "no finite value (" + ", ".join(parts) + ")"
+        total = self.finite + self.nan + self.infinite
+        if self.finite == 0 and total:
+            what = "NaN" if not self.infinite else "±inf" if not self.nan else "NaN or ±inf"
+            return f"no finite value: every value is {what}"
         if self.nan or self.infinite:
-            parts = [f"{n:,} {what}" for n, what in ((self.nan, "NaN"), (self.infinite, "±inf")) if n]
-            return ", ".join(parts) + " not counted in the contrast"
+            parts = [f"{_share(n, total)} {what}" for n, what in ((self.nan, "NaN"), (self.infinite, "±inf")) if n]
+            return ", ".join(parts) + " (not counted in the contrast)"
         return ""
+
+
+def _share(n: int, total: int) -> str:
+    pct = 100.0 * n / total
+    return f"{pct:.2g}%" if pct >= 0.01 else "<0.01%"
 
 
 def summarize(img: np.ndarray) -> ValueSummary:
