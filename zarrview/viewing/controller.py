@@ -4,7 +4,9 @@ The request cycle looks like this, and lives only here:
 
 1. The Qt view (or a test) calls :meth:`ViewController.set_state` on the GUI thread with the
    new :class:`ViewState`. The controller plans what that view needs (``plan_view``: the whole
-   plane, the visible region at full resolution, or a preview of it within the chunk budget).
+   plane, the visible region at full resolution, or a preview of it within the chunk budget), at
+   the pyramid level the zoom needs (``levels.py``; a plane with nothing on screen yet gets the
+   coarsest level first, and its answer triggers the read of the level wanted).
    If a loaded tile of the same plane already covers it at that resolution, nothing is read
    and the status is cleared. Otherwise the controller numbers a request — the controller
    alone hands out generations, one counter per view — and submits it to the scheduler, which
@@ -33,6 +35,7 @@ import numpy as np
 from ..scheduling import ReadRequest, ReadResult, ReadScheduler
 from .axes import dim_names
 from .contrast import displayable, summarize
+from .levels import LevelView, level_views
 from .planning import PlaneRead, plan_plane, plan_view
 from .readout import readout, request_label
 from .scene import Scene, Tile
@@ -58,7 +61,7 @@ class ViewController:
         self.state: ViewState | None = None
         self.scene = Scene()
         self.generation = 0
-        self._inflight: tuple[int, PlaneRead, tuple[Any, ...]] | None = None
+        self._inflight: tuple[int, PlaneRead, tuple[Any, ...], int] | None = None
         #: what the automatic levels were taken for; a change (array, axes, complex mode,
         #: Auto contrast) takes them again from the next tile
         self._levels_for: tuple[Any, ...] | None = None
@@ -118,14 +121,21 @@ class ViewController:
 
     # -- planning and requests --------------------------------------------------------------
     def plan(self, state: ViewState) -> PlaneRead:
-        arr = state.array
-        return plan_view(arr.shape, arr.chunks, (state.y_dim, state.x_dim), state.fixed(), state.region,
-                         state.screen_scale, self.budget, state.channel_dim)
+        """What the view needs read, in the coordinates of the level it needs."""
+        return self._plan_level(state, level_views(state)[0])
+
+    def _plan_level(self, state: ViewState, lv: LevelView) -> PlaneRead:
+        arr = lv.array
+        shown = state.plane_dims
+        fixed = {d: i for d, i in enumerate(lv.indices) if d not in shown}
+        return plan_view(arr.shape, arr.chunks, (state.y_dim, state.x_dim), fixed, lv.region, lv.screen_scale,
+                         self.budget, state.channel_dim)
 
     def _read_if_needed(self, state: ViewState) -> None:
-        plan = self.plan(state)
+        wanted, coarsest = level_views(state)
+        plan = self._plan_level(state, wanted)
         key = state.plane_key()
-        if self._covered(plan, key, state):
+        if self._covered(plan, wanted, key, state):
             status = self.scene.status
             if self._inflight is not None:  # a read for an older view is no longer wanted
                 self._inflight = None
@@ -134,31 +144,41 @@ class ViewController:
                 status = ""  # it said "Reading …" of a view that is gone
             self._publish(replace(self.scene, status=status, busy=False))
             return
-        if self._inflight is not None and self._inflight[1:] == (plan, key):
+        target, layer = wanted, "detail" if not plan.preview else "coarse"
+        if wanted.index != coarsest.index and not any(t.plane_key == key for t in self.scene.tiles()):
+            # nothing of this plane on screen: the coarsest level first, at once, then the level wanted
+            target, layer = coarsest, "coarse"
+            plan = self._plan_level(state, coarsest)
+        if self._inflight is not None and self._inflight[1:] == (plan, key, target.index):
             self._publish(self.scene)
             return
         self.generation += 1
         gen = self.generation
-        label = request_label(state.array.path, plan.selection, state.array.shape)
-        req = ReadRequest(state.array, plan.selection, gen, level=state.level, label=label, preview=plan.preview,
-                          extra={"plan": plan, "key": key})
-        self._inflight = (gen, plan, key)
+        arr = target.array
+        label = request_label(arr.path, plan.selection, arr.shape)
+        req = ReadRequest(arr, plan.selection, gen, level=target.index, label=label, preview=plan.preview,
+                          extra={"plan": plan, "key": key, "level": target, "layer": layer})
+        self._inflight = (gen, plan, key, target.index)
         self.requests += 1
         self._publish(replace(self.scene, status=f"Reading {label}…", busy=True, message=None))
         self.scheduler.submit(req, lambda r: self.post(lambda: self._landed(r)),
                               lambda rq, done, total: self.post(lambda: self._progress(rq, done, total)))
 
-    def _covered(self, plan: PlaneRead, key: tuple[Any, ...], state: ViewState) -> bool:
+    def _covered(self, plan: PlaneRead, lv: LevelView, key: tuple[Any, ...], state: ViewState) -> bool:
+        """Whether a loaded tile of this plane covers what ``plan`` would read, at least as finely."""
         rows, cols = state.plane_shape
-        if state.region is None or not plan.preview and (plan.r0, plan.r1, plan.c0, plan.c1) == (0, rows, 0, cols):
+        a_r, a_c = lv.rows[0], lv.cols[0]
+        level_rows, level_cols = lv.array.shape[state.y_dim], lv.array.shape[state.x_dim]
+        if state.region is None or not plan.preview and (plan.r0, plan.r1, plan.c0, plan.c1) == (0, level_rows, 0, level_cols):
             visible = (0.0, float(rows), 0.0, float(cols))
         else:
             r0, r1, c0, c1 = state.region
             visible = (max(0.0, np.floor(r0)), min(float(rows), np.ceil(r1)),
                        max(0.0, np.floor(c0)), min(float(cols), np.ceil(c1)))
+        need_r, need_c = a_r * plan.step_r * (1 + 1e-9), a_c * plan.step_c * (1 + 1e-9)
         for tile in (self.scene.detail, self.scene.coarse):
             if (tile is not None and tile.plane_key == key and tile.covers(*visible)
-                    and tile.step_r <= plan.step_r and tile.step_c <= plan.step_c):
+                    and tile.step_r <= need_r and tile.step_c <= need_c):
                 return True
         return False
 
@@ -183,24 +203,30 @@ class ViewController:
         assert result.data is not None
         plan: PlaneRead = request.extra["plan"]
         key = request.extra["key"]
+        lv: LevelView = request.extra["level"]
         values = self._oriented(result.data, state)
-        tile = Tile(values, np.ascontiguousarray(displayable(values, state.complex_mode)), plan.r0, plan.c0,
-                    plan.step_r, plan.step_c, key, result.failures, plan.chunks)
+        (a_r, b_r), (a_c, b_c) = lv.rows, lv.cols
+        tile = Tile(values, np.ascontiguousarray(displayable(values, state.complex_mode)), _exact(a_r * plan.r0 + b_r),
+                    _exact(a_c * plan.c0 + b_c), _exact(a_r * plan.step_r), _exact(a_c * plan.step_c), key,
+                    result.failures, plan.chunks, lv.index)
         scene = self.scene
-        keep = [t for t in (scene.coarse, scene.detail) if t is not None and t.plane_key == key]
-        if tile.full_resolution:
-            coarse = scene.coarse if scene.coarse in keep else None
-            scene = replace(scene, detail=tile, coarse=coarse, message=None, busy=False)
+        coarse = scene.coarse if scene.coarse is not None and scene.coarse.plane_key == key else None
+        detail = scene.detail if scene.detail is not None and scene.detail.plane_key == key else None
+        if request.extra["layer"] == "detail":
+            # the detail it replaces may be the better background (a whole plane of a coarser level)
+            scene = replace(scene, detail=tile, coarse=_background(coarse, detail), message=None, busy=False)
         else:
-            scene = replace(scene, coarse=tile, detail=scene.detail if scene.detail in keep else None,
-                            message=None, busy=False)
+            scene = replace(scene, coarse=tile, detail=detail, message=None, busy=False)
         if state.contrast is not None:
             scene = replace(scene, levels=state.contrast)
         elif self._levels_key(state) != self._levels_for:
             scene = self._auto_levels(scene, tile, state)
         scene = replace(scene, status=self._status(tile, plan, request.label, result.seconds, scene))
         self._publish(scene)
-        self._offer_prefetch(plan, state)
+        if state.pyramid and request.extra["layer"] == "coarse":
+            self._read_if_needed(state)  # the coarsest level is on screen: now the level the zoom needs
+        else:
+            self._offer_prefetch(plan, state, lv)
 
     def _status(self, tile: Tile, plan: PlaneRead, label: str, seconds: float, scene: Scene) -> str:
         if plan.preview:
@@ -249,40 +275,41 @@ class ViewController:
         self.on_scene(scene)
 
     # -- prefetch ---------------------------------------------------------------------------
-    def _offer_prefetch(self, plan: PlaneRead, state: ViewState) -> None:
+    def _offer_prefetch(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> None:
         if self.defer is None or plan.preview:
             return
         gen = self.generation
-        rows, cols = state.plane_shape
+        rows, cols = lv.array.shape[state.y_dim], lv.array.shape[state.x_dim]
         whole = (plan.r0, plan.r1, plan.c0, plan.c1) == (0, rows, 0, cols)
 
         def run() -> None:
             # still wanted while no newer read was asked for and the plane is the same (a pan
             # that the loaded tiles cover changes the state, not what is worth reading ahead)
             if gen == self.generation and self.state is not None and self.state.plane_key() == state.plane_key():
-                self.scheduler.prefetch(self._neighbours(plan, state) if whole else self._ring(plan, state))
+                self.scheduler.prefetch(self._neighbours(plan, state, lv) if whole else self._ring(plan, state, lv))
 
         self.defer(run)
 
-    def _ring(self, plan: PlaneRead, state: ViewState) -> list[ReadRequest]:
+    def _ring(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> list[ReadRequest]:
         """One ring of chunks around the visible region, so panning is instant."""
-        arr = state.array
+        arr = lv.array
         cy, cx = arr.chunks[state.y_dim], arr.chunks[state.x_dim]
         ring = (plan.r0 - cy, plan.r1 + cy, plan.c0 - cx, plan.c1 + cx)
-        wider = plan_plane(arr.shape, arr.chunks, (state.y_dim, state.x_dim), state.fixed(), ring, 4 * self.budget,
+        fixed = {d: i for d, i in enumerate(lv.indices) if d not in state.plane_dims}
+        wider = plan_plane(arr.shape, arr.chunks, (state.y_dim, state.x_dim), fixed, ring, 4 * self.budget,
                            state.channel_dim)
         return [] if wider.preview else [ReadRequest(arr, wider.selection, self.generation, label=f"{arr.path} ring")]
 
-    def _neighbours(self, plan: PlaneRead, state: ViewState) -> list[ReadRequest]:
+    def _neighbours(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> list[ReadRequest]:
         """The planes on either side along the first dimension that is not shown."""
-        arr = state.array
+        arr = lv.array
         hidden = sorted(state.fixed())
         if not hidden:
             return []
         dim = self._last_moved if self._last_moved in hidden else hidden[0]
         out = []
         for delta in (1, -1):
-            index = state.indices[dim] + delta
+            index = lv.indices[dim] + delta
             if 0 <= index < arr.shape[dim]:
                 sel = tuple(index if d == dim else s for d, s in enumerate(plan.selection))
                 out.append(ReadRequest(arr, sel, self.generation, label=f"{arr.path} plane {index}"))
@@ -293,3 +320,17 @@ class ViewController:
     def moved(self, dim: int) -> None:
         """The user moved the slider of ``dim``: neighbours along it are prefetched first."""
         self._last_moved = dim
+
+
+def _exact(x: float) -> float:
+    """An integral coordinate as an int (plain arrays and aligned levels index with it)."""
+    return int(x) if float(x).is_integer() else x
+
+
+def _background(a: Tile | None, b: Tile | None) -> Tile | None:
+    """Of two tiles of a plane, the one to keep under new detail: the one covering more of the
+    plane (a preview or a coarse level of the whole plane beats an old zoomed-in region)."""
+    if a is None or b is None:
+        return a or b
+    area = lambda t: (t.r1 - t.r0) * (t.c1 - t.c0)  # noqa: E731
+    return a if area(a) >= area(b) else b

@@ -7,6 +7,7 @@ it, each at its rectangle, or ``message`` instead of an image.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -16,33 +17,37 @@ from ..zarrlib import ChunkFailure
 from .contrast import displayable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # tiles are compared by identity: they hold arrays
 class Tile:
     """A block of the displayed plane: ``values`` as read (rows, columns[, channels]) and
-    ``image`` the same as displayable numbers; it covers rows ``r0`` to ``r0 + rows * step_r``."""
+    ``image`` the same as displayable numbers. Placed in level-0 coordinates: element ``i`` of
+    its rows spans ``r0 + i * step_r`` to ``r0 + (i + 1) * step_r`` (a strided preview, or a
+    coarser pyramid level, has steps above 1; a level's translation can make ``r0`` fractional)."""
 
     values: np.ndarray
     image: np.ndarray
-    r0: int
-    c0: int
-    step_r: int
-    step_c: int
+    r0: float
+    c0: float
+    step_r: float
+    step_c: float
     #: ``ViewState.plane_key`` of the plane it belongs to
     plane_key: tuple[Any, ...]
     failures: tuple[ChunkFailure, ...] = ()
     #: which chunks were read, for the status bar
     chunks: int = 0
+    #: the pyramid level it was read from
+    level: int = 0
 
     @property
     def full_resolution(self) -> bool:
-        return self.step_r == 1 and self.step_c == 1
+        return self.step_r == 1 and self.step_c == 1 and self.r0 == int(self.r0) and self.c0 == int(self.c0)
 
     @property
-    def r1(self) -> int:
+    def r1(self) -> float:
         return self.r0 + self.values.shape[0] * self.step_r
 
     @property
-    def c1(self) -> int:
+    def c1(self) -> float:
         return self.c0 + self.values.shape[1] * self.step_c
 
     def rect(self) -> tuple[float, float, float, float]:
@@ -50,15 +55,22 @@ class Tile:
         return (float(self.c0), float(self.r0), float(self.c1 - self.c0), float(self.r1 - self.r0))
 
     def covers(self, r0: float, r1: float, c0: float, c1: float) -> bool:
-        return self.r0 <= r0 and r1 <= self.r1 and self.c0 <= c0 and c1 <= self.c1
+        eps = 1e-9 * max(1.0, abs(r1), abs(c1))
+        return self.r0 <= r0 + eps and r1 <= self.r1 + eps and self.c0 <= c0 + eps and c1 <= self.c1 + eps
+
+    def element(self, row: int, col: int) -> tuple[int, int] | None:
+        """Which element of the tile holds level-0 element (row, col) (by its centre), or None."""
+        i = math.floor((row + 0.5 - self.r0) / self.step_r)
+        j = math.floor((col + 0.5 - self.c0) / self.step_c)
+        if 0 <= i < self.values.shape[0] and 0 <= j < self.values.shape[1]:
+            return i, j
+        return None
 
     def value_at(self, row: int, col: int) -> Any | None:
         """The value read for data element (row, col): exact at full resolution, else the
         sample nearest to it; None outside the tile."""
-        if not (self.r0 <= row < self.r1 and self.c0 <= col < self.c1):
-            return None
-        i, j = (row - self.r0) // self.step_r, (col - self.c0) // self.step_c
-        return self.values[i, j]
+        where = self.element(row, col)
+        return None if where is None else self.values[where]
 
     def with_mode(self, complex_mode: str) -> Tile:
         return replace(self, image=np.ascontiguousarray(displayable(self.values, complex_mode)))
@@ -86,8 +98,10 @@ class Scene:
         for tile in (self.detail, self.coarse):
             if tile is None:
                 continue
-            v = tile.value_at(row, col)
-            if v is not None:
-                exact = tile.full_resolution or ((row - tile.r0) % tile.step_r == 0 and (col - tile.c0) % tile.step_c == 0)
-                return v, exact
+            where = tile.element(row, col)
+            if where is not None:
+                i, j = where
+                exact = tile.full_resolution or (tile.level == 0 and tile.r0 + i * tile.step_r == row
+                                                 and tile.c0 + j * tile.step_c == col)
+                return tile.values[i, j], exact
         return None

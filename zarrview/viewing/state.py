@@ -37,8 +37,10 @@ class ViewState:
     contrast: tuple[float, float] | None = None
     colormap: str = "grays"
     complex_mode: str = "magnitude"
-    #: resolution level of a multiscale pyramid (0: full resolution)
-    level: int = 0
+    #: the levels of a multiscale pyramid (``array`` is level 0), finest first; None: a plain array
+    pyramid: tuple[Any, ...] | None = None
+    #: the pyramid level to read; None: chosen by zoom (the coarsest as fine as the screen)
+    level: int | None = None
 
     def with_(self, **changes: Any) -> ViewState:
         return replace(self, **changes)
@@ -59,9 +61,9 @@ class ViewState:
         return tuple(slice(None) if d in shown else i for d, i in enumerate(self.indices))
 
     def plane_key(self) -> tuple[Any, ...]:
-        """What identifies the plane's values: a change here makes every loaded tile stale."""
-        return (id(self.array), self.level, self.y_dim, self.x_dim, self.channel_dim,
-                tuple(sorted(self.fixed().items())))
+        """What identifies the plane's values: a change here makes every loaded tile stale (the
+        level does not: every level of a pyramid shows the same plane)."""
+        return (id(self.array), self.y_dim, self.x_dim, self.channel_dim, tuple(sorted(self.fixed().items())))
 
     @property
     def plane_shape(self) -> tuple[int, int]:
@@ -69,7 +71,8 @@ class ViewState:
         return shape[self.y_dim], shape[self.x_dim]
 
 
-def initial_state(arr: Array, plane: Mapping[int, int] | None = None, *, colour: bool | None = None) -> ViewState:
+def initial_state(arr: Array, plane: Mapping[int, int] | None = None, *, colour: bool | None = None,
+                  pyramid: tuple[Any, ...] | None = None) -> ViewState:
     """The first view of an array: ``plane`` holds indices given on the command line
     (``--slice``); the colour dimension is used when ``colour`` says so, or by default for
     an (H, W, 3|4) picture."""
@@ -81,4 +84,4 @@ def initial_state(arr: Array, plane: Mapping[int, int] | None = None, *, colour:
     channel = cdim if use_colour else None
     y, x = default_axes(arr, plane, channel)
     indices = tuple(int(plane.get(d, 0)) for d in range(arr.ndim))
-    return ViewState(arr, y, x, indices, channel_dim=channel)
+    return ViewState(arr, y, x, indices, channel_dim=channel, pyramid=pyramid)
