@@ -58,6 +58,12 @@ def _info(location: str) -> int:
             print(f"{label:<{width}}  {stored[0]:,} of {_grid_objects(node):,}, {human_bytes(stored[1])} ({stored[1]:,} bytes)")
     if isinstance(node, zl.Group):
         print(f"{'Members':<{width}}  {', '.join(node.member_names()) or '—'}")
+        from .viewing.ome import describe as describe_ome, detect
+
+        ome = detect(node)
+        if ome is not None:
+            print()
+            print("\n".join(describe_ome(ome)))
     print("\nAttributes:")
     print(to_json(node.attrs))
     print("\nMetadata document:")

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .zarrlib import Array, ErrorNode, Node, UnsupportedArray
+from .viewing.ome.text import marker as ome_marker
 
 
 def human_bytes(n: int | float) -> str:
@@ -63,7 +64,8 @@ def one_line(node: Node) -> str:
         parts.append(node.codecs)
         return f"{node.name or '/'}  array  " + "  ".join(parts)
     extra = "  (implicit)" if node.implicit else ""
-    return f"{node.name or '/'}  group  {node.format_name}{extra}"
+    mark = ome_marker(node.attrs)  # from the attributes alone: no request per group
+    return f"{node.name or '/'}  group  {node.format_name}{extra}" + (f"  {mark}" if mark else "")
 
 
 def summary(node: Node) -> list[tuple[str, str]]:

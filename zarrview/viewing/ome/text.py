@@ -1,0 +1,153 @@
+"""Plain text for OME nodes: the ``[OME image 0.5, 4 levels]`` mark of ``zarrview tree`` (from
+the attributes alone, no request) and the description ``zarrview info`` prints."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .doc import namespace
+from .model import Bioformats2raw, Level, Multiscale, OmeImage, OmeLabels, OmeNode, OmePlate, OmeWell
+
+
+def _shape(t: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(x) for x in t) + ("," if len(t) == 1 else "") + ")"
+
+
+def _num(v: float) -> str:
+    return f"{v:.6g}"
+
+
+def marker(attrs: Any) -> str:
+    """``[OME image 0.5, 4 levels]``, ``[OME plate 0.4, 8x12, 2 wells]``... for a group's
+    attributes, or "" where they hold no OME metadata. Reads nothing from the store."""
+    if not isinstance(attrs, dict):
+        return ""
+    ns = namespace(attrs, "", [])
+    if ns is None:
+        return ""
+    k, v = ns.keys, ns.version
+
+    def count(value: Any, key: str) -> int | None:
+        return len(value[key]) if isinstance(value, dict) and isinstance(value.get(key), list) else None
+
+    if "plate" in k:
+        rows, cols, wells = (count(k["plate"], x) for x in ("rows", "columns", "wells"))
+        return f"[OME plate {v}, {rows or '?'}x{cols or '?'}, {wells if wells is not None else '?'} wells]"
+    if "well" in k:
+        n = count(k["well"], "images")
+        return f"[OME well {v}, {n if n is not None else '?'} fields]"
+    if "multiscales" in k or "image-label" in k:
+        what = "label" if "image-label" in k else "image"
+        ms = k.get("multiscales")
+        first = ms[0] if isinstance(ms, list) and ms else None
+        n = count(first, "datasets")
+        extra = f", {len(ms)} multiscales" if isinstance(ms, list) and len(ms) > 1 else ""
+        return f"[OME {what} {v}, {n if n is not None else '?'} levels{extra}]"
+    if "bioformats2raw.layout" in k:
+        return f"[OME bioformats2raw {v}]"
+    n = len(k["labels"]) if isinstance(k.get("labels"), list) else "?"
+    return f"[OME labels {v}, {n}]"
+
+
+def describe(node: OmeNode) -> list[str]:
+    """Lines describing an OME node for ``zarrview info``."""
+    out = [f"OME-NGFF {node.kind} (version {node.version}"
+           + (f", declared {node_declared(node)}" if node_declared(node) not in (None, node.version) else "") + ")"]
+    if isinstance(node, OmeImage):
+        out += _image(node)
+    elif isinstance(node, OmePlate):
+        out.append(f"  Name: {node.name or '—'}   Rows: {len(node.rows)} ({' '.join(node.rows)})   "
+                   f"Columns: {len(node.columns)} ({' '.join(node.columns)})")
+        out.append(f"  Wells: {len(node.wells)}: " + ", ".join(w.path for w in node.wells[:24])
+                   + (" …" if len(node.wells) > 24 else ""))
+        out.append(f"  Fields per well: {node.field_count if node.field_count is not None else '—'}   "
+                   f"Acquisitions: {', '.join(str(a.id) + (f' ({a.name})' if a.name else '') for a in node.acquisitions) or '—'}"
+                   + ("   (bioformats2raw layout)" if node.bioformats2raw else ""))
+    elif isinstance(node, OmeWell):
+        out.append("  Fields: " + (", ".join(im.path + (f" (acquisition {im.acquisition})" if im.acquisition is not None
+                                                     else "") for im in node.images) or "—"))
+    elif isinstance(node, Bioformats2raw):
+        out.append(f"  Series ({len(node.series)}, from {node.series_from}): " + (", ".join(node.series) or "—"))
+    elif isinstance(node, OmeLabels):
+        out.append("  Label images: " + (", ".join(node.labels) or "—"))
+    out += _problems(node)
+    return out
+
+
+def node_declared(node: OmeNode) -> str | None:
+    ns = namespace(node.group.attrs, "", []) if isinstance(node.group.attrs, dict) else None
+    return ns.declared if ns is not None else None
+
+
+def _image(img: OmeImage) -> list[str]:
+    out = [f"  Name: {img.name or '—'}"]
+    for i, ms in enumerate(img.multiscales):
+        if len(img.multiscales) > 1:
+            out.append(f"  Multiscale {i}: {ms.name or '—'}" + (" (default)" if i == 0 else ""))
+        out += _multiscale(ms)
+    if img.omero is not None:
+        out.append(f"  Channels ({len(img.omero.channels)}):")
+        for i, c in enumerate(img.omero.channels):
+            w = c.window
+            win = (f"window {_opt(w.start)}–{_opt(w.end)} of {_opt(w.min)}–{_opt(w.max)}" if w is not None else "no window")
+            flags = ", ".join(f for f, on in (("active", c.active), ("inverted", c.inverted)) if on) or "inactive"
+            out.append(f"    {i}: {c.label or '—'}  color {c.color or '—'}  {win}  {flags}")
+        r = img.omero.rdefs
+        if (r.default_z, r.default_t, r.model) != (None, None, None):
+            out.append(f"  Rendering: defaultZ {_opt(r.default_z)}, defaultT {_opt(r.default_t)}, model {r.model or '—'}")
+    if img.label is not None:
+        lab = img.label
+        out.append(f"  Label image: {len(lab.colors)} colours, {len(lab.properties)} properties, "
+                   f"source {lab.source or '—'}")
+    if img.labels:
+        out.append("  Labels: " + ", ".join(img.labels))
+    return out
+
+
+def _multiscale(ms: Multiscale) -> list[str]:
+    axes = ", ".join(f"{a.name} ({a.type or '?'}{', ' + a.unit if a.unit else ''})" for a in ms.axes)
+    out = [f"  Axes: {axes}"]
+    if ms.type:
+        out.append(f"  Downscaling: {ms.type}")
+    out.append(f"  Levels ({len(ms.levels)}):")
+    for lv in ms.levels:
+        out.append("    " + level_line(lv))
+    return out
+
+
+def level_line(lv: Level) -> str:
+    """``0  path '0'  shape (…)  scale …  translation …  chunks … [shards …]`` for one level."""
+    parts = [f"{lv.index}", f"path {lv.path!r}"]
+    if lv.shape:
+        parts.append(f"shape {_shape(lv.shape)}")
+    parts.append("scale " + _shape_f(lv.scale))
+    if any(lv.translation):
+        parts.append("translation " + _shape_f(lv.translation))
+    if lv.chunk_counts:
+        parts.append(f"chunks {_shape(lv.chunks)}: {_count(lv.chunk_counts)}")
+    if lv.shards and lv.shard_counts:
+        parts.append(f"shards {_shape(lv.shards)}: {_count(lv.shard_counts)}")
+    if lv.dtype:
+        parts.append(lv.dtype)
+    if lv.error:
+        parts.append(f"— cannot be read: {lv.error}")
+    return "  ".join(parts)
+
+
+def _count(counts: tuple[int, ...]) -> str:
+    return f"{math.prod(counts):,} ({'×'.join(map(str, counts))})"
+
+
+def _shape_f(t: tuple[float, ...]) -> str:
+    return "(" + ", ".join(_num(x) for x in t) + ")"
+
+
+def _opt(v: Any) -> str:
+    return "—" if v is None else _num(v) if isinstance(v, float) else str(v)
+
+
+def _problems(node: OmeNode) -> list[str]:
+    if not node.problems:
+        return ["  Problems: none"]
+    return [f"  Problems ({len(node.problems)}):"] + [f"    {p}" for p in node.problems]
