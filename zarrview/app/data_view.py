@@ -18,12 +18,14 @@ from ..scheduling import ReadScheduler
 from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.axes import dim_names
 from ..viewing.export import PlaneSpec, table_selection
+from ..viewing.ome import OmeImage
+from ..viewing.ome_view import image_state
 from ..viewing.state import Region
 from ..zarrlib import Array
 from .bridge import post
 from .image_view import ImagePane
 from .other_views import OtherViews
-from .plane_controls import PlaneControls, build_plane_controls
+from .plane_controls import PlaneControls, add_level_picker, build_plane_controls
 
 #: milliseconds after a frame before its prefetch starts, so it never competes with painting
 PREFETCH_DELAY_MS = 150
@@ -122,7 +124,25 @@ class DataView(QWidget):
         if arr.dtype.names or arr.dtype.kind in "OSUV" or self.as_table.isChecked() or arr.ndim < 2:
             self.others.show(arr, as_table=self.as_table.isChecked())
             return
-        state = initial_state(arr, plane or {})
+        self._start(initial_state(arr, plane or {}))
+
+    def set_image(self, image: OmeImage, plane: dict[int, int] | None = None) -> None:
+        """An OME-Zarr image: its pyramid (the level chosen by zoom, or picked), axis names and
+        the planes its rendering settings ask for."""
+        state = image_state(image, plane)
+        if state is None:
+            why = "; ".join(lv.error or "" for lv in image.first.levels if lv.error) or "it has no levels"
+            self.show_message(f"No level of the image {image.path} can be read: {why}")
+            return
+        self._forget_status()
+        self.array = state.array
+        self.controller.clear()
+        self.others.clear()
+        self._clear_controls()
+        self._start(state)
+        add_level_picker(self.controls_layout, image.first, state, lambda level: self._update(level=level))
+
+    def _start(self, state: ViewState) -> None:
         region = self.pending_region
         self.pending_region = None
         if region is not None:
@@ -167,7 +187,7 @@ class DataView(QWidget):
 
     def _label_axes(self) -> None:
         state = self.state
-        names = dim_names(state.array) if state is not None else ["", ""]
+        names = dim_names(state.array, state.axis_names) if state is not None else ["", ""]
         y, x = (state.y_dim, state.x_dim) if state is not None else (0, 1)
         self.image.show_axes(self.axes_shown, names[y], names[x])
 

@@ -17,6 +17,8 @@ from PySide6.QtGui import QKeyEvent, QRegularExpressionValidator
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QPushButton, QSlider, QSpinBox
 
 from ..viewing.axes import colour_axis, dim_names
+from ..viewing.ome.model import Multiscale
+from ..viewing.ome_view import level_label
 from ..viewing.state import COMPLEX_MODES, ViewState
 
 #: the largest value a QSlider or QSpinBox can hold
@@ -131,7 +133,7 @@ def build_plane_controls(layout: QGridLayout, state: ViewState, *, index_changed
     """Fill ``layout`` (row 0: axes and modes; row ``d + 1``: dimension ``d``) from ``state``
     and forward each change: the callbacks get the new values, never the widgets."""
     arr = state.array
-    names = dim_names(arr)
+    names = dim_names(arr, state.axis_names)
     c = PlaneControls(QComboBox(), QComboBox())
     for combo, default in ((c.y_combo, state.y_dim), (c.x_combo, state.x_dim)):
         combo.addItems([f"{n} ({s})" for n, s in zip(names, arr.shape)])
@@ -180,3 +182,18 @@ def build_plane_controls(layout: QGridLayout, state: ViewState, *, index_changed
         c.rgb_box.toggled.connect(lambda _: axes(None))
     c.show_sliders()
     return c
+
+
+def add_level_picker(layout: QGridLayout, ms: Multiscale, state: ViewState,
+                     picked: Callable[[int | None], None]) -> QComboBox:
+    """A row under the sliders: "auto" (the level chosen by zoom) or one level, each described
+    by its size, pixel size and chunks a plane."""
+    combo = QComboBox()
+    combo.addItem("auto: the coarsest level as fine as the screen", None)
+    for level in ms.readable_levels:
+        combo.addItem(level_label(ms, level, state.y_dim, state.x_dim), level.index)
+    combo.currentIndexChanged.connect(lambda i: picked(combo.itemData(i)))
+    row = state.array.ndim + 1
+    layout.addWidget(QLabel("Level"), row, 0)
+    layout.addWidget(combo, row, 1, 1, 4)
+    return combo

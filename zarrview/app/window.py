@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from .. import zarrlib as zl
 from ..scheduling import ReadScheduler
+from ..viewing.ome import OmeImage, detect
 from ..viewing.slice_spec import plane_error
 from ..zarrlib.storage import split_node_path, store_url
 from .icons import app_icon
@@ -44,6 +45,7 @@ class MainWindow(QMainWindow):
         self.settings = QSettings()
         self.pending_opens = 0
         self._initial_plane: dict[int, int] = {}
+        self._looking_at: zl.Node | None = None  # the group whose OME metadata is being read
 
         self.model = HierarchyModel(self)
         self._pending_select: tuple[int, list[str]] | None = None
@@ -278,6 +280,7 @@ class MainWindow(QMainWindow):
         if item.placeholder:
             return
         if item.error and item.node is None:
+            self._looking_at = None
             self.meta.show_node(None, item.error)
             self.data.show_message(item.error)
             return
@@ -295,6 +298,7 @@ class MainWindow(QMainWindow):
         self.status_label.setText(why)
 
     def _show_node(self, node: zl.Node) -> None:
+        self._looking_at = node
         if isinstance(node, zl.Array):
             plane, self._initial_plane = self._initial_plane, {}
             bad = plane_error(node, plane)
@@ -306,6 +310,27 @@ class MainWindow(QMainWindow):
             self.data.show_message(str(node.error))
         else:
             self.data.show_message(f"{node.path} is a group: select an array to see its data.")
+            self._show_if_image(node)
+
+    def _show_if_image(self, group: zl.Group) -> None:
+        """An OME-Zarr image group shows its image: its metadata is read off the GUI thread (it
+        opens the level arrays), and the answer is dropped if another node was selected meanwhile."""
+        plane, self._initial_plane = self._initial_plane, {}
+        self._looking_at = group
+        self.pending_opens += 1
+
+        def done(found: Any, error: BaseException | None) -> None:
+            self.pending_opens -= 1
+            if self._looking_at is not group or error is not None or not isinstance(found, OmeImage):
+                return
+            level0 = next((lv.array for lv in found.first.levels if lv.array is not None), None)
+            bad = plane_error(level0, plane) if level0 is not None else None
+            if bad is not None:
+                self._refuse_plane(bad)
+                return
+            self.data.set_image(found, plane)
+
+        run_in_thread(lambda: detect(group, labels=False), done, self)
 
     # -- preferences ------------------------------------------------------------------------
     def apply_settings(self) -> None:

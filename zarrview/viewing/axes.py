@@ -9,7 +9,7 @@ rule of a size-3/4 dimension before the two displayed ones.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..zarrlib import Array
 
@@ -20,9 +20,9 @@ COLOUR_SIZES = (3, 4)
 COLOUR_KINDS = "biuf"
 
 
-def dim_names(arr: Array) -> list[str]:
-    """A label for every dimension: its declared name, else ``dim N``."""
-    names = arr.dimension_names or ()
+def dim_names(arr: Array, names: Sequence[str | None] | None = None) -> list[str]:
+    """A label for every dimension: its declared name (``names``, else the array's), else ``dim N``."""
+    names = names or arr.dimension_names or ()
     return [str(names[i]) if i < len(names) and names[i] else f"dim {i}" for i in range(arr.ndim)]
 
 

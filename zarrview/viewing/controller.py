@@ -78,6 +78,9 @@ class ViewController:
             scene = replace(scene, coarse=scene.coarse and scene.coarse.with_mode(state.complex_mode),
                             detail=scene.detail and scene.detail.with_mode(state.complex_mode))
         scene = replace(scene, channel_dim=state.channel_dim)
+        if state.level is not None and old is not None and state.level != old.level:
+            # a level picked by hand is shown as it is: other levels' tiles would hide or blur it
+            scene = replace(scene, coarse=_at_level(scene.coarse, state.level), detail=_at_level(scene.detail, state.level))
         if state.contrast is not None:
             scene = replace(scene, levels=state.contrast)
         elif self._levels_key(state) != self._levels_for and scene.tiles():
@@ -178,7 +181,8 @@ class ViewController:
         need_r, need_c = a_r * plan.step_r * (1 + 1e-9), a_c * plan.step_c * (1 + 1e-9)
         for tile in (self.scene.detail, self.scene.coarse):
             if (tile is not None and tile.plane_key == key and tile.covers(*visible)
-                    and tile.step_r <= need_r and tile.step_c <= need_c):
+                    and tile.step_r <= need_r and tile.step_c <= need_c
+                    and (state.level is None or tile.level == lv.index)):  # a picked level is shown as it is
                 return True
         return False
 
@@ -264,7 +268,7 @@ class ViewController:
     @staticmethod
     def _empty(state: ViewState) -> str | None:
         arr = state.array
-        names = dim_names(arr)
+        names = dim_names(arr, state.axis_names)
         for d, n in enumerate(arr.shape):
             if n == 0:
                 return f"{arr.path} is empty: {names[d]} has length 0 (shape {list(arr.shape)})"
@@ -334,3 +338,7 @@ def _background(a: Tile | None, b: Tile | None) -> Tile | None:
         return a or b
     area = lambda t: (t.r1 - t.r0) * (t.c1 - t.c0)  # noqa: E731
     return a if area(a) >= area(b) else b
+
+
+def _at_level(tile: Tile | None, level: int) -> Tile | None:
+    return tile if tile is not None and tile.level == level else None

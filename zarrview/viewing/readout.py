@@ -67,7 +67,7 @@ def readout(state: ViewState, scene: Scene, row: int, col: int) -> str:
     rows, cols = state.plane_shape
     if not (0 <= row < rows and 0 <= col < cols):
         return ""
-    names = dim_names(state.array)
+    names = dim_names(state.array, state.axis_names)
     where = f"{names[state.y_dim]} {row:,}, {names[state.x_dim]} {col:,}"
     fixed = state.fixed()
     if fixed:

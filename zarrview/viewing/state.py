@@ -41,6 +41,8 @@ class ViewState:
     pyramid: tuple[Any, ...] | None = None
     #: the pyramid level to read; None: chosen by zoom (the coarsest as fine as the screen)
     level: int | None = None
+    #: names of the dimensions where the array's own metadata lacks them (OME-Zarr 0.4 axes)
+    axis_names: tuple[str, ...] | None = None
 
     def with_(self, **changes: Any) -> ViewState:
         return replace(self, **changes)
@@ -72,7 +74,7 @@ class ViewState:
 
 
 def initial_state(arr: Array, plane: Mapping[int, int] | None = None, *, colour: bool | None = None,
-                  pyramid: tuple[Any, ...] | None = None) -> ViewState:
+                  pyramid: tuple[Any, ...] | None = None, axis_names: tuple[str, ...] | None = None) -> ViewState:
     """The first view of an array: ``plane`` holds indices given on the command line
     (``--slice``); the colour dimension is used when ``colour`` says so, or by default for
     an (H, W, 3|4) picture."""
@@ -84,4 +86,4 @@ def initial_state(arr: Array, plane: Mapping[int, int] | None = None, *, colour:
     channel = cdim if use_colour else None
     y, x = default_axes(arr, plane, channel)
     indices = tuple(int(plane.get(d, 0)) for d in range(arr.ndim))
-    return ViewState(arr, y, x, indices, channel_dim=channel, pyramid=pyramid)
+    return ViewState(arr, y, x, indices, channel_dim=channel, pyramid=pyramid, axis_names=axis_names)

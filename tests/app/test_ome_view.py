@@ -1,0 +1,65 @@
+"""OME-Zarr images in the window: selecting an image group shows its image from the pyramid level
+the zoom needs, a level can be picked, and a zoomed corner reads level 0; stores written by
+ome-zarr-py (0.4 and 0.5), values checked against what was written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from zarrview.app.window import MainWindow
+
+from ome_stores import ome_zarr_image
+from test_app import _settle, window  # noqa: F401  (the window fixture)
+
+
+@pytest.mark.parametrize("version", ["0.4", "0.5"])
+def test_an_image_group_shows_its_image_from_the_pyramid(qtbot: Any, window: MainWindow, tmp_path: Path,  # noqa: F811
+                                                        version: str) -> None:
+    rng = np.random.default_rng(5)
+    data = rng.integers(0, 4000, (3, 1024, 1024), dtype="u2")
+    path = ome_zarr_image(tmp_path / f"img{version}.zarr", version, data, "zyx", scale_factors=(2, 4, 8),
+                          chunks=(1, 128, 128), units={"y": "micrometer", "x": "micrometer"})
+    window.data.budget_chunks = 16
+    window.open_location(str(path))
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None and not window.data.scene.busy, timeout=15000)
+    _settle(qtbot, window)
+    state, scene = window.data.state, window.data.scene
+    assert state is not None and state.pyramid is not None and len(state.pyramid) == 4
+    assert state.axis_names == ("z", "y", "x")
+    tile = scene.detail
+    assert tile is not None and tile.level > 0  # the whole image fits the view only from a coarser level
+    level = state.pyramid[tile.level]
+    truth = np.asarray(level.array[state.indices[0] if tile.level == 0 else 0, :, :])
+    np.testing.assert_array_equal(tile.values, truth[: tile.values.shape[0], : tile.values.shape[1]])
+    # zoomed to a corner at 2:1, level 0 is read and its values are the data's
+    window.data.image.view.setRange(xRange=(0, 100), yRange=(0, 60), padding=0)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None and window.data.scene.detail.level == 0,
+                    timeout=15000)
+    _settle(qtbot, window)
+    tile = window.data.scene.detail
+    assert tile.full_resolution and tile.covers(0, 60, 0, 100)
+    np.testing.assert_array_equal(tile.values, data[state.indices[0], tile.r0:tile.r1, tile.c0:tile.c1])
+    assert window.status_label.text() and "Error" not in window.status_label.text()
+
+
+def test_a_level_can_be_picked(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    data = np.arange(2 * 256 * 256, dtype="u2").reshape(2, 256, 256)
+    path = ome_zarr_image(tmp_path / "pick.zarr", "0.4", data, "zyx", scale_factors=(2, 4), chunks=(1, 64, 64))
+    window.open_location(str(path))
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=15000)
+    from PySide6.QtWidgets import QComboBox
+
+    picker = next(c for c in window.data.controls.findChildren(QComboBox) if c.itemText(0).startswith("auto"))
+    assert [picker.itemText(i).split(":")[0] for i in range(picker.count())] == ["auto", "level 0", "level 1", "level 2"]
+    assert "64 × 64" in picker.itemText(3)
+    picker.setCurrentIndex(3)  # level 2, whatever the zoom
+    qtbot.waitUntil(lambda: {t.level for t in window.data.scene.tiles()} == {2}, timeout=15000)
+    [tile] = window.data.scene.tiles()
+    assert (tile.step_r, tile.step_c) == (4, 4) and tile.values.shape == (64, 64)
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, tile.image)

@@ -1,0 +1,65 @@
+"""The first view of an OME-Zarr image: its pyramid, its axis names, the planes its rendering
+settings ask for, and the words a level picker shows.
+
+OME-Zarr 0.4 arrays carry no dimension names of their own; the image's ``axes`` name them. The
+``omero.rdefs`` default Z and T set the first sliders, as OMERO and napari-ome-zarr open them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .ome.model import Level, Multiscale, OmeImage
+from .state import ViewState, initial_state
+
+
+def image_state(image: OmeImage, plane: Mapping[int, int] | None = None, multiscale: int = 0) -> ViewState | None:
+    """The state that shows ``image`` (its ``multiscale``-th pyramid), or None when no level can be read."""
+    ms = image.multiscales[multiscale]
+    levels = ms.readable_levels
+    if not levels:
+        return None
+    arr = levels[0].array
+    assert arr is not None
+    names = tuple(a.name for a in ms.axes) if len(ms.axes) == arr.ndim else None
+    first = dict(default_plane(image, ms, arr.ndim))
+    first.update(plane or {})
+    return initial_state(arr, first, pyramid=levels, axis_names=names)
+
+
+def default_plane(image: OmeImage, ms: Multiscale, ndim: int) -> dict[int, int]:
+    """``rdefs`` defaultZ/defaultT as slider positions, where the image has those axes."""
+    rdefs = image.omero.rdefs if image.omero is not None else None
+    if rdefs is None or len(ms.axes) != ndim:
+        return {}
+    out = {}
+    for i, axis in enumerate(ms.axes):
+        if axis.type == "time" and rdefs.default_t is not None:
+            out[i] = rdefs.default_t
+        elif axis.name.lower() == "z" and rdefs.default_z is not None:
+            out[i] = rdefs.default_z
+    return out
+
+
+def level_label(ms: Multiscale, level: Level, y: int, x: int) -> str:
+    """``level 2: 512 × 512, 0.8 × 0.8 µm/px, 16 chunks`` for the level picker."""
+    shape = level.shape or (level.array.shape if level.array is not None else ())
+    size = f"{shape[y]:,} × {shape[x]:,}" if len(shape) > max(y, x) else "?"
+    unit = ms.axes[x].unit if len(ms.axes) > x else None
+    per = f", {_num(level.scale[y])} × {_num(level.scale[x])} {_short(unit)}/px" if len(level.scale) > max(y, x) else ""
+    chunks = ""
+    if level.chunk_counts and len(level.chunk_counts) > max(y, x):
+        chunks = f", {level.chunk_counts[y] * level.chunk_counts[x]:,} chunks a plane"
+    return f"level {level.index}: {size}{per}{chunks}"
+
+
+_UNITS = {"micrometer": "µm", "nanometer": "nm", "millimeter": "mm", "centimeter": "cm", "meter": "m",
+          "angstrom": "Å", "picometer": "pm", "second": "s", "millisecond": "ms"}
+
+
+def _short(unit: str | None) -> str:
+    return _UNITS.get(unit or "", unit or "units")
+
+
+def _num(v: float) -> str:
+    return f"{v:.4g}"
