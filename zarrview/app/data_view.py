@@ -25,6 +25,7 @@ from ..zarrlib import Array
 from .bridge import post
 from .image_view import ImagePane
 from .other_views import OtherViews
+from .physical_view import PhysicalSpace
 from .plane_controls import PlaneControls, add_level_picker, build_plane_controls
 
 #: milliseconds after a frame before its prefetch starts, so it never competes with painting
@@ -72,6 +73,8 @@ class DataView(QWidget):
         self._prefetch_timer.setSingleShot(True)
         self._prefetch_timer.setInterval(PREFETCH_DELAY_MS)
         self._prefetch_timer.timeout.connect(self._run_prefetch)
+        self.physical = PhysicalSpace(self.image)
+        self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
         self.controller = ViewController(scheduler, lambda fn: post(fn, self), self._paint,
                                          on_progress=self.progress.emit, defer=self._defer)
         #: (r0, r1, c0, c1) to show first (``--region``)
@@ -118,6 +121,8 @@ class DataView(QWidget):
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
         self._forget_status()
         self.array = arr
+        self._ome = None
+        self.physical.apply(None, None)
         self.controller.clear()
         self.others.clear()
         self._clear_controls()
@@ -139,7 +144,9 @@ class DataView(QWidget):
         self.controller.clear()
         self.others.clear()
         self._clear_controls()
+        self._ome = image
         self._start(state)
+        self._apply_physical()
         add_level_picker(self.controls_layout, image.first, state, lambda level: self._update(level=level))
 
     def _start(self, state: ViewState) -> None:
@@ -189,7 +196,7 @@ class DataView(QWidget):
         state = self.state
         names = dim_names(state.array, state.axis_names) if state is not None else ["", ""]
         y, x = (state.y_dim, state.x_dim) if state is not None else (0, 1)
-        self.image.show_axes(self.axes_shown, names[y], names[x])
+        self.image.show_axes(self.axes_shown, self.physical.axis_label(names[y]), self.physical.axis_label(names[x]))
 
     # -- input -> state ---------------------------------------------------------------------
     def _update(self, **changes: Any) -> None:
@@ -204,10 +211,24 @@ class DataView(QWidget):
         indices[dim] = value
         self._update(indices=tuple(indices))
 
+    def _apply_physical(self) -> None:
+        """Pixel sizes of the image's level 0 along the displayed dimensions (OME-Zarr only)."""
+        state, image = self.state, self._ome
+        if state is None or image is None or not state.pyramid:
+            self.physical.apply(None, None)
+            return
+        scale = state.pyramid[0].scale
+        axes = image.first.axes
+        units = {axes[d].unit for d in (state.y_dim, state.x_dim) if d < len(axes)}
+        unit = units.pop() if len(units) == 1 else None  # rows in µm and columns in s share no unit
+        self.physical.apply((scale[state.y_dim], scale[state.x_dim]), unit)
+        self._label_axes()
+
     def _axes_changed(self, y: int, x: int, channel: int | None) -> None:
         self._fit_on_paint = True
         self._region_shown = None
         self._update(y_dim=y, x_dim=x, channel_dim=channel, region=None, contrast=None)
+        self._apply_physical()
         self._label_axes()
 
     def _complex_changed(self, mode: str) -> None:

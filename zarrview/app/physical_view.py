@@ -1,0 +1,73 @@
+"""Physical space for an image with pixel sizes (OME-Zarr): the right proportions, axes ticked in
+the axes' units, and a scale bar.
+
+The view keeps working in level-0 pixel coordinates (tiles, regions and the readout stay exact);
+only the presentation changes: the aspect lock takes the ratio of the pixel sizes (an XZ view of
+a stack with 0.2 µm pixels and 2 µm planes is ten times wider than tall per pixel), the axes
+multiply their ticks by the pixel size, and the scale bar's length is a round physical number.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+
+from .image_view import ImagePane
+
+_UNITS = {"micrometer": "µm", "nanometer": "nm", "millimeter": "mm", "centimeter": "cm", "meter": "m",
+          "angstrom": "Å", "picometer": "pm"}
+#: the scale bar's length, as a share of the visible width
+BAR_SHARE = 0.2
+
+
+class PhysicalSpace:
+    def __init__(self, pane: ImagePane) -> None:
+        self.pane = pane
+        self.size: tuple[float, float] | None = None  # physical size of a level-0 pixel (rows, columns)
+        self.unit = ""
+        self.bar = pg.ScaleBar(size=10, suffix="")
+        self.bar.setParentItem(pane.view.getViewBox())
+        self.bar.anchor((1, 1), (1, 1), offset=(-20, -20))
+        self.bar.hide()
+        pane.view.getViewBox().sigRangeChanged.connect(lambda *_: self._fit_bar())
+
+    def apply(self, size: tuple[float, float] | None, unit: str | None) -> None:
+        """``size``: the pixel size along rows and columns, or None for plain pixels."""
+        vb = self.pane.view.getViewBox()
+        self.size = size if size and all(s > 0 and math.isfinite(s) for s in size) else None
+        self.unit = _UNITS.get(unit or "", unit or "")
+        plot = self.pane.view
+        if self.size is None:
+            vb.setAspectLocked(True, ratio=1.0)
+            for side in ("left", "bottom"):
+                plot.getAxis(side).setScale(1.0)
+            self.bar.hide()
+            return
+        sy, sx = self.size
+        vb.setAspectLocked(True, ratio=sx / sy)
+        plot.getAxis("left").setScale(sy)
+        plot.getAxis("bottom").setScale(sx)
+        self.bar.show()
+        self._fit_bar()
+
+    def axis_label(self, name: str) -> str:
+        return f"{name} ({self.unit})" if self.size is not None and self.unit else name
+
+    def _fit_bar(self) -> None:
+        if self.size is None:
+            return
+        (x0, x1), _ = self.pane.view.getViewBox().viewRange()
+        sx = self.size[1]
+        length = nice_length((x1 - x0) * sx * BAR_SHARE)
+        self.bar.size = length / sx
+        self.bar.text.setText(f"{length:g} {self.unit}".strip())
+        self.bar.updateBar()
+
+
+def nice_length(x: float) -> float:
+    """The largest 1, 2 or 5 times a power of ten not above ``x``."""
+    if not (x > 0 and math.isfinite(x)):
+        return 1.0
+    power = 10 ** math.floor(math.log10(x))
+    return max(m * power for m in (1, 2, 5) if m * power <= x)
