@@ -616,6 +616,11 @@ def environment(readers: Sequence[str]) -> dict[str, Any]:
         pool = getattr(module, "_pool", None)
         env["zarrlib_decode_workers"] = getattr(pool, "_max_workers", None)
         env["zarrlib_read_workers_max"] = getattr(module, "MAX_READ_WORKERS", None)
+        # how the workers of one read are chosen (issue 15): a cap from the chunk size, and a
+        # floor of decoded bytes per worker (absent in readers before 2026-11-23)
+        env["zarrlib_workers_at_ref_chunk"] = [getattr(module, "WORKERS_AT_REF", None),
+                                               getattr(module, "REF_CHUNK_BYTES", None)]
+        env["zarrlib_min_bytes_per_worker"] = getattr(module, "MIN_BYTES_PER_WORKER", None)
     if "tensorstore" in readers:
         import tensorstore as ts
 
@@ -722,7 +727,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"Host: {env['cpu_count']} CPUs (usable {env['usable_cpus']}); library thread pools at their defaults "
         f"(zarr async.concurrency={env['zarr_async_concurrency']}, blosc nthreads={env['numcodecs_blosc_nthreads']}"
         + (f", zarrlib decode workers={env['zarrlib_decode_workers']}" if "zarrlib_decode_workers" in env else "")
-        + (f" (at most {env['zarrlib_read_workers_max']} per read)" if env.get("zarrlib_read_workers_max") else "")
+        + (f" (at most {env['zarrlib_read_workers_max']} per read" if env.get("zarrlib_read_workers_max") else "")
+        + (f"; {env['zarrlib_workers_at_ref_chunk'][0]} for {env['zarrlib_workers_at_ref_chunk'][1] >> 10} KiB chunks, "
+           f"growing with the square root of the chunk size, and at least "
+           f"{env['zarrlib_min_bytes_per_worker'] >> 10} KiB of chunks per worker"
+           if env.get("zarrlib_min_bytes_per_worker") else "")
+        + (")" if env.get("zarrlib_read_workers_max") else "")
         + (
             f", tensorstore data_copy_concurrency={env['tensorstore_data_copy_concurrency']['limit']}"
             if "tensorstore_data_copy_concurrency" in env

@@ -51,6 +51,18 @@ def put(out: np.ndarray, out_index: tuple[slice, ...], chunk: np.ndarray, inner:
     out[out_index] = src
 
 
+class Buffers:
+    """One thread's reusable buffers: for stored bytes (``raw``), for a decoded chunk (``flat``),
+    and ``flat`` seen as a chunk, made once rather than per chunk (issue 15)."""
+
+    __slots__ = ("raw", "flat", "chunk")
+
+    def __init__(self, raw: Scratch, decoder: ChunkDecoder) -> None:
+        self.raw = raw
+        self.flat = np.empty(decoder.scratch_nbytes, np.uint8)
+        self.chunk = decoder.direct.view(self.flat) if decoder.direct is not None else None
+
+
 class ChunkDecoder:
     """Decodes one array's chunks; holds what the per-chunk path would otherwise recompute."""
 
@@ -66,8 +78,9 @@ class ChunkDecoder:
         #: bytes of the per-thread buffer the direct path decodes into
         self.scratch_nbytes = self.direct.nbytes if self.direct is not None else 0
 
-    def place(self, data: Any, key: str, coords: tuple[int, ...], inner: tuple[slice, ...], out_index: tuple[slice, ...],
-              out: np.ndarray, raw: Scratch, decoded: np.ndarray, cache: ChunkCache | None, cache_key: Hashable) -> None:
+    def place(self, data: Any, key: str, coords: tuple[int, ...], inner: tuple[slice, ...],
+              out_index: tuple[slice, ...], out: np.ndarray, bufs: Buffers, cache: ChunkCache | None,
+              cache_key: Hashable) -> None:
         """Decode ``data`` and copy the selected part (``inner``) to ``out[out_index]``."""
         if self.too_large:
             raise CodecError(f"{chunk_name(self.meta, self.path, key, coords)}: the chunk shape "
@@ -75,9 +88,9 @@ class ChunkDecoder:
                              f"{human(limits().chunk_bytes)} allowed for one chunk")
         direct = self.direct
         if direct is not None:
-            target = decoded if cache is None else np.empty(direct.nbytes, np.uint8)
+            target = bufs.flat if cache is None else np.empty(direct.nbytes, np.uint8)
             try:
-                chunk = direct.decode(data, target)
+                chunk = direct.decode_to(data, target, bufs.chunk if cache is None else None)
             except CodecError as e:
                 raise type(e)(f"{chunk_name(self.meta, self.path, key, coords)}: {e}") from e
             if chunk is not None:
@@ -87,7 +100,7 @@ class ChunkDecoder:
                 return
         chunk = self.decode(data, key, coords)
         if cache is not None:  # cached chunks outlive this read: none may alias the scratch buffer
-            cache.put(cache_key, chunk.copy() if raw.holds(chunk) else chunk)
+            cache.put(cache_key, chunk.copy() if bufs.raw.holds(chunk) else chunk)
         put(out, out_index, chunk, inner)
 
     def decode(self, data: Any, key: str, coords: tuple[int, ...]) -> np.ndarray:

@@ -9,7 +9,8 @@ than on 8).
 So a local read is cut into contiguous blocks (store order, so one file's reads follow
 each other), a few per worker, and each worker claims the next block with ``next()`` on a
 shared counter (atomic under the GIL, never blocking); progress is reported once per block.
-A worker waits for no other worker between blocks. Remote
+A worker waits for no other worker between blocks. The calling thread is one of the workers,
+and a read wakes only as many as its chunks pay for (``read_workers``). Remote
 reads stream instead: units arrive as responses land, through a queue, since their order
 is the network's.
 """
@@ -17,6 +18,7 @@ is the network's.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -30,12 +32,21 @@ T = TypeVar("T")
 Progress = Callable[[int, int], None]
 
 #: the most workers one local read runs on, whatever the pool's size. Each chunk costs some
-#: microseconds of Python holding the GIL; past about 8 workers they queue for it, and every
-#: further worker adds wake-ups, not throughput. Measured on 16 cores (bench/README.md): 8
-#: workers read sharded XY planes and XZ sections 29-34 % faster than 16, chunked ones 6-10 %,
-#: and no read is slower on 16 cores than on 8. (Making the system calls holding the GIL,
-#: through libc, cut the switches per chunk from 6 to 1 but made XZ reads slower: not kept.)
-MAX_READ_WORKERS = 8
+#: microseconds of Python holding the GIL; past a point workers only queue for it, and every
+#: further worker adds wake-ups, not throughput. Where that point lies depends on the chunk
+#: (``read_workers``); this is the ceiling, the most that was measured to pay (16 cores).
+MAX_READ_WORKERS = 16
+
+#: the chunk size at which ``WORKERS_AT_REF`` workers read fastest, and that number: measured on
+#: 16 cores (bench/README.md) about 6 workers for 128 KiB chunks and 12 for 512 KiB ones, so the
+#: useful count grows with the square root of the chunk's decoded size
+REF_CHUNK_BYTES = 128 << 10
+WORKERS_AT_REF = 6
+
+#: decoded bytes a worker should have at least: waking a thread on an idle core costs tens of
+#: microseconds on a VM, about as much as decoding 256 KiB, so a read of a few chunks runs on
+#: fewer threads than the machine has (a 512x512 viewport of 128 KiB chunks on 4 or 5, not 8)
+MIN_BYTES_PER_WORKER = 256 << 10
 
 #: blocks per worker: enough to even out chunks that cost more than others (a shard's dense
 #: corner, a file not yet in the page cache), few enough that claiming one costs nothing
@@ -88,16 +99,38 @@ class Reporter:
                 self.progress(self.done, self.total)
 
 
-def run_blocks(units: Sequence[T], work: Callable[[Sequence[T]], None], pool: ThreadPoolExecutor) -> None:
-    """``work`` over contiguous blocks of ``units`` on ``pool``; the first error is raised once
-    every worker has stopped (workers stop claiming blocks as soon as one fails)."""
-    workers = min(len(units), workers_of(pool), MAX_READ_WORKERS)
-    if workers <= 1:
-        if units:
-            work(units)
+def read_workers(units: int, pool_workers: int, chunks: int = 0, chunk_bytes: int = 0) -> int:
+    """How many threads (the caller included) a local read of ``units`` units, ``chunks``
+    chunks of ``chunk_bytes`` decoded bytes in all, should run on: no more than the chunk size
+    pays for (``WORKERS_AT_REF``), nor than there is work for (``MIN_BYTES_PER_WORKER``)."""
+    cap = MAX_READ_WORKERS
+    if chunk_bytes > 0:
+        cap = min(cap, max(2, round(WORKERS_AT_REF * math.sqrt(chunk_bytes / REF_CHUNK_BYTES))),
+                  -(-max(chunks, units) * chunk_bytes // MIN_BYTES_PER_WORKER))
+    workers = max(1, min(units, pool_workers, cap))
+    rounds = -(-units // workers) if units else 1  # units per worker: as few threads as give that
+    return max(1, -(-units // rounds)) if units else 1
+
+
+def run_blocks(units: Sequence[T], work: Callable[[Sequence[T]], None], pool: ThreadPoolExecutor,
+               chunks: int = 0, chunk_bytes: int = 0) -> None:
+    """``work`` over contiguous blocks of ``units``, on the calling thread and as many of
+    ``pool``'s as ``read_workers`` says; the first error is raised once every worker has
+    stopped (workers stop claiming blocks as soon as one fails).
+
+    The caller works too: it is awake already, so a read of a few chunks wakes one thread
+    fewer, and once it has found no block left to claim it withdraws the tasks no pool thread
+    has started (a pool busy with other reads is not waited for, and never deadlocks a read
+    made from one of its own threads)."""
+    workers = read_workers(len(units), workers_of(pool), chunks, chunk_bytes)
+    if not units:
         return
     size = -(-len(units) // (workers * BLOCKS_PER_WORKER))
     blocks = [units[i:i + size] for i in range(0, len(units), size)]
+    if workers <= 1:  # in blocks all the same: progress is reported, and cancelling seen, per block
+        for block in blocks:
+            work(block)
+        return
     claim = itertools.count()
     failed = threading.Event()
 
@@ -112,7 +145,15 @@ def run_blocks(units: Sequence[T], work: Callable[[Sequence[T]], None], pool: Th
             failed.set()
             raise
 
-    finish([pool.submit(task) for _ in range(min(workers, len(blocks)))])
+    futures = [pool.submit(task) for _ in range(min(workers, len(blocks)) - 1)]
+    mine: BaseException | None = None
+    try:
+        task()
+    except BaseException as e:  # raised below, once every worker has stopped
+        mine = e
+    for f in futures:
+        f.cancel()  # not started yet: nothing is left for it to claim
+    finish(futures, mine)
 
 
 def run_streaming(feed: Callable[[Callable[[T], None]], None], work: Callable[[T], None],
@@ -144,10 +185,11 @@ def run_streaming(feed: Callable[[Callable[[T], None]], None], work: Callable[[T
         finish(futures)
 
 
-def finish(futures: list[Future[None]]) -> None:
-    """Wait for every task; raise the first real error (a cancellation only if nothing else)."""
+def finish(futures: list[Future[None]], mine: BaseException | None = None) -> None:
+    """Wait for every task; raise the first real error (a cancellation only if nothing else),
+    the calling thread's own (``mine``) first."""
     wait(futures)
-    errors = [e for e in (f.exception() for f in futures) if e is not None]
+    errors = [e for e in [mine, *(f.exception() for f in futures if not f.cancelled())] if e is not None]
     if errors:
         real = [e for e in errors if not isinstance(e, ReadCancelled)]
         raise (real or errors)[0]

@@ -37,25 +37,6 @@ def past_end(name: str, req: ByteRequest, got: int | None = None) -> CodecError:
                       f"(bytes {req.start}-{req.stop}{found})")
 
 
-def units(items: list[ReadItem]) -> list[Unit]:
-    """The items grouped into fetches, in store order: byte-adjacent inner chunks of a shard
-    are one read (one system call for a run, not one per chunk), every other item its own."""
-    ranged = [it for it in items if it.req is not None and it.req.start is not None]
-    if len(ranged) < 2:
-        groups = [[it] for it in items]
-    else:
-        groups = [[it] for it in items if not (it.req is not None and it.req.start is not None)]
-        for _, members in merge_ranges([it.req for it in ranged]):  # type: ignore[misc]
-            groups.append([ranged[i] for i in members])
-    return sorted(groups, key=_unit_order)
-
-
-def _unit_order(unit: Unit) -> tuple[str, int]:
-    """Store order, so that reads of one file follow each other."""
-    req = unit[0].req
-    return (req.key, req.start or 0) if req is not None else ("", 0)
-
-
 class Fetcher:
     """Fetches one array's chunks from its store; remembers which v2 key spelling it uses."""
 

@@ -70,11 +70,13 @@ def plan(meta: ArrayMetadata, path: str, selection: Any) -> tuple[tuple[int, ...
                             "one read may plan; select a smaller region")
     if touched == 0:  # an empty selection: no dimension needs enumerating
         return shape, out_shape(sel), []
-    per_dim = [dim_chunks(d, c) for d, c in zip(sel, meta.read_shape)]
-    items = [
-        ReadItem(tuple(dc.chunk for dc in combo), tuple(dc.inner for dc in combo), tuple(dc.out for dc in combo))
-        for combo in itertools.product(*per_dim)
-    ]
+    # each dimension's (chunk, inner, out) triples; ``zip(*combo)`` turns one combination into an
+    # item's (coords, inner, out) in C, about three times faster than a tuple per field per item
+    # (planning runs on the calling thread before any worker starts: issue 15)
+    per_dim = [[(dc.chunk, dc.inner, dc.out) for dc in dim_chunks(d, c)] for d, c in zip(sel, meta.read_shape)]
+    if not per_dim:  # a 0-d array: its one chunk
+        return shape, out_shape(sel), [ReadItem((), (), ())]
+    items = [ReadItem(*zip(*combo)) for combo in itertools.product(*per_dim)]
     return shape, out_shape(sel), items
 
 

@@ -19,8 +19,8 @@ import numpy as np
 from . import fetch
 from .cache import ChunkCache
 from .cancel import CancelToken
-from .decode import ChunkDecoder, put
-from .decode_pool import Progress, Reporter, default_executor, run_blocks, run_streaming, workers_of
+from .decode import Buffers, ChunkDecoder, put
+from .decode_pool import Progress, Reporter, default_executor, run_blocks, run_streaming
 from .errors import CodecError, StoreError, ZarrError
 from .metadata.model import ArrayMetadata
 from .plan import ChunkFailure, ReadItem
@@ -61,23 +61,25 @@ class ChunkReader:
         shape, final_shape, items = self.plan(selection)
         out = np.empty(shape, dtype=self.meta.dtype)
         reporter = Reporter(len(items), progress)
-        todo: list[ReadItem] = []
-        hits = 0
-        for item in items:
-            hit = cache.get((self.cache_id, item.coords)) if cache is not None else None
-            if hit is not None:
-                put(out, item.out, hit, item.inner)
-                hits += 1
-            else:
-                todo.append(item)
-        reporter.add(hits)
+        todo: list[ReadItem] = items
+        if cache is not None:
+            todo = []
+            for item in items:
+                hit = cache.get((self.cache_id, item.coords))
+                if hit is not None:
+                    put(out, item.out, hit, item.inner)
+                else:
+                    todo.append(item)
+            reporter.add(len(items) - len(todo))
         if todo:
             self._check(cancel)
             if self._shards is not None:
-                self._shards.locate(todo, cancel)
+                units = self._shards.locate(todo, cancel)  # grouped into runs, in store order
             else:
+                stored_key = self.meta.stored_key
                 for item in todo:
-                    item.req = ByteRequest(self.meta.stored_key(item.coords))
+                    item.req = ByteRequest(stored_key(item.coords))
+                units = [[item] for item in todo]
             pool = executor or default_executor()
             if self.store.prefers_batches and len(todo) > 1:
                 def unit(u: list[ReadItem]) -> None:
@@ -85,8 +87,9 @@ class ChunkReader:
 
                 run_streaming(lambda ready: self._fetcher.fetch_batch(todo, cancel, ready), unit, pool, len(todo))
             else:
-                run_blocks(fetch.units(todo), lambda block: self._process(block, out, cache, cancel, failures,
-                                                                          reporter, streaming=False), pool)
+                run_blocks(units, lambda block: self._process(block, out, cache, cancel, failures, reporter,
+                                                              streaming=False),
+                           pool, chunks=len(todo), chunk_bytes=self._decoder.chunk_nbytes)
         return out.reshape(final_shape)
 
     @staticmethod
@@ -99,7 +102,7 @@ class ChunkReader:
                  streaming: bool) -> None:
         """Fetch (unless streamed) and decode a block of units on the calling thread; progress
         is reported once, for the whole block."""
-        bufs: tuple[Scratch, np.ndarray] | None = None  # taken once per block, not per chunk
+        bufs: Buffers | None = None  # taken once per block, not per chunk
         done = 0
         try:
             for unit in block:
@@ -107,7 +110,7 @@ class ChunkReader:
                 if not streaming and len(unit) > 1:
                     bufs = bufs or self._buffers()
                     try:
-                        self._fetcher.fetch_run(unit, bufs[0])
+                        self._fetcher.fetch_run(unit, bufs.raw)
                     except (StoreError, CodecError) as e:
                         for item in unit:
                             item.error = e
@@ -119,7 +122,7 @@ class ChunkReader:
                     else:
                         try:
                             bufs = bufs or self._buffers()
-                            self._read_item(item, out, cache, *bufs)
+                            self._read_item(item, out, cache, bufs)
                         except (StoreError, CodecError) as e:
                             self._failed(item, e, out, failures)
                         except MemoryError:  # within the bounds, but more than this machine has free
@@ -138,23 +141,24 @@ class ChunkReader:
         out[item.out] = self.meta.fill
         failures.append(ChunkFailure(key, item.coords, box, str(error)))  # list.append is atomic
 
-    def _buffers(self) -> tuple[Scratch, np.ndarray]:
+    def _buffers(self) -> Buffers:
         """This thread's reusable read and decode buffers."""
         tls = self._scratch
-        if not hasattr(tls, "buffers"):  # both or neither: a failed allocation leaves none behind
-            tls.buffers = (Scratch(), np.empty(self._decoder.scratch_nbytes, np.uint8))
-        return tls.buffers  # type: ignore[no-any-return]
+        try:
+            return tls.buffers  # type: ignore[no-any-return]
+        except AttributeError:  # all or none: a failed allocation leaves none behind
+            tls.buffers = Buffers(Scratch(), self._decoder)
+            return tls.buffers  # type: ignore[no-any-return]
 
-    def _read_item(self, item: ReadItem, out: np.ndarray, cache: ChunkCache | None, raw: Scratch,
-                   decoded: np.ndarray) -> None:
+    def _read_item(self, item: ReadItem, out: np.ndarray, cache: ChunkCache | None, bufs: Buffers) -> None:
         data = item.data
         if item.req is not None and data is None:
-            data = self._fetcher.fetch_one(item, raw if self._decoder.direct is not None else None)
+            data = self._fetcher.fetch_one(item, bufs.raw if self._decoder.direct is not None else None)
         if data is None:
             out[item.out] = self.meta.fill
             return
         key = item.req.key if item.req else "?"
-        self._decoder.place(data, key, item.coords, item.inner, item.out, out, raw, decoded, cache,
+        self._decoder.place(data, key, item.coords, item.inner, item.out, out, bufs, cache,
                             (self.cache_id, item.coords))
 
     def decode_chunk(self, data: Any, key: str, coords: tuple[int, ...]) -> np.ndarray:

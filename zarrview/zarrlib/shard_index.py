@@ -9,8 +9,11 @@ shard and position, while every other chunk of the read goes on.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
+
+import numpy as np
 
 from .cancel import CancelToken
 from .codecs.sharding import EMPTY
@@ -23,11 +26,11 @@ from .storage.base import ByteRequest, Store
 _MAX_OBJECT = 2**53  # no stored object is larger; bigger index entries are corrupt
 _EMPTY = int(EMPTY)
 
-Index = list[list[int]]
+Index = np.ndarray  # (inner chunks, 2) uint64: offset, nbytes; C order
 
 
 class ShardIndexes:
-    """The shard indexes of one array, as Python ints, in an LRU of ``ENTRIES`` shards."""
+    """The shard indexes of one array, as (n, 2) uint64 arrays, in an LRU of ``ENTRIES`` shards."""
 
     ENTRIES = 4096
 
@@ -39,29 +42,83 @@ class ShardIndexes:
         self.path = path
         self._cache: OrderedDict[tuple[int, ...], Index | None] = OrderedDict()
         self._lock = threading.Lock()
-
-    def locate(self, items: list[ReadItem], cancel: CancelToken | None = None) -> None:
-        """Give every item the byte range of its inner chunk (``req``), None where the shard or
-        the chunk is empty, or the error that keeps it from being read (``error``)."""
         cps = self.layout.chunks_per_shard
-        by_shard: dict[tuple[int, ...], list[ReadItem]] = {}
-        for item in items:
-            by_shard.setdefault(tuple(c // n for c, n in zip(item.coords, cps)), []).append(item)
-        indexes = self._indexes(list(by_shard), cancel)
+        self._cps = np.array(cps, dtype=np.int64)
         strides = [1] * len(cps)
         for d in range(len(cps) - 2, -1, -1):
             strides[d] = strides[d + 1] * cps[d + 1]
-        for shard, members in by_shard.items():
+        self._strides = np.array(strides, dtype=np.int64)
+
+    def locate(self, items: list[ReadItem], cancel: CancelToken | None = None) -> list[list[ReadItem]]:
+        """Give every item the byte range of its inner chunk (``req``), None where the shard or
+        the chunk is empty, or the error that keeps it from being read (``error``).
+
+        Returns the items grouped into fetches, in store order (shards by key, then by offset):
+        a run of inner chunks of a shard, each starting where the one before it ends (or
+        sooner), is one fetch, every other item its own. This runs on the calling thread before
+        any worker starts, so it is array operations over all the read's inner chunks at once
+        (issue 15: per item in Python it took 3 µs a chunk); only entries that are not plainly
+        valid take the per-item path that names them."""
+        n, ndim = len(items), len(self.layout.chunks_per_shard)
+        if n == 0:
+            return []
+        coords = np.fromiter(itertools.chain.from_iterable(it.coords for it in items), np.int64, n * ndim)
+        coords = coords.reshape(n, ndim)
+        pos = (coords % self._cps) @ self._strides
+        of = coords // self._cps
+        by_shard = np.lexsort(of.T[::-1])  # items grouped by shard
+        of = of[by_shard]
+        first = np.ones(n, dtype=bool)
+        first[1:] = (of[1:] != of[:-1]).any(axis=1)
+        bounds = [*np.flatnonzero(first).tolist(), n]
+        shards = [tuple(s) for s in of[first].tolist()]
+        indexes = self._indexes(shards, cancel)
+        keys = [self.meta.stored_key(shard) for shard in shards]
+        rank = np.empty(len(shards), dtype=np.int64)
+        rank[sorted(range(len(shards)), key=keys.__getitem__)] = np.arange(len(shards))
+        entries = np.zeros((n, 2), dtype=np.uint64)
+        indexed = np.zeros(n, dtype=bool)  # in a shard whose index was read
+        shard_of = np.empty(n, dtype=np.int64)
+        units: list[list[ReadItem]] = []
+        for k, shard in enumerate(shards):
+            rows = by_shard[bounds[k]:bounds[k + 1]]
+            shard_of[rows] = k
             index = indexes[shard]
-            key = self.meta.stored_key(shard)
-            for item in members:
-                if isinstance(index, ZarrError):
-                    item.req, item.error = ByteRequest(key), index
-                elif index is None:
-                    item.req = None
-                else:
-                    pos = sum((c % n) * s for c, n, s in zip(item.coords, cps, strides))
-                    self._entry(item, key, pos, *index[pos])
+            if index is None or isinstance(index, ZarrError):
+                for i in rows.tolist():
+                    item = items[i]
+                    item.req, item.error = (None, None) if index is None else (ByteRequest(keys[k]), index)
+                    units.append([item])
+            else:
+                entries[rows] = index[pos[rows]]
+                indexed[rows] = True
+        offsets, sizes = entries[:, 0], entries[:, 1]
+        limit = np.uint64(min(limits().object_bytes, _MAX_OBJECT))
+        # plainly valid: size within the bound and offset + size <= 2**53, with nothing overflowing
+        good = indexed & (sizes <= limit) & (offsets <= np.uint64(_MAX_OBJECT) - np.minimum(sizes, limit))
+        for i in np.flatnonzero(indexed & ~good).tolist():
+            self._entry(items[i], keys[shard_of[i]], int(pos[i]), int(offsets[i]), int(sizes[i]))
+            units.append([items[i]])
+        ok = np.flatnonzero(good)
+        if len(ok) == 0:
+            return units
+        starts = offsets[ok].astype(np.int64)
+        ranks = rank[shard_of[ok]]
+        order = np.lexsort((starts, ranks))
+        ok, starts, ranks = ok[order], starts[order], ranks[order]
+        stops = starts + sizes[ok].astype(np.int64)
+        fresh = np.ones(len(ok), dtype=bool)
+        fresh[1:] = (ranks[1:] != ranks[:-1]) | (starts[1:] > stops[:-1])
+        unit: list[ReadItem] = []
+        key_of = [keys[k] for k in np.argsort(rank).tolist()]  # by rank
+        for i, r, a, b, f in zip(ok.tolist(), ranks.tolist(), starts.tolist(), stops.tolist(), fresh.tolist()):
+            if f:
+                unit = []
+                units.append(unit)
+            item = items[i]
+            item.req = ByteRequest(key_of[r], a, b)
+            unit.append(item)
+        return units
 
     def _entry(self, item: ReadItem, key: str, pos: int, offset: int, nbytes: int) -> None:
         if offset == _EMPTY and nbytes == _EMPTY:
@@ -116,7 +173,7 @@ class ShardIndexes:
         if len(data) < n:
             return CodecError(f"shard {req.key} of {self.path}: {len(data)} bytes cannot hold its {n}-byte index")
         try:
-            return self.layout.decode_index(data).tolist()  # type: ignore[no-any-return]
+            return self.layout.decode_index(data)
         except CodecError as e:
             return type(e)(f"index of shard {req.key} of {self.path}: {e}")
         except (ZarrError, ValueError, TypeError) as e:

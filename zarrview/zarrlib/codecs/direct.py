@@ -34,15 +34,22 @@ class DirectDecoder:
 
     def decode(self, data: Buffer, scratch: np.ndarray) -> np.ndarray | None:
         """The chunk as a view of ``scratch`` (or of ``data``); None: use the general pipeline."""
+        return self.decode_to(data, scratch[: self.nbytes], None)
+
+    def view(self, flat: np.ndarray) -> np.ndarray:
+        """``flat`` (``nbytes`` bytes) seen as one chunk."""
+        return flat.view(self.dtype).reshape(self.shape, order=self.order)  # type: ignore[call-overload]
+
+    def decode_to(self, data: Buffer, flat: np.ndarray, chunk: np.ndarray | None) -> np.ndarray | None:
+        """Decode into ``flat`` (exactly ``nbytes``) and return ``chunk``, its view made once per
+        thread (None: made here); None: use the general pipeline."""
         if self.decode_into is None:
             if len(data) != self.nbytes:
                 return None
-            flat = np.frombuffer(data, dtype=np.uint8)
-        else:
-            flat = scratch[: self.nbytes]
-            if not self.decode_into(data, flat):
-                return None
-        return flat.view(self.dtype).reshape(self.shape, order=self.order)  # type: ignore[call-overload]
+            return self.view(np.frombuffer(data, dtype=np.uint8))
+        if not self.decode_into(data, flat):
+            return None
+        return self.view(flat) if chunk is None else chunk
 
 
 def _numcodecs_into(codec: Any) -> DecodeInto | None:

@@ -50,14 +50,24 @@ _MAGIC = 0xFD2FB528
 
 def zstd_decode_into(codec: Zstd, data: Buffer, out: np.ndarray) -> bool:
     """Decode one frame into ``out`` (libzstd with a reused context when present); False: the frame
-    declares another size. A frame that declares none is decoded into ``out`` too, which bounds it."""
+    declares another size. A frame that declares none is decoded into ``out`` too, which bounds it.
+
+    With libzstd the declared size is read only when decoding fails: a frame declaring another
+    size cannot decode to exactly ``out.nbytes``, and parsing its header first cost about 1 µs
+    a chunk, held under the GIL (issue 15)."""
+    fast = libzstd_decoder()
+    if fast is not None and out.flags.c_contiguous:
+        try:
+            fast(data, out)
+        except CodecError:
+            declared = frame_content_size(data)
+            if declared is not None and declared != out.nbytes:
+                return False
+            raise
+        return True
     declared = frame_content_size(data)
     if declared is not None and declared != out.nbytes:
         return False
-    fast = libzstd_decoder()
-    if fast is not None and out.flags.c_contiguous:
-        fast(data, out)
-        return True
     try:
         codec.decode(data, out=out)
     except (RuntimeError, ValueError, MemoryError) as e:
