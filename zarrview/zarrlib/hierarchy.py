@@ -6,8 +6,9 @@ draft) so each later node costs as few requests as possible: one for a v3 node.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from collections.abc import Callable
 from typing import Any, Literal
 
 from .errors import (
@@ -17,6 +18,7 @@ from .errors import (
     UnsupportedCodecError,
     UnsupportedDataTypeError,
     UnsupportedFeatureError,
+    ZarrError,
     short,
 )
 from .storage.base import ByteRequest
@@ -72,9 +74,34 @@ class Hierarchy:
         self.store = store
         self.flavor: Flavor | None = None
         self._consolidated: dict[str, Any] | None = None  # path -> v3 doc or v2 (zarray|zgroup, zattrs)
+        #: metadata documents fetched ahead in one batch (``prefetch``), each used once
+        self._ahead: dict[str, bytes | None] = {}
+        self._ahead_lock = threading.Lock()
 
     # -- documents --------------------------------------------------------------------------
+    def prefetch(self, paths: Sequence[str], zarr_format: int) -> None:
+        """Fetch the metadata documents of the nodes at ``paths`` in one batch (one round trip on
+        a remote store) so that opening them one by one afterwards asks nothing more; on a local
+        store, or for documents not there, opening simply reads them as usual."""
+        if not self.store.prefers_batches or not paths:
+            return
+        names = ("zarr.json",) if zarr_format == 3 else (".zarray", ".zattrs", ".zgroup")
+        keys = [prefix_of(p) + n for p in paths for n in names]
+        bound = limits().metadata_bytes
+        try:
+            answers = self.store.get_many([ByteRequest(k, limit=bound) for k in keys])
+        except ZarrError:
+            return  # each node is then read, and fails, on its own, with its own message
+        with self._ahead_lock:
+            self._ahead.update(zip(keys, answers))
+
+    def _fetched(self, key: str) -> bytes | None | object:
+        with self._ahead_lock:
+            return self._ahead.pop(key, ...)
+
     def _json(self, key: str, data: bytes | None | object = ...) -> dict[str, Any] | None:
+        if data is ...:
+            data = self._fetched(key)
         if data is ...:
             data = self.store.get_bounded(key, limits().metadata_bytes)
         if data is None:
@@ -148,7 +175,11 @@ class Hierarchy:
     def _try_v2(self, path: str) -> NodeDoc | None:
         prefix = prefix_of(path)
         zattrs_raw: bytes | None | object = ...
-        if self.store.prefers_batches:  # .zarray and .zattrs in one round trip
+        ahead = (self._fetched(prefix + ".zarray"), self._fetched(prefix + ".zattrs"))
+        if ahead[0] is not ...:
+            zarray = self._json(prefix + ".zarray", ahead[0])
+            zattrs_raw = ahead[1]
+        elif self.store.prefers_batches:  # .zarray and .zattrs in one round trip
             bound = limits().metadata_bytes
             zarray_raw, zattrs_raw = self.store.get_many([ByteRequest(prefix + ".zarray", limit=bound),
                                                           ByteRequest(prefix + ".zattrs", limit=bound)])

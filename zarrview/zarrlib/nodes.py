@@ -93,6 +93,16 @@ class Group(Node):
                 out.append(ErrorNode(self._h, path, e))
         return out
 
+    def prefetch(self, relpaths: list[str]) -> None:
+        """Fetch the metadata of these descendants in one batch (one round trip on a remote
+        store), so that opening them afterwards asks nothing more: an OME image's levels, say."""
+        paths = []
+        for rel in relpaths:
+            parts = [p for p in rel.strip("/").split("/") if p]
+            if parts and not any(p in (".", "..") for p in parts):
+                paths.append(join(self.path, "/".join(parts)))
+        self._h.prefetch(paths, self.zarr_format)
+
     def __getitem__(self, relpath: str) -> Node:
         parts = [p for p in relpath.strip("/").split("/") if p]
         if not parts:

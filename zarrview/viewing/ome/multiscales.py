@@ -37,6 +37,8 @@ def _one(group: Group, ns: Namespace, ms: dict[str, Any], where: str, rep: Repor
         if datasets is not None:
             rep.error(f"{where}.datasets", '"datasets" MUST list at least one level')
         return None
+    # every level's metadata in one round trip on a remote store, then opened one by one
+    group.prefetch([ds["path"] for ds in datasets if isinstance(ds, dict) and isinstance(ds.get("path"), str)])
     arrays = [_open(group, ds, f"{where}.datasets[{j}]", rep) for j, ds in enumerate(datasets)]
     written = parse_axes(ms.get("axes"), f"{where}.axes", rep) if "axes" in ms or ns.version == "0.5" or \
         _declared_at_least(ns, "0.3") else None
