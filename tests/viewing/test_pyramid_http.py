@@ -64,17 +64,18 @@ def test_request_counts_of_a_remote_pyramid(image: tuple[Path, np.ndarray, np.nd
             scene = h.show(state.with_(region=(0, N, 0, N), screen_scale=(800 / N, 800 / N)))
             gets = _chunk_gets(log)
             assert gets and all("/3/c/" in p for p in gets), sorted({p.split("/c/")[0] for p in gets})
-            assert len(gets) == (N // 8 // CHUNK) ** 2  # one channel's plane of level 3: 16 chunks
-            np.testing.assert_array_equal(scene.detail.values, coarsest[0])  # type: ignore[union-attr]
+            assert state.composite  # three channels without omero: their composite, each read whole
+            assert len(gets) == 3 * (N // 8 // CHUNK) ** 2  # three channels' planes of level 3: 3 x 16 chunks
+            np.testing.assert_array_equal(scene.detail.values, np.moveaxis(coarsest, 0, -1))  # type: ignore[union-attr]
             log.clear()
             # zoomed to 1:1 in the top-left corner
             scene = h.show(state.with_(region=(100, 700, 200, 1000), screen_scale=(1.0, 1.0)))
             gets = _chunk_gets(log)
             assert gets and all("/0/c/" in p for p in gets)
             touched = {tuple(int(v) for v in p.split("/0/c/")[1].split("/")) for p in gets}
-            assert touched == {(0, r, c) for r in range(2) for c in range(2)}  # rows 100:700, columns 200:1000
+            assert touched == {(ch, r, c) for ch in range(3) for r in range(2) for c in range(2)}  # rows 100:700, columns 200:1000
             tile = scene.detail
             assert tile is not None and tile.level == 0 and tile.covers(100, 700, 200, 1000)
-            np.testing.assert_array_equal(tile.values, corner[0, tile.r0:tile.r1, tile.c0:tile.c1])
+            np.testing.assert_array_equal(tile.values[..., 0], corner[0, tile.r0:tile.r1, tile.c0:tile.c1])
     finally:
         h.close()

@@ -23,6 +23,7 @@ from ..viewing.ome_view import image_state
 from ..viewing.state import Region
 from ..zarrlib import Array
 from .bridge import post
+from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
 from .other_views import OtherViews
 from .physical_view import PhysicalSpace
@@ -48,6 +49,7 @@ class DataView(QWidget):
         self.controls_layout = QGridLayout(self.controls)
         self.controls_layout.setContentsMargins(0, 0, 0, 0)
         self.plane: PlaneControls | None = None
+        self.channels: ChannelPanel | None = None
         self.image = ImagePane()
         self.image.region_changed = self._region_changed
         self.image.levels_changed = lambda levels: self._update(contrast=levels)
@@ -148,6 +150,9 @@ class DataView(QWidget):
         self._start(state)
         self._apply_physical()
         add_level_picker(self.controls_layout, image.first, state, lambda level: self._update(level=level))
+        if state.channels:
+            self.channels = add_channel_panel(self.controls_layout, state, self.plane, self._channel_changed,
+                                              self._channel_mode)
 
     def _start(self, state: ViewState) -> None:
         region = self.pending_region
@@ -225,11 +230,24 @@ class DataView(QWidget):
         self._label_axes()
 
     def _axes_changed(self, y: int, x: int, channel: int | None) -> None:
+        if self.state is not None and self.state.channels:  # the channel panel's mode decides
+            channel = self.state.composite_dim(y, x)
         self._fit_on_paint = True
         self._region_shown = None
         self._update(y_dim=y, x_dim=x, channel_dim=channel, region=None, contrast=None)
+        if self.state is not None:
+            sync_channel_slider(self.plane, self.state)
         self._apply_physical()
         self._label_axes()
+
+    def _channel_changed(self, position: int, changes: dict[str, Any]) -> None:
+        if self.state is not None:
+            self.controller.set_state(self.state.with_channel(position, **changes))
+
+    def _channel_mode(self, mode: str) -> None:
+        if self.state is not None:
+            self.controller.set_state(self.state.with_channel_mode(mode))
+            sync_channel_slider(self.plane, self.state)
 
     def _complex_changed(self, mode: str) -> None:
         self._update(complex_mode=mode, contrast=None)
@@ -255,6 +273,8 @@ class DataView(QWidget):
             self._say(scene.status)
         if state is None:
             return
+        if self.channels is not None:
+            self.channels.show_state(state)
         if scene.message is not None:
             self.image.paint(Scene(), state.y_dim, state.x_dim)
             self.message.setText(scene.message)
@@ -298,6 +318,7 @@ class DataView(QWidget):
             if w is not None:
                 w.deleteLater()
         self.plane = None
+        self.channels = None
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):

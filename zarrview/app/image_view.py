@@ -86,6 +86,9 @@ class ImagePane(pg.ImageView):
         is touched: pyqtgraph re-renders a whole image (milliseconds for a 2048x2048 plane) on
         any call that sets its image or levels, even to the same values."""
         previous, self.shown = self.shown, scene
+        # a composite is drawn in the channels' colours through their windows: the histogram's
+        # levels and gradient do not apply, so it is not offered
+        self.ui.histogram.setVisible(not scene.composite)
         if (previous is not None and scene.coarse is previous.coarse and scene.detail is previous.detail
                 and (not scene.tiles() or _same_levels(self.getImageItem().levels, scene.levels))):
             return  # only the words around the image changed

@@ -6,7 +6,9 @@ The request cycle looks like this, and lives only here:
    new :class:`ViewState`. The controller plans what that view needs (``plan_view``: the whole
    plane, the visible region at full resolution, or a preview of it within the chunk budget), at
    the pyramid level the zoom needs (``levels.py``; a plane with nothing on screen yet gets the
-   coarsest level first, and its answer triggers the read of the level wanted).
+   coarsest level first, and its answer triggers the read of the level wanted). A change of how
+   loaded values are drawn (complex mode; in composite mode a channel's colour, window,
+   visibility or inversion) draws the loaded tiles again from their values and reads nothing.
    If a loaded tile of the same plane already covers it at that resolution, nothing is read
    and the status is cleared. Otherwise the controller numbers a request — the controller
    alone hands out generations, one counter per view — and submits it to the scheduler, which
@@ -15,7 +17,9 @@ The request cycle looks like this, and lives only here:
    a result marked ``cancelled``. The answer is posted to the GUI thread (``post``).
 3. :meth:`_landed` drops every answer whose generation is not the newest: that view state is
    gone. The newest answer becomes a tile placed in data coordinates (a preview replaces the
-   coarse layer, full resolution the detail layer), levels are chosen, and the new
+   coarse layer, full resolution the detail layer), levels are chosen (in composite mode the
+   channel axis was read whole, the tile's image is the RGB composite with levels (0, 1), and
+   windows the metadata lacks are taken from this first tile into the state), and the new
    :class:`Scene` goes to ``on_scene``. A cancelled newest answer (the user pressed Cancel)
    leaves the tiles as they were, says so, and forgets the request, so the next pan, zoom or
    slider step reads again instead of waiting for an answer that will not come.
@@ -34,6 +38,7 @@ import numpy as np
 
 from ..scheduling import ReadRequest, ReadResult, ReadScheduler
 from .axes import dim_names
+from .channels import auto_windows, composite
 from .contrast import displayable, summarize
 from .levels import LevelView, level_views
 from .planning import PlaneRead, plan_plane, plan_view
@@ -74,14 +79,20 @@ class ViewController:
         if old is None or state.array is not old.array:
             scene = Scene(channel_dim=state.channel_dim)  # another array: nothing of the old one stays
             self._levels_for = None
-        elif state.complex_mode != old.complex_mode:
-            scene = replace(scene, coarse=scene.coarse and scene.coarse.with_mode(state.complex_mode),
-                            detail=scene.detail and scene.detail.with_mode(state.complex_mode))
-        scene = replace(scene, channel_dim=state.channel_dim)
+        elif state.complex_mode != old.complex_mode or (state.composite and old.composite and state.channels != old.channels):
+            # the same values drawn otherwise: the loaded tiles are drawn again, nothing is read
+            scene = self._redisplay(scene, state)
+        scene = replace(scene, channel_dim=state.channel_dim, composite=state.composite)
         if state.level is not None and old is not None and state.level != old.level:
             # a level picked by hand is shown as it is: other levels' tiles would hide or blur it
             scene = replace(scene, coarse=_at_level(scene.coarse, state.level), detail=_at_level(scene.detail, state.level))
-        if state.contrast is not None:
+        if state.composite:
+            scene = replace(scene, levels=(0.0, 1.0))
+            current = [t for t in scene.tiles() if t.plane_key == state.plane_key()]
+            if current and any(c.window is None for c in state.channels):
+                state = self._windows(state, current[-1], only_missing=True)
+                scene = self._redisplay(scene, state)
+        elif state.contrast is not None:
             scene = replace(scene, levels=state.contrast)
         elif self._levels_key(state) != self._levels_for and scene.tiles():
             current = [t for t in scene.tiles() if t.plane_key == state.plane_key()]
@@ -113,7 +124,10 @@ class ViewController:
             return
         self.state = self.state.with_(contrast=None)
         current = [t for t in self.scene.tiles() if t.plane_key == self.state.plane_key()]
-        if current:
+        if current and self.state.composite:  # each channel's window from its own values
+            state = self._windows(self.state, current[-1], only_missing=False)
+            self._publish(self._redisplay(self.scene, state))
+        elif current:
             self._publish(self._auto_levels(self.scene, current[-1], self.state))
 
     def cancel(self) -> None:
@@ -209,8 +223,12 @@ class ViewController:
         key = request.extra["key"]
         lv: LevelView = request.extra["level"]
         values = self._oriented(result.data, state)
+        if state.composite and any(c.window is None for c in state.channels):
+            # windows not given by the metadata: from the first values of this image shown
+            state = self.state = state.with_(channels=auto_windows(displayable(values, state.complex_mode),
+                                                                   state.channels, only_missing=True))
         (a_r, b_r), (a_c, b_c) = lv.rows, lv.cols
-        tile = Tile(values, np.ascontiguousarray(displayable(values, state.complex_mode)), _exact(a_r * plan.r0 + b_r),
+        tile = Tile(values, _display(values, state), _exact(a_r * plan.r0 + b_r),
                     _exact(a_c * plan.c0 + b_c), _exact(a_r * plan.step_r), _exact(a_c * plan.step_c), key,
                     result.failures, plan.chunks, lv.index)
         scene = self.scene
@@ -221,7 +239,9 @@ class ViewController:
             scene = replace(scene, detail=tile, coarse=_background(coarse, detail), message=None, busy=False)
         else:
             scene = replace(scene, coarse=tile, detail=detail, message=None, busy=False)
-        if state.contrast is not None:
+        if state.composite:
+            scene = replace(scene, levels=(0.0, 1.0), composite=True)
+        elif state.contrast is not None:
             scene = replace(scene, levels=state.contrast)
         elif self._levels_key(state) != self._levels_for:
             scene = self._auto_levels(scene, tile, state)
@@ -254,7 +274,22 @@ class ViewController:
 
     @staticmethod
     def _levels_key(state: ViewState) -> tuple[Any, ...]:
-        return (id(state.array), state.y_dim, state.x_dim, state.channel_dim, state.complex_mode)
+        return (id(state.array), state.y_dim, state.x_dim, state.channel_dim, state.complex_mode, state.composite)
+
+    def _windows(self, state: ViewState, tile: Tile, *, only_missing: bool) -> ViewState:
+        """``state`` with channel windows from the 0.5/99.5 percentiles of ``tile``'s values; it
+        becomes the controller's state (the channel controls show it with the next scene)."""
+        values = displayable(tile.values, state.complex_mode)
+        self.state = state.with_(channels=auto_windows(values, state.channels, only_missing=only_missing))
+        return self.state
+
+    @staticmethod
+    def _redisplay(scene: Scene, state: ViewState) -> Scene:
+        """The tiles of the plane drawn again from their values (tiles of another plane stay as
+        they are until the new plane lands)."""
+        key = state.plane_key()
+        redo = lambda t: t.with_image(_display(t.values, state)) if t is not None and t.plane_key == key else t  # noqa: E731
+        return replace(scene, coarse=redo(scene.coarse), detail=redo(scene.detail))
 
     @staticmethod
     def _oriented(data: np.ndarray, state: ViewState) -> np.ndarray:
@@ -324,6 +359,15 @@ class ViewController:
     def moved(self, dim: int) -> None:
         """The user moved the slider of ``dim``: neighbours along it are prefetched first."""
         self._last_moved = dim
+
+
+def _display(values: np.ndarray, state: ViewState) -> np.ndarray:
+    """The image of a tile's values: their composite (RGB in [0, 1]) in composite mode, else
+    the values as displayable numbers."""
+    image = displayable(values, state.complex_mode)
+    if state.composite:
+        return composite(image, state.channels)
+    return np.ascontiguousarray(image)
 
 
 def _exact(x: float) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .channels import channel_axis, initial_mode, settings_from_omero
 from .ome.model import Level, Multiscale, OmeImage
 from .state import ViewState, initial_state
 
@@ -24,7 +25,25 @@ def image_state(image: OmeImage, plane: Mapping[int, int] | None = None, multisc
     names = tuple(a.name for a in ms.axes) if len(ms.axes) == arr.ndim else None
     first = dict(default_plane(image, ms, arr.ndim))
     first.update(plane or {})
-    return initial_state(arr, first, pyramid=levels, axis_names=names)
+    state = initial_state(arr, first, pyramid=levels, axis_names=names)
+    return with_channels(state, image, ms, plane or {})
+
+
+def with_channels(state: ViewState, image: OmeImage, ms: Multiscale, plane: Mapping[int, int]) -> ViewState:
+    """The channel axis, every channel's setting from ``omero`` (or the palette) and the mode
+    ``rdefs.model`` asks for; a channel picked on the command line (``--slice c=2``) is shown alone."""
+    arr = state.array
+    c = channel_axis(ms.axes if len(ms.axes) == arr.ndim else None, state.axis_names or arr.dimension_names)
+    if c is None or c in (state.y_dim, state.x_dim):
+        return state
+    n = arr.shape[c]
+    mode = "single" if c in plane else initial_mode(image.omero, n)
+    state = state.with_(channel_axis=c, channels=settings_from_omero(image.omero, n), channel_mode=mode)
+    if mode == "composite":
+        state = state.with_(channel_dim=c)
+    elif state.channel_dim == c:
+        state = state.with_(channel_dim=None)
+    return state
 
 
 def default_plane(image: OmeImage, ms: Multiscale, ndim: int) -> dict[int, int]:

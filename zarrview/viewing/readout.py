@@ -79,6 +79,14 @@ def readout(state: ViewState, scene: Scene, row: int, col: int) -> str:
     if found is None:
         return f"{where}: not loaded"
     value, exact = found
+    text = channel_values(state, value) if state.composite else format_value(value)
     if exact:
-        return f"{where}: {format_value(value)}"
-    return f"{where}: ≈ {format_value(value)} (preview; zoom in for the exact value)"
+        return f"{where}: {text}"
+    return f"{where}: ≈ {text} (preview; zoom in for the exact value)"
+
+
+def channel_values(state: ViewState, value: Any) -> str:
+    """``DAPI 210, GFP 33`` : every channel's value under the cursor, with its label."""
+    flat = np.asarray(value).reshape(-1)
+    labels = {c.index: c.label for c in state.channels}
+    return ", ".join(f"{labels.get(i, f'channel {i}')} {format_value(v)}" for i, v in enumerate(flat))

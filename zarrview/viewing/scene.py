@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 
 from ..zarrlib import ChunkFailure
-from .contrast import displayable
 
 
 @dataclass(frozen=True, eq=False)  # tiles are compared by identity: they hold arrays
 class Tile:
     """A block of the displayed plane: ``values`` as read (rows, columns[, channels]) and
-    ``image`` the same as displayable numbers. Placed in level-0 coordinates: element ``i`` of
+    ``image`` what is drawn: the values as displayable numbers, or their composite (RGB in
+    [0, 1]) when the channels are drawn in colour. Placed in level-0 coordinates: element ``i`` of
     its rows spans ``r0 + i * step_r`` to ``r0 + (i + 1) * step_r`` (a strided preview, or a
     coarser pyramid level, has steps above 1; a level's translation can make ``r0`` fractional)."""
 
@@ -72,8 +72,9 @@ class Tile:
         where = self.element(row, col)
         return None if where is None else self.values[where]
 
-    def with_mode(self, complex_mode: str) -> Tile:
-        return replace(self, image=np.ascontiguousarray(displayable(self.values, complex_mode)))
+    def with_image(self, image: np.ndarray) -> Tile:
+        """The same values drawn otherwise (another complex mode, other channel settings)."""
+        return replace(self, image=image)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ class Scene:
     busy: bool = False
     #: a dimension drawn as colour channels (the tiles then have a third axis)
     channel_dim: int | None = None
+    #: the tiles' images are the composite of the channels (RGB in [0, 1]): the histogram does not apply
+    composite: bool = False
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def tiles(self) -> list[Tile]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..zarrlib import Array
 from .axes import colour_axis, colour_by_default, default_axes
+from .channels import ChannelSetting
 
 #: rows r0:r1, columns c0:c1 of the displayed plane, in data coordinates (floats while panning)
 Region = tuple[float, float, float, float]
@@ -43,9 +44,39 @@ class ViewState:
     level: int | None = None
     #: names of the dimensions where the array's own metadata lacks them (OME-Zarr 0.4 axes)
     axis_names: tuple[str, ...] | None = None
+    #: the dimension ``channels`` describe (an OME axis of type "channel", or one named c/channel)
+    channel_axis: int | None = None
+    #: how each channel is drawn in a composite: colour, window, label, active, inverted
+    channels: tuple[ChannelSetting, ...] = ()
+    #: "composite": the active channels added in their colours (``channel_dim`` is then
+    #: ``channel_axis``, read whole); "single": one channel on a slider, through the histogram
+    channel_mode: str = "single"
+
+    @property
+    def composite(self) -> bool:
+        """Whether the plane is drawn as the composite of its channels."""
+        return (self.channel_mode == "composite" and bool(self.channels) and self.channel_axis is not None
+                and self.channel_dim == self.channel_axis)
 
     def with_(self, **changes: Any) -> ViewState:
         return replace(self, **changes)
+
+    def composite_dim(self, y: int, x: int) -> int | None:
+        """The dimension read whole for rows ``y`` and columns ``x``: the channel axis in
+        composite mode (unless it is displayed), else none."""
+        c = self.channel_axis
+        return c if self.channel_mode == "composite" and self.channels and c not in (None, y, x) else None
+
+    def with_channel_mode(self, mode: str) -> ViewState:
+        """The composite of the channels, or one channel at a time on its slider."""
+        state = replace(self, channel_mode=mode)
+        return replace(state, channel_dim=state.composite_dim(self.y_dim, self.x_dim), contrast=None)
+
+    def with_channel(self, position: int, **changes: Any) -> ViewState:
+        """One channel's setting changed (``color``, ``window``, ``active``, ``inverted``)."""
+        channels = list(self.channels)
+        channels[position] = channels[position].with_(**changes)
+        return replace(self, channels=tuple(channels))
 
     @property
     def plane_dims(self) -> tuple[int, ...]:
