@@ -1,0 +1,453 @@
+"""An OME-Zarr plate as a grid of well thumbnails, read lazily on the scheduler's worker.
+
+Viewers that stitch a plate from its wells' full-resolution images read gigabytes to draw a
+few hundred pixels per well. Here each well is drawn from the lowest-resolution level of its
+first field: one 2-D plane (t = 0, the middle z, channel 0), strided where even that level has
+more chunks than the per-well budget allows or more pixels than its cell, so a 384-well plate
+of 100-MB images costs a few chunks per well.
+
+``PlateModel`` works like ``LineModel``: a plate and its group in, ``PlateMosaic`` snapshots out
+(through the injected ``post``, on the caller's thread). The wells are read in batches (a row
+of wells each, chained as each lands) through ``ReadRequest.compute``, so the grid fills in
+row by row; progress counts wells, and a cancel (the scheduler's, or a newer request) stops
+between wells, and inside a well between chunks. Answers of an earlier plate are dropped by
+generation. A well that is listed but cannot be drawn (no group, no well or image metadata, no
+readable level, chunks that fail) is NaN in the mosaic and named in ``missing`` with the reason;
+grid positions the plate lists no well for are ``absent``.
+
+Each cell is scaled on its own, so wells of different sizes (or of pyramids with different
+numbers of levels) fill their cells; the physical aspect of the pixels is kept. The contrast
+comes from the finite values of all thumbnails (``contrast.summarize``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ..scheduling import ReadRequest, ReadResult, ReadScheduler
+from ..zarrlib import CancelToken, ChunkCache, ChunkFailure, Group, NodeNotFoundError, ReadCancelled, ZarrError
+from .contrast import NAN_RGBA, ValueSummary, displayable, summarize
+from .ome import OmeImage, OmePlate, OmeWell, PlateWell, detect
+from .planning import chunks_between, plan_plane
+
+#: pixels of a cell's side (largest plates get smaller cells, see ``cell_size``)
+CELL = 96
+#: pixels between cells
+GAP = 4
+#: the mosaic's longest side at most (a 1536-well plate: 48 columns of 83 px)
+MAX_MOSAIC = 4096
+#: chunks one well may cost; a coarsest level with more is sampled one element every few chunks
+WELL_CHUNK_BUDGET = 16
+#: wells per request at most (a row of a plate wider than this is split)
+BATCH_WELLS = 24
+
+Post = Callable[[Callable[[], None]], None]
+Missing = tuple[int, int, str]  # (row index, column index, why the well is not drawn)
+
+
+def cell_size(rows: int, columns: int) -> int:
+    return max(16, min(CELL, MAX_MOSAIC // max(1, rows, columns) - GAP))
+
+
+@dataclass(frozen=True)
+class Thumb:
+    """One well drawn: what was read (``values``, raw, as the array stores them) and where it sits."""
+
+    row: int
+    column: int
+    well: str                       # "B/3"
+    field: str                      # the field's path in the well ("0")
+    level: int                      # the level read, of ``levels``
+    levels: int
+    shape: tuple[int, ...]          # that level's shape
+    selection: tuple[Any, ...]      # what was read of it
+    step: tuple[int, int]           # rows and columns between samples
+    dims: tuple[int, int]           # (row dim, column dim) of the level
+    chunks: int                     # chunks the read touched (at most the budget)
+    values: np.ndarray              # (h, w)
+    tile: np.ndarray = field(repr=False)   # float32, resampled to fit the cell
+    offset: tuple[int, int] = (0, 0)       # the tile's top-left within its cell
+
+    @property
+    def path(self) -> str:
+        return f"{self.well}/{self.field}"
+
+
+@dataclass(frozen=True)
+class PlateMosaic:
+    """What the plate view draws. ``image`` is filled in place as batches land (a snapshot shares
+    it with the next): NaN wherever no thumbnail pixel is (gaps, padding, missing wells);
+    ``covered`` marks the thumbnail pixels, so a NaN inside the data can be told apart."""
+
+    plate: OmePlate | None = None
+    image: np.ndarray | None = None
+    covered: np.ndarray | None = None
+    cell: int = CELL
+    thumbs: dict[tuple[int, int], Thumb] = field(default_factory=dict)
+    missing: tuple[Missing, ...] = ()
+    absent: frozenset[tuple[int, int]] = frozenset()
+    done: int = 0
+    total: int = 0
+    summary: ValueSummary | None = None
+    status: str = ""
+    busy: bool = False
+    message: str | None = None
+
+    @property
+    def pitch(self) -> int:
+        return self.cell + GAP
+
+    @property
+    def levels(self) -> tuple[float, float]:
+        return self.summary.levels if self.summary is not None else (0.0, 1.0)
+
+    def cell_origin(self, row: int, column: int) -> tuple[int, int]:
+        """Top-left mosaic pixel of a cell's content."""
+        return row * self.pitch + GAP // 2, column * self.pitch + GAP // 2
+
+    def cell_at(self, y: float, x: float) -> tuple[int, int] | None:
+        """The (row, column) of the cell under mosaic pixel (y, x), gaps included."""
+        if self.plate is None or y < 0 or x < 0:
+            return None
+        r, c = int(y // self.pitch), int(x // self.pitch)
+        if r >= len(self.plate.rows) or c >= len(self.plate.columns):
+            return None
+        return r, c
+
+    def name(self, row: int, column: int) -> str:
+        assert self.plate is not None
+        return f"{self.plate.rows[row]}/{self.plate.columns[column]}"
+
+    def missing_reason(self, row: int, column: int) -> str | None:
+        return next((why for r, c, why in self.missing if (r, c) == (row, column)), None)
+
+    def open_path(self, row: int, column: int) -> str | None:
+        """The path, from the plate group, of what a click on a cell opens: the well's first
+        field once it is known, else the well (None where the plate lists no well)."""
+        if self.plate is None:
+            return None
+        thumb = self.thumbs.get((row, column))
+        if thumb is not None:
+            return thumb.path
+        well = self.plate.well_at(row, column)
+        return None if well is None else well.path
+
+    def readout(self, y: float, x: float) -> str:
+        """What is under mosaic pixel (y, x): the well, its field and level, and the value there."""
+        at = self.cell_at(y, x)
+        if at is None:
+            return ""
+        r, c = at
+        name = self.name(r, c)
+        if (r, c) in self.absent:
+            return f"{name}: no well (the plate lists none here)"
+        why = self.missing_reason(r, c)
+        if why is not None:
+            return f"{name}: missing: {why}"
+        thumb = self.thumbs.get((r, c))
+        if thumb is None:
+            return f"{name}: not read yet"
+        shape = " × ".join(str(n) for n in (thumb.shape[thumb.dims[0]], thumb.shape[thumb.dims[1]]))
+        head = f"{name}, field {thumb.field}, level {thumb.level} of {thumb.levels} ({shape})"
+        y0, x0 = self.cell_origin(r, c)
+        ty, tx = int(y) - y0 - thumb.offset[0], int(x) - x0 - thumb.offset[1]
+        th, tw = thumb.tile.shape
+        if not (0 <= ty < th and 0 <= tx < tw):
+            return head
+        h, w = thumb.values.shape
+        vy, vx = min(h - 1, ty * h // th), min(w - 1, tx * w // tw)
+        sel_r, sel_c = thumb.selection[thumb.dims[0]], thumb.selection[thumb.dims[1]]
+        ly, lx = sel_r.start + vy * thumb.step[0], sel_c.start + vx * thumb.step[1]
+        return f"{head}: y {ly}, x {lx} = {thumb.values[vy, vx]}"
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What a batch request answers: a thumbnail or a (row, column, reason) per well read, and
+    whether a cancel stopped it before its last well."""
+
+    wells: list[Thumb | Missing]
+    cancelled: bool = False
+
+
+#: how cells without a thumbnail are drawn (RGBA over the view's background)
+ABSENT_RGBA = (128, 128, 128, 40)      # the plate lists no well here
+PENDING_RGBA = (128, 128, 128, 90)     # listed, not read yet
+MISSING_RGBA = (255, 59, 48, 170)      # listed, cannot be drawn: red stripes, as failed chunks are hatched
+
+
+def render(mosaic: PlateMosaic) -> np.ndarray:
+    """The mosaic as RGBA (rows, columns, 4): thumbnails in grey through the contrast levels, a NaN
+    inside one in the NaN colour; gaps transparent; absent wells faint grey, wells not read yet a
+    darker grey, missing ones hatched in red."""
+    img, covered = mosaic.image, mosaic.covered
+    if img is None or covered is None or mosaic.plate is None or not img.size:
+        return np.zeros((1, 1, 4), np.uint8)
+    lo, hi = mosaic.levels
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        grey = np.nan_to_num(np.clip((img - lo) / ((hi - lo) or 1.0), 0.0, 1.0) * 255.0)
+    out = np.zeros(img.shape + (4,), np.uint8)
+    out[..., :3] = grey.astype(np.uint8)[..., None]
+    out[..., 3] = np.where(covered, 255, 0)
+    out[covered & np.isnan(img)] = NAN_RGBA
+    cell = mosaic.cell
+    yy, xx = np.mgrid[0:cell, 0:cell]
+    stripes = ((yy + xx) // 6) % 2 == 0
+    missing = {(r, c) for r, c, _ in mosaic.missing}
+    for r in range(len(mosaic.plate.rows)):
+        for c in range(len(mosaic.plate.columns)):
+            if (r, c) in mosaic.thumbs:
+                continue
+            y0, x0 = mosaic.cell_origin(r, c)
+            box = out[y0:y0 + cell, x0:x0 + cell]
+            if (r, c) in missing:
+                box[stripes] = MISSING_RGBA
+            else:
+                box[...] = ABSENT_RGBA if (r, c) in mosaic.absent else PENDING_RGBA
+    return out
+
+
+# -- on the worker ------------------------------------------------------------------------------
+def _plane_dims(image: OmeImage, ndim: int) -> tuple[int, int, int | None]:
+    """(row dim, column dim, z dim or None) from the axes: the last two spatial axes."""
+    axes = image.first.axes
+    if len(axes) == ndim:
+        space = [i for i, a in enumerate(axes) if a.type == "space" or (a.type is None and a.name in ("x", "y", "z"))]
+        if len(space) >= 2:
+            return space[-2], space[-1], space[-3] if len(space) >= 3 else None
+    return ndim - 2, ndim - 1, None
+
+
+def _fit(values: np.ndarray, cell: int, pixel: tuple[float, float]) -> tuple[np.ndarray, tuple[int, int]]:
+    """``values`` resampled (nearest) to fill a cell, keeping the physical aspect of its pixels."""
+    h, w = values.shape
+    ph, pw = ((p if math.isfinite(p) and p > 0 else 1.0) for p in pixel)
+    extent_h, extent_w = h * ph, w * pw
+    f = cell / max(extent_h, extent_w)
+    out_h, out_w = max(1, min(cell, round(extent_h * f))), max(1, min(cell, round(extent_w * f)))
+    rows = np.minimum(h - 1, ((np.arange(out_h) + 0.5) * h / out_h).astype(np.intp))
+    cols = np.minimum(w - 1, ((np.arange(out_w) + 0.5) * w / out_w).astype(np.intp))
+    tile = np.asarray(displayable(values), dtype=np.float32)[np.ix_(rows, cols)]
+    return tile, ((cell - out_h) // 2, (cell - out_w) // 2)
+
+
+def read_well(group: Group, well: PlateWell, budget: int, cell: int, cancel: CancelToken | None = None,
+              cache: ChunkCache | None = None) -> Thumb | str:
+    """The thumbnail of one well, or why there is none. Cancellation propagates."""
+    try:
+        return _read_well(group, well, budget, cell, cancel, cache)
+    except ReadCancelled:
+        raise
+    except ZarrError as e:
+        return str(e)
+    except Exception as e:  # noqa: BLE001  (a bug in one well must not lose the plate)
+        return f"{type(e).__name__}: {e}"
+
+
+def _read_well(group: Group, well: PlateWell, budget: int, cell: int, cancel: CancelToken | None,
+               cache: ChunkCache | None) -> Thumb | str:
+    try:
+        node = group[well.path]
+    except NodeNotFoundError:
+        return f"no group at {well.path}"
+    if not isinstance(node, Group):
+        return f"{well.path} is not a group"
+    found = detect(node, labels=False)
+    if not isinstance(found, OmeWell):
+        return f"{well.path} has no well metadata"
+    if not found.images:
+        return f"the well {well.path} lists no fields"
+    fld = found.images[0].path
+    try:
+        image_group = node[fld]
+    except NodeNotFoundError:
+        return f"its first field {well.path}/{fld} does not exist"
+    image = detect(image_group, labels=False) if isinstance(image_group, Group) else None
+    if not isinstance(image, OmeImage) or not image.multiscales:
+        return f"its first field {well.path}/{fld} is not an OME image"
+    levels = image.first.levels
+    readable = [lv for lv in levels if lv.array is not None and len(lv.shape) >= 2]
+    if not readable:
+        why = "; ".join(lv.error for lv in levels if lv.error) or "it has no 2-D level"
+        return f"no level of {well.path}/{fld} can be read: {why}"
+    level = min(reversed(readable), key=lambda lv: math.prod(lv.shape))  # the coarsest; the last on ties
+    arr = level.array
+    assert arr is not None
+    ydim, xdim, zdim = _plane_dims(image, arr.ndim)
+    fixed = {d: 0 for d in range(arr.ndim) if d not in (ydim, xdim)}
+    if zdim is not None:
+        fixed[zdim] = arr.shape[zdim] // 2
+    if any(arr.shape[d] == 0 for d in range(arr.ndim)):
+        return f"{well.path}/{fld} level {level.index} is empty: shape {arr.shape}"
+    plan = plan_plane(arr.shape, arr.chunks, (ydim, xdim), fixed, None, budget)
+    h, w = arr.shape[ydim], arr.shape[xdim]
+    step = (max(plan.step_r, -(-h // cell)), max(plan.step_c, -(-w // cell)))
+    sel = tuple(slice(0, h, step[0]) if d == ydim else slice(0, w, step[1]) if d == xdim else fixed[d]
+                for d in range(arr.ndim))
+    failures: list[ChunkFailure] = []
+    values = np.asarray(arr.read(sel, cancel=cancel, cache=cache, failures=failures))
+    if failures:
+        n = len(failures)
+        return f"{n} chunk{'s' if n > 1 else ''} of {well.path}/{fld} level {level.index} could not be read: " \
+               f"{failures[0].message}"
+    if ydim > xdim:
+        values = values.T
+    scale = level.scale if len(level.scale) == arr.ndim else (1.0,) * arr.ndim
+    tile, offset = _fit(values, cell, (abs(scale[ydim]) * step[0], abs(scale[xdim]) * step[1]))
+    touched = _touched(h, step[0], arr.chunks[ydim]) * _touched(w, step[1], arr.chunks[xdim])
+    return Thumb(well.row, well.column, well.path, fld, level.index, len(levels), tuple(arr.shape), sel, step,
+                 (ydim, xdim), touched, values, tile, offset)
+
+
+def _touched(n: int, step: int, chunk: int) -> int:
+    return -(-n // step) if step >= chunk else chunks_between(0, n, chunk)
+
+
+def read_batch(group: Group, wells: tuple[PlateWell, ...], budget: int, cell: int, before: int, total: int,
+               cancel: CancelToken, cache: ChunkCache | None, progress: Callable[[int, int], None] | None,
+               failures: list[ChunkFailure]) -> Batch:
+    """``ReadRequest.compute`` for a batch of wells: progress in wells of the whole plate
+    (``before`` of ``total`` done already), the cancel token checked before every well."""
+    out: list[Thumb | Missing] = []
+    try:
+        for i, well in enumerate(wells):
+            cancel.raise_if_cancelled()
+            got = read_well(group, well, budget, cell, cancel, cache)
+            out.append((well.row, well.column, got) if isinstance(got, str) else got)
+            if progress is not None:
+                progress(before + i + 1, total)
+    except ReadCancelled:
+        if not out:
+            raise
+        return Batch(out, cancelled=True)  # the wells read so far are kept
+    return Batch(out)
+
+
+# -- on the caller's thread ---------------------------------------------------------------------
+def batches(wells: tuple[PlateWell, ...], size: int = BATCH_WELLS) -> list[tuple[PlateWell, ...]]:
+    """Wells in reading order, a row of the plate (at most ``size`` wells) per batch."""
+    out: list[tuple[PlateWell, ...]] = []
+    ordered = sorted(wells, key=lambda w: (w.row, w.column))
+    for row in sorted({w.row for w in ordered}):
+        in_row = [w for w in ordered if w.row == row]
+        out += [tuple(in_row[i:i + size]) for i in range(0, len(in_row), size)]
+    return out
+
+
+class PlateModel:
+    """A plate in, ``PlateMosaic`` snapshots out as its wells land; stale answers dropped by generation."""
+
+    def __init__(self, scheduler: ReadScheduler, post: Post, on_mosaic: Callable[[PlateMosaic], None], *,
+                 on_progress: Callable[[int, int], None] | None = None, budget: int = WELL_CHUNK_BUDGET,
+                 cell: int | None = None) -> None:
+        self.scheduler = scheduler
+        self.post = post
+        self.on_mosaic = on_mosaic
+        self.on_progress = on_progress
+        self.budget = budget
+        self.cell = cell
+        self.group: Group | None = None
+        self.generation = 0
+        self.mosaic = PlateMosaic()
+        self._batches: list[tuple[PlateWell, ...]] = []
+        self._next = 0
+        self._values: list[np.ndarray] = []  # every thumbnail's finite values, for the contrast
+
+    def clear(self) -> None:
+        self.generation += 1
+        self.group = None
+        self._batches, self._next, self._values = [], 0, []
+        self.mosaic = PlateMosaic()
+
+    def show(self, plate: OmePlate, group: Group) -> None:
+        self.clear()
+        self.group = group
+        rows, cols = len(plate.rows), len(plate.columns)
+        cell = self.cell or cell_size(rows, cols)
+        listed = {(w.row, w.column) for w in plate.wells}
+        absent = frozenset((r, c) for r in range(rows) for c in range(cols) if (r, c) not in listed)
+        pitch = cell + GAP
+        image = np.full((rows * pitch, cols * pitch), np.nan, dtype=np.float32)
+        mosaic = PlateMosaic(plate, image, np.zeros(image.shape, bool), cell, {}, (), absent, 0, len(plate.wells))
+        if not plate.wells:
+            self._publish(replace(mosaic, status=f"The plate {plate.path} lists no wells",
+                                  message=f"The plate {plate.path} lists no wells ({rows} × {cols} positions)."))
+            return
+        self.mosaic = mosaic
+        self._batches = batches(plate.wells)
+        self._submit_next()
+
+    def _submit_next(self) -> None:
+        group, plate = self.group, self.mosaic.plate
+        if group is None or plate is None or self._next >= len(self._batches):
+            return
+        wells = self._batches[self._next]
+        self._next += 1
+        compute = functools.partial(read_batch, group, wells, self.budget, self.mosaic.cell, self.mosaic.done,
+                                    self.mosaic.total)
+        first = self.mosaic.name(wells[0].row, wells[0].column)
+        label = f"wells {first}…{self.mosaic.name(wells[-1].row, wells[-1].column)} of the plate {plate.path}"
+        # the request names the plate's group: compute reads the wells, nothing reads ``array``
+        req = ReadRequest(group, (), self.generation, label=label, compute=compute,  # type: ignore[arg-type]
+                          extra={"wells": wells})
+        self._publish(replace(self.mosaic, busy=True, status=f"Reading the {label} ({self.mosaic.done} of "
+                                                              f"{self.mosaic.total} wells done)…"))
+        self.scheduler.submit(req, lambda r: self.post(lambda: self._landed(r)),
+                              lambda rq, d, t: self.post(lambda: self._progress(rq, d, t)))
+
+    def _progress(self, req: ReadRequest, done: int, total: int) -> None:
+        if req.generation == self.generation and self.on_progress is not None:
+            self.on_progress(done, total)
+
+    def _landed(self, result: ReadResult) -> None:
+        req = result.request
+        if req.generation != self.generation or self.mosaic.plate is None:
+            return
+        m = self.mosaic
+        batch: Batch = result.data if isinstance(result.data, Batch) else Batch([])  # type: ignore[assignment]
+        thumbs = dict(m.thumbs)
+        missing = list(m.missing)
+        assert m.image is not None and m.covered is not None
+        for got in batch.wells:
+            if isinstance(got, Thumb):
+                thumbs[(got.row, got.column)] = got
+                y0, x0 = m.cell_origin(got.row, got.column)
+                y0, x0 = y0 + got.offset[0], x0 + got.offset[1]
+                th, tw = got.tile.shape
+                m.image[y0:y0 + th, x0:x0 + tw] = got.tile
+                m.covered[y0:y0 + th, x0:x0 + tw] = True
+                self._values.append(np.asarray(displayable(got.values), dtype=np.float32).reshape(-1))
+            else:
+                missing.append(got)
+        done = m.done + len(batch.wells)
+        summary = summarize(np.concatenate(self._values)) if self._values else None
+        stopped = result.cancelled or batch.cancelled or result.error is not None
+        if stopped:  # the wells not read are missing, and nothing more is asked for
+            read = {(t[0], t[1]) if isinstance(t, tuple) else (t.row, t.column) for t in batch.wells}
+            left = [w for b in [req.extra["wells"], *self._batches[self._next:]] for w in b
+                    if (w.row, w.column) not in read]
+            why = f"not read: {result.error}" if result.error is not None else "not read: cancelled"
+            missing += [(w.row, w.column, why) for w in left]
+            self._batches = []
+        finished = self._next >= len(self._batches)
+        drawn = len(thumbs)
+        status = (f"Plate {m.plate.path}: {drawn} of {m.total} wells drawn from the lowest resolution of their "
+                  f"first field" + (f", {len(missing)} missing" if missing else "") +
+                  ("" if finished else f" ({done} of {m.total} read)…"))
+        if stopped:
+            status = ("Cancelled" if result.error is None else f"Error: {result.error}") + f": {done} of " \
+                     f"{m.total} wells of the plate {m.plate.path} read, {drawn} drawn"
+        self._publish(replace(m, thumbs=thumbs, missing=tuple(missing), done=done, summary=summary,
+                              busy=not finished, status=status))
+        self._submit_next()
+
+    def _publish(self, mosaic: PlateMosaic) -> None:
+        self.mosaic = mosaic
+        self.on_mosaic(mosaic)
+
