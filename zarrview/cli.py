@@ -8,8 +8,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from . import __version__
+
+if TYPE_CHECKING:  # the headless commands import their modules when they run
+    from .viewing.export import PlaneSpec
+    from .zarrlib import Node
 
 
 def _tree(location: str) -> int:
@@ -92,23 +97,21 @@ class _OneLineParser(argparse.ArgumentParser):
 def _export(argv: Sequence[str]) -> int:
     """Write the plane the window would show for ``--slice`` at full resolution (no Qt)."""
     sub = _OneLineParser(prog="zarrview export", description="Write one plane of an array to .npy, .csv or .png.")
-    sub.add_argument("location", help="path, URL or .zip, followed by ::/node/path of an array")
+    sub.add_argument("location", help="path, URL or .zip, followed by ::/node/path of an array or an OME-Zarr image")
     sub.add_argument("--slice", help="the plane, e.g. 5,:,: or :,128,: (the ':' dimensions are rows and columns)")
+    sub.add_argument("--level", type=int, help="the pyramid level of an OME-Zarr image (0, the finest, by default)")
     sub.add_argument("-o", "--output", required=True, help="FILE.npy (exact values), FILE.csv or FILE.png (grey)")
     ns = sub.parse_args(list(argv))
     from . import zarrlib as zl
-    from .viewing.export import ExportError, UnsupportedExport, default_spec, export_format, export_plane
-    from .viewing.slice_spec import ArgumentError, check_plane, parse_slice
+    from .viewing.export import ExportError, UnsupportedExport, export_format, export_plane
+    from .viewing.slice_spec import ArgumentError, parse_slice
 
     try:
         plane = parse_slice(ns.slice)
         export_format(ns.output)
-        node = zl.open(ns.location)
-        if not isinstance(node, zl.Array):
-            print(f"zarrview: {node.path} is a group, not an array: name one with ::/path", file=sys.stderr)
+        spec = _export_spec(zl.open(ns.location), plane, ns.level)
+        if spec is None:
             return 1
-        check_plane(node, plane)
-        spec = default_spec(node, plane)
         export_plane(spec, ns.output, progress=_tty_progress(spec.label) if sys.stderr.isatty() else None)
     except (ArgumentError, UnsupportedExport) as e:
         print(e if str(e).startswith("zarrview:") else f"zarrview: {e}", file=sys.stderr)
@@ -117,6 +120,36 @@ def _export(argv: Sequence[str]) -> int:
         print(f"zarrview: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def _export_spec(node: Node, plane: dict[int, int], level: int | None) -> PlaneSpec | None:
+    """What ``zarrview export`` writes for ``node``: an array's plane, or an OME-Zarr image's plane
+    at pyramid ``level`` (the window's first view of it); None after saying why there is none."""
+    from . import zarrlib as zl
+    from .viewing.export import default_spec, image_spec
+    from .viewing.ome import OmeImage, detect
+    from .viewing.slice_spec import ArgumentError, check_plane
+
+    if isinstance(node, zl.Array):
+        if level is not None:
+            raise ArgumentError(f"zarrview: --level is for an OME-Zarr image group; {node.path} is an array")
+        check_plane(node, plane)
+        return default_spec(node, plane)
+    if not isinstance(node, zl.Group):
+        print(f"zarrview: {node.path} cannot be read: {getattr(node, 'error', 'not an array')}", file=sys.stderr)
+        return None
+    image = detect(node, labels=False)
+    if not isinstance(image, OmeImage):
+        print(f"zarrview: {node.path} is a group, not an array or an OME-Zarr image: name one with ::/path",
+              file=sys.stderr)
+        return None
+    level0 = next((lv.array for lv in image.first.levels if lv.array is not None), None)
+    if level0 is not None:
+        check_plane(level0, plane)  # --slice in level-0 indices, as the window takes it
+    try:
+        return image_spec(image, plane, level or 0)
+    except ValueError as e:
+        raise ArgumentError(f"zarrview: {e}") from None
 
 
 def _tty_progress(label: str) -> Callable[[int, int], None]:

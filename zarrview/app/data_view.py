@@ -17,17 +17,16 @@ from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QStackedWidget, QV
 from ..scheduling import ReadScheduler
 from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.axes import dim_names
-from ..viewing.export import PlaneSpec, table_selection
-from ..viewing.ome import OmeImage, OmePlate
+from ..viewing.export import PlaneSpec, level_error, table_selection
+from ..viewing.ome import OmeImage
 from ..viewing.ome_view import image_state
 from ..viewing.state import Region
-from ..zarrlib import Array, Group
+from ..zarrlib import Array
 from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
 from .other_views import OtherViews
 from .physical_view import PhysicalSpace
-from .plate_view import PlateView
 from .plane_controls import PlaneControls, add_level_picker, build_plane_controls
 
 #: milliseconds after a frame before its prefetch starts, so it never competes with painting
@@ -78,11 +77,12 @@ class DataView(QWidget):
         self._prefetch_timer.timeout.connect(self._run_prefetch)
         self.physical = PhysicalSpace(self.image)
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
-        self.plate_view: PlateView | None = None  # built on the first plate (set_plate)
         self.controller = ViewController(scheduler, lambda fn: post(fn, self), self._paint,
                                          on_progress=self.progress.emit, defer=self._defer)
         #: (r0, r1, c0, c1) to show first (``--region``)
         self.pending_region: tuple[int, int, int, int] | None = None
+        #: the pyramid level the next OME-Zarr image starts at (``--level``), not the zoom's
+        self.pending_level: int | None = None
         self._fit_on_paint = False
         self._said = ""
         self.axes_shown = False
@@ -125,6 +125,7 @@ class DataView(QWidget):
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
         self._forget_status()
         self.array = arr
+        self.pending_level = None  # --level names a level of an image, not of an array
         self._ome = None
         self.physical.apply(None, None)
         self.controller.clear()
@@ -138,7 +139,11 @@ class DataView(QWidget):
     def set_image(self, image: OmeImage, plane: dict[int, int] | None = None) -> None:
         """An OME-Zarr image: its pyramid (the level chosen by zoom, or picked), axis names and
         the planes its rendering settings ask for."""
-        state = image_state(image, plane)
+        state, level, self.pending_level = image_state(image, plane), self.pending_level, None
+        why = level_error(image, level) if state is not None and level is not None else None
+        if why is not None:  # a level that does not exist is said, not replaced by another
+            self.show_message(why)
+            return
         if state is None:
             why = "; ".join(lv.error or "" for lv in image.first.levels if lv.error) or "it has no levels"
             self.show_message(f"No level of the image {image.path} can be read: {why}")
@@ -149,24 +154,15 @@ class DataView(QWidget):
         self.others.clear()
         self._clear_controls()
         self._ome = image
-        self._start(state)
+        self._start(state.with_(level=level))
         self._apply_physical()
-        add_level_picker(self.controls_layout, image.first, state, lambda level: self._update(level=level))
+        picker = add_level_picker(self.controls_layout, image.first, state, lambda level: self._update(level=level))
+        picker.blockSignals(True)  # --level: the picker says so, without a second state
+        picker.setCurrentIndex(max(0, picker.findData(level)))
+        picker.blockSignals(False)
         if state.channels:
             self.channels = add_channel_panel(self.controls_layout, state, self.plane, self._channel_changed,
                                               self._channel_mode)
-
-    def set_plate(self, plate: OmePlate, group: Group) -> PlateView:
-        """An OME-Zarr plate: a grid of its wells' thumbnails (``app/plate_view.py``), read until
-        another view replaces it (``stale``); the view, for the window to connect ``open_path``."""
-        self.show_message(f"Reading the wells of the plate {plate.path}…")
-        if self.plate_view is None:
-            self.plate_view = PlateView(self.scheduler, self)
-            self.stack.addWidget(self.plate_view)
-            self.stale.connect(self.plate_view.clear)
-        self.stack.setCurrentWidget(self.plate_view)
-        self.plate_view.show_plate(plate, group)
-        return self.plate_view
 
     def _start(self, state: ViewState) -> None:
         region = self.pending_region

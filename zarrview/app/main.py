@@ -14,8 +14,9 @@ from ..viewing.slice_spec import ArgumentError, parse_slice  # noqa: F401  (shar
 _COMMANDS = """commands without a window:
   zarrview tree LOCATION                every node, one line each
   zarrview info LOCATION[::/node/path]  full metadata, attributes, stored chunks and bytes
-  zarrview export LOCATION::/node [--slice 5,:,:] -o FILE.npy|.csv|.png
-                                        one plane at full resolution, as the window shows it"""
+  zarrview export LOCATION::/node [--slice 5,:,:] [--level N] -o FILE.npy|.csv|.png
+                                        one plane at full resolution (of an OME-Zarr image's
+                                        level N), as the window shows it"""
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -25,9 +26,23 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--demo", action="store_true", help="open the bundled demo dataset")
     p.add_argument("--slice", help="the plane to show, e.g. 5,:,: (integers fix dimensions)")
     p.add_argument("--region", help="the initial visible region, Y0:Y1,X0:X1 in plane coordinates")
+    p.add_argument("--level", help="the pyramid level of an OME-Zarr image to show (0 is the finest; "
+                                                "by default the one the zoom needs)")
     p.add_argument("--screenshot", metavar="FILE", help="save a PNG of the window once loaded, then exit")
     p.add_argument("--version", action="version", version=f"zarrview {__version__}")
     return p.parse_args(list(argv))
+
+
+def parse_level(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ArgumentError(f"zarrview: --level takes a level number, 0 or more, not {text!r}")
+    return value
 
 
 def parse_region(text: str | None) -> tuple[int, int, int, int] | None:
@@ -45,7 +60,7 @@ def parse_region(text: str | None) -> tuple[int, int, int, int] | None:
 def run_app(argv: Sequence[str]) -> int:
     args = parse_args(argv)
     try:  # malformed values are one line and exit status 2, before any window opens
-        plane, region = parse_slice(args.slice), parse_region(args.region)
+        plane, region, level = parse_slice(args.slice), parse_region(args.region), parse_level(args.level)
     except ArgumentError as e:
         print(e, file=sys.stderr)
         return 2
@@ -82,6 +97,7 @@ def run_app(argv: Sequence[str]) -> int:
         window.resize(1280, 820)  # screenshots are the same size whatever the saved geometry
     window.show()
     window.data.pending_region = region
+    window.data.pending_level = level
     if args.demo:
         window.open_location(f"{demo_path()}::/cells" if not args.location else args.location, plane=plane or {0: 12})
     elif args.location:

@@ -1,4 +1,6 @@
-"""The selected node's metadata: a summary table, the attributes as a tree, the raw JSON."""
+"""The selected node's metadata: a summary table, the attributes as a tree, the raw JSON, and
+for an OME-Zarr group an OME tab (``ome_panel.py``), shown only for groups whose attributes hold
+OME metadata and filled once the window has read that metadata off the GUI thread."""
 
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from ..describe import summary, to_json
-from ..zarrlib import ErrorNode, Node, UnsupportedArray
+from ..viewing.ome import OmeLabels, OmeNode, marker
+from ..zarrlib import ErrorNode, Group, Node, UnsupportedArray
+from .ome_panel import OmePanel, problem_count
 
 
 #: fields whose values are long enough to need the whole width of the panel
@@ -46,6 +50,14 @@ class MetadataPanel(QTabWidget):
         self.addTab(self.table, "Metadata")
         self.addTab(self.attrs, "Attributes")
         self.addTab(self.json, "JSON")
+        self.ome = OmePanel()
+        self.addTab(self.ome, "OME")
+        self.setTabVisible(self.indexOf(self.ome), False)
+        #: the OME tab was the one open when a node without OME metadata hid it: open it again
+        #: with the next OME group, unless another tab was chosen meanwhile
+        self._ome_wanted = False
+        self._hiding = False
+        self.currentChanged.connect(self._chosen)
 
     def show_node(self, node: Node | None, error: str | None = None, path: str | None = None) -> None:
         """``node``'s metadata; or, without a node, ``error`` (about ``path``, when known)."""
@@ -64,6 +76,53 @@ class MetadataPanel(QTabWidget):
             self.json.setPlainText(to_json(_documents(node)))
         else:
             self.json.setPlainText(error or "")
+        self._ome_for(node)
+
+    # -- the OME tab ----------------------------------------------------------------------------
+    def _ome_for(self, node: Node | None) -> None:
+        """Shown, saying it is reading, for a group whose attributes hold OME metadata; hidden
+        for anything else (from the attributes alone: the metadata itself comes later)."""
+        if isinstance(node, Group) and not isinstance(node, ErrorNode) and marker(node.attrs):
+            self.ome.show_text(f"Reading the OME-Zarr metadata of {node.path}…")
+            self._ome_tab(True, "OME")
+        else:
+            self.ome.show_text("")
+            self._ome_tab(False, "OME")
+
+    def show_ome(self, found: OmeNode | None, error: BaseException | None = None) -> None:
+        """What ``detect`` found for the group shown (the window reads it off the GUI thread)."""
+        if error is not None:
+            self.ome.show_text(f"The OME-Zarr metadata cannot be read: {error}")
+            self._ome_tab(True, "OME (cannot be read)")
+        elif found is None:
+            self._ome_for(None)
+        else:
+            self.ome.show_ome(found)
+            self._ome_tab(True, self._ome_title())
+
+    def show_ome_labels(self, labels: OmeLabels | None) -> None:
+        """The shown image's ``labels`` group, read after it."""
+        self.ome.set_labels(labels)
+        if self.ome.node is not None:
+            self._ome_tab(True, self._ome_title())
+
+    def _chosen(self, _index: int) -> None:
+        if not self._hiding:
+            self._ome_wanted = self.currentWidget() is self.ome
+
+    def _ome_title(self) -> str:
+        severities = self.ome.problem_severities()
+        return f"OME ({problem_count(severities)})" if severities else "OME"
+
+    def _ome_tab(self, shown: bool, title: str) -> None:
+        index = self.indexOf(self.ome)
+        was_visible = self.isTabVisible(index)
+        self.setTabText(index, title)
+        self._hiding = True  # hiding the open tab opens another: not the user's choice
+        self.setTabVisible(index, shown)
+        self._hiding = False
+        if shown and not was_visible and self._ome_wanted:
+            self.setCurrentWidget(self.ome)
 
     def fields(self) -> dict[str, str]:
         """The fields shown, by name (what a reader of the table sees)."""

@@ -2,16 +2,21 @@
 
 Children are listed on expand, on a background thread; meanwhile a "Loading…" row shows.
 A child that fails to load becomes an error row; the rest of the tree keeps working.
+
+A group holding OME-Zarr metadata says what it is in the Type column ("image (4 levels)",
+"plate 8×12, 2 wells", "labels (1)"), from its attributes alone: no request. An image's level
+arrays, its members anyway, say which level they are ("uint16 · level 1").
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from ..describe import dtype_text, shape_text
+from ..viewing.ome.doc import namespace
 from ..zarrlib import Array, ErrorNode, Group, Node, UnsupportedArray, ZarrError
 from .bridge import run_in_thread
 from .icons import node_icon
@@ -32,6 +37,19 @@ class TreeItem:
         self.hint = hint  # "this server cannot list": replaced by whatever the user opens by path
         self.children: list[TreeItem] | None = None  # None: not listed yet
         self.loading = False
+        self._ome: OmeMark | None | bool = False  # False: not looked at yet
+
+    @property
+    def ome(self) -> OmeMark | None:
+        """What OME-Zarr node this group is, from its attributes (cached), or None."""
+        if self._ome is False:
+            self._ome = ome_mark(self.node.attrs) if isinstance(self.node, Group) else None
+        return self._ome  # type: ignore[return-value]
+
+    def level(self) -> int | None:
+        """The pyramid level this array is of its parent OME image, or None."""
+        mark = self.parent.ome if self.parent is not None and isinstance(self.node, Array) else None
+        return mark.levels.get(self.node.name) if mark is not None and self.node is not None else None
 
     @property
     def is_group(self) -> bool:
@@ -244,14 +262,21 @@ class HierarchyModel(QAbstractItemModel):
                     return item.text
                 return node.name if node is not None else item.text
             if isinstance(node, Array):
-                return shape_text(node.shape) if col == 1 else dtype_text(node)
+                if col == 1:
+                    return shape_text(node.shape)
+                level = item.level()
+                return dtype_text(node) + ("" if level is None else f" · level {level}")
             if col == 1 and isinstance(node, UnsupportedArray) and node.shape is not None:
                 return shape_text(node.shape)
             if col == 2 and node is not None:
-                return "error" if item.error else ("group" + (" (implicit)" if node.implicit else ""))
+                if item.error:
+                    return "error"
+                return item.ome.text if item.ome is not None else "group" + (" (implicit)" if node.implicit else "")
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
-            return item.error or (node.path if node is not None else None)
+            if item.error or node is None:
+                return item.error
+            return node.path + (f"\nOME-NGFF {item.ome.version} {item.ome.kind}" if item.ome is not None else "")
         if role == Qt.ItemDataRole.DecorationRole and col == 0 and not item.placeholder:
             if item.error:
                 return node_icon("error")
@@ -268,6 +293,49 @@ class HierarchyModel(QAbstractItemModel):
         if role == PathRole:
             return item.search_text()
         return None
+
+
+class OmeMark(NamedTuple):
+    kind: str                  # "image", "label image", "labels", "plate", "well", "bioformats2raw"
+    version: str
+    text: str                  # the Type column
+    levels: dict[str, int]     # an image's level array paths -> level index
+
+
+def ome_mark(attrs: Any) -> OmeMark | None:
+    """What OME-Zarr node a group's attributes make it, in words for the Type column; None for a
+    plain group. Reads nothing: a listed group's attributes are in hand already."""
+    if not isinstance(attrs, dict):
+        return None
+    ns = namespace(attrs, "", [])
+    if ns is None:
+        return None
+    keys, levels = ns.keys, {}
+
+    def count(value: Any, key: str) -> str:
+        return str(len(value[key])) if isinstance(value, dict) and isinstance(value.get(key), list) else "?"
+
+    if "plate" in keys:
+        plate = keys["plate"]
+        kind, text = "plate", f"plate {count(plate, 'rows')}×{count(plate, 'columns')}, {count(plate, 'wells')} wells"
+    elif "well" in keys:
+        n = count(keys["well"], "images")
+        kind, text = "well", f"well ({n} field{'' if n == '1' else 's'})"
+    elif "multiscales" in keys or "image-label" in keys:
+        ms = keys.get("multiscales")
+        first = ms[0] if isinstance(ms, list) and ms and isinstance(ms[0], dict) else {}
+        datasets = first.get("datasets") if isinstance(first.get("datasets"), list) else []
+        levels = {d["path"]: i for i, d in enumerate(datasets)
+                  if isinstance(d, dict) and isinstance(d.get("path"), str)}
+        kind = "label image" if "image-label" in keys else "image"
+        more = f", {len(ms)} multiscales" if isinstance(ms, list) and len(ms) > 1 else ""
+        n = count(first, "datasets")
+        text = f"{kind} ({n} level{'' if n == '1' else 's'}{more})"
+    elif "bioformats2raw.layout" in keys:
+        kind, text = "bioformats2raw", "bioformats2raw series"
+    else:
+        kind, text = "labels", f"labels ({count(keys, 'labels')})"
+    return OmeMark(kind, ns.version, text, levels)
 
 
 def _error(node: Node) -> str | None:

@@ -32,6 +32,7 @@ from .data_view import DataView
 from .dialogs import OpenUrlDialog, PreferencesDialog
 from .metadata_panel import MetadataPanel
 from .menus import build_menus
+from .ome_hookup import show_found
 from .tree_filter import FilterProxy, TreeFilter
 from .tree_model import HierarchyModel
 
@@ -321,7 +322,7 @@ class MainWindow(QMainWindow):
 
         def done(found: Any, error: BaseException | None) -> None:
             self.pending_opens -= 1
-            if self._looking_at is not group or error is not None or not isinstance(found, OmeImage):
+            if self._looking_at is not group or not show_found(self, group, found, error) or not isinstance(found, OmeImage):
                 return
             level0 = next((lv.array for lv in found.first.levels if lv.array is not None), None)
             bad = plane_error(level0, plane) if level0 is not None else None

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..zarrlib import Array, CancelToken, ReadCancelled, ZarrError
 from .contrast import displayable, percentile_levels
+from .ome.model import OmeImage
 from .png import PngShapeError, write_png
 from .state import COMPLEX_MODES, initial_state
 
@@ -144,6 +145,33 @@ def default_spec(arr: Array, plane: Mapping[int, int] | None = None) -> PlaneSpe
         return PlaneSpec(arr, table_selection(arr, plane))
     state = initial_state(arr, plane)
     return PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode)
+
+
+def level_error(image: OmeImage, level: int) -> str | None:
+    """Why ``--level`` names no readable level of ``image``'s first multiscale, or None when it does."""
+    readable = [lv.index for lv in image.first.readable_levels]
+    if level in readable:
+        return None
+    have = f"its readable levels are {', '.join(map(str, readable))}" if readable else "no level of it can be read"
+    return f"--level {level}: the image at {image.path} has no such level ({have})"
+
+
+def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: int = 0) -> PlaneSpec:
+    """The plane the window shows first for an OME-Zarr image (``plane`` in level-0 indices, as
+    ``--slice`` gives them; else the ``rdefs`` default Z and T), read whole from pyramid ``level``
+    of its first multiscale: the fixed indices are carried into that level as the view carries
+    them. Raises ``ValueError`` (with :func:`level_error`'s words) for a level that cannot be read."""
+    from .levels import level_views
+    from .ome_view import image_state
+
+    why = level_error(image, level)
+    state = image_state(image, plane) if why is None else None
+    if state is None:
+        raise ValueError(why or f"no level of the image {image.path} can be read")
+    view = level_views(state.with_(level=level))[0]
+    shown = state.plane_dims
+    selection = tuple(slice(None) if d in shown else i for d, i in enumerate(view.indices))
+    return PlaneSpec(view.array, selection, (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode)
 
 
 def plane_nbytes(spec: PlaneSpec) -> int:

@@ -1,0 +1,67 @@
+"""What the window does with the OME-Zarr metadata it read for a selected group.
+
+The window reads ``detect(group, labels=False)`` off the GUI thread when a group is selected (it
+opens the level arrays) and hands the answer here, once: the metadata panel's OME tab shows it,
+an image's ``labels`` group is read after it (so the image's first pixels do not wait for it),
+and a plate, well, labels group or bioformats2raw collection is summed up where its data would
+be, until views of their own exist.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..viewing.ome import OmeImage, OmeLabels, OmeNode, describe, detect
+from ..zarrlib import Group, ZarrError
+from .bridge import run_in_thread
+
+if TYPE_CHECKING:
+    from .window import MainWindow
+
+
+def show_found(window: MainWindow, group: Group, found: Any, error: BaseException | None) -> bool:
+    """Show what ``detect`` found for ``group`` (the node still selected); True when it is an
+    image for the data view to show."""
+    window.meta.show_ome(found, error)
+    if error is not None or found is None:
+        return False
+    if isinstance(found, OmeImage):
+        if not found.is_label:
+            _read_labels(window, group)
+        return True
+    window.data.show_message(summary(found))
+    return False
+
+
+def summary(node: OmeNode) -> str:
+    """The words the data view shows for an OME group that is not an image."""
+    lines = describe(node)
+    lines = [line.strip() for line in lines[: next((i for i, x in enumerate(lines) if x.startswith("  Problems")),
+                                                    len(lines))]]
+    what = {"plate": "a well's field", "well": "a field", "labels": "a label image", "bioformats2raw": "a series"}
+    lines.append(f"\nExpand it in the tree and select {what.get(node.kind, 'an image')} to see its image.")
+    if node.problems:
+        lines.append(f"Its metadata has {len(node.problems)} problem{'s' if len(node.problems) != 1 else ''}: "
+                     f"see the OME tab.")
+    return "\n".join(lines)
+
+
+def _read_labels(window: MainWindow, image: Group) -> None:
+    window.pending_opens += 1
+
+    def done(labels: Any, error: BaseException | None) -> None:
+        window.pending_opens -= 1
+        if window._looking_at is image:  # noqa: SLF001  (still the selected group)
+            window.meta.show_ome_labels(labels if isinstance(labels, OmeLabels) else None)
+
+    run_in_thread(lambda: labels_of(image), done, window)
+
+
+def labels_of(image: Group) -> OmeLabels | None:
+    """The ``labels`` group of an image, detected with its label images' checks; None without one."""
+    try:
+        sub = image["labels"]
+    except ZarrError:
+        return None
+    found = detect(sub) if isinstance(sub, Group) else None
+    return found if isinstance(found, OmeLabels) else None
