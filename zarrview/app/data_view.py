@@ -18,15 +18,16 @@ from ..scheduling import ReadScheduler
 from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.axes import dim_names
 from ..viewing.export import PlaneSpec, level_error, table_selection
-from ..viewing.ome import OmeImage
+from ..viewing.ome import OmeImage, OmePlate
 from ..viewing.ome_view import image_state
 from ..viewing.state import Region
-from ..zarrlib import Array
+from ..zarrlib import Array, Group
 from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
 from .other_views import OtherViews
 from .physical_view import PhysicalSpace
+from .plate_view import PlateView
 from .plane_controls import PlaneControls, add_level_picker, build_plane_controls
 
 #: milliseconds after a frame before its prefetch starts, so it never competes with painting
@@ -77,6 +78,7 @@ class DataView(QWidget):
         self._prefetch_timer.timeout.connect(self._run_prefetch)
         self.physical = PhysicalSpace(self.image)
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
+        self.plate_view: PlateView | None = None  # built on the first plate (set_plate)
         self.controller = ViewController(scheduler, lambda fn: post(fn, self), self._paint,
                                          on_progress=self.progress.emit, defer=self._defer)
         #: (r0, r1, c0, c1) to show first (``--region``)
@@ -163,6 +165,18 @@ class DataView(QWidget):
         if state.channels:
             self.channels = add_channel_panel(self.controls_layout, state, self.plane, self._channel_changed,
                                               self._channel_mode)
+
+    def set_plate(self, plate: OmePlate, group: Group) -> PlateView:
+        """An OME-Zarr plate: a grid of its wells' thumbnails (``app/plate_view.py``), read until
+        another view replaces it (``stale``); the view, for the window to connect ``open_path``."""
+        self.show_message(f"Reading the wells of the plate {plate.path}…")
+        if self.plate_view is None:
+            self.plate_view = PlateView(self.scheduler, self)
+            self.stack.addWidget(self.plate_view)
+            self.stale.connect(self.plate_view.clear)
+        self.stack.setCurrentWidget(self.plate_view)
+        self.plate_view.show_plate(plate, group)
+        return self.plate_view
 
     def _start(self, state: ViewState) -> None:
         region = self.pending_region

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..viewing.ome import OmeImage, OmeLabels, OmeNode, describe, detect
+from ..viewing.ome import OmeImage, OmeLabels, OmeNode, OmePlate, describe, detect
 from ..zarrlib import Group, ZarrError
 from .bridge import run_in_thread
+from .plate_view import show_plate
 
 if TYPE_CHECKING:
     from .window import MainWindow
@@ -29,6 +30,9 @@ def show_found(window: MainWindow, group: Group, found: Any, error: BaseExceptio
         if not found.is_label:
             _read_labels(window, group)
         return True
+    if isinstance(found, OmePlate):  # a grid of its wells; a click opens a well's first field
+        show_plate(window, found, group)
+        return False
     window.data.show_message(summary(found))
     return False
 
