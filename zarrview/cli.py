@@ -96,7 +96,8 @@ class _OneLineParser(argparse.ArgumentParser):
 
 def _export(argv: Sequence[str]) -> int:
     """Write the plane the window would show for ``--slice`` at full resolution (no Qt)."""
-    sub = _OneLineParser(prog="zarrview export", description="Write one plane of an array to .npy, .csv or .png.")
+    sub = _OneLineParser(prog="zarrview export",
+                          description="Write one plane of an array or an OME-Zarr image to .npy, .csv or .png.")
     sub.add_argument("location", help="path, URL or .zip, followed by ::/node/path of an array or an OME-Zarr image")
     sub.add_argument("--slice", help="the plane, e.g. 5,:,: or :,128,: (the ':' dimensions are rows and columns)")
     sub.add_argument("--level", type=int, help="the pyramid level of an OME-Zarr image (0, the finest, by default)")

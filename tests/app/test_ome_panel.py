@@ -23,7 +23,7 @@ from PySide6.QtGui import QColor  # noqa: E402
 
 import zarrview.zarrlib as zl  # noqa: E402
 from zarrview.app.bridge import init_bridge  # noqa: E402
-from ome_stores import hand_image, ome_zarr_image, ome_zarr_plate, pattern  # noqa: E402
+from ome_stores import bioformats2raw, hand_image, ome_zarr_image, ome_zarr_plate, pattern  # noqa: E402
 from test_app import _settle, window  # noqa: E402, F401  (the window fixture)
 from zarrview.app.tree_model import HierarchyModel  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
@@ -239,3 +239,14 @@ def test_a_well_is_summed_up(qtbot: Any, window: MainWindow, tmp_path: Path) -> 
     shown = window.data.message.text()
     assert window.data.stack.currentWidget() is window.data.message
     assert "OME-NGFF well" in shown and "Fields: 0 (acquisition 0), 1" in shown and "select a field" in shown
+
+
+@pytest.mark.parametrize("series_attr", [True, False])
+def test_a_bioformats2raw_collection_lists_every_series(qtbot: Any, window: MainWindow, tmp_path: Path,  # noqa: F811
+                                                        series_attr: bool) -> None:
+    path = bioformats2raw(tmp_path / "bf.zarr", "0.4", 3, series_attr=series_attr)
+    model = HierarchyModel()
+    assert _type(model.add_store(zl.open(str(path)), "bf.zarr")) == "bioformats2raw series"
+    _select_root(qtbot, window, path)
+    assert window.meta.ome.rows("Series") == [["0", "0"], ["1", "1"], ["2", "2"]]
+    assert "Series (3, from " in window.data.message.text() and "select a series" in window.data.message.text()
