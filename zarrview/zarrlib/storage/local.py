@@ -8,6 +8,14 @@ a FIFO would block ``open()`` forever (it is opened non-blocking and refused), o
 ``/dev/zero`` or a device never ends, and a byte range taken from a corrupt shard index
 must not size a buffer beyond the file. Listing skips entries it cannot follow (symlink
 loops) and never enters a directory twice.
+
+Ranges read into a scratch buffer (``read_into``: runs of a shard's inner chunks) reuse the
+store's open descriptor of their file (``local_fds``): one ``os.preadv`` per run instead of
+open, fstat, read and close, each of which hands the GIL to another thread. Every other range
+read (``get_range``: shard indexes) opens the file afresh and leaves its descriptor for the runs
+that follow, so a shard replaced on disk is read whole from the new file once its index is read
+again; whole objects (metadata, one file per chunk) are opened, read and closed every time.
+``close()`` closes the descriptors.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 from .base import ByteRequest, Scratch, Store, too_large
+from .local_fds import FdCache, OpenFile
 
 _HAS_PREADV = hasattr(os, "preadv")
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -31,16 +40,20 @@ class LocalStore(Store):
         path = Path(root).expanduser().resolve()
         super().__init__(str(path))
         self.root = path
+        self._fds = FdCache()
+
+    def close(self) -> None:
+        self._fds.close()
 
     def _path(self, key: str) -> str:
         if key.startswith("/") or ".." in key.split("/"):
             raise StoreError(f"refusing key {key!r} outside {self.root}")
         return os.path.join(self.root, key)
 
-    def _open(self, key: str) -> tuple[int, int] | None:
+    def _open(self, key: str, path: str | None = None) -> tuple[int, int] | None:
         """(descriptor, size) of a regular file; None when there is no such file."""
         try:
-            fd = os.open(self._path(key), _FLAGS)
+            fd = os.open(self._path(key) if path is None else path, _FLAGS)
         except OSError as e:
             if e.errno in _ABSENT:
                 return None
@@ -73,7 +86,26 @@ class LocalStore(Store):
         return min(req.start, size), max(min(req.start, size), stop)
 
     def get_range(self, req: ByteRequest) -> bytes | None:
-        return self._read(req)
+        if req.start is None or not _HAS_PREADV:
+            return self._read(req)
+        path = self._path(req.key)
+        f = self._reopen(req.key, path)
+        if f is None:
+            return None
+        try:
+            start, stop = self._bounds(f.size, req)
+            return _pread(f.fd, stop - start, start)
+        except OSError as e:
+            raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
+        finally:
+            self._fds.release(f)
+
+    def _reopen(self, key: str, path: str) -> OpenFile | None:
+        """The file opened afresh and kept for later runs (in use: release it); None if absent."""
+        opened = self._open(key, path)
+        if opened is None:
+            return None
+        return self._fds.put(path, *opened)
 
     def _read(self, req: ByteRequest) -> bytes | None:
         opened = self._open(req.key)
@@ -91,6 +123,8 @@ class LocalStore(Store):
     def read_into(self, req: ByteRequest, scratch: Scratch) -> memoryview | bytes | None:
         if not _HAS_PREADV:
             return self.get_range(req)
+        if req.start is not None:
+            return self._read_cached(req, scratch)
         opened = self._open(req.key)
         if opened is None:
             return None
@@ -104,6 +138,24 @@ class LocalStore(Store):
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
             os.close(fd)
+
+    def _read_cached(self, req: ByteRequest, scratch: Scratch) -> memoryview | None:
+        """A range read through the kept descriptor of its file (opened and kept if none is)."""
+        path = self._path(req.key)
+        f = self._fds.acquire(path)
+        if f is None:
+            f = self._reopen(req.key, path)
+            if f is None:
+                return None
+        try:
+            start, stop = self._bounds(f.size, req)
+            view = scratch.view(stop - start)
+            got = os.preadv(f.fd, [view], start) if len(view) else 0
+            return view[:got]
+        except OSError as e:
+            raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
+        finally:
+            self._fds.release(f)
 
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
         try:
