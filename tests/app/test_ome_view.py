@@ -63,3 +63,20 @@ def test_a_level_can_be_picked(qtbot: Any, window: MainWindow, tmp_path: Path) -
     [tile] = window.data.scene.tiles()
     assert (tile.step_r, tile.step_c) == (4, 4) and tile.values.shape == (64, 64)
     np.testing.assert_array_equal(window.data.image.getImageItem().image, tile.image)
+
+
+def test_a_remote_image_opened_whole_reads_one_level_only(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    """Fitted to the window, the first read is the coarsest adequate level, not a preview of level
+    0 sized for a 1:1 view (which the window read before its first fit: 155 chunks of level 0)."""
+    from http_server import serve
+
+    data = np.random.default_rng(8).integers(0, 4000, (1, 4096, 4096), dtype="u2")
+    path = ome_zarr_image(tmp_path / "remote.zarr", "0.5", data, "cyx", scale_factors=(2, 4, 8), chunks=(1, 256, 256))
+    with serve(tmp_path) as (url, log):
+        window.open_location(f"{url}/remote.zarr")
+        qtbot.waitUntil(lambda: window.data.scene.detail is not None and not window.data.scene.busy, timeout=20000)
+        _settle(qtbot, window)
+        chunk_levels = {p.split("/remote.zarr/")[1].split("/")[0] for _, p, _ in log.requests("GET") if "/c/" in p}
+    tile = window.data.scene.detail
+    assert chunk_levels == {f"s{tile.level}"} or chunk_levels == {str(tile.level)}, chunk_levels
+    assert tile.level >= 2  # 4096 rows in a window some hundreds of pixels high

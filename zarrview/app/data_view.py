@@ -184,6 +184,12 @@ class DataView(QWidget):
         if region is not None:
             r0, r1, c0, c1 = region
             state = state.with_(region=(r0, r1, c0, c1), screen_scale=self._scale_for(region))
+        elif state.pyramid:
+            # a pyramid opens fitted to the view: its first read is the level that fit needs, not
+            # a preview of level 0 sized for a 1:1 view that is never shown
+            rows, cols = state.plane_shape
+            sy, sx = self._scale_for((0, rows, 0, cols))
+            state = state.with_(region=(0.0, float(rows), 0.0, float(cols)), screen_scale=(min(sy, sx), min(sy, sx)))
         self.plane = build_plane_controls(self.controls_layout, state, index_changed=self._index_changed,
                                           axes_changed=self._axes_changed, complex_changed=self._complex_changed,
                                           auto_contrast=self.controller.auto_contrast)
