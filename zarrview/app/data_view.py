@@ -371,4 +371,5 @@ class DataView(QWidget):
         lut = None if gradient.isLookupTrivial() else gradient.getLookupTable(256, alpha=gradient.usesAlpha())
         lo, hi = hist.getLevels()
         return PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim,
-                         state.complex_mode, (float(lo), float(hi)), None if lut is None else np.asarray(lut, np.uint8))
+                         state.complex_mode, (float(lo), float(hi)), None if lut is None else np.asarray(lut, np.uint8),
+                         channels=state.channels if state.composite else ())

@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..zarrlib import Array, CancelToken, ReadCancelled, ZarrError
+from .channels import ChannelSetting, auto_windows, composite
 from .contrast import displayable, percentile_levels
 from .ome.model import OmeImage
 from .png import PngShapeError, write_png
@@ -98,6 +99,9 @@ class PlaneSpec:
     levels: tuple[float, float] | None = None
     #: the display's lookup table, (N, 3|4) uint8; None: a grey ramp
     lut: np.ndarray | None = None
+    #: the channels of a composite (their colours, windows, visibility): with ``channel_dim``,
+    #: a PNG is drawn as the view draws it, not as raw RGB
+    channels: tuple[ChannelSetting, ...] = ()
 
     def __post_init__(self) -> None:
         free = {d for d, s in enumerate(self.selection) if isinstance(s, slice)}
@@ -171,7 +175,8 @@ def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: i
     view = level_views(state.with_(level=level))[0]
     shown = state.plane_dims
     selection = tuple(slice(None) if d in shown else i for d, i in enumerate(view.indices))
-    return PlaneSpec(view.array, selection, (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode)
+    return PlaneSpec(view.array, selection, (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode,
+                     channels=state.channels if state.composite else ())
 
 
 def plane_nbytes(spec: PlaneSpec) -> int:
@@ -311,9 +316,9 @@ def oriented(spec: PlaneSpec, data: np.ndarray) -> np.ndarray:
 
 def image_channels(spec: PlaneSpec) -> int:
     """3 (RGB) or 4 (RGBA): RGBA for a 4-channel colour plane or a lookup table with alpha."""
-    if spec.channel_dim is not None:
+    if spec.channel_dim is not None and not spec.channels:
         return spec.array.shape[spec.channel_dim]
-    return 3 if spec.lut is None else spec.lut.shape[1]
+    return 3 if spec.lut is None or spec.channels else spec.lut.shape[1]
 
 
 def render(values: np.ndarray, levels: tuple[float, float], lut: np.ndarray | None) -> np.ndarray:
@@ -340,14 +345,27 @@ def render(values: np.ndarray, levels: tuple[float, float], lut: np.ndarray | No
 def write_image(spec: PlaneSpec, data: np.ndarray, f: BinaryIO, cancel: CancelToken | None = None) -> None:
     """The plane as a PNG, at full resolution, block by block of rows."""
     img = oriented(spec, data)
-    levels = spec.levels or percentile_levels(displayable(data, spec.complex_mode))
     height, width = img.shape[:2]
-    step = max(1, BLOCK_ELEMENTS // max(1, width))
+    if spec.channels and spec.channel_dim is not None:
+        blocks = _composite_blocks(img, spec, cancel)
+    else:
+        levels = spec.levels or percentile_levels(displayable(data, spec.complex_mode))
+        blocks = (render(displayable(np.ascontiguousarray(block), spec.complex_mode), levels, spec.lut)
+                  for block in _row_blocks(img, cancel))
+    write_png(f, height, width, image_channels(spec), blocks)
 
-    def blocks() -> Iterator[np.ndarray]:
-        for r in range(0, height, step):
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-            yield render(displayable(np.ascontiguousarray(img[r:r + step]), spec.complex_mode), levels, spec.lut)
 
-    write_png(f, height, width, image_channels(spec), blocks())
+def _row_blocks(img: np.ndarray, cancel: CancelToken | None) -> Iterator[np.ndarray]:
+    step = max(1, BLOCK_ELEMENTS // max(1, img.shape[1]))
+    for r in range(0, img.shape[0], step):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        yield img[r:r + step]
+
+
+def _composite_blocks(img: np.ndarray, spec: PlaneSpec, cancel: CancelToken | None) -> Iterator[np.ndarray]:
+    """A composite as the view draws it: each channel through its window (from the whole plane
+    where the view has none yet, so that every block agrees) and colour."""
+    settings = auto_windows(img, spec.channels, only_missing=True)
+    for block in _row_blocks(img, cancel):
+        yield np.round(composite(np.asarray(block, dtype=np.float32), settings) * 255).astype(np.uint8)
