@@ -351,7 +351,7 @@ class MainWindow(QMainWindow):
 
     # -- status -----------------------------------------------------------------------------
     def _progress(self, done: int, total: int) -> None:
-        self.progress_label.setText(f"chunks {done}/{total}")
+        self.progress_label.setText(f"{done}/{total}")  # chunks of a plane, wells of a plate
         self.cancel_button.setEnabled(done < total)
 
     def _loaded(self) -> None:
