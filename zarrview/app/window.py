@@ -52,8 +52,7 @@ class MainWindow(QMainWindow):
         self._pending_select: tuple[int, list[str]] | None = None
         # after the proxy has seen the new rows: queued to the next event-loop turn
         self._select_timer = QTimer(self)  # owned: cannot fire on a deleted window
-        self._select_timer.setSingleShot(True)
-        self._select_timer.setInterval(0)
+        self._select_timer.setSingleShot(True)  # interval 0: the next turn of the event loop
         self._select_timer.timeout.connect(self._resolve_selection)
         self.model.rowsInserted.connect(lambda *_: self._select_timer.start())
         self.proxy = FilterProxy(self.model, self)
@@ -63,7 +62,8 @@ class MainWindow(QMainWindow):
         self.tree = QTreeView()
         self.tree.setModel(self.proxy)
         self.tree.setUniformRowHeights(True)
-        self.tree.setColumnWidth(0, 200)
+        for column, width in enumerate((180, 110)):  # Type ("image (4 levels)", "uint16 · level 1") fits beside
+            self.tree.setColumnWidth(column, width)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
         left = QWidget()
         lay = QVBoxLayout(left)
@@ -82,7 +82,7 @@ class MainWindow(QMainWindow):
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.addWidget(left)
         self.split.addWidget(self.right)
-        self.split.setSizes([380, 900])
+        self.split.setSizes([430, 850])
         self.setCentralWidget(self.split)
 
         self.status_label = QLabel("Ready")
