@@ -80,3 +80,25 @@ def test_a_remote_image_opened_whole_reads_one_level_only(qtbot: Any, window: Ma
     tile = window.data.scene.detail
     assert chunk_levels == {f"s{tile.level}"} or chunk_levels == {str(tile.level)}, chunk_levels
     assert tile.level >= 2  # 4096 rows in a window some hundreds of pixels high
+
+
+def test_several_multiscales_offer_a_picker(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    from PySide6.QtWidgets import QComboBox
+
+    from ome_stores import hand_image
+
+    path = hand_image(tmp_path / "two.zarr", "0.5", [((1, 64, 64), (1, 1, 1), None), ((1, 32, 32), (1, 2, 2), None)],
+                      "zyx", chunks=(1, 32, 32), name="raw",
+                      more_multiscales=[{"name": "deconvolved", "levels": [("d0", (1, 40, 48), (1, 1, 1))]}])
+    window.open_location(str(path))
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None and not window.data.scene.busy, timeout=15000)
+    picker = next(c for c in window.data.controls.findChildren(QComboBox) if c.itemText(0).startswith("raw"))
+    assert [picker.itemText(i) for i in range(picker.count())] == ["raw (2 levels)", "deconvolved (1 levels)"]
+    assert window.data.state.array.shape == (1, 64, 64)
+    picker.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: window.data.state is not None and window.data.state.array.shape == (1, 40, 48)
+                    and window.data.scene.detail is not None and not window.data.scene.busy, timeout=15000)
+    import zarr
+
+    truth = zarr.open_array(path / "d0", mode="r")[0]
+    np.testing.assert_array_equal(window.data.scene.detail.values, truth)

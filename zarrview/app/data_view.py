@@ -28,7 +28,7 @@ from .image_view import ImagePane
 from .other_views import OtherViews
 from .physical_view import PhysicalSpace
 from .plate_view import PlateView
-from .plane_controls import PlaneControls, add_level_picker, build_plane_controls
+from .plane_controls import PlaneControls, add_level_picker, add_multiscale_picker, build_plane_controls
 
 #: milliseconds after a frame before its prefetch starts, so it never competes with painting
 PREFETCH_DELAY_MS = 150
@@ -162,6 +162,8 @@ class DataView(QWidget):
         picker.blockSignals(True)  # --level: the picker says so, without a second state
         picker.setCurrentIndex(max(0, picker.findData(level)))
         picker.blockSignals(False)
+        if len(image.multiscales) > 1:  # several pyramids in one group: the first by default, any on request
+            add_multiscale_picker(picker, image, lambda chosen: self.set_image(chosen, plane))
         if state.channels:
             self.channels = add_channel_panel(self.controls_layout, state, self.plane, self._channel_changed,
                                               self._channel_mode)

@@ -10,14 +10,14 @@ a slider that moves in proportional steps instead; shorter ones keep the plain s
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QRegularExpressionValidator
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QPushButton, QSlider, QSpinBox
 
 from ..viewing.axes import colour_axis, dim_names
-from ..viewing.ome.model import Multiscale
+from ..viewing.ome.model import Multiscale, OmeImage
 from ..viewing.ome_view import level_label
 from ..viewing.state import COMPLEX_MODES, ViewState
 
@@ -196,4 +196,26 @@ def add_level_picker(layout: QGridLayout, ms: Multiscale, state: ViewState,
     row = state.array.ndim + 1
     layout.addWidget(QLabel("Level"), row, 0)
     layout.addWidget(combo, row, 1, 1, 4)
+    return combo
+
+
+def add_multiscale_picker(level_picker: QComboBox, image: OmeImage, chosen: Callable[[OmeImage], None]) -> QComboBox:
+    """Beside the level picker, when a group holds several multiscales: each by its name and
+    levels; choosing one shows the image with that pyramid first (``OmeImage.first``)."""
+    combo = QComboBox()
+    order = image.multiscales
+    for i, ms in enumerate(order):
+        combo.addItem(f"{ms.name or f'multiscale {i}'} ({len(ms.levels)} levels)", i)
+    combo.setToolTip("This group holds several multiscale pyramids")
+
+    def pick(i: int) -> None:
+        first = order[i]
+        chosen(replace(image, multiscales=(first, *(m for m in order if m is not first))))
+
+    combo.currentIndexChanged.connect(pick)
+    layout = level_picker.parentWidget().layout()
+    assert isinstance(layout, QGridLayout)
+    index = layout.indexOf(level_picker)
+    row, _, _, _ = layout.getItemPosition(index)
+    layout.addWidget(combo, row, 5, 1, 2)
     return combo
