@@ -64,3 +64,18 @@ def test_a_plain_array_keeps_square_pixels_and_no_scale_bar(qtbot: Any, window: 
 @pytest.mark.parametrize(("x", "expected"), [(7.3, 5), (10, 10), (0.0042, 0.002), (199, 100), (250, 200)])
 def test_nice_lengths(x: float, expected: float) -> None:
     assert nice_length(x) == pytest.approx(expected)
+
+
+def test_sliders_say_where_their_plane_lies(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    data = np.zeros((2, 10, 64, 64), dtype="u2")
+    path = ome_zarr_image(tmp_path / "tz.zarr", "0.4", data, "tzyx", scale_factors=(), chunks=(1, 1, 64, 64),
+                          scale={"t": 30.0, "z": 2.0, "y": 0.5, "x": 0.5},
+                          units={"t": "second", "z": "micrometer", "y": "micrometer", "x": "micrometer"})
+    window.open_location(str(path))
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=15000)
+    labels = window.data.plane.labels
+    assert labels[0].text() == "t  0 s" and labels[1].text() == "z  0 µm"
+    window.data.set_index(1, 7)
+    window.data.set_index(0, 1)
+    assert labels[1].text() == "z  14 µm" and labels[0].text() == "t  30 s"

@@ -26,7 +26,7 @@ from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
 from .other_views import OtherViews
-from .physical_view import PhysicalSpace
+from .physical_view import PhysicalSpace, slider_text
 from .plate_view import PlateView
 from .plane_controls import PlaneControls, add_level_picker, add_multiscale_picker, build_plane_controls
 
@@ -247,6 +247,18 @@ class DataView(QWidget):
         indices = list(self.state.indices)
         indices[dim] = value
         self._update(indices=tuple(indices))
+        self._label_sliders()
+
+    def _label_sliders(self) -> None:
+        """Each slider of an OME image says where its plane lies, in the axis's unit (µm, s)."""
+        state, image = self.state, self._ome
+        if state is None or image is None or not state.pyramid or self.plane is None:
+            return
+        level0, axes = state.pyramid[0], image.first.axes
+        for dim, label in self.plane.labels.items():
+            if dim < len(axes) and axes[dim].type in ("space", "time"):
+                label.setText(slider_text(axes[dim].name, state.indices[dim], level0.scale[dim],
+                                          level0.translation[dim], axes[dim].unit))
 
     def _apply_physical(self) -> None:
         """Pixel sizes of the image's level 0 along the displayed dimensions (OME-Zarr only)."""
@@ -260,6 +272,7 @@ class DataView(QWidget):
         unit = units.pop() if len(units) == 1 else None  # rows in µm and columns in s share no unit
         self.physical.apply((scale[state.y_dim], scale[state.x_dim]), unit)
         self._label_axes()
+        self._label_sliders()
 
     def _axes_changed(self, y: int, x: int, channel: int | None) -> None:
         if self.state is not None and self.state.channels:  # the channel panel's mode decides

@@ -13,10 +13,9 @@ import math
 
 import pyqtgraph as pg
 
+from ..viewing.ome_view import symbol
 from .image_view import ImagePane
 
-_UNITS = {"micrometer": "µm", "nanometer": "nm", "millimeter": "mm", "centimeter": "cm", "meter": "m",
-          "angstrom": "Å", "picometer": "pm"}
 #: the scale bar's length, as a share of the visible width
 BAR_SHARE = 0.2
 
@@ -36,7 +35,7 @@ class PhysicalSpace:
         """``size``: the pixel size along rows and columns, or None for plain pixels."""
         vb = self.pane.view.getViewBox()
         self.size = size if size and all(s > 0 and math.isfinite(s) for s in size) else None
-        self.unit = _UNITS.get(unit or "", unit or "")
+        self.unit = symbol(unit)
         plot = self.pane.view
         if self.size is None:
             vb.setAspectLocked(True, ratio=1.0)
@@ -63,6 +62,14 @@ class PhysicalSpace:
         self.bar.size = length / sx
         self.bar.text.setText(f"{length:g} {self.unit}".strip())
         self.bar.updateBar()
+
+
+def slider_text(name: str, index: int, scale: float, translation: float, unit: str | None) -> str:
+    """A slider's label with where its plane lies: ``z  24 µm`` (the plane's centre), ``t  30 s``."""
+    if not unit and scale == 1.0 and translation == 0.0:
+        return name
+    where = index * scale + translation
+    return f"{name}  {where:.6g} {symbol(unit)}".rstrip()
 
 
 def nice_length(x: float) -> float:

@@ -65,19 +65,22 @@ def level_label(ms: Multiscale, level: Level, y: int, x: int) -> str:
     shape = level.shape or (level.array.shape if level.array is not None else ())
     size = f"{shape[y]:,} × {shape[x]:,}" if len(shape) > max(y, x) else "?"
     unit = ms.axes[x].unit if len(ms.axes) > x else None
-    per = f", {_num(level.scale[y])} × {_num(level.scale[x])} {_short(unit)}/px" if len(level.scale) > max(y, x) else ""
+    per = f", {_num(level.scale[y])} × {_num(level.scale[x])} {symbol(unit, 'units')}/px" if len(level.scale) > max(y, x) else ""
     chunks = ""
     if level.chunk_counts and len(level.chunk_counts) > max(y, x):
         chunks = f", {level.chunk_counts[y] * level.chunk_counts[x]:,} chunks a plane"
     return f"level {level.index}: {size}{per}{chunks}"
 
 
-_UNITS = {"micrometer": "µm", "nanometer": "nm", "millimeter": "mm", "centimeter": "cm", "meter": "m",
-          "angstrom": "Å", "picometer": "pm", "second": "s", "millisecond": "ms"}
+#: the symbols of the OME units a viewer shows most (the specification names them in full)
+SYMBOLS = {"micrometer": "µm", "nanometer": "nm", "millimeter": "mm", "centimeter": "cm", "meter": "m",
+           "angstrom": "Å", "picometer": "pm", "second": "s", "millisecond": "ms", "microsecond": "µs",
+           "minute": "min", "hour": "h"}
 
 
-def _short(unit: str | None) -> str:
-    return _UNITS.get(unit or "", unit or "units")
+def symbol(unit: str | None, default: str = "") -> str:
+    """``µm`` for "micrometer"; a unit without a symbol as it is; ``default`` for none."""
+    return SYMBOLS.get(unit or "", unit or default)
 
 
 def _num(v: float) -> str:
