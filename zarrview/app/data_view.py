@@ -25,6 +25,7 @@ from ..zarrlib import Array, Group
 from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
+from .label_controls import LabelPanel, show_labels
 from .other_views import OtherViews
 from .physical_view import PhysicalSpace, slider_text
 from .plate_view import PlateView
@@ -51,6 +52,7 @@ class DataView(QWidget):
         self.controls_layout.setContentsMargins(0, 0, 0, 0)
         self.plane: PlaneControls | None = None
         self.channels: ChannelPanel | None = None
+        self.label_panel: LabelPanel | None = None
         self.image = ImagePane()
         self.image.region_changed = self._region_changed
         self.image.levels_changed = lambda levels: self._update(contrast=levels)
@@ -150,13 +152,15 @@ class DataView(QWidget):
             why = "; ".join(lv.error or "" for lv in image.first.levels if lv.error) or "it has no levels"
             self.show_message(f"No level of the image {image.path} can be read: {why}")
             return
+        same = self.state is not None and self._ome is not None and self._ome.group is image.group
+        kept = self.state.labels if same and self.state is not None else ()
         self._forget_status()
         self.array = state.array
         self.controller.clear()
         self.others.clear()
         self._clear_controls()
         self._ome = image
-        self._start(state.with_(level=level))
+        self._start(state.with_(level=level, labels=kept))
         self._apply_physical()
         picker = add_level_picker(self.controls_layout, image.first, state, lambda level: self._update(level=level))
         picker.blockSignals(True)  # --level: the picker says so, without a second state
@@ -167,6 +171,7 @@ class DataView(QWidget):
         if state.channels:
             self.channels = add_channel_panel(self.controls_layout, state, self.plane, self._channel_changed,
                                               self._channel_mode)
+        show_labels(self, image.group, kept)  # another pyramid of the image keeps its label layers
 
     def set_plate(self, plate: OmePlate, group: Group) -> PlateView:
         """An OME-Zarr plate: a grid of its wells' thumbnails (``app/plate_view.py``), read until
@@ -364,6 +369,7 @@ class DataView(QWidget):
                 w.deleteLater()
         self.plane = None
         self.channels = None
+        self.label_panel = None
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):

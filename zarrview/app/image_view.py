@@ -4,6 +4,10 @@ data coordinates, with NaN in its own colour, and the view's range reported back
 pyqtgraph leaves NaN pixels transparent; each tile therefore gets a backdrop in the NaN
 colour directly beneath it (and above the tile below), so a NaN reads as "no value" and never
 as the view's background, the colormap's ends, or the preview underneath.
+
+Label layers are drawn as RGBA images over each tile, with their layer's opacity: those of the
+coarse tile between it and the detail tile (which hides them where it has its own), those of the
+detail tile above it, all below the hatched boxes of failed chunks.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ class ImagePane(pg.ImageView):
         self.view.addItem(self.detail)
         self.backdrops = [self._backdrop(-1), self._backdrop(9)]
         self.failures = FailureBoxes(self.view)
+        #: (tile slot, layer name) -> the item drawing that tile's plane of that layer
+        self.label_items: dict[tuple[str, str], pg.ImageItem] = {}
         self.shown: Scene | None = None
         self._painting = False
         self._timer = QTimer(self)
@@ -90,6 +96,7 @@ class ImagePane(pg.ImageView):
         # levels and gradient do not apply, so it is not offered
         self.ui.histogram.setVisible(not scene.composite)
         if (previous is not None and scene.coarse is previous.coarse and scene.detail is previous.detail
+                and scene.labels == previous.labels
                 and (not scene.tiles() or _same_levels(self.getImageItem().levels, scene.levels))):
             return  # only the words around the image changed
         self._painting = True
@@ -97,6 +104,7 @@ class ImagePane(pg.ImageView):
             with warnings.catch_warnings():  # pyqtgraph's histogram of a plane of NaN warns "All-NaN slice"
                 warnings.simplefilter("ignore", RuntimeWarning)
                 self._draw(scene, previous)
+            self._draw_labels(scene)
             self.failures.clear()
             for tile in scene.tiles():
                 if tile.failures:
@@ -131,6 +139,31 @@ class ImagePane(pg.ImageView):
                 self.detail.setRect(QRectF(*over.rect()))
                 self._place(self.backdrops[1], over)
             self._sync_detail()
+
+    def _draw_labels(self, scene: Scene) -> None:
+        """Each tile's plane of each label layer, shown or hidden and as opaque as its layer says;
+        a plane's image is set only when the plane is new."""
+        base, over = (scene.coarse, scene.detail) if scene.coarse is not None else (scene.detail, None)
+        wanted = {}
+        for slot, tile, z in (("base", base, 5.0), ("over", over, 15.0)):
+            for k, layer in enumerate(scene.labels):
+                plane = None if tile is None else tile.label(layer.name)
+                if plane is not None and plane.values.size:
+                    wanted[(slot, layer.name)] = (plane, layer, z + k / 100)
+        for key in [k for k in self.label_items if k not in wanted]:
+            self.view.removeItem(self.label_items.pop(key))
+        for key, (plane, layer, z) in wanted.items():
+            item = self.label_items.get(key)
+            if item is None:
+                item = self.label_items[key] = pg.ImageItem()
+                self.view.addItem(item)
+            if getattr(item, "plane", None) is not plane:
+                item.setImage(plane.rgba, autoLevels=False, levels=None)
+                item.setRect(QRectF(*plane.rect()))
+                item.plane = plane  # type: ignore[attr-defined]
+            item.setZValue(z)
+            item.setOpacity(float(layer.opacity))
+            item.setVisible(bool(layer.visible))
 
     @staticmethod
     def _place(backdrop: QGraphicsRectItem, tile: Tile) -> None:

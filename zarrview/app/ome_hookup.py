@@ -2,7 +2,8 @@
 
 The window reads ``detect(group, labels=False)`` off the GUI thread when a group is selected (it
 opens the level arrays) and hands the answer here, once: the metadata panel's OME tab shows it,
-an image's ``labels`` group is read after it (so the image's first pixels do not wait for it),
+an image's ``labels`` group is read after it (so the image's first pixels do not wait for it;
+its label images become the data view's label layers),
 and a plate, well, labels group or bioformats2raw collection is summed up where its data would
 be, until views of their own exist.
 """
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..viewing.labels import layers_of
 from ..viewing.ome import OmeImage, OmeLabels, OmeNode, OmePlate, describe, detect
 from ..zarrlib import Group, ZarrError
 from .bridge import run_in_thread
+from .label_controls import show_labels
 from .plate_view import show_plate
 
 if TYPE_CHECKING:
@@ -53,12 +56,18 @@ def summary(node: OmeNode) -> str:
 def _read_labels(window: MainWindow, image: Group) -> None:
     window.pending_opens += 1
 
-    def done(labels: Any, error: BaseException | None) -> None:
+    def done(found: Any, error: BaseException | None) -> None:
         window.pending_opens -= 1
+        labels, layers = found if isinstance(found, tuple) else (None, ())
         if window._looking_at is image:  # noqa: SLF001  (still the selected group)
             window.meta.show_ome_labels(labels if isinstance(labels, OmeLabels) else None)
+            show_labels(window.data, image, layers)
 
-    run_in_thread(lambda: labels_of(image), done, window)
+    def read() -> tuple[OmeLabels | None, tuple[Any, ...]]:
+        labels = labels_of(image)
+        return labels, layers_of(labels)
+
+    run_in_thread(read, done, window)
 
 
 def labels_of(image: Group) -> OmeLabels | None:

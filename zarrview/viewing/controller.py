@@ -26,6 +26,9 @@ The request cycle looks like this, and lives only here:
 4. After a full-resolution tile lands, one prefetch (the neighbouring planes, or a ring of
    chunks around the region) is offered to ``defer``, which runs it once the frame is
    painted; any newer state makes it void.
+
+Label layers (``ViewState.labels``) are read in the same request as the image (``label_reads``);
+a tile carries their planes. Their opacity and visibility redraw; a shown layer a tile lacks reads.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from ..scheduling import ReadRequest, ReadResult, ReadScheduler
 from .axes import dim_names
 from .channels import auto_windows, composite
 from .contrast import displayable, summarize
+from .label_reads import has_labels, split, with_labels
 from .levels import LevelView, level_views
 from .planning import PlaneRead, plan_plane, plan_view
 from .readout import readout, request_label
@@ -66,7 +70,7 @@ class ViewController:
         self.state: ViewState | None = None
         self.scene = Scene()
         self.generation = 0
-        self._inflight: tuple[int, PlaneRead, tuple[Any, ...], int] | None = None
+        self._inflight: tuple[int, PlaneRead, tuple[Any, ...], int, tuple[str, ...]] | None = None
         #: what the automatic levels were taken for; a change (array, axes, complex mode,
         #: Auto contrast) takes them again from the next tile
         self._levels_for: tuple[Any, ...] | None = None
@@ -82,7 +86,7 @@ class ViewController:
         elif state.complex_mode != old.complex_mode or (state.composite and old.composite and state.channels != old.channels):
             # the same values drawn otherwise: the loaded tiles are drawn again, nothing is read
             scene = self._redisplay(scene, state)
-        scene = replace(scene, channel_dim=state.channel_dim, composite=state.composite)
+        scene = replace(scene, channel_dim=state.channel_dim, composite=state.composite, labels=state.labels)
         if state.level is not None and old is not None and state.level != old.level:
             # a level picked by hand is shown as it is: other levels' tiles would hide or blur it
             scene = replace(scene, coarse=_at_level(scene.coarse, state.level), detail=_at_level(scene.detail, state.level))
@@ -166,7 +170,8 @@ class ViewController:
             # nothing of this plane on screen: the coarsest level first, at once, then the level wanted
             target, layer = coarsest, "coarse"
             plan = self._plan_level(state, coarsest)
-        if self._inflight is not None and self._inflight[1:] == (plan, key, target.index):
+        names = tuple(layer.name for layer in state.visible_labels())
+        if self._inflight is not None and self._inflight[1:] == (plan, key, target.index, names):
             self._publish(self.scene)
             return
         self.generation += 1
@@ -175,7 +180,8 @@ class ViewController:
         label = request_label(arr.path, plan.selection, arr.shape)
         req = ReadRequest(arr, plan.selection, gen, level=target.index, label=label, preview=plan.preview,
                           extra={"plan": plan, "key": key, "level": target, "layer": layer})
-        self._inflight = (gen, plan, key, target.index)
+        req = with_labels(req, state, target, plan)
+        self._inflight = (gen, plan, key, target.index, names)
         self.requests += 1
         self._publish(replace(self.scene, status=f"Reading {label}…", busy=True, message=None))
         self.scheduler.submit(req, lambda r: self.post(lambda: self._landed(r)),
@@ -195,7 +201,7 @@ class ViewController:
         need_r, need_c = a_r * plan.step_r * (1 + 1e-9), a_c * plan.step_c * (1 + 1e-9)
         for tile in (self.scene.detail, self.scene.coarse):
             if (tile is not None and tile.plane_key == key and tile.covers(*visible)
-                    and tile.step_r <= need_r and tile.step_c <= need_c
+                    and tile.step_r <= need_r and tile.step_c <= need_c and has_labels(tile, state)
                     and (state.level is None or tile.level == lv.index)):  # a picked level is shown as it is
                 return True
         return False
@@ -222,7 +228,8 @@ class ViewController:
         plan: PlaneRead = request.extra["plan"]
         key = request.extra["key"]
         lv: LevelView = request.extra["level"]
-        values = self._oriented(result.data, state)
+        data, planes = split(result.data)
+        values = self._oriented(data, state)
         if state.composite and any(c.window is None for c in state.channels):
             # windows not given by the metadata: from the first values of this image shown
             state = self.state = state.with_(channels=auto_windows(displayable(values, state.complex_mode),
@@ -230,13 +237,13 @@ class ViewController:
         (a_r, b_r), (a_c, b_c) = lv.rows, lv.cols
         tile = Tile(values, _display(values, state), _exact(a_r * plan.r0 + b_r),
                     _exact(a_c * plan.c0 + b_c), _exact(a_r * plan.step_r), _exact(a_c * plan.step_c), key,
-                    result.failures, plan.chunks, lv.index)
+                    result.failures, plan.chunks, lv.index, planes)
         scene = self.scene
         coarse = scene.coarse if scene.coarse is not None and scene.coarse.plane_key == key else None
         detail = scene.detail if scene.detail is not None and scene.detail.plane_key == key else None
         if request.extra["layer"] == "detail":
             # the detail it replaces may be the better background (a whole plane of a coarser level)
-            scene = replace(scene, detail=tile, coarse=_background(coarse, detail), message=None, busy=False)
+            scene = replace(scene, detail=tile, coarse=_background(coarse, detail, tile), message=None, busy=False)
         else:
             scene = replace(scene, coarse=tile, detail=detail, message=None, busy=False)
         if state.composite:
@@ -375,9 +382,12 @@ def _exact(x: float) -> float:
     return int(x) if float(x).is_integer() else x
 
 
-def _background(a: Tile | None, b: Tile | None) -> Tile | None:
-    """Of two tiles of a plane, the one to keep under new detail: the one covering more of the
-    plane (a preview or a coarse level of the whole plane beats an old zoomed-in region)."""
+def _background(a: Tile | None, b: Tile | None, over: Tile) -> Tile | None:
+    """Of two tiles of a plane, the one to keep under new detail ``over``: the one covering more of
+    the plane (a preview or a coarse level of the whole plane beats an old zoomed-in region); none
+    that ``over`` hides entirely (the same region read again, with label layers)."""
+    a, b = (None if t is None or over.covers(t.r0, t.r1, t.c0, t.c1) and over.step_r <= t.step_r
+            and over.step_c <= t.step_c else t for t in (a, b))
     if a is None or b is None:
         return a or b
     area = lambda t: (t.r1 - t.r0) * (t.c1 - t.c0)  # noqa: E731

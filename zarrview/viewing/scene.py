@@ -16,6 +16,39 @@ import numpy as np
 from ..zarrlib import ChunkFailure
 
 
+def _element(r0: float, c0: float, step_r: float, step_c: float, shape: tuple[int, ...], row: int,
+             col: int) -> tuple[int, int] | None:
+    """Which element of a block placed at (r0, c0) with these steps holds level-0 element (row,
+    col) (by its centre), or None."""
+    i = math.floor((row + 0.5 - r0) / step_r)
+    j = math.floor((col + 0.5 - c0) / step_c)
+    return (i, j) if 0 <= i < shape[0] and 0 <= j < shape[1] else None
+
+
+@dataclass(frozen=True, eq=False)
+class LabelPlane:
+    """The plane of a label layer (``labels.LabelLayer``) read with a tile: ``values`` (rows,
+    columns) as read and ``rgba`` their colours, placed in level-0 coordinates like a tile, with
+    the steps of the label level read (which may differ from the image's)."""
+
+    name: str
+    values: np.ndarray
+    rgba: np.ndarray
+    r0: float
+    c0: float
+    step_r: float
+    step_c: float
+    level: int = 0
+
+    def rect(self) -> tuple[float, float, float, float]:
+        h, w = self.values.shape[:2]
+        return (float(self.c0), float(self.r0), float(w * self.step_c), float(h * self.step_r))
+
+    def value_at(self, row: int, col: int) -> Any | None:
+        where = _element(self.r0, self.c0, self.step_r, self.step_c, self.values.shape, row, col)
+        return None if where is None else self.values[where]
+
+
 @dataclass(frozen=True, eq=False)  # tiles are compared by identity: they hold arrays
 class Tile:
     """A block of the displayed plane: ``values`` as read (rows, columns[, channels]) and
@@ -37,6 +70,8 @@ class Tile:
     chunks: int = 0
     #: the pyramid level it was read from
     level: int = 0
+    #: the planes of the label layers read with it (by layer name)
+    labels: tuple[LabelPlane, ...] = ()
 
     @property
     def full_resolution(self) -> bool:
@@ -60,11 +95,10 @@ class Tile:
 
     def element(self, row: int, col: int) -> tuple[int, int] | None:
         """Which element of the tile holds level-0 element (row, col) (by its centre), or None."""
-        i = math.floor((row + 0.5 - self.r0) / self.step_r)
-        j = math.floor((col + 0.5 - self.c0) / self.step_c)
-        if 0 <= i < self.values.shape[0] and 0 <= j < self.values.shape[1]:
-            return i, j
-        return None
+        return _element(self.r0, self.c0, self.step_r, self.step_c, self.values.shape, row, col)
+
+    def label(self, name: str) -> LabelPlane | None:
+        return next((p for p in self.labels if p.name == name), None)
 
     def value_at(self, row: int, col: int) -> Any | None:
         """The value read for data element (row, col): exact at full resolution, else the
@@ -90,10 +124,21 @@ class Scene:
     channel_dim: int | None = None
     #: the tiles' images are the composite of the channels (RGB in [0, 1]): the histogram does not apply
     composite: bool = False
+    #: the label layers (``ViewState.labels``): which of the tiles' label planes are drawn, how opaque
+    labels: tuple[Any, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def tiles(self) -> list[Tile]:
         return [t for t in (self.coarse, self.detail) if t is not None]
+
+    def label_at(self, name: str, row: int, col: int) -> Any | None:
+        """The value of label layer ``name`` at a data element, from the finest tile that has it."""
+        for tile in (self.detail, self.coarse):
+            plane = None if tile is None else tile.label(name)
+            value = None if plane is None else plane.value_at(row, col)
+            if value is not None:
+                return value
+        return None
 
     def value_at(self, row: int, col: int) -> tuple[Any, bool] | None:
         """(value, exact) at a data element: from the full-resolution tile where it is loaded,

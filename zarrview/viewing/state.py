@@ -51,6 +51,8 @@ class ViewState:
     #: "composite": the active channels added in their colours (``channel_dim`` is then
     #: ``channel_axis``, read whole); "single": one channel on a slider, through the histogram
     channel_mode: str = "single"
+    #: the label images overlaid on it (``labels.LabelLayer``: levels, colours, opacity, shown)
+    labels: tuple[Any, ...] = ()
 
     @property
     def composite(self) -> bool:
@@ -77,6 +79,13 @@ class ViewState:
         channels = list(self.channels)
         channels[position] = channels[position].with_(**changes)
         return replace(self, channels=tuple(channels))
+
+    def with_label(self, name: str, **changes: Any) -> ViewState:
+        """One label layer's ``visible`` or ``opacity`` changed."""
+        return replace(self, labels=tuple(lay.with_(**changes) if lay.name == name else lay for lay in self.labels))
+
+    def visible_labels(self) -> tuple[Any, ...]:
+        return tuple(lay for lay in self.labels if lay.visible)
 
     @property
     def plane_dims(self) -> tuple[int, ...]:

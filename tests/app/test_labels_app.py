@@ -1,0 +1,71 @@
+"""Label overlays in the window: an image written by ome-zarr-py with a label image shows the
+label's colours over it at known pixels of the rendered view (opacity 1 and 0.5), the panel's
+check box hides and shows the layer without a read, and the readout names the label and its
+properties."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from zarrview.app.window import MainWindow
+from zarrview.viewing.labels import palette
+
+from test_app import _settle, window  # noqa: F401  (the window fixture)
+from test_channels_app import _close, _pixel
+
+pytest.importorskip("ome_zarr")
+from ome_stores import ome_zarr_image  # noqa: E402
+
+META = {"colors": [{"label-value": 17, "rgba": [0, 0, 255, 255]}, {"label-value": 17, "rgba": [255, 0, 0, 255]}],
+        "properties": [{"label-value": 17, "area": 400, "class": "cell"}]}
+
+
+def _image(path: Path) -> Path:
+    data = np.zeros((64, 64), "u1")
+    data[:, 48:] = 200          # the right quarter bright: black is 0 in the auto contrast
+    label = np.zeros((64, 64), "u4")
+    label[8:28, 8:28] = 17      # red (the last of its two colours)
+    label[36:56, 8:28] = 3      # no colour stated: the palette's
+    return ome_zarr_image(path, "0.4", data, "yx", scale_factors=(), chunks=(64, 64), labels={"nuclei": label},
+                          label_metadata=META)
+
+
+def _labelled(qtbot: Any, w: MainWindow) -> None:
+    _settle(qtbot, w)
+    qtbot.waitUntil(lambda: w.data.label_panel is not None and w.data.scene.detail is not None
+                    and w.data.scene.detail.label("nuclei") is not None and not w.data.scene.busy, timeout=15000)
+    _settle(qtbot, w)
+
+
+def _mix(rgb: tuple[int, ...], alpha: float) -> tuple[int, int, int]:
+    return tuple(round(c * alpha) for c in rgb[:3])  # type: ignore[return-value]
+
+
+def test_label_colours_on_screen_opacity_and_toggle(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    window.open_location(str(_image(tmp_path / "img.zarr")))
+    _labelled(qtbot, window)
+    panel = window.data.label_panel
+    assert panel is not None and list(panel.boxes) == ["nuclei"] and panel.boxes["nuclei"].isChecked()
+    assert panel.sliders["nuclei"].value() == 50
+    other = tuple(int(v) for v in palette(np.array([3]))[0])
+    # opacity 0.5: half the label's colour over black
+    assert _close(_pixel(window, 15, 15), (128, 0, 0)), _pixel(window, 15, 15)
+    assert _close(_pixel(window, 45, 15), _mix(other, 0.5)), (_pixel(window, 45, 15), other)
+    assert _close(_pixel(window, 32, 40), (0, 0, 0))       # label 0: the image shows through
+    assert _close(_pixel(window, 32, 56), (200, 200, 200)) or _close(_pixel(window, 32, 56), (255, 255, 255))
+    reads = window.data.controller.requests
+    panel.sliders["nuclei"].setValue(100)
+    qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (255, 0, 0)), timeout=5000)
+    assert _close(_pixel(window, 45, 15), other[:3])
+    panel.boxes["nuclei"].setChecked(False)
+    qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (0, 0, 0)), timeout=5000)
+    assert "nuclei" not in window.data.controller.readout(15, 15)
+    panel.boxes["nuclei"].setChecked(True)
+    qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (255, 0, 0)), timeout=5000)
+    assert window.data.controller.requests == reads  # drawn again from the planes read, nothing read
+    assert window.data.controller.readout(15, 15) == 'y 15, x 15: 0 | nuclei 17 (area: 400, class: "cell")'
+    assert window.data.controller.readout(45, 15).endswith(": 0 | nuclei 3")
