@@ -69,3 +69,30 @@ def test_label_colours_on_screen_opacity_and_toggle(qtbot: Any, window: MainWind
     assert window.data.controller.requests == reads  # drawn again from the planes read, nothing read
     assert window.data.controller.readout(15, 15) == 'y 15, x 15: 0 | nuclei 17 (area: 400, class: "cell")'
     assert window.data.controller.readout(45, 15).endswith(": 0 | nuclei 3")
+
+
+def test_a_zoomed_in_label_is_blended_once_over_the_coarse_one(qtbot: Any, window: MainWindow,  # noqa: F811
+                                                               tmp_path: Path) -> None:
+    """Zoomed in, the detail tile and its label plane lie over the coarse tile and its own: the
+    coarse label is hidden by the detail image, so the colour is half the label's, not blended twice."""
+    n = 256
+    label = np.zeros((n, n), "u4")
+    label[:40, :40] = 17  # the coarse sample of the corner is 17 too: its label lies under the detail
+    data = np.zeros((n, n), "u1")
+    data[:, 192:] = 200  # black is 0 in the auto contrast
+    path = ome_zarr_image(tmp_path / "pyr.zarr", "0.5", data, "yx", scale_factors=(2, 4),
+                          chunks=(32, 32), labels={"nuclei": label}, label_metadata=META)
+    window.data.budget_chunks = 8
+    window.open_location(str(path))
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.label_panel is not None and not window.data.scene.busy
+                    and any(t.label("nuclei") is not None for t in window.data.scene.tiles()), timeout=15000)
+    window.data.image.show_region((0, 64, 0, 64))
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None and window.data.scene.detail.level == 0
+                    and window.data.scene.coarse is not None and not window.data.scene.busy, timeout=15000)
+    _settle(qtbot, window)
+    scene = window.data.scene
+    assert scene.coarse.label("nuclei") is not None and scene.detail.label("nuclei") is not None
+    assert (scene.coarse.level > 0 or scene.coarse.step_r > 1) and scene.detail.rect() != scene.coarse.rect()
+    assert _close(_pixel(window, 20, 20), (128, 0, 0)), _pixel(window, 20, 20)
+    assert _close(_pixel(window, 50, 50), (0, 0, 0))

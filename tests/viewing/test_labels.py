@@ -101,6 +101,23 @@ def test_colorize_any_integer_matches_a_per_value_lookup(dtype: str) -> None:
         assert (got[values == v] == np.array(want, np.uint8)).all(), (dtype, v)
 
 
+@pytest.mark.parametrize("dtype", ["u8", "i8", "i1", "u1", "i2"])
+def test_colorize_narrow_ranges_at_the_ends_of_each_type(dtype: str) -> None:
+    """A narrow range of values is coloured through a table indexed by value (no sort): right at
+    the type's ends too, where a difference in the type itself would wrap."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(2)
+    layer = LabelLayer("l", (), colors={int(info.max): (1, 2, 3, 4), int(info.min): (9, 8, 7, 6), 7: (7, 7, 7, 7)})
+    for base in (int(info.min), int(info.max) - 200, 0):
+        offsets = rng.integers(0, 200, (30, 20))
+        values = np.array([[min(base + int(o), int(info.max)) for o in row] for row in offsets], dtype=dtype)
+        values[0, 0] = values.max()
+        got = colorize(values, layer)
+        for v in np.unique(values):
+            want = layer.colors.get(int(v), tuple(palette(np.array([v]))[0]))
+            assert (got[values == v] == np.array(want, np.uint8)).all(), (dtype, base, v)
+
+
 def test_one_request_reads_the_image_and_the_label_at_the_matching_level(tmp_path: Path, h: Harness) -> None:
     path = ome_zarr_image(tmp_path / "img.zarr", "0.5", _image(), "yx", labels={"nuclei": _label()},
                           label_metadata=META, chunks=(32, 32))
@@ -240,3 +257,32 @@ class _FakeArray:
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape, self.chunks, self.ndim, self.dimension_names, self.path = shape, shape, len(shape), ("y", "x"), "/"
         self.dtype = np.dtype("u1")
+
+
+def test_a_label_without_a_pyramid_is_sampled_within_the_chunk_budget(tmp_path: Path) -> None:
+    from ome_zarr.writer import write_labels
+
+    n = 256
+    data = (np.arange(n * n).reshape(n, n) % 251).astype("u1")
+    path = ome_zarr_image(tmp_path / "img.zarr", "0.5", data, "yx", scale_factors=(2, 4, 8), chunks=(32, 32))
+    root = zarr.open_group(str(path), mode="a", zarr_format=3)
+    lab = (np.arange(n * n).reshape(n, n) // 7).astype("u4")
+    write_labels(lab, root, name="flat", scaler=None, scale_factors=[], axes="yx", fmt=_fmt("0.5"),
+                 storage_options={"chunks": (32, 32)})
+    store = CountingStore(LocalStore(path))
+    image, layers = _open(path, store)
+    assert len(layers[0].levels) == 1  # 64 chunks at its only level
+    harness = Harness(budget=16)
+    try:
+        store.reset()
+        scene = harness.show(image_state(image).with_(labels=layers, region=(0.0, n, 0.0, n),
+                                                      screen_scale=(0.125, 0.125)))
+        label_keys = [k for k in store.chunk_keys() if k.startswith("labels/")]
+        assert len(label_keys) <= 16 and len(set(label_keys)) == len(label_keys)
+        plane = (scene.detail or scene.coarse).label("flat")
+        assert plane is not None and plane.step_r >= 64 and plane.step_c >= 64
+        for i in range(plane.values.shape[0]):  # each sample is the label at its place
+            for j in range(plane.values.shape[1]):
+                assert plane.values[i, j] == lab[int(plane.r0 + i * plane.step_r), int(plane.c0 + j * plane.step_c)]
+    finally:
+        harness.close()

@@ -180,7 +180,7 @@ class ViewController:
         label = request_label(arr.path, plan.selection, arr.shape)
         req = ReadRequest(arr, plan.selection, gen, level=target.index, label=label, preview=plan.preview,
                           extra={"plan": plan, "key": key, "level": target, "layer": layer})
-        req = with_labels(req, state, target, plan)
+        req = with_labels(req, state, target, plan, self.budget)
         self._inflight = (gen, plan, key, target.index, names)
         self.requests += 1
         self._publish(replace(self.scene, status=f"Reading {label}…", busy=True, message=None))

@@ -6,6 +6,8 @@ a label pyramid with fewer levels than the image is read at its coarsest, finer 
 over the same region, at the same slider positions carried through physical space
 (``ome.pyramid``). Label axes are matched to the image's by name (else by position from the
 right), so a ``zyx`` label over a ``czyx`` image works; a label axis of length 1 broadcasts.
+Like the image, a label plane touches at most the view's chunk budget: where its pyramid is too
+short for the zoom, it is sampled one element every few chunks (``planning.coarsening``).
 
 The planning (pure arithmetic) is done on the GUI thread by :func:`with_labels`, which gives the
 request a ``compute`` that reads the image's selection, then each label plane, and colours them
@@ -29,7 +31,7 @@ from .labels import LabelLayer, colorize
 from .levels import LevelView
 from .ome import pyramid as arith
 from .ome.model import Level
-from .planning import PlaneRead
+from .planning import PlaneRead, chunks_between, coarsening
 from .scene import LabelPlane, Tile
 from .state import ViewState
 
@@ -57,12 +59,14 @@ class WithLabels:
     labels: tuple[LabelPlane, ...]
 
 
-def with_labels(request: ReadRequest, state: ViewState, target: LevelView, plan: PlaneRead) -> ReadRequest:
-    """``request`` reading the visible label layers too (unchanged where none is shown)."""
+def with_labels(request: ReadRequest, state: ViewState, target: LevelView, plan: PlaneRead,
+                budget: int = 256) -> ReadRequest:
+    """``request`` reading the visible label layers too (unchanged where none is shown); each
+    layer's plane touches at most ``budget`` chunks (sampled more coarsely where it would not)."""
     layers = state.visible_labels()
     if not layers:
         return request
-    reads = tuple(plan_label(layer, state, target.index, plan) for layer in layers)
+    reads = tuple(plan_label(layer, state, target.index, plan, budget) for layer in layers)
     compute = functools.partial(read_with_labels, request.array, request.selection, reads)
     return replace(request, compute=compute)
 
@@ -77,7 +81,7 @@ def split(data: Any) -> tuple[Any, tuple[LabelPlane, ...]]:
 
 
 # -- planning (GUI thread) ------------------------------------------------------------------------
-def plan_label(layer: LabelLayer, state: ViewState, level_index: int, plan: PlaneRead) -> LabelRead:
+def plan_label(layer: LabelLayer, state: ViewState, level_index: int, plan: PlaneRead, budget: int = 256) -> LabelRead:
     dims = dim_map(layer, state)
     if dims is None:
         return LabelRead(layer, None, None)
@@ -100,6 +104,10 @@ def plan_label(layer: LabelLayer, state: ViewState, level_index: int, plan: Plan
         return LabelRead(layer, lab, None)
     step_r = max(1, round(plan.step_r * img.scale[y] / lab.scale[ly]))
     step_c = max(1, round(plan.step_c * img.scale[x] / lab.scale[lx]))
+    cy, cx = lab.array.chunks[ly], lab.array.chunks[lx]
+    if _touched(k0, k1, step_r, cy) * _touched(j0, j1, step_c, cx) > budget:  # a label pyramid too short:
+        ky, kx = coarsening(chunks_between(k0, k1, cy), chunks_between(j0, j1, cx), max(1, budget))  # sampled
+        step_r, step_c = max(step_r, ky * cy if ky > 1 else 1), max(step_c, kx * cx if kx > 1 else 1)
     selection: list[Any] = []
     for a, d in enumerate(dims):
         if a == ly:
@@ -140,6 +148,11 @@ def _aligned(image: Level, label: Level, dims: list[int | None]) -> Level:
                  tuple(image.scale[d] if d is not None else s for d, s in zip(dims, label.scale)),
                  tuple(image.translation[d] if d is not None else t for d, t in zip(dims, label.translation)),
                  tuple(shape[d] if d is not None and d < len(shape) else n for d, n in zip(dims, label.shape)))
+
+
+def _touched(lo: int, hi: int, step: int, chunk: int) -> int:
+    """Chunks that samples lo, lo + step, ... below hi fall in."""
+    return -(-(hi - lo) // step) if step >= chunk else chunks_between(lo, hi, chunk)
 
 
 def _exact(x: float) -> float:

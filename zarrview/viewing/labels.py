@@ -153,7 +153,7 @@ def colorize(values: np.ndarray, layer: LabelLayer) -> np.ndarray:
     values = np.asarray(values)
     if values.dtype.kind not in "iu":  # a float label image: its integral values
         values = np.nan_to_num(values, nan=0).astype(np.int64)
-    uniq, inverse = np.unique(values, return_inverse=True)
+    uniq, inverse = _distinct(values)
     colours = palette(uniq)
     keys, rgba = layer._table  # noqa: SLF001
     if len(keys):
@@ -166,6 +166,18 @@ def colorize(values: np.ndarray, layer: LabelLayer) -> np.ndarray:
             hit = stated[at_c] == uniq
             colours[hit] = rgba[np.array(inside)][at_c[hit]]
     return colours[inverse.reshape(values.shape)]
+
+
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the values to colour, each element's index among them): every value of a narrow range
+    (an index is then the value less the lowest: no sort), else ``np.unique``'s."""
+    if values.size:
+        lo, hi = values.min(), values.max()
+        if int(hi) - int(lo) < min(1 << 16, max(256, values.size)):
+            uniq = np.array(range(int(lo), int(hi) + 1), dtype=values.dtype)
+            wide = values.astype(np.int64) if values.dtype.itemsize < 8 else values  # the difference fits
+            return uniq, (wide - wide.dtype.type(lo)).astype(np.intp)
+    return np.unique(values, return_inverse=True)
 
 
 def _json(v: Any) -> str:
