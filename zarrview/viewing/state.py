@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..zarrlib import Array
 from .axes import colour_axis, colour_by_default, default_axes
 from .channels import ChannelSetting
+
+if TYPE_CHECKING:
+    from .labels import LabelLayer
 
 #: rows r0:r1, columns c0:c1 of the displayed plane, in data coordinates (floats while panning)
 Region = tuple[float, float, float, float]
@@ -52,7 +55,7 @@ class ViewState:
     #: ``channel_axis``, read whole); "single": one channel on a slider, through the histogram
     channel_mode: str = "single"
     #: the label images overlaid on it (``labels.LabelLayer``: levels, colours, opacity, shown)
-    labels: tuple[Any, ...] = ()
+    labels: tuple[LabelLayer, ...] = ()
 
     @property
     def composite(self) -> bool:
@@ -84,7 +87,7 @@ class ViewState:
         """One label layer's ``visible`` or ``opacity`` changed."""
         return replace(self, labels=tuple(lay.with_(**changes) if lay.name == name else lay for lay in self.labels))
 
-    def visible_labels(self) -> tuple[Any, ...]:
+    def visible_labels(self) -> tuple[LabelLayer, ...]:
         return tuple(lay for lay in self.labels if lay.visible)
 
     @property
