@@ -6,6 +6,7 @@ the label and its properties; showing, hiding and opacity redraw without a read.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -284,5 +285,37 @@ def test_a_label_without_a_pyramid_is_sampled_within_the_chunk_budget(tmp_path: 
         for i in range(plane.values.shape[0]):  # each sample is the label at its place
             for j in range(plane.values.shape[1]):
                 assert plane.values[i, j] == lab[int(plane.r0 + i * plane.step_r), int(plane.c0 + j * plane.step_c)]
+    finally:
+        harness.close()
+
+
+def test_the_ring_prefetch_reads_the_labels_around_the_view_too(tmp_path: Path) -> None:
+    n = 256
+    data = (np.arange(n * n).reshape(n, n) % 251).astype("u1")
+    lab = (np.arange(n * n).reshape(n, n) // 100).astype("u4")
+    from ome_zarr.writer import write_labels
+
+    path = ome_zarr_image(tmp_path / "img.zarr", "0.5", data, "yx", scale_factors=(), chunks=(32, 32))
+    write_labels(lab, zarr.open_group(str(path), mode="a", zarr_format=3), name="l", scaler=None, scale_factors=[],
+                 axes="yx", fmt=_fmt("0.5"), storage_options={"chunks": (32, 32)})
+    store = CountingStore(LocalStore(path))
+    image, layers = _open(path, store)
+    harness = Harness(budget=16, prefetch=True)
+    try:
+        store.reset()
+        harness.show(image_state(image).with_(labels=layers, region=(64.0, 128.0, 64.0, 128.0), screen_scale=(4.0, 4.0)))
+        assert sorted(k for k in store.chunk_keys() if k.startswith("labels/")) == [
+            f"labels/l/{layers[0].levels[0].path}/c/{r}/{c}" for r in (2, 3) for c in (2, 3)]
+        harness.deferred[-1]()  # the frame is painted: the ring around the view is read ahead
+        end = time.monotonic() + 20
+        while harness.scheduler.prefetched < 1 + len(layers) and time.monotonic() < end:  # the image's and each layer's
+            time.sleep(0.01)
+        harness.settle()
+        ring = {k for k in store.chunk_keys() if k.startswith("labels/")}
+        assert len(ring) == 16  # chunks 1..4 along both axes
+        store.reset()
+        scene = harness.show(harness.ctl.state.with_(region=(96.0, 160.0, 96.0, 160.0)))  # a pan into the ring
+        assert harness.ctl.requests == 2 and store.chunk_keys() == []  # image and labels from the cache
+        np.testing.assert_array_equal(scene.detail.label("l").values, lab[96:160, 96:160])
     finally:
         harness.close()

@@ -43,7 +43,7 @@ from ..scheduling import ReadRequest, ReadResult, ReadScheduler
 from .axes import dim_names
 from .channels import auto_windows, composite
 from .contrast import displayable, summarize
-from .label_reads import has_labels, split, with_labels
+from .label_reads import has_labels, prefetch_labels, split, with_labels
 from .levels import LevelView, level_views
 from .planning import PlaneRead, plan_plane, plan_view
 from .readout import readout, request_label
@@ -332,7 +332,8 @@ class ViewController:
             # still wanted while no newer read was asked for and the plane is the same (a pan
             # that the loaded tiles cover changes the state, not what is worth reading ahead)
             if gen == self.generation and self.state is not None and self.state.plane_key() == state.plane_key():
-                self.scheduler.prefetch(self._neighbours(plan, state, lv) if whole else self._ring(plan, state, lv))
+                ahead = self._neighbours(plan, state, lv) if whole else self._ring(plan, state, lv)
+                self.scheduler.prefetch(prefetch_labels(ahead, state, lv, self.budget))
 
         self.defer(run)
 

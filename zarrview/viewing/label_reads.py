@@ -71,6 +71,24 @@ def with_labels(request: ReadRequest, state: ViewState, target: LevelView, plan:
     return replace(request, compute=compute)
 
 
+def prefetch_labels(requests: list[ReadRequest], state: ViewState, target: LevelView, budget: int) -> list[ReadRequest]:
+    """The prefetch of the image (``requests``) and, for each block of the plane shown (the ring
+    around the view), the label planes over it: a pan into the ring finds the labels cached too."""
+    out = list(requests)
+    for req in requests:
+        sel = req.selection
+        ys, xs = sel[state.y_dim], sel[state.x_dim]
+        same_plane = all(sel[d] == i for d, i in enumerate(target.indices) if d not in state.plane_dims)
+        if not (same_plane and isinstance(ys, slice) and isinstance(xs, slice)):
+            continue  # another plane (a neighbour): its labels are read when it is shown
+        plan = PlaneRead(sel, ys.start or 0, ys.stop, xs.start or 0, xs.stop, ys.step or 1, xs.step or 1, 0)
+        for layer in state.visible_labels():
+            r = plan_label(layer, state, target.index, plan, budget)
+            if r.selection is not None and r.level is not None and r.level.array is not None:
+                out.append(ReadRequest(r.level.array, r.selection, req.generation, label=f"{layer.name} ring"))
+    return out
+
+
 def has_labels(tile: Tile, state: ViewState) -> bool:
     """Whether ``tile`` was read with every label layer the state shows."""
     return all(tile.label(layer.name) is not None for layer in state.visible_labels())
