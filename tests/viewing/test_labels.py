@@ -319,3 +319,21 @@ def test_the_ring_prefetch_reads_the_labels_around_the_view_too(tmp_path: Path) 
         np.testing.assert_array_equal(scene.detail.label("l").values, lab[96:160, 96:160])
     finally:
         harness.close()
+
+
+def test_a_label_chunk_that_cannot_be_read_is_background_and_said(tmp_path: Path, h: Harness) -> None:
+    from ome_zarr.writer import write_labels
+
+    path = ome_zarr_image(tmp_path / "img.zarr", "0.5", _image(), "yx", scale_factors=(), chunks=(32, 32))
+    write_labels(_label(), zarr.open_group(str(path), mode="a", zarr_format=3), name="nuclei", scaler=None,
+                 scale_factors=[], axes="yx", fmt=_fmt("0.5"), storage_options={"chunks": (32, 32)},
+                 label_metadata=META)
+    image, layers = _open(path)
+    (path / "labels" / "nuclei" / layers[0].levels[0].path / "c" / "0" / "0").write_bytes(b"not a chunk")
+    scene = h.show(image_state(image).with_(labels=layers))
+    plane = scene.detail.label("nuclei")
+    assert plane.error is not None and "1 chunk could not be read" in plane.error
+    assert (plane.values[:32, :32] == 0).all() and (plane.values[32:48, 4:60] == 5).all()  # the rest is read
+    text = h.ctl.readout(40, 10)
+    assert ' | nuclei 5 (class: "debris") (partly unreadable: 1 chunk could not be read' in text
+    assert scene.detail.failures == ()  # the image's own chunks are all there: nothing hatched

@@ -181,22 +181,27 @@ def _exact(x: float) -> float:
 def read_with_labels(array: Array, selection: tuple[Any, ...], reads: tuple[LabelRead, ...], cancel: Any,
                      cache: Any, progress: Callable[[int, int], None] | None, failures: list[Any]) -> WithLabels:
     """``ReadRequest.compute``: the image's selection (its progress and failures), then each
-    label plane, coloured. A label that cannot be read gives an empty plane; a cancel stops all."""
+    label plane, coloured. A label that cannot be read gives an empty plane that says why (chunks
+    that fail are background and counted); a cancel stops all."""
     image = array.read(selection, cancel=cancel, cache=cache, progress=progress, failures=failures)
     planes = []
     for r in reads:
         values = np.zeros((0, 0), dtype=np.int64)
+        error = None
         if r.selection is not None and r.level is not None and r.level.array is not None:
+            lost: list[Any] = []
             try:
-                values = np.asarray(r.level.array.read(r.selection, cancel=cancel, cache=cache, failures=[]))
+                values = np.asarray(r.level.array.read(r.selection, cancel=cancel, cache=cache, failures=lost))
             except ReadCancelled:
                 raise
-            except ZarrError:
-                pass  # the image shows without this layer
+            except ZarrError as e:  # the image shows without this layer
+                error = str(e)
+            if lost:
+                error = f"{len(lost)} chunk{'s' if len(lost) > 1 else ''} could not be read: {lost[0].message}"
             if values.ndim != 2:
                 values = np.zeros((0, 0), dtype=np.int64)
             elif r.transpose:
                 values = values.T
         planes.append(LabelPlane(r.layer.name, values, colorize(values, r.layer), r.r0, r.c0, r.step_r, r.step_c,
-                                 r.level.index if r.level is not None else 0))
+                                 r.level.index if r.level is not None else 0, error))
     return WithLabels(image, tuple(planes))

@@ -89,9 +89,11 @@ def label_values(state: ViewState, scene: Scene, row: int, col: int) -> str:
     cursor and its properties."""
     out = ""
     for layer in state.visible_labels():
-        value = scene.label_at(layer.name, row, col)
+        value, error = scene.label_at(layer.name, row, col), scene.label_error(layer.name)
         if value is not None:
-            out += " | " + layer.describe(value)
+            out += " | " + layer.describe(value) + (f" (partly unreadable: {error})" if error else "")
+        elif error:
+            out += f" | {layer.name}: cannot be read ({error})"
     return out
 
 

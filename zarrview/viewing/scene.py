@@ -39,6 +39,8 @@ class LabelPlane:
     step_r: float
     step_c: float
     level: int = 0
+    #: why some or all of it could not be read (its values are then the background there)
+    error: str | None = None
 
     def rect(self) -> tuple[float, float, float, float]:
         h, w = self.values.shape[:2]
@@ -139,6 +141,11 @@ class Scene:
             if value is not None:
                 return value
         return None
+
+    def label_error(self, name: str) -> str | None:
+        """Why label layer ``name`` could not be read (wholly or in part), where it could not."""
+        return next((p.error for t in (self.detail, self.coarse) if t is not None
+                     for p in t.labels if p.name == name and p.error), None)
 
     def value_at(self, row: int, col: int) -> tuple[Any, bool] | None:
         """(value, exact) at a data element: from the full-resolution tile where it is loaded,
