@@ -171,6 +171,8 @@ class ImagePane(pg.ImageView):
         backdrop.setVisible(tile.image.dtype.kind == "f")
 
     def _sync_detail(self) -> None:
+        if self.detail.image is None:  # nothing drawn there: setting its levels would only repaint
+            return
         base = self.getImageItem()
         if base.levels is not None and not _same_levels(self.detail.levels, tuple(base.levels)):
             self.detail.setLevels(base.levels)
