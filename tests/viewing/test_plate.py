@@ -27,9 +27,9 @@ from zarrview.viewing.plate import (
     PlateModel,
     PlateMosaic,
     batches,
-    read_well,
     render,
 )
+from zarrview.viewing.plate_reads import read_well
 from zarrview.zarrlib.storage import LocalStore
 
 from ome_stores import hand_image, ome_zarr_plate, write_group

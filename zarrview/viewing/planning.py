@@ -130,7 +130,7 @@ def _strided(shape: tuple[int, ...], chunks: tuple[int, ...], dims: tuple[int, i
     r0, r1, c0, c1 = region
     step_r, step_c = steps
     sel = _selection(len(shape), dims, fixed, region, steps, channel)
-    touched = _touched(r0, r1, step_r, chunks[ydim]) * _touched(c0, c1, step_c, chunks[xdim])
+    touched = touched_chunks(r0, r1, step_r, chunks[ydim]) * touched_chunks(c0, c1, step_c, chunks[xdim])
     nc = 1 if channel is None else chunks_between(0, shape[channel], chunks[channel])
     return PlaneRead(sel, r0, r1, c0, c1, step_r, step_c, touched * nc)
 
@@ -152,7 +152,7 @@ def _selection(ndim: int, dims: tuple[int, int], fixed: dict[int, int], region: 
     return tuple(out)
 
 
-def _touched(lo: int, hi: int, step: int, chunk: int) -> int:
+def touched_chunks(lo: int, hi: int, step: int, chunk: int) -> int:
     """Chunks that samples lo, lo + step, ... below hi fall in (each in its own when step >= chunk)."""
     samples = max(0, -(-(hi - lo) // step))
     if step >= chunk:
