@@ -44,7 +44,7 @@ from .axes import dim_names
 from .channels import auto_windows, composite
 from .contrast import displayable, summarize
 from .label_reads import has_labels, prefetch_labels, split, with_labels
-from .levels import LevelView, level_views
+from .levels import LevelView, exact, level_views
 from .planning import PlaneRead, plan_plane, plan_view
 from .readout import readout, request_label
 from .scene import Scene, Tile
@@ -235,8 +235,8 @@ class ViewController:
             state = self.state = state.with_(channels=auto_windows(displayable(values, state.complex_mode),
                                                                    state.channels, only_missing=True))
         (a_r, b_r), (a_c, b_c) = lv.rows, lv.cols
-        tile = Tile(values, _display(values, state), _exact(a_r * plan.r0 + b_r),
-                    _exact(a_c * plan.c0 + b_c), _exact(a_r * plan.step_r), _exact(a_c * plan.step_c), key,
+        tile = Tile(values, _display(values, state), exact(a_r * plan.r0 + b_r),
+                    exact(a_c * plan.c0 + b_c), exact(a_r * plan.step_r), exact(a_c * plan.step_c), key,
                     result.failures, plan.chunks, lv.index, planes)
         scene = self.scene
         coarse = scene.coarse if scene.coarse is not None and scene.coarse.plane_key == key else None
@@ -376,11 +376,6 @@ def _display(values: np.ndarray, state: ViewState) -> np.ndarray:
     if state.composite:
         return composite(image, state.channels)
     return np.ascontiguousarray(image)
-
-
-def _exact(x: float) -> float:
-    """An integral coordinate as an int (plain arrays and aligned levels index with it)."""
-    return int(x) if float(x).is_integer() else x
 
 
 def _background(a: Tile | None, b: Tile | None, over: Tile) -> Tile | None:

@@ -28,10 +28,10 @@ import numpy as np
 from ..scheduling import ReadRequest
 from ..zarrlib import Array, ReadCancelled, ZarrError
 from .labels import LabelLayer, colorize
-from .levels import LevelView
+from .levels import LevelView, exact
 from .ome import pyramid as arith
 from .ome.model import Level
-from .planning import PlaneRead, chunks_between, coarsening
+from .planning import PlaneRead, chunks_between, coarsening, touched_chunks
 from .scene import LabelPlane, Tile
 from .state import ViewState
 
@@ -123,7 +123,7 @@ def plan_label(layer: LabelLayer, state: ViewState, level_index: int, plan: Plan
     step_r = max(1, round(plan.step_r * img.scale[y] / lab.scale[ly]))
     step_c = max(1, round(plan.step_c * img.scale[x] / lab.scale[lx]))
     cy, cx = lab.array.chunks[ly], lab.array.chunks[lx]
-    if _touched(k0, k1, step_r, cy) * _touched(j0, j1, step_c, cx) > budget:  # a label pyramid too short:
+    if touched_chunks(k0, k1, step_r, cy) * touched_chunks(j0, j1, step_c, cx) > budget:  # a label pyramid too short:
         ky, kx = coarsening(chunks_between(k0, k1, cy), chunks_between(j0, j1, cx), max(1, budget))  # sampled
         step_r, step_c = max(step_r, ky * cy if ky > 1 else 1), max(step_c, kx * cx if kx > 1 else 1)
     selection: list[Any] = []
@@ -139,8 +139,8 @@ def plan_label(layer: LabelLayer, state: ViewState, level_index: int, plan: Plan
     edges = arith.map_region(lab, _aligned(img0, lab, dims), ((0.0, 1.0),) * nd)  # label pixel 0 in level 0
     (lo_r, hi_r), (lo_c, hi_c) = edges[ly], edges[lx]
     a_r, a_c = hi_r - lo_r, hi_c - lo_c
-    return LabelRead(layer, lab, tuple(selection), ly > lx, _exact(lo_r + a_r * k0), _exact(lo_c + a_c * j0),
-                     _exact(a_r * step_r), _exact(a_c * step_c))
+    return LabelRead(layer, lab, tuple(selection), ly > lx, exact(lo_r + a_r * k0), exact(lo_c + a_c * j0),
+                     exact(a_r * step_r), exact(a_c * step_c))
 
 
 def dim_map(layer: LabelLayer, state: ViewState) -> list[int | None] | None:
@@ -166,15 +166,6 @@ def _aligned(image: Level, label: Level, dims: list[int | None]) -> Level:
                  tuple(image.scale[d] if d is not None else s for d, s in zip(dims, label.scale)),
                  tuple(image.translation[d] if d is not None else t for d, t in zip(dims, label.translation)),
                  tuple(shape[d] if d is not None and d < len(shape) else n for d, n in zip(dims, label.shape)))
-
-
-def _touched(lo: int, hi: int, step: int, chunk: int) -> int:
-    """Chunks that samples lo, lo + step, ... below hi fall in."""
-    return -(-(hi - lo) // step) if step >= chunk else chunks_between(lo, hi, chunk)
-
-
-def _exact(x: float) -> float:
-    return int(x) if float(x).is_integer() else x
 
 
 # -- reading (the scheduler's worker) -------------------------------------------------------------

@@ -73,3 +73,9 @@ def _view(state: ViewState, levels: list, index: int) -> LevelView:  # type: ign
         region = ((r0 - b_r) / a_r, (r1 - b_r) / a_r, (c0 - b_c) / a_c, (c1 - b_c) / a_c)
     sy, sx = state.screen_scale
     return LevelView(index, level.array, indices, region, (sy * a_r, sx * a_c), (a_r, b_r), (a_c, b_c))
+
+
+def exact(x: float) -> float:
+    """A level-0 coordinate as an int when it is integral: plain arrays and aligned levels place
+    and index their tiles with it."""
+    return int(x) if float(x).is_integer() else x
