@@ -14,7 +14,8 @@ from . import __version__
 
 if TYPE_CHECKING:  # the headless commands import their modules when they run
     from .viewing.export import PlaneSpec
-    from .zarrlib import Node
+    from .viewing.labels import LabelLayer
+    from .zarrlib import Group, Node
 
 
 def _tree(location: str) -> int:
@@ -101,6 +102,8 @@ def _export(argv: Sequence[str]) -> int:
     sub.add_argument("location", help="path, URL or .zip, followed by ::/node/path of an array or an OME-Zarr image")
     sub.add_argument("--slice", help="the plane, e.g. 5,:,: or :,128,: (the ':' dimensions are rows and columns)")
     sub.add_argument("--level", type=int, help="the pyramid level of an OME-Zarr image (0, the finest, by default)")
+    sub.add_argument("--labels", nargs="?", const="", metavar="NAMES",
+                     help="draw an OME-Zarr image's label images over a .png: all, or those named (a,b)")
     sub.add_argument("-o", "--output", required=True, help="FILE.npy (exact values), FILE.csv or FILE.png (grey)")
     ns = sub.parse_args(list(argv))
     from . import zarrlib as zl
@@ -110,7 +113,7 @@ def _export(argv: Sequence[str]) -> int:
     try:
         plane = parse_slice(ns.slice)
         export_format(ns.output)
-        spec = _export_spec(zl.open(ns.location), plane, ns.level)
+        spec = _export_spec(zl.open(ns.location), plane, ns.level, ns.labels)
         if spec is None:
             return 1
         export_plane(spec, ns.output, progress=_tty_progress(spec.label) if sys.stderr.isatty() else None)
@@ -123,17 +126,19 @@ def _export(argv: Sequence[str]) -> int:
     return 0
 
 
-def _export_spec(node: Node, plane: dict[int, int], level: int | None) -> PlaneSpec | None:
+def _export_spec(node: Node, plane: dict[int, int], level: int | None, labels: str | None = None) -> PlaneSpec | None:
     """What ``zarrview export`` writes for ``node``: an array's plane, or an OME-Zarr image's plane
-    at pyramid ``level`` (the window's first view of it); None after saying why there is none."""
+    at pyramid ``level`` (the window's first view of it) with the label images ``labels`` names
+    ("": all); None after saying why there is none."""
     from . import zarrlib as zl
     from .viewing.export import default_spec, image_spec
     from .viewing.ome import OmeImage, detect
     from .viewing.slice_spec import ArgumentError, check_plane
 
     if isinstance(node, zl.Array):
-        if level is not None:
-            raise ArgumentError(f"zarrview: --level is for an OME-Zarr image group; {node.path} is an array")
+        for flag, given in (("--level", level), ("--labels", labels)):
+            if given is not None:
+                raise ArgumentError(f"zarrview: {flag} is for an OME-Zarr image group; {node.path} is an array")
         check_plane(node, plane)
         return default_spec(node, plane)
     if not isinstance(node, zl.Group):
@@ -148,9 +153,27 @@ def _export_spec(node: Node, plane: dict[int, int], level: int | None) -> PlaneS
     if level0 is not None:
         check_plane(level0, plane)  # --slice in level-0 indices, as the window takes it
     try:
-        return image_spec(image, plane, level or 0)
+        return image_spec(image, plane, level or 0, _label_layers(node, labels))
     except ValueError as e:
         raise ArgumentError(f"zarrview: {e}") from None
+
+
+def _label_layers(image: Group, names: str | None) -> tuple[LabelLayer, ...]:
+    """The label images ``--labels`` names (all for ""), every one shown; an unknown name is an error."""
+    from .viewing.labels import labels_group, layers_of
+    from .viewing.slice_spec import ArgumentError
+
+    if names is None:
+        return ()
+    layers = layers_of(labels_group(image))
+    wanted = [n.strip() for n in names.split(",") if n.strip()] or [lay.name for lay in layers]
+    have = {lay.name: lay for lay in layers}
+    missing = [n for n in wanted if n not in have]
+    if missing:
+        known = ", ".join(have) or "none that can be read"
+        raise ArgumentError(f"zarrview: --labels {','.join(missing)}: {image.path} has no such label image "
+                            f"(its label images: {known})")
+    return tuple(have[n].with_(visible=True) for n in wanted)
 
 
 def _tty_progress(label: str) -> Callable[[int, int], None]:

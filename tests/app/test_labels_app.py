@@ -96,3 +96,38 @@ def test_a_zoomed_in_label_is_blended_once_over_the_coarse_one(qtbot: Any, windo
     assert (scene.coarse.level > 0 or scene.coarse.step_r > 1) and scene.detail.rect() != scene.coarse.rect()
     assert _close(_pixel(window, 20, 20), (128, 0, 0)), _pixel(window, 20, 20)
     assert _close(_pixel(window, 50, 50), (0, 0, 0))
+
+
+def test_label_colours_edited_shuffled_reset_and_exported(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    """A label's colour set by hand, the generated colours shuffled and the metadata's colours
+    back: each redrawn from the planes already read (no read), and an exported PNG of the plane
+    shows the labels in the colours on screen."""
+    from zarrview.viewing.export import export_plane
+
+    from png_decode import decode_png
+
+    window.open_location(str(_image(tmp_path / "img.zarr")))
+    _labelled(qtbot, window)
+    panel = window.data.label_panel
+    panel.sliders["nuclei"].setValue(100)
+    qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (255, 0, 0)), timeout=5000)
+    reads = window.data.controller.requests
+    panel.set_colour("nuclei", 17, (0, 200, 255, 255))
+    qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (0, 200, 255)), timeout=5000)
+    panel.shuffle("nuclei")
+    shuffled = tuple(int(v) for v in palette(np.array([3]), seed=1)[0][:3])
+    assert shuffled != tuple(int(v) for v in palette(np.array([3]))[0][:3])
+    qtbot.waitUntil(lambda: _close(_pixel(window, 45, 15), shuffled), timeout=5000)
+    assert _close(_pixel(window, 15, 15), (0, 200, 255))  # a colour set by hand stays
+    spec = window.data.plane_spec()
+    assert spec is not None and [o.layer.name for o in spec.labels] == ["nuclei"]
+    export_plane(spec, tmp_path / "shown.png")
+    png = decode_png((tmp_path / "shown.png").read_bytes())
+    assert tuple(png[15, 15, :3]) == (0, 200, 255) and tuple(png[45, 15, :3]) == shuffled
+    assert tuple(png[32, 40, :3]) == (0, 0, 0)  # no label: the image
+    panel.reset("nuclei")
+    qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (255, 0, 0)), timeout=5000)
+    assert _close(_pixel(window, 45, 15), tuple(int(v) for v in palette(np.array([3]))[0][:3]))
+    assert window.data.controller.requests == reads  # nothing read again
+    panel.boxes["nuclei"].setChecked(False)
+    qtbot.waitUntil(lambda: window.data.plane_spec() is not None and not window.data.plane_spec().labels, timeout=5000)

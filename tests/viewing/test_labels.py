@@ -15,8 +15,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.app.ome_hookup import labels_of
-from zarrview.viewing.labels import LabelLayer, colorize, layers_of, palette
+from zarrview.viewing.labels import LabelLayer, colorize, labels_group, layers_of, palette
 from zarrview.viewing.ome import OmeImage, detect
 from zarrview.viewing.ome.model import Level
 from zarrview.viewing.ome_view import image_state
@@ -57,7 +56,7 @@ def _open(path: Path, store: CountingStore | None = None) -> tuple[OmeImage, tup
     root = zl.open(store if store is not None else str(path))
     image = detect(root, labels=False)  # as the window reads it: the labels afterwards
     assert isinstance(image, OmeImage)
-    return image, layers_of(labels_of(root))
+    return image, layers_of(labels_group(root))
 
 
 @pytest.mark.parametrize("version", ["0.4", "0.5"])

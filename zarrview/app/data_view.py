@@ -18,6 +18,7 @@ from ..scheduling import ReadScheduler
 from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.axes import dim_names
 from ..viewing.export import PlaneSpec, level_error, table_selection
+from ..viewing.export_labels import overlays
 from ..viewing.ome import OmeImage, OmePlate
 from ..viewing.ome_view import image_state
 from ..viewing.state import Region
@@ -393,4 +394,4 @@ class DataView(QWidget):
         lo, hi = hist.getLevels()
         return PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim,
                          state.complex_mode, (float(lo), float(hi)), None if lut is None else np.asarray(lut, np.uint8),
-                         channels=state.channels if state.composite else ())
+                         channels=state.channels if state.composite else (), labels=overlays(state, 0))

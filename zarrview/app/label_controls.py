@@ -1,6 +1,7 @@
 """The label layers' panel: a row per label image of the shown image, a check box with its name
-(shown or not) and an opacity slider. It only forwards the user's choices; the view model's state
-(``ViewState.labels``) says what is drawn."""
+(shown or not), an opacity slider and a colours menu (a label's colour, shuffling the generated
+palette, back to the metadata's colours). It only forwards the user's choices; the view model's
+state (``ViewState.labels``) says what is drawn."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QGridLayout, QGroupBox, QLabel, QSlider, QWidget
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QCheckBox, QColorDialog, QGridLayout, QGroupBox, QInputDialog, QLabel, QMenu,
+                               QSlider, QToolButton, QWidget)
 
-from ..viewing.labels import LabelLayer
+from ..viewing.labels import RGBA, LabelLayer
 from ..zarrlib import Group
 
 if TYPE_CHECKING:
@@ -20,11 +23,15 @@ Changed = Callable[[str, dict[str, Any]], None]
 
 
 class LabelPanel(QGroupBox):
-    """``changed(name, {"visible": bool} | {"opacity": float})`` on every user change."""
+    """``changed(name, {"visible": bool} | {"opacity": float} | {"colors": ..., "seed": int})`` on
+    every user change; ``current(name)`` is the layer as the view has it now."""
 
-    def __init__(self, layers: tuple[LabelLayer, ...], changed: Changed, parent: QWidget | None = None) -> None:
+    def __init__(self, layers: tuple[LabelLayer, ...], changed: Changed, parent: QWidget | None = None,
+                 current: Callable[[str], LabelLayer | None] | None = None) -> None:
         super().__init__("Labels", parent)
         self.changed = changed
+        self.original = {layer.name: layer for layer in layers}
+        self.current = current or self.original.get
         self.boxes: dict[str, QCheckBox] = {}
         self.sliders: dict[str, QSlider] = {}
         grid = QGridLayout(self)
@@ -42,13 +49,54 @@ class LabelPanel(QGroupBox):
             grid.addWidget(box, row, 0)
             grid.addWidget(QLabel("Opacity"), row, 1)
             grid.addWidget(slider, row, 2)
+            grid.addWidget(self._colours_button(layer.name), row, 3)
             self.boxes[layer.name], self.sliders[layer.name] = box, slider
         grid.setColumnStretch(2, 1)
 
+    def _colours_button(self, name: str) -> QToolButton:
+        button = QToolButton()
+        button.setText("Colours")
+        button.setToolTip(f"Colours of {name}")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(button)
+        menu.addAction("Colour of a label…", lambda: self.ask_colour(name))
+        menu.addAction("Shuffle the generated colours", lambda: self.shuffle(name))
+        menu.addAction("Colours from the metadata", lambda: self.reset(name))
+        button.setMenu(menu)
+        return button
 
-def add_label_panel(layout: QGridLayout, layers: tuple[LabelLayer, ...], row: int, changed: Changed) -> LabelPanel:
+    def ask_colour(self, name: str) -> None:
+        layer = self.current(name)
+        if layer is None:
+            return
+        value, ok = QInputDialog.getInt(self, f"Colour of a label of {name}", "Label value:", 1, -(1 << 31), (1 << 31) - 1)
+        if not ok:
+            return
+        colour = QColorDialog.getColor(QColor(*layer.color_of(value)), self, f"{name} {value}",
+                                       QColorDialog.ColorDialogOption.ShowAlphaChannel)
+        if colour.isValid():
+            self.set_colour(name, value, (colour.red(), colour.green(), colour.blue(), colour.alpha()))
+
+    def set_colour(self, name: str, value: int, rgba: RGBA | None) -> None:
+        """Label ``value`` of layer ``name`` drawn in ``rgba`` (None: the generated colour)."""
+        layer = self.current(name)
+        if layer is not None:
+            self.changed(name, {"colors": layer.with_color(value, rgba).colors})
+
+    def shuffle(self, name: str) -> None:
+        layer = self.current(name)
+        if layer is not None:
+            self.changed(name, {"seed": layer.seed + 1})
+
+    def reset(self, name: str) -> None:
+        original = self.original[name]
+        self.changed(name, {"colors": original.colors, "seed": original.seed})
+
+
+def add_label_panel(layout: QGridLayout, layers: tuple[LabelLayer, ...], row: int, changed: Changed,
+                    current: Callable[[str], LabelLayer | None] | None = None) -> LabelPanel:
     """The panel in a row of its own under the other controls."""
-    panel = LabelPanel(layers, changed)
+    panel = LabelPanel(layers, changed, current=current)
     layout.addWidget(panel, row, 0, 1, 7)
     return panel
 
@@ -68,4 +116,7 @@ def show_labels(view: DataView, image: Group, layers: tuple[LabelLayer, ...]) ->
         if view.state is not None:
             view.controller.set_state(view.state.with_label(name, **changes))
 
-    view.label_panel = add_label_panel(view.controls_layout, layers, state.array.ndim + 3, changed)
+    def current(name: str) -> LabelLayer | None:
+        return next((lay for lay in view.state.labels if lay.name == name), None) if view.state is not None else None
+
+    view.label_panel = add_label_panel(view.controls_layout, layers, state.array.ndim + 3, changed, current)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..viewing.labels import layers_of
-from ..viewing.ome import OmeImage, OmeLabels, OmeNode, OmePlate, describe, detect
-from ..zarrlib import Group, ZarrError
+from ..viewing.labels import labels_group, layers_of
+from ..viewing.ome import OmeImage, OmeLabels, OmeNode, OmePlate, describe
+from ..zarrlib import Group
 from .bridge import run_in_thread
 from .label_controls import show_labels
 from .plate_view import show_plate
@@ -64,17 +64,7 @@ def _read_labels(window: MainWindow, image: Group) -> None:
             show_labels(window.data, image, layers)
 
     def read() -> tuple[OmeLabels | None, tuple[Any, ...]]:
-        labels = labels_of(image)
+        labels = labels_group(image)
         return labels, layers_of(labels)
 
     run_in_thread(read, done, window)
-
-
-def labels_of(image: Group) -> OmeLabels | None:
-    """The ``labels`` group of an image, detected with its label images' checks; None without one."""
-    try:
-        sub = image["labels"]
-    except ZarrError:
-        return None
-    found = detect(sub) if isinstance(sub, Group) else None
-    return found if isinstance(found, OmeLabels) else None

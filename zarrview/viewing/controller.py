@@ -44,6 +44,7 @@ from .axes import dim_names
 from .channels import auto_windows, composite
 from .contrast import displayable, summarize
 from .label_reads import has_labels, prefetch_labels, split, with_labels
+from .labels import recolour, recoloured
 from .levels import LevelView, exact, level_views
 from .planning import PlaneRead, plan_plane, plan_view
 from .readout import readout, request_label
@@ -86,6 +87,8 @@ class ViewController:
         elif state.complex_mode != old.complex_mode or (state.composite and old.composite and state.channels != old.channels):
             # the same values drawn otherwise: the loaded tiles are drawn again, nothing is read
             scene = self._redisplay(scene, state)
+        if old is not None and state.labels != old.labels:
+            scene = recoloured(scene, state.labels)  # a colour edited: drawn again, not read
         scene = replace(scene, channel_dim=state.channel_dim, composite=state.composite, labels=state.labels)
         if state.level is not None and old is not None and state.level != old.level:
             # a level picked by hand is shown as it is: other levels' tiles would hide or blur it
@@ -229,6 +232,7 @@ class ViewController:
         key = request.extra["key"]
         lv: LevelView = request.extra["level"]
         data, planes = split(result.data)
+        planes = recolour(planes, state.labels)  # colours edited while it was read
         values = self._oriented(data, state)
         if state.composite and any(c.window is None for c in state.channels):
             # windows not given by the metadata: from the first values of this image shown

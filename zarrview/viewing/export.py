@@ -30,6 +30,8 @@ import numpy as np
 from ..zarrlib import Array, CancelToken, ReadCancelled, ZarrError
 from .channels import ChannelSetting, auto_windows, composite
 from .contrast import displayable, percentile_levels
+from .export_labels import LabelExportError, LabelOverlay, blend, overlays, read_overlays
+from .labels import LabelLayer
 from .ome.model import OmeImage
 from .png import PngShapeError, write_png
 from .state import COMPLEX_MODES, initial_state
@@ -102,6 +104,8 @@ class PlaneSpec:
     #: the channels of a composite (their colours, windows, visibility): with ``channel_dim``,
     #: a PNG is drawn as the view draws it, not as raw RGB
     channels: tuple[ChannelSetting, ...] = ()
+    #: label layers drawn over a PNG (``export_labels.overlays``), as the window shows them
+    labels: tuple[LabelOverlay, ...] = ()
 
     def __post_init__(self) -> None:
         free = {d for d, s in enumerate(self.selection) if isinstance(s, slice)}
@@ -160,11 +164,13 @@ def level_error(image: OmeImage, level: int) -> str | None:
     return f"--level {level}: the image at {image.path} has no such level ({have})"
 
 
-def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: int = 0) -> PlaneSpec:
+def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: int = 0,
+               labels: tuple[LabelLayer, ...] = ()) -> PlaneSpec:
     """The plane the window shows first for an OME-Zarr image (``plane`` in level-0 indices, as
     ``--slice`` gives them; else the ``rdefs`` default Z and T), read whole from pyramid ``level``
     of its first multiscale: the fixed indices are carried into that level as the view carries
-    them. Raises ``ValueError`` (with :func:`level_error`'s words) for a level that cannot be read."""
+    them; ``labels`` are drawn over a PNG. Raises ``ValueError`` (with :func:`level_error`'s words)
+    for a level that cannot be read."""
     from .levels import level_views
     from .ome_view import image_state
 
@@ -172,11 +178,12 @@ def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: i
     state = image_state(image, plane) if why is None else None
     if state is None:
         raise ValueError(why or f"no level of the image {image.path} can be read")
+    state = state.with_(labels=labels)
     view = level_views(state.with_(level=level))[0]
     shown = state.plane_dims
     selection = tuple(slice(None) if d in shown else i for d, i in enumerate(view.indices))
     return PlaneSpec(view.array, selection, (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode,
-                     channels=state.channels if state.composite else ())
+                     channels=state.channels if state.composite else (), labels=overlays(state, level))
 
 
 def plane_nbytes(spec: PlaneSpec) -> int:
@@ -210,11 +217,13 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
             elif fmt == ".csv":
                 write_csv(data, f, cancel)
             else:
-                write_image(spec, data, f, cancel)
+                write_image(spec, data, f, cancel, read_overlays(spec.labels, cancel) if spec.labels else [])
     except ReadCancelled:
         raise ExportCancelled(path) from None
     except PngShapeError as e:
         raise UnsupportedExport(path, str(e)) from None
+    except LabelExportError as e:
+        raise ReadFailed(path, spec.label, str(e)) from None
     return path
 
 
@@ -342,8 +351,10 @@ def render(values: np.ndarray, levels: tuple[float, float], lut: np.ndarray | No
     return out
 
 
-def write_image(spec: PlaneSpec, data: np.ndarray, f: BinaryIO, cancel: CancelToken | None = None) -> None:
-    """The plane as a PNG, at full resolution, block by block of rows."""
+def write_image(spec: PlaneSpec, data: np.ndarray, f: BinaryIO, cancel: CancelToken | None = None,
+                label_planes: list[np.ndarray] | None = None) -> None:
+    """The plane as a PNG, at full resolution, block by block of rows, with ``spec.labels``
+    (their planes in ``label_planes``) drawn over it."""
     img = oriented(spec, data)
     height, width = img.shape[:2]
     if spec.channels and spec.channel_dim is not None:
@@ -352,7 +363,16 @@ def write_image(spec: PlaneSpec, data: np.ndarray, f: BinaryIO, cancel: CancelTo
         levels = spec.levels or percentile_levels(displayable(data, spec.complex_mode))
         blocks = (render(displayable(np.ascontiguousarray(block), spec.complex_mode), levels, spec.lut)
                   for block in _row_blocks(img, cancel))
+    if label_planes:
+        blocks = _with_labels(blocks, spec, label_planes)
     write_png(f, height, width, image_channels(spec), blocks)
+
+
+def _with_labels(blocks: Iterator[np.ndarray], spec: PlaneSpec, planes: list[np.ndarray]) -> Iterator[np.ndarray]:
+    row = 0
+    for block in blocks:
+        yield blend(block, row, spec.labels, planes)
+        row += block.shape[0]
 
 
 def _row_blocks(img: np.ndarray, cancel: CancelToken | None) -> Iterator[np.ndarray]:

@@ -194,5 +194,5 @@ def read_with_labels(array: Array, selection: tuple[Any, ...], reads: tuple[Labe
             elif r.transpose:
                 values = values.T
         planes.append(LabelPlane(r.layer.name, values, colorize(values, r.layer), r.r0, r.c0, r.step_r, r.step_c,
-                                 r.level.index if r.level is not None else 0, error))
+                                 r.level.index if r.level is not None else 0, error, r.layer))
     return WithLabels(image, tuple(planes))

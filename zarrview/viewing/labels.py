@@ -16,11 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..zarrlib import Group, ZarrError
 from .ome.model import Level, OmeImage, OmeLabels
+
+if TYPE_CHECKING:
+    from .scene import LabelPlane, Scene, Tile
 
 RGBA = tuple[int, int, int, int]
 #: how a label layer opens
@@ -40,14 +44,32 @@ class LabelLayer:
     #: the names of its axes (matched by name with the image's), or () where unnamed
     axes: tuple[str, ...] = ()
     #: label value -> RGBA (0-255) from ``image-label.colors``; other values get :func:`palette`
-    colors: Mapping[int, RGBA] = field(default_factory=_empty, compare=False)
+    colors: Mapping[int, RGBA] = field(default_factory=_empty, hash=False)
     #: label value -> its properties (``label-value`` left out)
     properties: Mapping[int, Mapping[str, Any]] = field(default_factory=_empty, compare=False)
     opacity: float = DEFAULT_OPACITY
     visible: bool = True
+    #: varies the generated palette ("shuffle"); 0 is the palette every viewer of zarrview sees
+    seed: int = 0
 
     def with_(self, **changes: Any) -> LabelLayer:
         return replace(self, **changes)
+
+    def with_color(self, value: int, rgba: RGBA | None) -> LabelLayer:
+        """The layer with ``value`` drawn in ``rgba`` (None: back to the generated palette)."""
+        colors = dict(self.colors)
+        if rgba is None:
+            colors.pop(int(value), None)
+        else:
+            colors[int(value)] = tuple(int(c) for c in rgba)  # type: ignore[assignment]
+        return replace(self, colors=MappingProxyType(colors))
+
+    def color_of(self, value: int) -> RGBA:
+        """The colour ``value`` is drawn in."""
+        return tuple(int(c) for c in colorize(np.array([value]), self)[0])  # type: ignore[return-value]
+
+    def same_colours(self, other: LabelLayer) -> bool:
+        return self.seed == other.seed and dict(self.colors) == dict(other.colors)
 
     def describe(self, value: Any) -> str:
         """``nuclei 17 (area: 341, class: "cell")``: the value and its properties."""
@@ -90,11 +112,22 @@ def layer_of(name: str, image: OmeImage, **changes: Any) -> LabelLayer | None:
     return LabelLayer(name, levels, axes, MappingProxyType(colors), MappingProxyType(properties), **changes)
 
 
+def labels_group(image: Group) -> OmeLabels | None:
+    """The ``labels`` group of an image, detected with its label images' checks; None without one."""
+    from .ome import detect
+
+    try:
+        sub = image["labels"]
+    except ZarrError:
+        return None
+    found = detect(sub) if isinstance(sub, Group) else None
+    return found if isinstance(found, OmeLabels) else None
+
+
 def layers_of(labels: OmeLabels | None) -> tuple[LabelLayer, ...]:
     """Every readable label image of an image's ``labels`` group, as a layer (it opens their level
     arrays: call it off the GUI thread). A label image that cannot be read is left out."""
     from .ome import detect  # detect imports the whole model; only needed here
-    from ..zarrlib import Group, ZarrError
 
     if labels is None:
         return ()
@@ -115,14 +148,14 @@ def layers_of(labels: OmeLabels | None) -> tuple[LabelLayer, ...]:
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: consecutive values get far-apart hues
 
 
-def palette(values: np.ndarray) -> np.ndarray:
+def palette(values: np.ndarray, seed: int = 0) -> np.ndarray:
     """A colour for each integer value (RGBA uint8, shape ``values.shape + (4,)``): distinct
     hues for neighbouring values (Fibonacci hashing), varied lightness, always the same colour
-    for a value; 0 is transparent (the background)."""
+    for a value and ``seed``; 0 is transparent (the background)."""
     v = np.asarray(values)
     u = v.astype(np.uint64) if v.dtype.kind in "iu" else np.asarray(v, dtype=np.int64).astype(np.uint64)
     with np.errstate(over="ignore"):
-        h = u * _GOLDEN
+        h = (u + np.uint64(seed % (1 << 64)) * np.uint64(0xD1B54A32D192ED03)) * _GOLDEN
         mixed = (h ^ (h >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
     hue = (h >> np.uint64(11)).astype(np.float64) / float(1 << 53)
     light = 0.55 + 0.25 * ((mixed >> np.uint64(40)) & np.uint64(0xFF)).astype(np.float64) / 255.0
@@ -154,7 +187,7 @@ def colorize(values: np.ndarray, layer: LabelLayer) -> np.ndarray:
     if values.dtype.kind not in "iu":  # a float label image: its integral values
         values = np.nan_to_num(values, nan=0).astype(np.int64)
     uniq, inverse = _distinct(values)
-    colours = palette(uniq)
+    colours = palette(uniq, layer.seed)
     keys, rgba = layer._table  # noqa: SLF001
     if len(keys):
         info = np.iinfo(uniq.dtype)
@@ -166,6 +199,30 @@ def colorize(values: np.ndarray, layer: LabelLayer) -> np.ndarray:
             hit = stated[at_c] == uniq
             colours[hit] = rgba[np.array(inside)][at_c[hit]]
     return colours[inverse.reshape(values.shape)]
+
+
+def recolour(planes: tuple[LabelPlane, ...], layers: tuple[LabelLayer, ...]) -> tuple[LabelPlane, ...]:
+    """``planes`` whose colours are not those of their layer in ``layers`` (by name) coloured
+    again; the values stay. The same tuple when none needs it."""
+    by_name = {layer.name: layer for layer in layers}
+    stale = [p.name in by_name and p.values.size > 0 and p.coloured_by is not None
+             and not p.coloured_by.same_colours(by_name[p.name]) for p in planes]
+    if not any(stale):
+        return planes
+    return tuple(replace(p, rgba=colorize(p.values, by_name[p.name]), coloured_by=by_name[p.name]) if s else p
+                 for p, s in zip(planes, stale))
+
+
+def recoloured(scene: Scene, layers: tuple[LabelLayer, ...]) -> Scene:
+    """``scene`` with its label planes in the colours of ``layers`` (after a user's edit, on the
+    GUI thread: planes of screen size); nothing is read."""
+    def tile(t: Tile | None) -> Tile | None:
+        if t is None:
+            return None
+        planes = recolour(t.labels, layers)
+        return t if planes is t.labels else replace(t, labels=planes)
+
+    return replace(scene, coarse=tile(scene.coarse), detail=tile(scene.detail))
 
 
 def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

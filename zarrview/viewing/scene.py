@@ -41,6 +41,8 @@ class LabelPlane:
     level: int = 0
     #: why some or all of it could not be read (its values are then the background there)
     error: str | None = None
+    #: the layer whose colours ``rgba`` holds (``labels.LabelLayer``): an edit colours it again
+    coloured_by: Any = field(default=None, compare=False, repr=False)
 
     def rect(self) -> tuple[float, float, float, float]:
         h, w = self.values.shape[:2]
