@@ -1,0 +1,398 @@
+"""Coordinate variables: what each index of a dimension stands for (a date, a level, a latitude).
+
+A slider that says ``500 hPa`` and an image ticked in degrees are what make a CF dataset readable;
+the raw index alone is not. The rules are CF's (chapters 4 and 5, as xarray applies them): a 1-D
+array named like a dimension is that dimension's coordinate variable, searched in the array's
+group and then its ancestors (netCDF-4 scoping, xarray's inherited coordinates); the variables
+named in a ``coordinates`` attribute are auxiliary coordinates, and only 1-D ones along one of the
+array's dimensions can label an axis. ``coordinate_axes`` reads the coordinate arrays, so it runs
+on a worker thread; everything else here is pure.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...zarrlib import Array, Group, ZarrError
+from ...zarrlib.errors import short
+from .dims import nczarr_size_notes, read_dimensions, under
+
+#: the label of a missing (NaN) coordinate value, as cf.time writes it
+MISSING = "—"
+#: coordinate arrays longer than this are not read (a coordinate is a label, not data)
+MAX_COORD_SIZE = 10**7
+#: CF 4.1/4.2: the accepted spellings of latitude and longitude units
+LAT_UNITS = frozenset(("degrees_north", "degree_north", "degree_n", "degrees_n", "degreen", "degreesn"))
+LON_UNITS = frozenset(("degrees_east", "degree_east", "degree_e", "degrees_e", "degreee", "degreese"))
+_DEGREES = frozenset(("degrees", "degree", "deg", "°"))
+#: CF 4.3: pressure units (then `positive` defaults to down)
+PRESSURE_UNITS = frozenset(("pa", "hpa", "kpa", "bar", "mbar", "millibar", "millibars", "mb", "decibar", "dbar",
+                            "cbar", "atm", "atmosphere", "pascal", "pascals", "hectopascal", "hectopascals", "psi"))
+_VERTICAL_NAMES = frozenset(("level", "levels", "lev", "plev", "pressure", "pressure_level", "isobaricinhpa",
+                             "depth", "height", "altitude", "alt", "z", "deptht", "depthu", "depthv"))
+_VERTICAL_STANDARD = frozenset(("altitude", "height", "depth", "air_pressure", "geopotential_height",
+                                "model_level_number", "height_above_geopotential_datum",
+                                "height_above_reference_ellipsoid", "height_above_mean_sea_level"))
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
+
+
+class CoordError(ValueError):
+    """A typed coordinate value that cannot be read or matched; the message names the text."""
+
+
+@dataclass(frozen=True, eq=False)
+class CoordAxis:
+    """One dimension's coordinate. ``values`` are decoded numbers (strings for a label axis), or
+    the raw stored values for a time axis, whose dates come from ``time`` (a ``TimeAxis``)."""
+
+    dim: int
+    name: str
+    values: np.ndarray
+    units: str | None
+    kind: str
+    descending: bool
+    positive_down: bool
+    long_name: str | None = None
+    time: Any = field(default=None, repr=False)
+    _decimals: int | None = field(init=False, repr=False, default=None)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_decimals", _decimals(self.values) if self.values.dtype.kind in "iuf" else None)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def label(self, i: int) -> str:
+        """Index ``i`` as a person reads it: "2001-03-04 06:00", "500 hPa", "45.25 °N", "12.5 °W"."""
+        if self.time is not None:
+            return str(self.time.label(i))
+        if self.values.dtype.kind not in "iuf":
+            return _plain(self.values[i])
+        return self.format(float(self.values[i]))
+
+    def labels(self) -> list[str]:
+        return [self.label(i) for i in range(len(self))]
+
+    def numeric(self) -> np.ndarray:
+        """float64 positions for plots and ticks: the values, a time axis' own scale, or the index
+        for text labels."""
+        if self.time is not None:
+            return np.asarray(self.time.numeric(), dtype=np.float64)
+        if self.values.dtype.kind not in "iuf":
+            return np.arange(len(self.values), dtype=np.float64)
+        return self.values.astype(np.float64)
+
+    def format(self, x: float) -> str:
+        """A tick label at any position on the ``numeric()`` scale, with as many decimals as the
+        axis' values need to tell neighbours apart."""
+        if self.time is not None:
+            return str(self.time.format(x))
+        if self.values.dtype.kind not in "iuf":
+            i = int(round(x))
+            return _plain(self.values[i]) if 0 <= i < len(self.values) else ""
+        if not math.isfinite(x):
+            return MISSING
+        if self.kind == "latitude":
+            return _number(abs(x), self._decimals) + (" °S" if _number(x, self._decimals).startswith("-") else " °N")
+        if self.kind == "longitude":
+            w = x % 360.0
+            return (_number(360.0 - w, self._decimals) + " °W") if w > 180 else (_number(w, self._decimals) + " °E")
+        text = _number(x, self._decimals)
+        unit = (self.units or "").strip()
+        if unit.lower() in _DEGREES:
+            return text + "°"
+        return text if unit in ("", "1") else f"{text} {unit}"
+
+    def nearest(self, text: str) -> int:
+        """The index whose value is nearest to ``text``: "500", "500 hPa", "45.25", "45.25N",
+        "12.5 W", "-12.5" (longitudes compared round the circle), a date on a time axis, a label
+        on a text axis. Raises ``CoordError`` naming the text when it cannot be matched."""
+        if self.time is not None:
+            try:
+                return int(self.time.nearest(text))
+            except ValueError as e:  # CFTimeError is a ValueError
+                raise CoordError(f"{text!r} is not a time on {self.name}: {e}") from e
+        if self.values.dtype.kind not in "iuf":
+            for i, v in enumerate(self.values):
+                if _plain(v) == text.strip():
+                    return i
+            raise CoordError(f"{text!r} is not one of the labels of {self.name}")
+        x = self._parse(text)
+        values = self.values.astype(np.float64)
+        if self.kind == "longitude":
+            distance = np.abs((values - x + 180.0) % 360.0 - 180.0)
+        else:
+            distance = np.abs(values - x)
+        if not np.isfinite(distance).any():
+            raise CoordError(f"{text!r}: {self.name} has no finite values to match")
+        return int(np.nanargmin(np.where(np.isfinite(distance), distance, np.nan)))
+
+    def _parse(self, text: str) -> float:
+        m = _NUMBER.match(text) if isinstance(text, str) else None
+        if m is None:
+            raise CoordError(f"{text!r} is not a number{' in ' + self.units if self.units else ''} for {self.name}")
+        x, rest = float(m.group(1)), m.group(2).replace(" ", "").lower()
+        letters = {"latitude": ("n", "s"), "longitude": ("e", "w")}.get(self.kind)
+        if letters is not None:
+            if rest in (LAT_UNITS if self.kind == "latitude" else LON_UNITS) or rest.removeprefix("°") in ("", letters[0]):
+                return x
+            if rest.removeprefix("°") == letters[1]:
+                return -x
+            raise CoordError(f"{text!r}: {self.name} is in degrees {letters[0].upper()}/{letters[1].upper()}")
+        unit = (self.units or "").replace(" ", "").lower()
+        if rest in ("", unit) or (rest == "°" and unit in _DEGREES):
+            return x
+        raise CoordError(f"{text!r}: {self.name} is in {self.units!r}, not {m.group(2)!r}" if self.units
+                         else f"{text!r}: {self.name} has no units")
+
+
+def flip_vertical(axis: CoordAxis) -> bool:
+    """Whether an image whose rows follow ``axis`` is drawn with row 0 at the BOTTOM (rows going
+    up the screen) instead of the raster default, row 0 at the top.
+
+    The aim is north up and depth down, whatever order the file stores: latitude (and any ``Y``
+    or upward vertical axis) puts larger values up, so it flips when its values ascend along the
+    rows (-90 .. 90) and not when they descend (ERA5's 90 .. -90, shown as stored); a ``positive:
+    down`` axis (depth, pressure levels) puts larger values down, so it flips when its values
+    descend (1000 .. 100 hPa: row 0, the lowest level, at the bottom). Time, longitude and other
+    axes keep the raster default. In plot terms (values increasing upward): latitude descending
+    or ``positive: down`` is the case where the value axis runs top-down.
+    """
+    upward = axis.kind == "latitude" or (axis.kind == "vertical" and not axis.positive_down)
+    if upward:
+        return not axis.descending
+    if axis.kind == "vertical":
+        return axis.descending
+    return False
+
+
+def coordinate_axes(group: Group, arr: Array, array_name: str) -> tuple[dict[int, CoordAxis], list[str]]:
+    """The coordinate of each dimension of ``arr`` that has one (by dimension index), and notes.
+
+    ``array_name`` is the array's path relative to ``group``; coordinate names are relative to
+    ``group`` too. Reads the coordinate arrays (call it on a worker thread). A dimension's own
+    coordinate variable comes first; a 1-D variable of the ``coordinates`` attribute along a
+    dimension that has none takes its place; anything else named there is listed in a note. Too
+    large, mismatched, unreadable or badly described coordinates give notes, never exceptions.
+    """
+    dims = read_dimensions(arr)
+    notes = list(dims.notes) + nczarr_size_notes(group, dims, arr.shape)
+    parent = array_name.strip("/").rpartition("/")[0]
+    axes: dict[int, CoordAxis] = {}
+    for d, dim_name in enumerate(dims.names):
+        if dim_name is None:
+            continue
+        found = _find(group, parent, dim_name, dims.refs[d])
+        if found is not None and found[1].path != arr.path:
+            rel, node = found
+            axis = _axis(node, rel, d, arr.shape[d], notes, dim_name)
+            if axis is not None:
+                axes[d] = axis
+    for name in _coordinates_attr(arr.attrs, notes):
+        found = _find(group, parent, name, None)
+        if found is None:
+            notes.append(f"coordinates: {name!r} is not found beside {array_name}")
+            continue
+        rel, node = found
+        node_dims = read_dimensions(node).names if isinstance(node, Array) else ()
+        d = next((i for i, n in enumerate(dims.names) if n is not None and node_dims == (n,)), None)
+        if d is None:
+            what = f"dimensions ({', '.join(str(n) for n in node_dims)})" if node_dims else "no dimension names"
+            notes.append(f"coordinates: {rel} has {what}, not one of {array_name}'s; listed, not on an axis")
+        elif d in axes:
+            if axes[d].name != rel:
+                notes.append(f"coordinates: {rel} is also along {dims.names[d]}; {axes[d].name} labels it")
+        else:
+            axis = _axis(node, rel, d, arr.shape[d], notes, None)
+            if axis is not None:
+                axes[d] = axis
+    return axes, notes
+
+
+def _axis(node: Any, rel: str, d: int, length: int, notes: list[str], dim_name: str | None) -> CoordAxis | None:
+    """Read ``node`` as the coordinate of dimension ``d``, or None with a note saying why not."""
+    if not isinstance(node, Array):
+        why = getattr(node, "error", None)
+        if why is not None or node.kind == "array":
+            notes.append(f"coordinate {rel} cannot be read: {why}")
+        return None  # a group of that name is no coordinate
+    if dim_name is not None:
+        own = read_dimensions(node).names
+        if len(node.shape) != 1 or own[0] not in (None, dim_name):
+            notes.append(f"{rel} is named like dimension {dim_name} but its shape {node.shape} / dimensions "
+                         f"{own} are not ({dim_name},); not used as its coordinate")
+            return None
+    if node.shape[0] != length:
+        notes.append(f"coordinate {rel} has {node.shape[0]} values for a dimension of {length}; not used")
+        return None
+    if node.size > MAX_COORD_SIZE:
+        notes.append(f"coordinate {rel} has {node.size} values, more than {MAX_COORD_SIZE}; not read")
+        return None
+    try:
+        raw = np.asarray(node.read())
+    except ZarrError as e:
+        notes.append(f"coordinate {rel} cannot be read: {e}")
+        return None
+    return make_axis(d, rel, raw, node.attrs, notes, node)
+
+
+def make_axis(d: int, name: str, raw: np.ndarray, attrs: Mapping[str, Any], notes: list[str],
+              node: Array | None = None) -> CoordAxis:
+    """A ``CoordAxis`` from stored values and their attributes (no I/O): times through ``cf.time``,
+    numbers decoded as CF says (fill values, packing) where the array ``node`` is given."""
+    attrs = attrs if isinstance(attrs, Mapping) else {}
+    units = _text_attr(attrs, "units", name, notes)
+    std = (_text_attr(attrs, "standard_name", name, notes) or "").lower()
+    axis_attr = _text_attr(attrs, "axis", name, notes)
+    if axis_attr is not None and axis_attr.upper() not in ("X", "Y", "Z", "T"):
+        notes.append(f"{name}: axis {axis_attr!r} is not X, Y, Z or T; ignored")
+        axis_attr = None
+    axis_attr = axis_attr.upper() if axis_attr else None
+    positive = _text_attr(attrs, "positive", name, notes)
+    if positive is not None and positive.lower() not in ("up", "down"):
+        notes.append(f"{name}: positive {positive!r} is neither 'up' nor 'down'; ignored")
+        positive = None
+    long_name = _text_attr(attrs, "long_name", name, notes)
+    time = None
+    if raw.dtype.kind == "M" or (units is not None and " since " in f" {units.lower()} "):
+        time, time_notes = _time_axis(node, raw, attrs)
+        notes.extend(f"{name}: {n}" for n in time_notes)
+    elif axis_attr == "T" or std == "time":
+        notes.append(f"{name} is a time axis but its units {units!r} are not '<unit> since <date>'; shown as numbers")
+    if time is not None:
+        values, kind = raw, "time"
+    else:
+        values = raw
+        decode = _value_decoder(node, name, notes) if node is not None and raw.dtype.kind in "iuf" else None
+        if decode is not None:
+            values = np.asarray(decode(raw))
+        elif raw.dtype.kind not in "iufUSO":
+            notes.append(f"coordinate {name} holds {raw.dtype} values; shown by index")
+            values = np.arange(len(raw))
+        kind = _kind(name, units, std, axis_attr, positive)
+    u = (units or "").strip().lower()
+    positive_down = positive.lower() == "down" if positive else (kind == "vertical" and u in PRESSURE_UNITS)
+    descending = False
+    if values.dtype.kind in "iuf" and len(values) > 1:
+        step = np.diff(values.astype(np.float64))
+        descending = bool((step < 0).all())
+        if not descending and not (step > 0).all():
+            notes.append(f"coordinate {name} is not strictly monotonic; nearest values are searched in order")
+    return CoordAxis(d, name, values, units, kind, descending, positive_down, long_name, time)
+
+
+def _kind(name: str, units: str | None, std: str, axis: str | None, positive: str | None) -> str:
+    u = (units or "").strip().lower()
+    base = name.rsplit("/", 1)[-1].lower()
+    degree_like = u in ("", *_DEGREES)
+    if u in LAT_UNITS or std == "latitude" or (axis == "Y" and degree_like and base != "y"):
+        return "latitude"
+    if u in LON_UNITS or std == "longitude" or (axis == "X" and degree_like and base != "x"):
+        return "longitude"
+    if axis is None and not std and degree_like:
+        if base in ("lat", "latitude", "nav_lat"):
+            return "latitude"
+        if base in ("lon", "long", "longitude", "nav_lon"):
+            return "longitude"
+    if (axis == "Z" or positive is not None or u in PRESSURE_UNITS or std in _VERTICAL_STANDARD
+            or std.endswith("_coordinate") or (axis is None and not std and base in _VERTICAL_NAMES)):
+        return "vertical"
+    return "other"
+
+
+def _find(group: Group, parent: str, name: str, ref: str | None) -> tuple[str, Any] | None:
+    """(path relative to ``group``, node) of the variable ``name`` seen from ``parent``: an NCZarr
+    dimension path first, then CF 1.8's search from the array's group up to ``group``."""
+    parts = [p for p in parent.split("/") if p]
+    if name.startswith("/"):
+        candidates = [under(group, name)]
+    elif "/" in name:
+        candidates = ["/".join([*parts, name])]
+    else:
+        candidates = ["/".join([*parts[:i], name]) for i in range(len(parts), -1, -1)]
+    for rel in [under(group, ref) if ref else None, *candidates]:
+        if not rel:
+            continue
+        try:
+            return rel, group[rel]
+        except ZarrError:
+            continue
+    return None
+
+
+def _coordinates_attr(attrs: Any, notes: list[str]) -> list[str]:
+    value = attrs.get("coordinates") if isinstance(attrs, dict) else None
+    if value is None:
+        return []
+    if not isinstance(value, str):
+        notes.append(f"coordinates {short(value)} is not a string of names; ignored")
+        return []
+    return list(dict.fromkeys(value.split()))
+
+
+def _text_attr(attrs: Mapping[str, Any], key: str, name: str, notes: list[str]) -> str | None:
+    value = attrs.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    notes.append(f"{name}: {key} {short(value)} is not a string; ignored")
+    return None
+
+
+def _time_axis(node: Any, raw: np.ndarray, attrs: Mapping[str, Any]) -> tuple[Any, list[str]]:
+    try:
+        from .time import time_axis
+    except ImportError:  # cf/time.py is being written alongside
+        return None, ["dates are not decoded (zarrview.viewing.cf.time is not there); shown as numbers"]
+    if getattr(node, "zarr_format", 3) == 2 and node.fill_value is not None and "_FillValue" not in attrs:
+        attrs = {**attrs, "_FillValue": node.fill_value}  # as xarray reads a v2 array
+    return time_axis(raw, attrs)
+
+
+def _value_decoder(node: Array, rel: str, notes: list[str]) -> Any:
+    try:
+        from .values import value_coding
+    except ImportError:  # cf/values.py is being written alongside: stored values, undecoded
+        return None
+    coding = value_coding(node)
+    notes.extend(f"{rel}: {n}" for n in coding.notes)
+    return coding.decode
+
+
+def _decimals(values: np.ndarray) -> int | None:
+    """The fewest decimals that write every value to within a thousandth of the smallest step
+    between them (so neighbours differ) and to the precision they were stored in; None where even
+    twelve are not enough (very small or irregular values: then six significant digits)."""
+    v = values.astype(np.float64)
+    v = v[np.isfinite(v)]
+    if v.size == 0 or values.dtype.kind in "iu":
+        return 0
+    u = np.unique(v)
+    steps = np.diff(u)
+    scale = float(np.abs(u).max())
+    step = float(steps.min()) if steps.size else (scale or 1.0)
+    if scale >= 1e15:
+        return None
+    tol = max(step * 1e-3, scale * float(np.finfo(values.dtype).eps) * 4)
+    for d in range(13):
+        if float(np.abs(np.round(v, d) - v).max()) <= tol:
+            return d
+    return None
+
+
+def _number(x: float, decimals: int | None) -> str:
+    if decimals is None:
+        return f"{x:.6g}"
+    text = f"{x:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _plain(v: Any) -> str:
+    return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
