@@ -357,3 +357,32 @@ def test_number_labels_are_short_and_tell_neighbours_apart() -> None:
     assert all(abs(float(t) - v) <= 1 / 3 / 1000 for t, v in zip(labels, thirds))
     assert max(len(t) for t in labels) <= 6  # "0.3333", not "0.333333333333"
     assert coords.make_axis(0, "n", np.array([3, 1, 2]), {"units": "1"}, []).labels() == ["3", "1", "2"]
+
+
+def test_packed_coordinate_is_decoded(tmp_path: Path) -> None:
+    """CF allows packing coordinates (appendix A, add_offset): the axis holds what xarray decodes."""
+    pytest.importorskip("zarrview.viewing.cf.values")
+    ds = cf_dataset().isel(time=0, level=0)
+    for fmt in (2, 3):
+        path = write_xarray(ds, tmp_path / f"packed{fmt}.zarr", fmt, False,
+                            lat={"dtype": "int16", "scale_factor": 0.125, "add_offset": 0.0})
+        g, back = zarrlib.open(str(path)), xr.open_zarr(path, consolidated=False)
+        assert g["lat"].dtype == np.int16
+        axes, notes = coordinate_axes(g, g["t"], "t")
+        np.testing.assert_array_equal(axes[0].values, back["lat"].values)
+        assert axes[0].labels() == [_lat_label(v) for v in back["lat"].values]
+        assert not any("lat:" in n for n in notes)
+
+
+@pytest.mark.parametrize("calendar", ["noleap", "360_day"])
+def test_model_calendar_time_axis(tmp_path: Path, calendar: str) -> None:
+    pytest.importorskip("zarrview.viewing.cf.time")
+    times = xr.date_range("2001-02-27", periods=4, freq="D", calendar=calendar, use_cftime=True)
+    ds = xr.Dataset({"v": (("time",), np.arange(4.0))}, coords={"time": times})
+    path = write_xarray(ds, tmp_path / "model.zarr", 3, False)
+    g, back = zarrlib.open(str(path)), xr.open_zarr(path, consolidated=False)
+    axes, notes = coordinate_axes(g, g["v"], "v")
+    truth = back["time"].values
+    assert notes == [] and axes[0].kind == "time"
+    assert axes[0].labels() == [d.strftime("%Y-%m-%d") for d in truth]
+    assert axes[0].nearest(truth[2].strftime("%Y-%m-%d 11:00")) == 2
