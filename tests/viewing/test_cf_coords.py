@@ -109,7 +109,6 @@ def test_nearest_is_argmin(cf_store: tuple[Path, bool]) -> None:
 
 
 def test_time_axis_against_xarray(cf_store: tuple[Path, bool]) -> None:
-    pytest.importorskip("zarrview.viewing.cf.time")
     g, ds = _open(cf_store)
     axes, _ = coordinate_axes(g, g["t"], "t")
     truth = ds["time"].values
@@ -361,7 +360,6 @@ def test_number_labels_are_short_and_tell_neighbours_apart() -> None:
 
 def test_packed_coordinate_is_decoded(tmp_path: Path) -> None:
     """CF allows packing coordinates (appendix A, add_offset): the axis holds what xarray decodes."""
-    pytest.importorskip("zarrview.viewing.cf.values")
     ds = cf_dataset().isel(time=0, level=0)
     for fmt in (2, 3):
         path = write_xarray(ds, tmp_path / f"packed{fmt}.zarr", fmt, False,
@@ -376,7 +374,6 @@ def test_packed_coordinate_is_decoded(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("calendar", ["noleap", "360_day"])
 def test_model_calendar_time_axis(tmp_path: Path, calendar: str) -> None:
-    pytest.importorskip("zarrview.viewing.cf.time")
     times = xr.date_range("2001-02-27", periods=4, freq="D", calendar=calendar, use_cftime=True)
     ds = xr.Dataset({"v": (("time",), np.arange(4.0))}, coords={"time": times})
     path = write_xarray(ds, tmp_path / "model.zarr", 3, False)

@@ -22,9 +22,9 @@ import numpy as np
 from ...zarrlib import Array, Group, ZarrError
 from ...zarrlib.errors import short
 from .dims import nczarr_size_notes, read_dimensions, under
+from .time import MISSING, CFTimeError, TimeAxis, time_axis
+from .values import value_coding
 
-#: the label of a missing (NaN) coordinate value, as cf.time writes it
-MISSING = "—"
 #: coordinate arrays longer than this are not read (a coordinate is a label, not data)
 MAX_COORD_SIZE = 10**7
 #: CF 4.1/4.2: the accepted spellings of latitude and longitude units
@@ -59,7 +59,7 @@ class CoordAxis:
     descending: bool
     positive_down: bool
     long_name: str | None = None
-    time: Any = field(default=None, repr=False)
+    time: TimeAxis | None = field(default=None, repr=False)
     _decimals: int | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
@@ -116,7 +116,7 @@ class CoordAxis:
         if self.time is not None:
             try:
                 return int(self.time.nearest(text))
-            except ValueError as e:  # CFTimeError is a ValueError
+            except CFTimeError as e:
                 raise CoordError(f"{text!r} is not a time on {self.name}: {e}") from e
         if self.values.dtype.kind not in "iuf":
             for i, v in enumerate(self.values):
@@ -269,9 +269,10 @@ def make_axis(d: int, name: str, raw: np.ndarray, attrs: Mapping[str, Any], note
         values, kind = raw, "time"
     else:
         values = raw
-        decode = _value_decoder(node, name, notes) if node is not None and raw.dtype.kind in "iuf" else None
-        if decode is not None:
-            values = np.asarray(decode(raw))
+        if node is not None and raw.dtype.kind in "iuf":
+            coding = value_coding(node)
+            notes.extend(f"{name}: {n}" for n in coding.notes)
+            values = np.asarray(coding.decode(raw))
         elif raw.dtype.kind not in "iufUSO":
             notes.append(f"coordinate {name} holds {raw.dtype} values; shown by index")
             values = np.arange(len(raw))
@@ -344,24 +345,10 @@ def _text_attr(attrs: Mapping[str, Any], key: str, name: str, notes: list[str]) 
     return None
 
 
-def _time_axis(node: Any, raw: np.ndarray, attrs: Mapping[str, Any]) -> tuple[Any, list[str]]:
-    try:
-        from .time import time_axis
-    except ImportError:  # cf/time.py is being written alongside
-        return None, ["dates are not decoded (zarrview.viewing.cf.time is not there); shown as numbers"]
-    if getattr(node, "zarr_format", 3) == 2 and node.fill_value is not None and "_FillValue" not in attrs:
+def _time_axis(node: Array | None, raw: np.ndarray, attrs: Mapping[str, Any]) -> tuple[TimeAxis | None, list[str]]:
+    if node is not None and node.zarr_format == 2 and node.fill_value is not None and "_FillValue" not in attrs:
         attrs = {**attrs, "_FillValue": node.fill_value}  # as xarray reads a v2 array
     return time_axis(raw, attrs)
-
-
-def _value_decoder(node: Array, rel: str, notes: list[str]) -> Any:
-    try:
-        from .values import value_coding
-    except ImportError:  # cf/values.py is being written alongside: stored values, undecoded
-        return None
-    coding = value_coding(node)
-    notes.extend(f"{rel}: {n}" for n in coding.notes)
-    return coding.decode
 
 
 def _decimals(values: np.ndarray) -> int | None:
