@@ -211,7 +211,9 @@ def test_open_url_from_a_loopback_http_server(qtbot, window: MainWindow, tmp_pat
         window.open_location(f"{url}/web.zarr::/vol", plane={0: 3})
         _settle(qtbot, window)
         np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[3])
-        assert any(r[1].endswith("/vol/zarr.json") for r in state.requests("GET"))
+        gets = [r[1] for r in state.requests("GET")]
+        assert any(p.endswith("/web.zarr/zarr.json") for p in gets)
+        assert not any(p.endswith("/vol/zarr.json") for p in gets)  # the consolidated copy answers
         root = window.model.index(0, 0)
         names = [window.model.data(window.model.index(r, 0, root)) for r in range(window.model.rowCount(root))]
         assert names == ["sub", "vol"]

@@ -83,6 +83,8 @@ class Hierarchy:
         """Fetch the metadata documents of the nodes at ``paths`` in one batch (one round trip on
         a remote store) so that opening them one by one afterwards asks nothing more; on a local
         store, or for documents not there, opening simply reads them as usual."""
+        if self.store.prefers_batches:  # what the consolidated metadata holds is not asked again
+            paths = [p for p in paths if self._consolidated_entry(p) is None]
         if not self.store.prefers_batches or not paths:
             return
         names = ("zarr.json",) if zarr_format == 3 else (".zarray", ".zattrs", ".zgroup")
@@ -145,9 +147,10 @@ class Hierarchy:
         raise NodeNotFoundError(f"no Zarr node at {path} in {self.store.url}")
 
     def load_member(self, path: str) -> NodeDoc:
-        """A node found by listing a group. On remote stores the consolidated copy is used when
-        there is one (a request per child would make listing cost one round trip per node);
-        reaching a node by its path always reads it directly."""
+        """A node below an opened group. On remote stores the consolidated copy is used when
+        there is one (as zarr-python and xarray do: a request per node would make listing, or
+        opening an image's levels, cost round trips one after another); on local stores, and
+        for a location opened by its path, the node's own document is read."""
         if self.store.prefers_batches:
             cons = self._consolidated_entry(path)
             if cons is not None:

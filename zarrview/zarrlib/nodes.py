@@ -112,7 +112,7 @@ class Group(Node):
         path = self.path
         for p in parts:
             path = join(path, p)
-        return make_node(self._h, self._h.load(path))
+        return make_node(self._h, self._h.load_member(path))
 
     def __contains__(self, relpath: object) -> bool:
         if not isinstance(relpath, str):
