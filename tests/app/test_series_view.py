@@ -82,8 +82,8 @@ def test_progress_shows_while_it_fills_and_cancel_stops_it(qtbot: Any, view: Ser
     store = CountingStore(LocalStore(tmp_path / "slow"), latency=0.02, slow=is_chunk_key)
     view.model.block_chunks = 2
     view.show_point(PointQuery(zl.open(store), (0, 1), 0))  # type: ignore[arg-type]
-    qtbot.waitUntil(lambda: view.series.done >= 2, timeout=10000)
-    assert view.progress.isVisible() and view.cancel.isEnabled() and view.progress.maximum() == 80
+    qtbot.waitUntil(lambda: view.finite_points() >= 2, timeout=10000)  # drawn while it fills
+    assert view.series.busy and view.progress.isVisible() and view.progress.value() >= 2 and view.cancel.isEnabled() and view.progress.maximum() == 80
     qtbot.mouseClick(view.cancel, Qt.MouseButton.LeftButton)
     at_cancel = store.chunk_reads()
     assert not view.series.busy and "Cancelled" in view.status.text()

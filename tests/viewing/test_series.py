@@ -250,3 +250,19 @@ def test_a_neighbouring_point_is_answered_from_the_cache(arrays: dict[str, Path]
     s = h.settle()
     assert store.chunk_reads() == n
     np.testing.assert_array_equal(s.y, DATA[:, 5, 7])
+
+
+def test_a_line_larger_than_half_the_cache_is_not_cached(arrays: dict[str, Path]) -> None:
+    store = CountingStore(LocalStore(arrays["v3"]))
+    arr = zl.open(store)
+    h = SeriesHarness()
+    h.scheduler.cache.max_bytes = 2 * 5 * 3 * 4 * 4 * 5 - 1  # the line's 5 chunks of 240 bytes: not in half
+    try:
+        h.model.request(PointQuery(arr, POINT, 0))  # type: ignore[arg-type]
+        h.settle()
+        h.model.request(PointQuery(arr, (0, 5, 7), 0))  # type: ignore[arg-type]
+        s = h.settle()
+        assert store.chunk_reads() == 10 and len(h.scheduler.cache) == 0
+        np.testing.assert_array_equal(s.y, DATA[:, 5, 7])
+    finally:
+        h.close()

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout,
                                QWidget)
@@ -20,6 +21,10 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QProgressBar, QPu
 from ..scheduling import ReadScheduler
 from ..viewing.series import SERIES_CACHE_BYTES, PointQuery, Series, SeriesModel, date_text
 from .bridge import post
+
+#: the least time between two redraws of a line that is filling in (a line of 10^7 values
+#: costs tens of milliseconds to draw; blocks can land faster than that)
+REDRAW_MS = 100
 
 
 class FormatAxis(pg.AxisItem):
@@ -95,6 +100,10 @@ class SeriesView(QWidget):
         layout.addWidget(self.status)
         self._generation = -1
         self._setting_dims = False
+        self._redraw = QTimer(self)  # while a line fills, at most one redraw per REDRAW_MS
+        self._redraw.setSingleShot(True)
+        self._redraw.setInterval(REDRAW_MS)
+        self._redraw.timeout.connect(self._draw)
 
     # -- the caller's side --------------------------------------------------------------------
     def show_point(self, query: PointQuery) -> None:
@@ -138,9 +147,15 @@ class SeriesView(QWidget):
         lines += list(s.notes[:3]) + ([f"… and {len(s.notes) - 3} more"] if len(s.notes) > 3 else [])
         self.status.setText("\n".join(lines))
         if s.y is None:
+            self._redraw.stop()
             self.curve.setData([], [])
             return
         new = s.generation != self._generation
+        if not new and s.busy:  # a block of the same line: drawn with the next redraw
+            if not self._redraw.isActive():
+                self._redraw.start()
+            return
+        self._redraw.stop()
         self._generation = s.generation
         if new:
             self.bottom.set_format(s.x_format)
@@ -148,7 +163,13 @@ class SeriesView(QWidget):
             self.plot.setLabel("bottom", s.x_label)
             self.plot.setLabel("left", s.y_label)
             self.plot.enableAutoRange()
-        elif s.dates:
+        self._draw()
+
+    def _draw(self) -> None:
+        s = self.series
+        if s.y is None:
+            return
+        if s.dates:
             self.left.set_format(date_text)
         self.curve.setData(s.x, s.y, connect="finite", pen=self._pen)
 

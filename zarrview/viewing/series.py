@@ -114,11 +114,12 @@ class SeriesModel:
         self.generation += 1
         self.query = query
         problem = _problem(query)
-        title = _title(query)
         if problem is not None:
             self.scheduler.cancel()
-            self._publish(Series(title=title, dim=query.dim, message=problem, generation=self.generation))
+            self._publish(Series(title=query.variable or query.array.path, dim=query.dim, message=problem,
+                                 generation=self.generation))
             return
+        title = _title(query)
         arr, dim = query.array, query.dim
         n = arr.shape[dim]
         x, x_format, notes = _x_axis(query)
@@ -201,6 +202,8 @@ def _problem(q: PointQuery) -> str | None:
     if len(q.point) != len(shape):
         return f"the point {tuple(q.point)} has {len(q.point)} indices; {arr.path} has {len(shape)} dimensions"
     for d, (p, n) in enumerate(zip(q.point, shape)):
+        if not isinstance(p, (int, np.integer)):
+            return f"index {p!r} of {q.axis(d).name} is not a whole number"
         if d != q.dim and not 0 <= int(p) < n:
             return f"index {p} of {q.axis(d).name} is outside {arr.path}, whose length there is {n}"
     if shape[q.dim] == 0:
