@@ -28,6 +28,7 @@ from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slid
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
 from .other_views import OtherViews
+from . import cf_hookup
 from .physical_view import PhysicalSpace, slider_text
 from .plate_view import PlateView
 from .plane_controls import PlaneControls, add_level_picker, add_multiscale_picker, build_plane_controls
@@ -119,27 +120,20 @@ class DataView(QWidget):
 
     def show_message(self, text: str) -> None:
         """``text`` instead of data; the status bar, which spoke of the previous view, is cleared."""
-        self._forget_status()
-        self.array = None
-        self.controller.clear()
-        self.others.clear()
-        self._clear_controls()
+        self._reset(None)
         self.message.setText(text)
         self.stack.setCurrentWidget(self.message)
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
-        self._forget_status()
-        self.array = arr
+        self._reset(arr)
         self.pending_level = None  # --level names a level of an image, not of an array
         self._ome = None
         self.physical.apply(None, None)
-        self.controller.clear()
-        self.others.clear()
-        self._clear_controls()
         if arr.dtype.names or arr.dtype.kind in "OSUV" or self.as_table.isChecked() or arr.ndim < 2:
             self.others.show(arr, as_table=self.as_table.isChecked())
             return
         self._start(initial_state(arr, plane or {}))
+        cf_hookup.start(self, arr)  # coordinates, units and decoding: read on a worker, then applied
 
     def set_image(self, image: OmeImage, plane: dict[int, int] | None = None) -> None:
         """An OME-Zarr image: its pyramid (the level chosen by zoom, or picked), axis names and
@@ -155,11 +149,7 @@ class DataView(QWidget):
             return
         same = self.state is not None and self._ome is not None and self._ome.group is image.group
         kept = self.state.labels if same and self.state is not None else ()
-        self._forget_status()
-        self.array = state.array
-        self.controller.clear()
-        self.others.clear()
-        self._clear_controls()
+        self._reset(state.array)
         self._ome = image
         self._start(state.with_(level=level, labels=kept))
         self._apply_physical()
@@ -258,7 +248,7 @@ class DataView(QWidget):
     def _label_sliders(self) -> None:
         """Each slider of an OME image says where its plane lies, in the axis's unit (µm, s)."""
         state, image = self.state, self._ome
-        if state is None or image is None or not state.pyramid or self.plane is None:
+        if cf_hookup.label_sliders(self) or state is None or image is None or not state.pyramid or self.plane is None:
             return
         level0, axes = state.pyramid[0], image.first.axes
         for dim, label in self.plane.labels.items():
@@ -290,6 +280,8 @@ class DataView(QWidget):
             sync_channel_slider(self.plane, self.state)
         self._apply_physical()
         self._label_axes()
+        if self.state is not None and self.state.cf is not None:
+            cf_hookup.present(self, self.state.cf)
 
     def _channel_changed(self, position: int, changes: dict[str, Any]) -> None:
         if self.state is not None:
@@ -363,6 +355,13 @@ class DataView(QWidget):
         if job is not None:
             job()
 
+    def _reset(self, arr: Array | None) -> None:
+        self._forget_status()
+        self.array = arr
+        self.controller.clear()
+        self.others.clear()
+        self._clear_controls()
+
     def _clear_controls(self) -> None:
         while self.controls_layout.count():
             w = self.controls_layout.takeAt(0).widget()
@@ -371,6 +370,7 @@ class DataView(QWidget):
         self.plane = None
         self.channels = None
         self.label_panel = None
+        cf_hookup.present(self, None)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):

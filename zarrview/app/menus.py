@@ -47,6 +47,16 @@ def build_menus(w: MainWindow) -> None:
     axes.toggled.connect(w._axes_toggled)
     view_menu.addAction(axes)
     w.data.set_axes_shown(axes.isChecked())
+    from .series_hookup import SeriesPanel
+
+    w.series = SeriesPanel(w)
+    series = QAction("&Series at a Point", w)
+    series.setCheckable(True)
+    series.setShortcut(QKeySequence("Ctrl+T"))
+    series.setToolTip("Plot the values through a pixel along a dimension (time where there is one); click the image to move it")
+    series.toggled.connect(w.series.show)
+    view_menu.addAction(series)
+    w.series_action = series
     prefs = QAction("&Preferences…", w)
     prefs.setShortcut(QKeySequence.StandardKey.Preferences)
     prefs.triggered.connect(w._preferences)

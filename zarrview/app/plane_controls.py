@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QRegularExpressionValidator
-from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QPushButton, QSlider, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QPushButton, QSlider, QSpinBox, QWidget
 
 from ..viewing.axes import colour_axis, dim_names
 from ..viewing.ome.model import Multiscale, OmeImage
@@ -111,6 +111,8 @@ class PlaneControls:
     rgb_dim: int | None = None
     sliders: dict[int, tuple[QSlider, IndexBox]] = field(default_factory=dict)
     labels: dict[int, QLabel] = field(default_factory=dict)
+    #: a box to type a coordinate value in, per dimension that has coordinates (``cf_hookup``)
+    values: dict[int, QWidget] = field(default_factory=dict)
 
     def shown(self) -> tuple[int, int, int | None]:
         """(rows, columns, colour dimension or None) as the controls say now."""
@@ -123,8 +125,9 @@ class PlaneControls:
         shown = self.shown()
         for dim, (slider, box) in self.sliders.items():
             visible = dim not in shown
-            for w in (slider, box, self.labels[dim]):
-                w.setVisible(visible)
+            for w in (slider, box, self.labels[dim], self.values.get(dim)):
+                if w is not None:
+                    w.setVisible(visible)
 
 
 def build_plane_controls(layout: QGridLayout, state: ViewState, *, index_changed: Callable[[int, int], None],

@@ -31,6 +31,9 @@ class ReadRequest:
     #: work to run instead of a plain read (a reduction such as a plot's min/max envelope):
     #: ``compute(cancel, cache, progress, failures)`` returns the result's data
     compute: Callable[..., Any] | None = field(default=None, compare=False)
+    #: applied to the values read, on the worker (CF masking and unpacking); a ``compute``
+    #: applies it itself to what it reads
+    decode: Callable[[np.ndarray], np.ndarray] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,8 @@ class ReadScheduler:
             else:
                 data = request.array.read(request.selection, cancel=token, cache=self.cache, progress=progress,
                                           failures=failures)
+                if request.decode is not None:
+                    data = request.decode(data)
         except ReadCancelled:
             return ReadResult(request, None, None, time.perf_counter() - start, cancelled=True)
         except ZarrError as e:

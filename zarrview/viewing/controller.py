@@ -28,7 +28,8 @@ The request cycle looks like this, and lives only here:
    painted; any newer state makes it void.
 
 Label layers (``ViewState.labels``) are read in the same request as the image (``label_reads``);
-a tile carries their planes. Their opacity and visibility redraw; a shown layer a tile lacks reads.
+a tile carries their planes. Their opacity, visibility and colours redraw; a shown layer a tile
+lacks reads. CF masking and unpacking (``ViewState.decoding``) run on the worker with the read.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from .axes import dim_names
 from .channels import auto_windows, composite
 from .contrast import displayable, summarize
 from .label_reads import has_labels, prefetch_labels, split, with_labels
-from .labels import recolour, recoloured
+from .labels import recoloured
 from .levels import LevelView, exact, level_views
 from .planning import PlaneRead, plan_plane, plan_view
 from .readout import readout, request_label
@@ -87,8 +88,7 @@ class ViewController:
         elif state.complex_mode != old.complex_mode or (state.composite and old.composite and state.channels != old.channels):
             # the same values drawn otherwise: the loaded tiles are drawn again, nothing is read
             scene = self._redisplay(scene, state)
-        if old is not None and state.labels != old.labels:
-            scene = recoloured(scene, state.labels)  # a colour edited: drawn again, not read
+        scene = recoloured(scene, state.labels) if old is not None and state.labels != old.labels else scene
         scene = replace(scene, channel_dim=state.channel_dim, composite=state.composite, labels=state.labels)
         if state.level is not None and old is not None and state.level != old.level:
             # a level picked by hand is shown as it is: other levels' tiles would hide or blur it
@@ -182,7 +182,8 @@ class ViewController:
         arr = target.array
         label = request_label(arr.path, plan.selection, arr.shape)
         req = ReadRequest(arr, plan.selection, gen, level=target.index, label=label, preview=plan.preview,
-                          extra={"plan": plan, "key": key, "level": target, "layer": layer})
+                          extra={"plan": plan, "key": key, "level": target, "layer": layer},
+                          decode=None if state.decoding is None else state.decoding.decode)
         req = with_labels(req, state, target, plan, self.budget)
         self._inflight = (gen, plan, key, target.index, names)
         self.requests += 1
@@ -231,8 +232,7 @@ class ViewController:
         plan: PlaneRead = request.extra["plan"]
         key = request.extra["key"]
         lv: LevelView = request.extra["level"]
-        data, planes = split(result.data)
-        planes = recolour(planes, state.labels)  # colours edited while it was read
+        data, planes = split(result.data, state.labels)  # recoloured where colours were edited meanwhile
         values = self._oriented(data, state)
         if state.composite and any(c.window is None for c in state.channels):
             # windows not given by the metadata: from the first values of this image shown
@@ -285,7 +285,8 @@ class ViewController:
 
     @staticmethod
     def _levels_key(state: ViewState) -> tuple[Any, ...]:
-        return (id(state.array), state.y_dim, state.x_dim, state.channel_dim, state.complex_mode, state.composite)
+        return (id(state.array), state.y_dim, state.x_dim, state.channel_dim, state.complex_mode, state.composite,
+                state.decoding is not None)
 
     def _windows(self, state: ViewState, tile: Tile, *, only_missing: bool) -> ViewState:
         """``state`` with channel windows from the 0.5/99.5 percentiles of ``tile``'s values; it

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..scheduling import ReadRequest
 from ..zarrlib import Array, ReadCancelled, ZarrError
-from .labels import LabelLayer, colorize
+from .labels import LabelLayer, colorize, recolour
 from .levels import LevelView, exact
 from .ome import pyramid as arith
 from .ome.model import Level
@@ -67,7 +67,7 @@ def with_labels(request: ReadRequest, state: ViewState, target: LevelView, plan:
     if not layers:
         return request
     reads = tuple(plan_label(layer, state, target.index, plan, budget) for layer in layers)
-    compute = functools.partial(read_with_labels, request.array, request.selection, reads)
+    compute = functools.partial(read_with_labels, request.array, request.selection, reads, request.decode)
     return replace(request, compute=compute)
 
 
@@ -94,8 +94,9 @@ def has_labels(tile: Tile, state: ViewState) -> bool:
     return all(tile.label(layer.name) is not None for layer in state.visible_labels())
 
 
-def split(data: Any) -> tuple[Any, tuple[LabelPlane, ...]]:
-    return (data.image, data.labels) if isinstance(data, WithLabels) else (data, ())
+def split(data: Any, layers: tuple[LabelLayer, ...] = ()) -> tuple[Any, tuple[LabelPlane, ...]]:
+    """(the image's values, the label planes in the colours of ``layers``) of an answer."""
+    return (data.image, recolour(data.labels, layers)) if isinstance(data, WithLabels) else (data, ())
 
 
 # -- planning (GUI thread) ------------------------------------------------------------------------
@@ -169,12 +170,15 @@ def _aligned(image: Level, label: Level, dims: list[int | None]) -> Level:
 
 
 # -- reading (the scheduler's worker) -------------------------------------------------------------
-def read_with_labels(array: Array, selection: tuple[Any, ...], reads: tuple[LabelRead, ...], cancel: Any,
+def read_with_labels(array: Array, selection: tuple[Any, ...], reads: tuple[LabelRead, ...],
+                     decode: Callable[[np.ndarray], np.ndarray] | None, cancel: Any,
                      cache: Any, progress: Callable[[int, int], None] | None, failures: list[Any]) -> WithLabels:
     """``ReadRequest.compute``: the image's selection (its progress and failures), then each
     label plane, coloured. A label that cannot be read gives an empty plane that says why (chunks
     that fail are background and counted); a cancel stops all."""
     image = array.read(selection, cancel=cancel, cache=cache, progress=progress, failures=failures)
+    if decode is not None:
+        image = decode(image)
     planes = []
     for r in reads:
         values = np.zeros((0, 0), dtype=np.int64)

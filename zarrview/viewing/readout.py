@@ -68,10 +68,16 @@ def readout(state: ViewState, scene: Scene, row: int, col: int) -> str:
     if not (0 <= row < rows and 0 <= col < cols):
         return ""
     names = dim_names(state.array, state.axis_names)
-    where = f"{names[state.y_dim]} {row:,}, {names[state.x_dim]} {col:,}"
+    cf = state.cf
+
+    def at(d: int, i: int) -> str:  # "lat 45.25 °N" where a coordinate names the place, else "y 120"
+        value = None if cf is None else cf.place(d, i)
+        return f"{names[d]} {i:,}" if value is None else f"{names[d]} {value}"
+
+    where = f"{at(state.y_dim, row)}, {at(state.x_dim, col)}"
     fixed = state.fixed()
     if fixed:
-        where += " (" + ", ".join(f"{names[d]} {i:,}" for d, i in sorted(fixed.items())) + ")"
+        where += " (" + ", ".join(at(d, i) for d, i in sorted(fixed.items())) + ")"
     key = state.plane_key()
     current = Scene(coarse=scene.coarse if scene.coarse is not None and scene.coarse.plane_key == key else None,
                     detail=scene.detail if scene.detail is not None and scene.detail.plane_key == key else None)
@@ -80,6 +86,8 @@ def readout(state: ViewState, scene: Scene, row: int, col: int) -> str:
         return f"{where}: not loaded"
     value, exact = found
     text = channel_values(state, value) if state.composite else format_value(value)
+    if cf is not None and not state.composite:
+        text = cf.value_text(value, text) if state.decoding is not None or not cf.coding.active else f"{text} (stored)"
     text = f"{where}: {text}" if exact else f"{where}: ≈ {text} (preview; zoom in for the exact value)"
     return text + label_values(state, current, row, col)
 

@@ -17,6 +17,8 @@ from .axes import colour_axis, colour_by_default, default_axes
 from .channels import ChannelSetting
 
 if TYPE_CHECKING:
+    from .cf.values import ValueCoding
+    from .cf_view import CFView
     from .labels import LabelLayer
 
 #: rows r0:r1, columns c0:c1 of the displayed plane, in data coordinates (floats while panning)
@@ -56,6 +58,15 @@ class ViewState:
     channel_mode: str = "single"
     #: the label images overlaid on it (``labels.LabelLayer``: levels, colours, opacity, shown)
     labels: tuple[LabelLayer, ...] = ()
+    #: the CF conventions of the array (``cf_view.CFView``): decoding, coordinates, units
+    cf: CFView | None = None
+    #: show the stored values, not the CF-decoded ones
+    raw: bool = False
+
+    @property
+    def decoding(self) -> ValueCoding | None:
+        """The CF masking and unpacking the values go through, or None (stored values)."""
+        return self.cf.coding if self.cf is not None and not self.raw and self.cf.coding.active else None
 
     @property
     def composite(self) -> bool:
@@ -108,7 +119,8 @@ class ViewState:
     def plane_key(self) -> tuple[Any, ...]:
         """What identifies the plane's values: a change here makes every loaded tile stale (the
         level does not: every level of a pyramid shows the same plane)."""
-        return (id(self.array), self.y_dim, self.x_dim, self.channel_dim, tuple(sorted(self.fixed().items())))
+        return (id(self.array), self.y_dim, self.x_dim, self.channel_dim, tuple(sorted(self.fixed().items())),
+                self.decoding is not None)
 
     @property
     def plane_shape(self) -> tuple[int, int]:

@@ -63,6 +63,18 @@ class Node:
     def implicit(self) -> bool:
         return self._doc.implicit
 
+    def ancestor(self, levels: int = 1) -> Group:
+        """The group ``levels`` above this node (as far as the root); raises a ZarrError where
+        its metadata cannot be read, NodeNotFoundError above the root."""
+        parts = [p for p in self.path.split("/") if p]
+        if levels > len(parts):
+            raise NodeNotFoundError(f"{self.path} has no group {levels} levels above it in {self.url}")
+        path = "/" + "/".join(parts[: len(parts) - levels])
+        node = make_node(self._h, self._h.load_member(path))
+        if not isinstance(node, Group):
+            raise NodeNotFoundError(f"{path} in {self.url} is not a group")
+        return node
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.path} in {self.url}>"
 

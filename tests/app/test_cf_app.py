@@ -1,0 +1,115 @@
+"""CF datasets in the window, as a user meets them: a packed field written by xarray is drawn as
+xarray decodes it (the stored values on request), the sliders say their coordinate values and
+take a typed one (the nearest, as xarray's ``sel(method="nearest")`` finds it), the axes are
+ticked in coordinate values with north up, and a click plots the series at that pixel along
+time, following the sliders."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from zarrview.app.window import MainWindow
+
+from test_app import _settle, window  # noqa: F401  (the window fixture)
+
+xr = pytest.importorskip("xarray")
+
+LATS = np.linspace(60.0, -60.0, 25)
+LONS = np.arange(0.0, 360.0, 10.0)
+LEVELS = np.array([1000.0, 850.0, 500.0])
+TIMES = np.array(["2001-03-04T00", "2001-03-04T06", "2001-03-04T12", "2001-03-04T18"], dtype="datetime64[ns]")
+
+
+def _store(path: Path, ascending: bool = False) -> Path:
+    lats = LATS[::-1] if ascending else LATS
+    shape = (len(TIMES), len(LEVELS), len(lats), len(LONS))
+    t2m = 250.0 + (np.arange(np.prod(shape), dtype=np.float64).reshape(shape) % 89) * 0.5
+    t2m[:, :, 3, 4] = np.nan
+    ds = xr.Dataset({"t2m": (("time", "level", "lat", "lon"), t2m, {"units": "K", "long_name": "2 metre temperature"})},
+                    coords={"time": TIMES, "level": ("level", LEVELS, {"units": "hPa", "positive": "down"}),
+                            "lat": ("lat", lats, {"units": "degrees_north"}),
+                            "lon": ("lon", LONS, {"units": "degrees_east"})})
+    enc = {"t2m": {"dtype": "int16", "scale_factor": 0.01, "add_offset": 273.15, "_FillValue": -32767,
+                   "chunks": (1, 1, 13, 18)}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds.to_zarr(path, zarr_format=3, consolidated=True, mode="w", encoding=enc)
+    return path
+
+
+def _open(qtbot: Any, w: MainWindow, path: Path) -> None:
+    w.open_location(f"{path}::/t2m")
+    _settle(qtbot, w)
+    qtbot.waitUntil(lambda: w.data.state is not None and w.data.state.cf is not None and w.data.scene.detail is not None
+                    and w.data.scene.detail.plane_key == w.data.state.plane_key() and not w.data.scene.busy,
+                    timeout=15000)
+
+
+def test_decoded_image_sliders_typed_values_axes(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    path = _store(tmp_path / "era.zarr")
+    _open(qtbot, window, path)
+    data = window.data
+    ds = xr.open_zarr(path)
+    np.testing.assert_allclose(data.scene.detail.values, ds["t2m"].isel(time=0, level=0).values, atol=1e-9)
+    plane = data.plane
+    assert plane is not None
+    assert plane.labels[0].text() == "time  2001-03-04 00:00" and plane.labels[1].text() == "level  1000 hPa"
+    assert set(plane.values) == {0, 1, 2, 3}
+    assert not plane.values[2].isVisible() and plane.values[0].isVisible()  # lat, lon are on screen
+    box = plane.values[0]
+    box.setText("2001-03-04 13:00")
+    box.editingFinished.emit()
+    want = int(np.argmin(np.abs(TIMES - np.datetime64("2001-03-04T13:00"))))
+    assert plane.sliders[0][1].value() == want == 2
+    qtbot.waitUntil(lambda: plane.labels[0].text() == "time  2001-03-04 12:00", timeout=5000)
+    plane.values[1].setText("600")
+    plane.values[1].editingFinished.emit()
+    level = int(np.argmin(np.abs(LEVELS - 600)))
+    assert plane.sliders[1][1].value() == level
+    qtbot.waitUntil(lambda: not data.scene.busy and data.scene.detail is not None
+                    and data.scene.detail.plane_key == data.state.plane_key(), timeout=15000)
+    np.testing.assert_allclose(data.scene.detail.values, ds["t2m"].isel(time=2, level=level).values, atol=1e-9)
+    assert "lat 60 °N, lon 0 °E (time 2001-03-04 12:00, level 500 hPa)" in data.controller.readout(0, 0)
+    left, bottom = data.image.view.getAxis("left"), data.image.view.getAxis("bottom")
+    assert bottom.tickStrings([1.5], 1.0, 1.0) == ["10 °E"] and left.tickStrings([0.5], 1.0, 1.0) == ["60 °N"]
+    assert data.image.view.getViewBox().yInverted()  # latitude descends: row 0 (north) at the top
+    assert data.image.view.titleLabel.text == "2 metre temperature (K)"
+    from PySide6.QtWidgets import QCheckBox
+
+    raw_box = next(b for b in data.findChildren(QCheckBox) if b.text() == "Stored values")
+    raw_box.setChecked(True)
+    qtbot.waitUntil(lambda: data.scene.detail is not None and data.scene.detail.values.dtype == np.int16
+                    and not data.scene.busy, timeout=15000)
+    stored_values = xr.open_zarr(path, mask_and_scale=False)["t2m"].isel(time=2, level=level).values
+    np.testing.assert_array_equal(data.scene.detail.values, stored_values)
+
+
+def test_ascending_latitude_is_drawn_north_up(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    _open(qtbot, window, _store(tmp_path / "up.zarr", ascending=True))
+    assert not window.data.image.view.getViewBox().yInverted()  # row 0 (south) at the bottom
+
+
+def test_series_at_a_clicked_point_follows_the_sliders(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    path = _store(tmp_path / "era.zarr")
+    _open(qtbot, window, path)
+    window.series_action.setChecked(True)
+    panel = window.series
+    assert panel.view is not None and panel.shown
+    assert panel.show_at(5, 7)
+    series = lambda: panel.view.series  # noqa: E731
+    qtbot.waitUntil(lambda: series().total > 0 and series().done == series().total and not series().busy, timeout=15000)
+    ds = xr.open_zarr(path)
+    np.testing.assert_allclose(series().y, ds["t2m"].isel(level=0, lat=5, lon=7).values, atol=1e-9)
+    assert series().x_label == "time" and series().y_label == "2 metre temperature (K)"
+    assert "level=1000 hPa" in series().title and f"lat={LATS[5]:g} °N, lon={LONS[7]:g} °E" in series().title
+    window.data.set_index(1, 2)  # another pressure level: the line follows
+    qtbot.waitUntil(lambda: "level=500 hPa" in series().title and series().done == series().total
+                    and not series().busy, timeout=15000)
+    np.testing.assert_allclose(series().y, ds["t2m"].isel(level=2, lat=5, lon=7).values, atol=1e-9)
+    window.series_action.setChecked(False)
+    assert not panel.shown

@@ -1,0 +1,102 @@
+"""What the CF conventions change in a view of one array, gathered once per array on a worker.
+
+The view needs the conventions in several places at once (values decoded on the worker, slider
+and axis labels, the readout, the title and colour bar, the first contrast), and finding them
+reads the coordinate arrays, which on a remote store is I/O: :func:`read_cf` does it off the
+GUI thread and the result rides in ``ViewState.cf`` as one immutable value. Nothing here raises
+for bad attributes; they are ``notes``, shown beside the raw values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from ..zarrlib import Array, Group, ZarrError
+from .cf.coords import CoordAxis, coordinate_axes, flip_vertical
+from .cf.flags import FlagLegend, flag_legend
+from .cf.values import ValueCoding, initial_range, value_coding, value_title
+
+
+@dataclass(frozen=True, eq=False)
+class CFView:
+    coding: ValueCoding
+    #: long_name, else standard_name, else the array's name
+    title: str
+    units: str | None
+    #: the coordinate of each dimension that has one
+    axes: Mapping[int, CoordAxis] = field(default_factory=lambda: MappingProxyType({}))
+    flags: FlagLegend | None = None
+    #: ``actual_range`` (else the valid range), decoded: the first contrast
+    range: tuple[float, float] | None = None
+    notes: tuple[str, ...] = ()
+
+    def place(self, dim: int, index: int) -> str | None:
+        """``2001-03-04 06:00``: the coordinate value of ``index`` along ``dim``, or None."""
+        axis = self.axes.get(dim)
+        if axis is None or not 0 <= index < len(axis):
+            return None
+        return axis.label(index)
+
+    def value_text(self, value: Any, text: str) -> str:
+        """``text`` (the formatted value) with its units, or the flag meaning it stands for."""
+        if self.flags is not None:
+            try:
+                meaning = self.flags.name_of(int(value))
+            except (TypeError, ValueError, OverflowError):
+                meaning = None
+            if meaning:
+                return f"{text} ({meaning})"
+        if isinstance(value, float | np.floating) and np.isnan(value):
+            return f"{text} (missing)"
+        return f"{text} {self.units}" if self.units and self.units != "1" else text
+
+    def flipped(self, y_dim: int) -> bool:
+        """Whether rows are drawn bottom-up (north up, depth down: ``coords.flip_vertical``)."""
+        axis = self.axes.get(y_dim)
+        return axis is not None and flip_vertical(axis)
+
+    @property
+    def heading(self) -> str:
+        return f"{self.title} ({self.units})" if self.units and self.units != "1" else self.title
+
+
+def read_cf(arr: Array) -> CFView | None:
+    """The CF view of ``arr`` (reads its coordinate arrays: call it off the GUI thread), or None
+    where no convention applies to it."""
+    notes: list[str] = []
+    axes: dict[int, CoordAxis] = {}
+    group = _root(arr)
+    if group is not None:
+        rel = arr.path[len(group.path):].strip("/") if group.path != "/" else arr.path.strip("/")
+        try:
+            axes, found = coordinate_axes(group, arr, rel)
+            notes += found
+        except ZarrError as e:  # coordinate_axes notes what it reads; the group itself may fail
+            notes.append(f"the coordinates of {arr.path} could not be read: {e}")
+    coding = value_coding(arr)
+    notes += coding.notes
+    title, units = value_title(arr)
+    flags, flag_notes = flag_legend(arr.attrs)
+    notes += flag_notes
+    rng = initial_range(arr)
+    attrs = arr.attrs
+    if not (axes or coding.active or flags or rng or notes or "units" in attrs or "long_name" in attrs
+            or "standard_name" in attrs):
+        return None
+    return CFView(coding, title, units, MappingProxyType(axes), flags, rng, tuple(notes))
+
+
+def _root(arr: Array) -> Group | None:
+    """The highest readable group above ``arr`` (coordinates are searched up to it)."""
+    depth = len([p for p in arr.path.split("/") if p])
+    for up in range(depth, 0, -1):
+        try:
+            return arr.ancestor(up)
+        except ZarrError:
+            continue
+    return None
