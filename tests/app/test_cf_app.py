@@ -113,3 +113,33 @@ def test_series_at_a_clicked_point_follows_the_sliders(qtbot: Any, window: MainW
     np.testing.assert_allclose(series().y, ds["t2m"].isel(level=2, lat=5, lon=7).values, atol=1e-9)
     window.series_action.setChecked(False)
     assert not panel.shown
+
+
+def test_nczarr_names_and_flag_legend(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    """An NCZarr array gets its dimension names (xarray reads the same ones) and coordinates; a
+    flag variable's colour bar is its legend and the readout names the flag."""
+    from cf_coord_stores import nczarr_48
+
+    path = nczarr_48(tmp_path / "nc.zarr")
+    window.open_location(f"{path}::/v")
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.state is not None and window.data.state.cf is not None, timeout=15000)
+    plane = window.data.plane
+    dims = xr.open_zarr(path, consolidated=False)["v"].dims
+    assert [plane.y_combo.itemText(i).split(" ")[0] for i in range(2)] == list(dims) == ["lat", "lon"]
+    qtbot.waitUntil(lambda: not window.data.scene.busy and window.data.scene.detail is not None, timeout=15000)
+    assert window.data.controller.readout(1, 2).startswith("lat 20.5 °N, lon 10 °E: ")
+
+    flags = np.array([[0, 1], [2, 4]], dtype="u1")
+    ds = xr.Dataset({"q": (("y", "x"), flags, {"flag_values": np.array([0, 1, 2, 4], "u1"),
+                                                "flag_meanings": "clear cloudy rain snow"})})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds.to_zarr(tmp_path / "flags.zarr", zarr_format=2, mode="w")
+    window.open_location(f"{tmp_path / 'flags.zarr'}::/q")
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.state is not None and window.data.state.cf is not None
+                    and not window.data.scene.busy and window.data.scene.detail is not None, timeout=15000)
+    bar = window.data.image.ui.histogram.item.axis
+    assert bar._tickLevels == [[(0.0, "0 clear"), (1.0, "1 cloudy"), (2.0, "2 rain"), (4.0, "4 snow")]]
+    assert window.data.controller.readout(1, 0).endswith(": 2 (rain)")

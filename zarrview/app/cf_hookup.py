@@ -44,8 +44,14 @@ def apply(view: DataView, cf: CFView) -> None:
     state = view.state
     assert state is not None
     contrast = state.contrast if state.contrast is not None or cf.range is None else cf.range
-    view.controller.set_state(state.with_(cf=cf, contrast=contrast))
+    names = cf.names if cf.names and state.axis_names is None else state.axis_names
+    view.controller.set_state(state.with_(cf=cf, contrast=contrast, axis_names=names))
     plane = view.plane
+    if plane is not None and names != state.axis_names and names:  # NCZarr's names, read with the rest
+        for combo in (plane.y_combo, plane.x_combo):
+            for d, n in enumerate(names):
+                combo.setItemText(d, f"{n} ({state.array.shape[d]})")
+        view._label_axes()  # noqa: SLF001
     if plane is not None:
         for dim, axis in cf.axes.items():
             if dim in plane.sliders:
@@ -121,7 +127,12 @@ def present(view: DataView, cf: CFView | None) -> None:
         item.update()
     plot.invertY(not (cf is not None and state is not None and cf.flipped(state.y_dim)))
     plot.setTitle(None if cf is None else cf.heading)
-    pane.ui.histogram.item.axis.setLabel("" if cf is None or not cf.units else cf.units)
+    bar = pane.ui.histogram.item.axis
+    bar.setLabel("" if cf is None or not cf.units else cf.units)
+    # flag values: the colour bar is their legend, each value ticked with its meaning
+    flags = None if cf is None else cf.flags
+    bar.setTicks(None if flags is None or flags.values is None else
+                 [[(float(v), f"{v} {m}") for v, m in zip(flags.values, flags.meanings)]])
 
 
 def _ticks(axis: CoordAxis) -> Any:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..zarrlib import Array, Group, ZarrError
 from .cf.coords import CoordAxis, coordinate_axes, flip_vertical
+from .cf.dims import read_dimensions
 from .cf.flags import FlagLegend, flag_legend
 from .cf.values import ValueCoding, initial_range, value_coding, value_title
 
@@ -34,6 +35,8 @@ class CFView:
     #: ``actual_range`` (else the valid range), decoded: the first contrast
     range: tuple[float, float] | None = None
     notes: tuple[str, ...] = ()
+    #: dimension names from NCZarr where the array's own metadata has none (else ())
+    names: tuple[str, ...] = ()
 
     def place(self, dim: int, index: int) -> str | None:
         """``2001-03-04 06:00``: the coordinate value of ``index`` along ``dim``, or None."""
@@ -85,10 +88,13 @@ def read_cf(arr: Array) -> CFView | None:
     notes += flag_notes
     rng = initial_range(arr)
     attrs = arr.attrs
-    if not (axes or coding.active or flags or rng or notes or "units" in attrs or "long_name" in attrs
+    dims = read_dimensions(arr)
+    names = () if arr.dimension_names or not any(dims.names) else \
+        tuple(n or f"dim_{d}" for d, n in enumerate(dims.names))
+    if not (axes or coding.active or flags or rng or notes or names or "units" in attrs or "long_name" in attrs
             or "standard_name" in attrs):
         return None
-    return CFView(coding, title, units, MappingProxyType(axes), flags, rng, tuple(notes))
+    return CFView(coding, title, units, MappingProxyType(axes), flags, rng, tuple(notes), names)
 
 
 def _root(arr: Array) -> Group | None:

@@ -192,9 +192,11 @@ def _fill_values(arr: Array, attrs: dict[str, Any], dtype: np.dtype[Any], unsign
                  notes: list[str]) -> list[Number]:
     """``_FillValue`` then ``missing_value``, as xarray finds them: in Zarr v2 the array's
     ``fill_value`` (the attribute only where that is null), in v3 the attribute, a float's
-    being the base64 of a little-endian double."""
+    being the base64 of a little-endian double. A v2 ``fill_value`` counts only in a dataset
+    xarray can open (``_ARRAY_DIMENSIONS`` present): zarr-python gives every other v2 array a
+    fill value of 0, which is data there, not a mark of missing values."""
     found: list[tuple[str, Any]] = []
-    if arr.zarr_format == 2 and arr.fill_value is not None:
+    if arr.zarr_format == 2 and arr.fill_value is not None and "_ARRAY_DIMENSIONS" in attrs:
         found.append(("fill_value", arr.fill_value))
     elif "_FillValue" in attrs:
         value = attrs["_FillValue"]
