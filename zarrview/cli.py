@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from . import __version__
+from .viewing.slice_spec import SLICE_HELP
 
 if TYPE_CHECKING:  # the headless commands import their modules when they run
     from .viewing.export import PlaneSpec
@@ -49,7 +50,7 @@ def _print_children(group: object, indent: str) -> None:
 
 def _info(location: str) -> int:
     from . import zarrlib as zl
-    from .describe import human_bytes, summary, to_json
+    from .describe import cf_rows, human_bytes, summary, to_json
 
     node = zl.open(location)
     width = max(len(k) for k, _ in summary(node))
@@ -70,6 +71,12 @@ def _info(location: str) -> int:
         if ome is not None:
             print()
             print("\n".join(describe_ome(ome)))
+    cf = cf_rows(node)
+    if cf:
+        print("\nCF conventions:")
+        cf_width = max(len(k) for k, _ in cf)
+        for key, value in cf:
+            print(f"  {key:<{cf_width}}  {value}")
     print("\nAttributes:")
     print(to_json(node.attrs))
     print("\nMetadata document:")
@@ -100,22 +107,32 @@ def _export(argv: Sequence[str]) -> int:
     sub = _OneLineParser(prog="zarrview export",
                           description="Write one plane of an array or an OME-Zarr image to .npy, .csv or .png.")
     sub.add_argument("location", help="path, URL or .zip, followed by ::/node/path of an array or an OME-Zarr image")
-    sub.add_argument("--slice", help="the plane, e.g. 5,:,: or :,128,: (the ':' dimensions are rows and columns)")
+    sub.add_argument("--slice", help=SLICE_HELP)
     sub.add_argument("--level", type=int, help="the pyramid level of an OME-Zarr image (0, the finest, by default)")
     sub.add_argument("--labels", nargs="?", const="", metavar="NAMES",
                      help="draw an OME-Zarr image's label images over a .png: all, or those named (a,b)")
+    sub.add_argument("--raw", action="store_true",
+                     help="write the stored values; by default an array that follows the CF conventions is "
+                          "written decoded, as xarray reads it (fill and missing values as NaN, packed values "
+                          "unpacked with scale_factor and add_offset)")
     sub.add_argument("-o", "--output", required=True, help="FILE.npy (exact values), FILE.csv or FILE.png (grey)")
     ns = sub.parse_args(list(argv))
     from . import zarrlib as zl
     from .viewing.export import ExportError, UnsupportedExport, export_format, export_plane
-    from .viewing.slice_spec import ArgumentError, parse_slice
+    from .viewing.slice_spec import ArgumentError, choose_plane, read_slice
 
     try:
-        plane = parse_slice(ns.slice)
+        request = read_slice(ns.slice)
         export_format(ns.output)
-        spec = _export_spec(zl.open(ns.location), plane, ns.level, ns.labels)
+        node = zl.open(ns.location)
+        plane, choices = choose_plane(node, request)
+        for choice in choices:  # nearest may be far from what was typed: say what was taken
+            print(f"zarrview: --slice {choice}", file=sys.stderr)
+        spec = _export_spec(node, plane, ns.level, ns.labels)
         if spec is None:
             return 1
+        if not ns.raw:
+            spec = _decoding(spec)
         export_plane(spec, ns.output, progress=_tty_progress(spec.label) if sys.stderr.isatty() else None)
     except (ArgumentError, UnsupportedExport) as e:
         print(e if str(e).startswith("zarrview:") else f"zarrview: {e}", file=sys.stderr)
@@ -156,6 +173,18 @@ def _export_spec(node: Node, plane: dict[int, int], level: int | None, labels: s
         return image_spec(image, plane, level or 0, _label_layers(node, labels))
     except ValueError as e:
         raise ArgumentError(f"zarrview: {e}") from None
+
+
+def _decoding(spec: PlaneSpec) -> PlaneSpec:
+    """``spec`` written as CF values, with a line for each attribute that cannot be used."""
+    import dataclasses
+
+    from .viewing.export_cf import plane_coding
+
+    coding = plane_coding(spec.array)
+    for note in coding.notes if coding is not None else ():
+        print(f"zarrview: {spec.array.path}: {note}", file=sys.stderr)
+    return dataclasses.replace(spec, decode=True)
 
 
 def _label_layers(image: Group, names: str | None) -> tuple[LabelLayer, ...]:

@@ -8,15 +8,20 @@ import time
 from collections.abc import Sequence
 
 from .. import __version__
-from ..viewing.slice_spec import ArgumentError, parse_slice  # noqa: F401  (shared with zarrview export)
+from ..viewing.slice_spec import SLICE_HELP, ArgumentError, SliceText, parse_slice, read_slice  # noqa: F401
 
 
 _COMMANDS = """commands without a window:
   zarrview tree LOCATION                every node, one line each
   zarrview info LOCATION[::/node/path]  full metadata, attributes, stored chunks and bytes
-  zarrview export LOCATION::/node [--slice 5,:,:] [--level N] -o FILE.npy|.csv|.png
+  zarrview export LOCATION::/node [--slice 5,:,:] [--level N] [--raw] -o FILE.npy|.csv|.png
                                         one plane at full resolution (of an OME-Zarr image's
-                                        level N), as the window shows it"""
+                                        level N), as the window shows it; CF values (masked,
+                                        unpacked) unless --raw
+
+--slice by name: time=2001-03-04,level=500 fixes each named dimension at the value of its
+coordinate variable nearest to the one given (a date, a number, 45.25N, 12.5W); the choice is
+printed. level=#2 is index 2; a dimension without a coordinate variable takes an index (x=5)."""
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -24,7 +29,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("location", nargs="?", help="folder, .zip, or URL, optionally with ::/node/path")
     p.add_argument("--demo", action="store_true", help="open the bundled demo dataset")
-    p.add_argument("--slice", help="the plane to show, e.g. 5,:,: (integers fix dimensions)")
+    p.add_argument("--slice", help=SLICE_HELP)
     p.add_argument("--region", help="the initial visible region, Y0:Y1,X0:X1 in plane coordinates")
     p.add_argument("--level", help="the pyramid level of an OME-Zarr image to show (0 is the finest; "
                                                 "by default the one the zoom needs)")
@@ -60,10 +65,13 @@ def parse_region(text: str | None) -> tuple[int, int, int, int] | None:
 def run_app(argv: Sequence[str]) -> int:
     args = parse_args(argv)
     try:  # malformed values are one line and exit status 2, before any window opens
-        plane, region, level = parse_slice(args.slice), parse_region(args.region), parse_level(args.level)
+        request, region, level = read_slice(args.slice), parse_region(args.region), parse_level(args.level)
+        plane = plane_argument(args, request)
     except ArgumentError as e:
         print(e, file=sys.stderr)
         return 2
+    if plane is None:
+        return 1
     from .platform_check import explain, missing_xcb_libraries, uses_xcb
 
     if uses_xcb():  # Qt aborts the process without these: say what to install instead
@@ -113,6 +121,36 @@ def run_app(argv: Sequence[str]) -> int:
 
     gc.collect()  # collect Qt wrappers while Qt still exists, not during interpreter teardown
     return code
+
+
+def plane_argument(args: argparse.Namespace, request: SliceText) -> dict[int, int] | None:
+    """The indices ``--slice`` gives: named dimensions are matched against the node to open
+    (its coordinate variables read now, before any window, and each choice printed); None
+    after saying why the node cannot be opened. Raises ``ArgumentError``."""
+    if not request.named:
+        return request.positions
+    from ..viewing.slice_spec import choose_plane
+    from ..zarrlib import ZarrError, open as open_node
+
+    location = args.location
+    if location is None and args.demo:
+        from .resources import demo_path
+
+        location = f"{demo_path()}::/cells"
+    if location is None:
+        raise ArgumentError("zarrview: --slice names dimensions: give the LOCATION of an array to match them in")
+    try:
+        node = open_node(location)
+    except ZarrError as e:
+        print(f"zarrview: {e}", file=sys.stderr)
+        return None
+    try:
+        plane, choices = choose_plane(node, request)
+    finally:
+        node.store.close()
+    for choice in choices:
+        print(f"zarrview: --slice {choice}", file=sys.stderr)
+    return plane
 
 
 def _screenshot_when_settled(window: object, path: str, timer_cls: object) -> None:

@@ -1,6 +1,7 @@
-"""The selected node's metadata: a summary table, the attributes as a tree, the raw JSON, and
-for an OME-Zarr group an OME tab (``ome_panel.py``), shown only for groups whose attributes hold
-OME metadata and filled once the window has read that metadata off the GUI thread."""
+"""The selected node's metadata: a summary table, the attributes as a tree with convention keys
+marked (``attributes_view.py``), the raw JSON, and for an OME-Zarr group an OME tab
+(``ome_panel.py``), shown only for groups whose attributes hold OME metadata and filled once the
+window has read that metadata off the GUI thread."""
 
 from __future__ import annotations
 
@@ -12,14 +13,13 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
-    QTreeWidget,
-    QTreeWidgetItem,
     QWidget,
 )
 
 from ..describe import summary, to_json
 from ..viewing.ome import OmeLabels, OmeNode, marker
 from ..zarrlib import ErrorNode, Group, Node, UnsupportedArray
+from .attributes_view import AttributesView
 from .ome_panel import OmePanel, problem_count
 
 
@@ -42,9 +42,7 @@ class MetadataPanel(QTabWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setWordWrap(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.attrs = QTreeWidget()
-        self.attrs.setHeaderLabels(["Key", "Value"])
-        self.attrs.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.attrs = AttributesView()
         self.json = QPlainTextEdit()
         self.json.setReadOnly(True)
         self.addTab(self.table, "Metadata")
@@ -71,8 +69,7 @@ class MetadataPanel(QTabWidget):
         self._fill_table(rows)
         self.attrs.clear()
         if node is not None and (not isinstance(node, ErrorNode) or isinstance(node, UnsupportedArray)):
-            _fill(self.attrs.invisibleRootItem(), node.attrs)
-            self.attrs.expandToDepth(0)
+            self.attrs.show_attrs(node.attrs)
             self.json.setPlainText(to_json(_documents(node)))
         else:
             self.json.setPlainText(error or "")
@@ -178,13 +175,3 @@ def _documents(node: Node) -> dict[str, Any]:
         own = ".zarray" if node.kind == "array" else ".zgroup"
         return {own: node.metadata, ".zattrs": node.attrs}
     return node.metadata if node.metadata else {"attributes": node.attrs}
-
-
-def _fill(parent: QTreeWidgetItem, value: Any) -> None:
-    items = value.items() if isinstance(value, dict) else enumerate(value)
-    for key, v in items:
-        child = QTreeWidgetItem([str(key), "" if isinstance(v, (dict, list)) else repr(v) if not isinstance(v, str) else v])
-        parent.addChild(child)
-        if isinstance(v, (dict, list)):
-            child.setText(1, f"{{{len(v)} keys}}" if isinstance(v, dict) else f"[{len(v)} items]")
-            _fill(child, v)

@@ -29,7 +29,8 @@ import numpy as np
 
 from ..zarrlib import Array, CancelToken, ReadCancelled, ZarrError
 from .channels import ChannelSetting, auto_windows, composite
-from .contrast import displayable, percentile_levels
+from .contrast import NAN_RGBA, displayable, percentile_levels
+from .export_cf import decoded
 from .export_labels import LabelExportError, LabelOverlay, blend, overlays, read_overlays
 from .labels import LabelLayer
 from .ome.model import OmeImage
@@ -37,8 +38,6 @@ from .png import PngShapeError, write_png
 from .state import COMPLEX_MODES, initial_state
 
 FORMATS = (".npy", ".csv", ".png")
-#: a NaN pixel in a PNG: magenta, which no grey ramp holds
-NAN_RGBA = (255, 0, 255, 255)
 #: elements rendered or written at a time, bounding the extra memory of a PNG or CSV export
 BLOCK_ELEMENTS = 1 << 20
 
@@ -106,6 +105,8 @@ class PlaneSpec:
     channels: tuple[ChannelSetting, ...] = ()
     #: label layers drawn over a PNG (``export_labels.overlays``), as the window shows them
     labels: tuple[LabelOverlay, ...] = ()
+    #: CF values (masked as NaN, unpacked: ``export_cf``) where the array follows CF; else as stored
+    decode: bool = False
 
     def __post_init__(self) -> None:
         free = {d for d, s in enumerate(self.selection) if isinstance(s, slice)}
@@ -229,11 +230,12 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
 
 def _read(spec: PlaneSpec, path: Path, progress: Progress | None, cancel: CancelToken | None) -> np.ndarray:
     try:
-        return spec.array.read(spec.selection, cancel=cancel, progress=progress)
+        data = spec.array.read(spec.selection, cancel=cancel, progress=progress)
     except ReadCancelled:
         raise
     except ZarrError as e:
         raise ReadFailed(path, spec.label, str(e)) from None
+    return decoded(spec.array, data) if spec.decode else data
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:

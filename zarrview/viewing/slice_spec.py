@@ -2,33 +2,204 @@
 
 Parsed here, without Qt, so the headless export writes the plane the window would show for
 the same text, and a malformed value is refused before anything is opened.
+
+Two forms. By position, ``5,:,:`` fixes dimension 0 at index 5 (the ':' dimensions are shown).
+By name, ``time=2001-03-04,level=500`` names dimensions and says where each is fixed: a
+geoscience user knows the date and the pressure level, not their indices. A value is matched
+to the nearest value of the dimension's coordinate variable (CF's rule for which array that is:
+``cf.coords``), as xarray's ``.sel(method="nearest")`` does, and the choice is printed, since
+nearest may be far. ``#N`` is always index N; a dimension without a coordinate variable takes
+its index plainly (``x=5``). The two forms do not mix: a position beside a name is ambiguous.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..zarrlib import Array
+from ..zarrlib import Array, Group, Node, ZarrError
+
+if TYPE_CHECKING:
+    from .cf.coords import CoordAxis
+
+#: the index form of a named part: ``level=#3`` is index 3 whatever the coordinate says
+INDEX_MARK = "#"
+SLICE_HELP = ("the plane: by position, 5,:,: (integers fix dimensions, the ':' ones are shown); or by "
+              "dimension name, time=2001-03-04,level=500 (a value is matched to the nearest of the "
+              "dimension's coordinate variable and the choice printed; name=#N is index N; a dimension "
+              "without a coordinate variable takes an index, x=5)")
 
 
 class ArgumentError(ValueError):
     """A malformed command-line value; its message is the one line the user sees."""
 
 
+@dataclass(frozen=True)
+class SliceText:
+    """``--slice`` as typed: indices by position, or (dimension name, value text) pairs in the
+    order typed; one of the two is empty."""
+
+    positions: dict[int, int]
+    named: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SliceChoice:
+    """Where a named dimension was fixed: its index and the coordinate value there (None for a
+    dimension without a coordinate variable)."""
+
+    dim: int
+    name: str
+    index: int
+    label: str | None
+
+    def __str__(self) -> str:
+        if self.label is None:
+            return f"{self.name}=index {self.index} (no coordinate variable)"
+        return f"{self.name}={self.label} (index {self.index})"
+
+
+def read_slice(text: str | None) -> SliceText:
+    """The two forms told apart, without opening anything: ``"5,:,:"`` -> positions ``{0: 5}``,
+    ``"time=2001-03-04,level=#2"`` -> named ``(("time", "2001-03-04"), ("level", "#2"))``."""
+    if not text or not text.strip():
+        return SliceText({})
+    parts = [p.strip() for p in text.split(",")]
+    if not any("=" in p for p in parts):
+        return SliceText(_positions(text, parts))
+    named: list[tuple[str, str]] = []
+    for part in parts:
+        name, eq, value = part.partition("=")
+        name, value = name.strip(), value.strip()
+        if not eq:
+            raise ArgumentError(f"zarrview: --slice {text!r} mixes positions and names: give every fixed "
+                                "dimension as NAME=VALUE (like time=2001-03-04,level=500), or none")
+        if not name or not value:
+            raise ArgumentError(f"zarrview: --slice {part!r} needs a dimension name and a value (like level=500)")
+        if any(name == seen for seen, _ in named):
+            raise ArgumentError(f"zarrview: --slice names {name} twice")
+        named.append((name, value))
+    return SliceText({}, tuple(named))
+
+
 def parse_slice(text: str | None) -> dict[int, int]:
-    """``"5,:,:"`` -> ``{0: 5}``: the fixed index of each dimension that is not shown."""
-    if not text:
-        return {}
-    out = {}
-    for dim, part in enumerate(text.split(",")):
-        part = part.strip()
+    """``"5,:,:"`` -> ``{0: 5}``: the fixed index of each dimension that is not shown. Names need
+    the array (see ``choose_plane``) and are refused here."""
+    request = read_slice(text)
+    if request.named:
+        raise ArgumentError(f"zarrview: --slice {text!r} names dimensions; only positions (like 5,:,:) here")
+    return request.positions
+
+
+def _positions(text: str, parts: list[str]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for dim, part in enumerate(parts):
         if part and part != ":":
             try:
                 out[dim] = int(part)
             except ValueError:
-                raise ArgumentError(f"zarrview: --slice takes integers and ':' separated by commas "
-                                    f"(like 5,:,:), not {text!r}") from None
+                raise ArgumentError(f"zarrview: --slice takes integers and ':' separated by commas (like 5,:,:) "
+                                    f"or NAME=VALUE pairs (like time=2001-03-04,level=500), not {text!r}") from None
     return out
+
+
+def resolve_slice(request: SliceText, path: str, names: tuple[str | None, ...],
+                  axes: Mapping[int, CoordAxis], notes: tuple[str, ...] = ()) -> tuple[dict[int, int], list[SliceChoice]]:
+    """The indices ``request`` names, for a node at ``path`` whose dimensions are ``names`` with
+    coordinate ``axes`` (by dimension index); ``notes`` on those coordinates are quoted where a
+    value cannot be matched. No I/O. Raises ``ArgumentError`` with one line naming the part."""
+    from .cf.coords import CoordError
+
+    plane = dict(request.positions)
+    choices: list[SliceChoice] = []
+    for name, value in request.named:
+        if name not in names:
+            known = ", ".join(str(n) for n in names if n is not None)
+            have = f"its dimensions: {known}" if known else "its dimensions have no names: give positions, like 5,:,:"
+            raise ArgumentError(f"zarrview: --slice {name}={value}: {path} has no dimension {name!r} ({have})")
+        dim = names.index(name)
+        axis = axes.get(dim)
+        if value.startswith(INDEX_MARK) or axis is None:
+            index = _index(name, value, axis is None)
+        else:
+            try:
+                index = axis.nearest(value)
+            except CoordError as e:
+                said = [n for n in notes if n.startswith(f"{axis.name}:") or f" {axis.name} " in f" {n} "]
+                raise ArgumentError(f"zarrview: --slice {name}={value}: {e}"
+                                    + (f" ({'; '.join(said)})" if said else "")) from None
+        plane[dim] = index
+        label = None
+        if axis is not None and 0 <= index < len(axis):
+            label = axis.label(index)
+        choices.append(SliceChoice(dim, name, index, label))
+    return plane, choices
+
+
+def _index(name: str, value: str, no_coordinate: bool) -> int:
+    digits = value.removeprefix(INDEX_MARK).strip()
+    try:
+        return int(digits)
+    except ValueError:
+        why = (f"{name} has no coordinate variable: give an index ({name}=5 or {name}=#5)" if no_coordinate
+               else f"after {INDEX_MARK} comes an index (like {name}=#3)")
+        raise ArgumentError(f"zarrview: --slice {name}={value}: {why}") from None
+
+
+def choose_plane(node: Node, request: SliceText) -> tuple[dict[int, int], list[SliceChoice]]:
+    """``request``'s indices for ``node`` (an array, or an OME-Zarr image group, whose axis names
+    are its dimensions), checked against its shape. Reads the array's coordinate variables when
+    a value needs matching: call it off the GUI thread. Raises ``ArgumentError``; a coordinate
+    that cannot be read is no coordinate (the value must then be an index)."""
+    if not request.named:
+        return dict(request.positions), []
+    if isinstance(node, Array):
+        names, axes, notes = _array_dimensions(node, needs_axes=any(not v.startswith(INDEX_MARK)
+                                                                    for _, v in request.named))
+        plane, choices = resolve_slice(request, node.path, names, axes, notes)
+        check_plane(node, plane)
+        return plane, choices
+    if isinstance(node, Group):
+        from .ome import OmeImage, detect
+
+        image = detect(node, labels=False)
+        if isinstance(image, OmeImage):
+            names = tuple(a.name for a in image.first.axes)
+            plane, choices = resolve_slice(request, node.path, names, {})
+            level0 = next((lv.array for lv in image.first.levels if lv.array is not None), None)
+            if level0 is not None:
+                check_plane(level0, plane)
+            return plane, choices
+    raise ArgumentError(f"zarrview: --slice names dimensions, but {node.path} is not an array or an OME-Zarr "
+                        "image: name an array with ::/path")
+
+
+def _array_dimensions(arr: Array, needs_axes: bool) -> tuple[tuple[str | None, ...], dict[int, CoordAxis],
+                                                              tuple[str, ...]]:
+    """Dimension names, coordinate axes (read only where needed) and their notes."""
+    from .cf.dims import dimension_names
+
+    if not needs_axes:
+        return dimension_names(arr), {}, ()
+    axes, notes = coordinates_of(arr)
+    return dimension_names(arr), axes, tuple(notes)
+
+
+def coordinates_of(arr: Array) -> tuple[dict[int, CoordAxis], list[str]]:
+    """``cf.coords.coordinate_axes`` for an array opened on its own (``LOCATION::/var``): searched
+    from the store's root, since a coordinate may be inherited from any group above, else from
+    the array's parent where the root cannot be read. Reads the coordinate variables."""
+    from .cf.coords import coordinate_axes
+
+    parts = [p for p in arr.path.split("/") if p]
+    for up in dict.fromkeys((len(parts), 1)):
+        try:
+            group = arr.ancestor(up)
+        except ZarrError:
+            continue
+        return coordinate_axes(group, arr, arr.path[len(group.path.rstrip("/")):].strip("/"))
+    return {}, []
 
 
 def plane_error(arr: Array, plane: Mapping[int, int]) -> str | None:
