@@ -179,10 +179,9 @@ def _decoding(spec: PlaneSpec) -> PlaneSpec:
     """``spec`` written as CF values, with a line for each attribute that cannot be used."""
     import dataclasses
 
-    from .viewing.export_cf import plane_coding
+    from .viewing.cf.values import value_coding
 
-    coding = plane_coding(spec.array)
-    for note in coding.notes if coding is not None else ():
+    for note in value_coding(spec.array).notes:
         print(f"zarrview: {spec.array.path}: {note}", file=sys.stderr)
     return dataclasses.replace(spec, decode=True)
 

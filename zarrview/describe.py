@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .zarrlib import Array, ErrorNode, Node, UnsupportedArray
 from .viewing.ome.text import marker as ome_marker
+
+if TYPE_CHECKING:
+    from .viewing.cf.values import ValueCoding
+    from .viewing.cf_view import CFView
 
 
 def human_bytes(n: int | float) -> str:
@@ -104,48 +108,38 @@ def to_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-_NO_COORDINATE = "no coordinate variable"
-
-
 def cf_rows(node: Node) -> list[tuple[str, str]]:
     """What the CF conventions (and GeoZarr-style keys) say about ``node``, as (field, value)
     rows for ``zarrview info``: an array's title and units, each dimension with its coordinate's
     first and last values, how its values are decoded, flags, and a ``Note`` row for each
     attribute that cannot be used. Reads an array's coordinate variables (not for the GUI
     thread). Empty where there is nothing to say."""
-    from .viewing.cf.conventions import convention_of, geo_metadata
+    from .viewing.cf.conventions import geo_metadata
+    from .viewing.cf_view import read_cf
 
     rows: list[tuple[str, str]] = []
     if isinstance(node, Array) and not isinstance(node, UnsupportedArray):
-        attrs = node.attrs if isinstance(node.attrs, dict) else {}
-        rows = _array_cf_rows(node, attrs)
-        if not any(convention_of(k) for k in attrs) and all(value.endswith(_NO_COORDINATE) for _, value in rows):
-            rows = []  # dimension names alone (zarr-python writes them for any v3 array): nothing CF
+        view = read_cf(node)
+        rows = [] if view is None else _array_cf_rows(node, view)
     if not isinstance(node, ErrorNode):
         rows += [(f"GeoZarr {key}", text) for key, text in geo_metadata(node.attrs)]
     return rows
 
 
-def _array_cf_rows(arr: Array, attrs: dict[str, Any]) -> list[tuple[str, str]]:
-    from .viewing.cf.dims import read_dimensions
-    from .viewing.cf.flags import flag_legend
-    from .viewing.cf.values import initial_range, value_title
-    from .viewing.export_cf import coding_text, follows_cf, plane_coding
-    from .viewing.slice_spec import coordinates_of
+def _array_cf_rows(arr: Array, view: CFView) -> list[tuple[str, str]]:
+    from .viewing.cf.dims import dimension_names
 
+    attrs = arr.attrs if isinstance(arr.attrs, dict) else {}
     rows: list[tuple[str, str]] = []
     for key, label in (("long_name", "Long name"), ("standard_name", "Standard name")):
         if key in attrs:
             rows.append((label, attrs[key] if isinstance(attrs[key], str) else f"{attrs[key]!r} (not text)"))
-    units = value_title(arr)[1]
-    if units:
-        rows.append(("Units", units))
-    dims = read_dimensions(arr)
-    axes, notes = coordinates_of(arr) if any(n is not None for n in dims.names) else ({}, [])
-    for d, (name, size) in enumerate(zip(dims.names, arr.shape)):
-        axis = axes.get(d)
+    if view.units:
+        rows.append(("Units", view.units))
+    for d, (name, size) in enumerate(zip(dimension_names(arr), arr.shape)):
+        axis = view.axes.get(d)
         if axis is None:
-            text = f"{size}, {_NO_COORDINATE}"
+            text = f"{size}, no coordinate variable"
         else:
             text = f"{size}: {axis.label(0)} … {axis.label(size - 1)}" if size else "0 values"
             calendar = axis.time.calendar if axis.time is not None else None
@@ -153,15 +147,34 @@ def _array_cf_rows(arr: Array, attrs: dict[str, Any]) -> list[tuple[str, str]]:
             extra += [f"calendar {calendar}"] if calendar not in (None, "standard", "proleptic_gregorian") else []
             text += f" ({', '.join(extra)})" if extra else ""
         rows.append((f"Dimension {name if name is not None else d}", text))
-    if follows_cf(arr):
-        coding = plane_coding(arr)
-        rows.append(("Value coding", coding_text(coding)))
-        notes += coding.notes if coding is not None else ()
-    legend, flag_notes = flag_legend(attrs)
-    if legend is not None:
-        codes = legend.values if legend.values is not None else legend.masks or ()
-        rows.append(("Flags", ", ".join(f"{c} {m}" for c, m in zip(codes, legend.meanings))))
-    span = initial_range(arr)
-    if span is not None:
-        rows.append(("Initial range", f"{span[0]:.10g} … {span[1]:.10g}"))
-    return rows + [("Note", n) for n in dict.fromkeys([*dims.notes, *notes, *flag_notes]) if n]
+    rows.append(("Value coding", coding_text(view.coding)))
+    if view.flags is not None:
+        codes = view.flags.values if view.flags.values is not None else view.flags.masks or ()
+        rows.append(("Flags", ", ".join(f"{c} {m}" for c, m in zip(codes, view.flags.meanings))))
+    if view.range is not None:
+        rows.append(("Initial range", f"{view.range[0]:.10g} … {view.range[1]:.10g}"))
+    return rows + [("Note", n) for n in dict.fromkeys(view.notes) if n]
+
+
+def coding_text(coding: ValueCoding) -> str:
+    """One line saying what CF decoding does to an array's stored values."""
+    if not coding.active:
+        return "none: values are used as stored"
+    parts: list[str] = []
+    if coding.unsigned:
+        parts.append("read as unsigned (_Unsigned)")
+    if coding.fill_values:
+        parts.append("masked where " + " or ".join(_number(f) for f in coding.fill_values))
+    if coding.valid_min is not None or coding.valid_max is not None:
+        lo = "" if coding.valid_min is None else _number(coding.valid_min)
+        hi = "" if coding.valid_max is None else _number(coding.valid_max)
+        parts.append(f"valid {lo} … {hi}".replace("  ", " ").strip())
+    if coding.scale_factor is not None or coding.add_offset is not None:
+        scale = 1.0 if coding.scale_factor is None else coding.scale_factor
+        offset = 0.0 if coding.add_offset is None else coding.add_offset
+        parts.append(f"unpacked as stored × {_number(scale)} + {_number(offset)}")
+    return "; ".join(parts) + f" → {coding.decoded_dtype}"
+
+
+def _number(x: float | int) -> str:
+    return f"{x:.10g}" if isinstance(x, float) else str(x)

@@ -30,7 +30,7 @@ import numpy as np
 from ..zarrlib import Array, CancelToken, ReadCancelled, ZarrError
 from .channels import ChannelSetting, auto_windows, composite
 from .contrast import NAN_RGBA, displayable, percentile_levels
-from .export_cf import decoded
+from .cf.values import value_coding
 from .export_labels import LabelExportError, LabelOverlay, blend, overlays, read_overlays
 from .labels import LabelLayer
 from .ome.model import OmeImage
@@ -105,7 +105,7 @@ class PlaneSpec:
     channels: tuple[ChannelSetting, ...] = ()
     #: label layers drawn over a PNG (``export_labels.overlays``), as the window shows them
     labels: tuple[LabelOverlay, ...] = ()
-    #: CF values (masked as NaN, unpacked: ``export_cf``) where the array follows CF; else as stored
+    #: CF values (masked as NaN, unpacked: ``cf.values``), as xarray reads them; else as stored
     decode: bool = False
 
     def __post_init__(self) -> None:
@@ -235,7 +235,7 @@ def _read(spec: PlaneSpec, path: Path, progress: Progress | None, cancel: Cancel
         raise
     except ZarrError as e:
         raise ReadFailed(path, spec.label, str(e)) from None
-    return decoded(spec.array, data) if spec.decode else data
+    return value_coding(spec.array).decode(data, inplace=True) if spec.decode else data
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..zarrlib import Array, Group, Node, ZarrError
+from ..zarrlib import Array, Group, Node
 
 if TYPE_CHECKING:
     from .cf.coords import CoordAxis
@@ -179,27 +179,10 @@ def _array_dimensions(arr: Array, needs_axes: bool) -> tuple[tuple[str | None, .
                                                               tuple[str, ...]]:
     """Dimension names, coordinate axes (read only where needed) and their notes."""
     from .cf.dims import dimension_names
+    from .cf_view import read_cf
 
-    if not needs_axes:
-        return dimension_names(arr), {}, ()
-    axes, notes = coordinates_of(arr)
-    return dimension_names(arr), axes, tuple(notes)
-
-
-def coordinates_of(arr: Array) -> tuple[dict[int, CoordAxis], list[str]]:
-    """``cf.coords.coordinate_axes`` for an array opened on its own (``LOCATION::/var``): searched
-    from the store's root, since a coordinate may be inherited from any group above, else from
-    the array's parent where the root cannot be read. Reads the coordinate variables."""
-    from .cf.coords import coordinate_axes
-
-    parts = [p for p in arr.path.split("/") if p]
-    for up in dict.fromkeys((len(parts), 1)):
-        try:
-            group = arr.ancestor(up)
-        except ZarrError:
-            continue
-        return coordinate_axes(group, arr, arr.path[len(group.path.rstrip("/")):].strip("/"))
-    return {}, []
+    view = read_cf(arr) if needs_axes else None  # coordinates searched up to the store's root
+    return dimension_names(arr), dict(view.axes) if view else {}, view.notes if view else ()
 
 
 def plane_error(arr: Array, plane: Mapping[int, int]) -> str | None:
