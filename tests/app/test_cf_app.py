@@ -81,12 +81,18 @@ def test_decoded_image_sliders_typed_values_axes(qtbot: Any, window: MainWindow,
     assert data.image.view.titleLabel.text == "2 metre temperature (K)"
     from PySide6.QtWidgets import QCheckBox
 
+    from zarrview.viewing.export import export_plane
+
+    export_plane(data.plane_spec(), tmp_path / "shown.npy")  # Export > Data writes what is shown: decoded
+    np.testing.assert_allclose(np.load(tmp_path / "shown.npy"), ds["t2m"].isel(time=2, level=level).values, atol=1e-9)
     raw_box = next(b for b in data.findChildren(QCheckBox) if b.text() == "Stored values")
     raw_box.setChecked(True)
     qtbot.waitUntil(lambda: data.scene.detail is not None and data.scene.detail.values.dtype == np.int16
                     and not data.scene.busy, timeout=15000)
     stored_values = xr.open_zarr(path, mask_and_scale=False)["t2m"].isel(time=2, level=level).values
     np.testing.assert_array_equal(data.scene.detail.values, stored_values)
+    export_plane(data.plane_spec(), tmp_path / "stored.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "stored.npy"), stored_values)
 
 
 def test_ascending_latitude_is_drawn_north_up(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811

@@ -394,4 +394,5 @@ class DataView(QWidget):
         lo, hi = hist.getLevels()
         return PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim,
                          state.complex_mode, (float(lo), float(hi)), None if lut is None else np.asarray(lut, np.uint8),
-                         channels=state.channels if state.composite else (), labels=overlays(state, 0))
+                         channels=state.channels if state.composite else (), labels=overlays(state, 0),
+                         decode=state.decoding is not None)
