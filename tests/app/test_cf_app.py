@@ -54,7 +54,7 @@ def test_decoded_image_sliders_typed_values_axes(qtbot: Any, window: MainWindow,
     path = _store(tmp_path / "era.zarr")
     _open(qtbot, window, path)
     data = window.data
-    ds = xr.open_zarr(path)
+    ds = xr.open_zarr(path, chunks=None)
     np.testing.assert_allclose(data.scene.detail.values, ds["t2m"].isel(time=0, level=0).values, atol=1e-9)
     plane = data.plane
     assert plane is not None
@@ -89,7 +89,7 @@ def test_decoded_image_sliders_typed_values_axes(qtbot: Any, window: MainWindow,
     raw_box.setChecked(True)
     qtbot.waitUntil(lambda: data.scene.detail is not None and data.scene.detail.values.dtype == np.int16
                     and not data.scene.busy, timeout=15000)
-    stored_values = xr.open_zarr(path, mask_and_scale=False)["t2m"].isel(time=2, level=level).values
+    stored_values = xr.open_zarr(path, chunks=None, mask_and_scale=False)["t2m"].isel(time=2, level=level).values
     np.testing.assert_array_equal(data.scene.detail.values, stored_values)
     export_plane(data.plane_spec(), tmp_path / "stored.npy")
     np.testing.assert_array_equal(np.load(tmp_path / "stored.npy"), stored_values)
@@ -109,7 +109,7 @@ def test_series_at_a_clicked_point_follows_the_sliders(qtbot: Any, window: MainW
     assert panel.show_at(5, 7)
     series = lambda: panel.view.series  # noqa: E731
     qtbot.waitUntil(lambda: series().total > 0 and series().done == series().total and not series().busy, timeout=15000)
-    ds = xr.open_zarr(path)
+    ds = xr.open_zarr(path, chunks=None)
     np.testing.assert_allclose(series().y, ds["t2m"].isel(level=0, lat=5, lon=7).values, atol=1e-9)
     assert series().x_label == "time" and series().y_label == "2 metre temperature (K)"
     assert "level=1000 hPa" in series().title and f"lat={LATS[5]:g} °N, lon={LONS[7]:g} °E" in series().title
@@ -131,7 +131,7 @@ def test_nczarr_names_and_flag_legend(qtbot: Any, window: MainWindow, tmp_path: 
     _settle(qtbot, window)
     qtbot.waitUntil(lambda: window.data.state is not None and window.data.state.cf is not None, timeout=15000)
     plane = window.data.plane
-    dims = xr.open_zarr(path, consolidated=False)["v"].dims
+    dims = xr.open_zarr(path, chunks=None, consolidated=False)["v"].dims
     assert [plane.y_combo.itemText(i).split(" ")[0] for i in range(2)] == list(dims) == ["lat", "lon"]
     qtbot.waitUntil(lambda: not window.data.scene.busy and window.data.scene.detail is not None, timeout=15000)
     assert window.data.controller.readout(1, 2).startswith("lat 20.5 °N, lon 10 °E: ")
@@ -149,3 +149,19 @@ def test_nczarr_names_and_flag_legend(qtbot: Any, window: MainWindow, tmp_path: 
     bar = window.data.image.ui.histogram.item.axis
     assert bar._tickLevels == [[(0.0, "0 clear"), (1.0, "1 cloudy"), (2.0, "2 rain"), (4.0, "4 snow")]]
     assert window.data.controller.readout(1, 0).endswith(": 2 (rain)")
+
+
+def test_bad_attributes_are_named_and_the_values_shown_raw(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    import zarr
+
+    a = zarr.create_array(tmp_path / "bad.zarr", shape=(4, 5), chunks=(4, 5), dtype="i2",
+                          dimension_names=["y", "x"], attributes={"scale_factor": "abc", "units": "K"})
+    a[...] = np.arange(20, dtype="i2").reshape(4, 5)
+    said: list[str] = []
+    window.data.status.connect(said.append)
+    window.open_location(str(tmp_path / "bad.zarr"))
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.state is not None and window.data.state.cf is not None
+                    and not window.data.scene.busy and window.data.scene.detail is not None, timeout=15000)
+    assert any("scale_factor 'abc'" in text for text in said), said
+    np.testing.assert_array_equal(window.data.scene.detail.values, a[...])

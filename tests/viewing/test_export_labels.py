@@ -23,18 +23,11 @@ from png_decode import decode_png
 
 pytest.importorskip("ome_zarr")
 from ome_stores import ome_zarr_image  # noqa: E402
+from test_labels import _label  # noqa: E402  (17 and 5 coloured by the metadata, 3 by the palette)
 
 N = 64
 COLOURS = {17: (255, 0, 0, 255), 5: (0, 255, 0, 128)}
 META = {"colors": [{"label-value": k, "rgba": list(v)} for k, v in COLOURS.items()]}
-
-
-def _label() -> np.ndarray:
-    lab = np.zeros((N, N), "u4")
-    lab[8:24, 8:24] = 17
-    lab[32:48, 4:60] = 5
-    lab[50:60, 40:60] = 3
-    return lab
 
 
 def _store(tmp_path: Path, version: str) -> Path:

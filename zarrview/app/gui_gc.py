@@ -32,7 +32,11 @@ class GuiThreadCollector(QObject):
         gc.disable()
 
     def collect(self) -> int:
-        """Collect the oldest generation whose count is past its threshold; objects found."""
+        """Collect the oldest generation whose count is past its threshold; objects found.
+        Automatic collection switched back on by a library (dask's ``disable_gc`` restores the
+        state it found, which may be from before this collector) is switched off again."""
+        if gc.isenabled():
+            gc.disable()
         counts = gc.get_count()
         generation = -1
         for gen, (count, limit) in enumerate(zip(counts, self.thresholds)):
@@ -54,4 +58,5 @@ def collect_garbage_on_gui_thread() -> GuiThreadCollector:
     assert app is not None, "create the QApplication first"
     if _collector is None:
         _collector = GuiThreadCollector(app)
+    gc.disable()
     return _collector
