@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..describe import summary, to_json
+from ..viewing.json_view import elide
 from ..viewing.ome import OmeLabels, OmeNode, marker
 from ..zarrlib import ErrorNode, Group, Node, UnsupportedArray
 from .attributes_view import AttributesView
@@ -69,8 +70,8 @@ class MetadataPanel(QTabWidget):
         self._fill_table(rows)
         self.attrs.clear()
         if node is not None and (not isinstance(node, ErrorNode) or isinstance(node, UnsupportedArray)):
-            self.attrs.show_attrs(node.attrs)
-            self.json.setPlainText(to_json(_documents(node)))
+            self.attrs.show_attrs(elide(node.attrs))
+            self.json.setPlainText(to_json(elide(_documents(node))))
         else:
             self.json.setPlainText(error or "")
         self._ome_for(node)

@@ -1,9 +1,11 @@
 """The tree's filter field: it finds nodes in groups nobody has expanded yet.
 
-Typing starts a walk of every open store on a worker thread (``viewing.tree_walk``); each listing
-it reads goes into the model through the model's own listing path, so lazily listed rows and
-rows opened by path stay as they are, and matches appear with their ancestors expanded while
-the walk goes on. The selected row is always kept (the filter never moves the selection, so the
+Typing starts a walk of every open store on a worker thread (``viewing.tree_walk``) that fills a
+flat index of every node (``viewing.tree_index``); each keystroke searches the index (milliseconds
+for 100,000 nodes) and puts the first ``MAX_SHOWN`` matches, with their ancestors, into the tree
+(``HierarchyModel.reveal``: groups hold only those rows until someone expands them), so the tree
+never holds more rows than a person can look at. While the walk goes on, what it adds is searched
+as it arrives. The selected row is always kept (the filter never moves the selection, so the
 data view is not reloaded), and clearing the field restores the expansion from before filtering.
 """
 
@@ -16,6 +18,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFil
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTreeView, QWidget
 
+from ..viewing.tree_index import NodeIndex
 from ..viewing.tree_walk import MAX_NODES, WalkOutcome, walk
 from ..zarrlib import CancelToken, Group, Node
 from .bridge import post, run_in_thread
@@ -23,6 +26,8 @@ from .tree_model import HierarchyModel, Index, PathRole
 
 #: seconds between progress updates from the walking thread
 PROGRESS_EVERY_S = 0.1
+#: matches put into the tree for one text; typing more narrows them
+MAX_SHOWN = 500
 
 
 class FilterProxy(QSortFilterProxyModel):
@@ -63,6 +68,12 @@ class TreeFilter(QObject):
         self._saved: list[QPersistentModelIndex] | None = None  # expanded rows before filtering
         self._token: CancelToken | None = None
         self.outcome: WalkOutcome | None = None
+        self.index = NodeIndex()
+        self._anchors: list[QPersistentModelIndex] = []
+        self._roots: list[Node] = []  # the stores the index covers
+        self._searched = 0  # entries of the index searched for the current text
+        self._shown = 0  # matches put into the tree for it
+        self.matches = 0  # how many entries match it
         field.textChanged.connect(self._text_changed)
         proxy.rowsInserted.connect(self._rows_shown)
         view.selectionModel().currentChanged.connect(self._pin)
@@ -80,12 +91,54 @@ class TreeFilter(QObject):
         if text and not self.active:
             self._saved = [QPersistentModelIndex(i) for i in self._expanded(QModelIndex())]
             self._pin(self.view.currentIndex())
-            self._start_walk()
+            self.model.hold_fetch = True
+            if self._stale():
+                self._start_walk()
+        self._searched = self._shown = self.matches = 0
+        if text:
+            self._reveal(text)
         self.proxy.setFilterFixedString(text)
         if text:
             self._expand_below(QModelIndex())
+            self._say()
         elif self.active:
             self._restore()
+
+    def _stale(self) -> bool:
+        """Whether the index covers other stores than those open now."""
+        tops = [self.model.node(self.model.index(r, 0)) for r in range(self.model.rowCount())]
+        return [t for t in tops if isinstance(t, Group)] != self._roots
+
+    def _reveal(self, text: str) -> None:
+        """Search what the index gained since the last search for ``text`` and put the matches
+        (up to ``MAX_SHOWN`` in all) into the tree."""
+        hits, count = self.index.search(text, MAX_SHOWN - self._shown, self._searched)
+        self._searched = len(self.index)
+        self.matches += count
+        chains: dict[int, list[list[Node]]] = {}
+        for position in hits:
+            found = self.index.chain(position)
+            if found is None or found[0] >= len(self._anchors) or not self._anchors[found[0]].isValid():
+                continue
+            chains.setdefault(found[0], []).append(found[1])
+            self._shown += 1
+        for which, found_chains in chains.items():
+            self.model.reveal_many(QModelIndex(self._anchors[which]), found_chains)
+
+    def _say(self) -> None:
+        if not self.field.text():
+            return
+        words = []
+        if self.searching:
+            words.append(f"Searching… {len(self.index):,} nodes")
+        if self.matches > self._shown:
+            words.append(f"{self._shown:,} of {self.matches:,} matches shown: type more to narrow")
+        elif self.outcome is not None and not self.searching:
+            note = self.outcome.note(MAX_NODES)
+            if note:
+                words.append(note)
+        self.label.setText("; ".join(words))
+        self.bar.setVisible(bool(words))
 
     def _pin(self, current: QModelIndex, _previous: QModelIndex | None = None) -> None:
         self.proxy.pinned = QPersistentModelIndex(self.proxy.mapToSource(current))
@@ -94,6 +147,7 @@ class TreeFilter(QObject):
         """Back to the expansion from before filtering, with the same row selected."""
         self.cancel()
         saved, self._saved = self._saved or [], None
+        self.model.hold_fetch = False
         self.view.collapseAll()
         for index in sorted((QModelIndex(p) for p in saved if p.isValid()), key=_depth):
             self.view.expand(self.proxy.mapFromSource(index))
@@ -135,27 +189,30 @@ class TreeFilter(QObject):
 
     # -- the walk -------------------------------------------------------------------------------
     def _start_walk(self) -> None:
+        if self._token is not None:
+            self._token.cancel()
         tops = [self.model.index(r, 0) for r in range(self.model.rowCount())]
         tops = [t for t in tops if isinstance(self.model.node(t), Group)]
+        self._roots = [self.model.node(t) for t in tops]  # type: ignore[misc]
+        self._anchors = [QPersistentModelIndex(t) for t in tops]
+        self.index = index = NodeIndex([r.path for r in self._roots])
         if not tops:
             return
-        anchors = [QPersistentModelIndex(t) for t in tops]
-        roots = [self.model.node(t) for t in tops]
+        roots = list(self._roots)
         token = self._token = CancelToken()
         self.outcome = None
-        self.label.setText("Searching…")
         self.cancel_button.show()
         self.bar.show()
         last = [0.0]
 
         def listed(which: int, group: Group, members: list[Node]) -> None:
-            post(lambda: self._listed(token, anchors[which], group.path, members), self)
+            index.add(which, members)
 
         def progress(nodes: int) -> None:
             now = time.monotonic()
             if now - last[0] >= PROGRESS_EVERY_S:
                 last[0] = now
-                post(lambda: self._progress(token, nodes), self)
+                post(lambda: self._progress(token), self)
 
         def work() -> WalkOutcome:
             threading.current_thread().name = "zarrview-filter-walk"
@@ -163,19 +220,11 @@ class TreeFilter(QObject):
 
         run_in_thread(work, lambda outcome, error: self._walked(token, outcome, error), self)
 
-    def _listed(self, token: CancelToken, anchor: QPersistentModelIndex, path: str, members: list[Node]) -> None:
-        if token is not self._token or not anchor.isValid():
-            return  # a walk given up, or a store closed meanwhile
-        index = QModelIndex(anchor)
-        for name in [p for p in path.split("/") if p]:
-            index = self.model.child_named(index, name)
-            if not index.isValid():
-                return
-        self.model.add_listing(index, members)
-
-    def _progress(self, token: CancelToken, nodes: int) -> None:
-        if token is self._token:
-            self.label.setText(f"Searching… {nodes:,} nodes")
+    def _progress(self, token: CancelToken) -> None:
+        """More of the index: its matches go into the tree as they come."""
+        if token is self._token and self.active and self.field.text():
+            self._reveal(self.field.text())
+            self._say()
 
     def _walked(self, token: CancelToken, outcome: WalkOutcome | None, error: BaseException | None) -> None:
         if token is not self._token:
@@ -183,9 +232,15 @@ class TreeFilter(QObject):
         self._token = None
         self.outcome = outcome
         self.cancel_button.hide()
-        note = outcome.note(MAX_NODES) if outcome is not None else f"Search failed: {error}"
-        if note and self.active:
-            self.label.setText(note)
+        if outcome is None or outcome.cancelled:
+            self._roots = []  # walked afresh the next time someone filters
+            if outcome is None and self.active:
+                self.label.setText(f"Search failed: {error}")
+                return
+        if self.active and self.field.text():
+            self._reveal(self.field.text())
+            self._expand_below(QModelIndex())
+            self._say()
         else:
             self.bar.hide()
 

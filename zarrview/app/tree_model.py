@@ -1,7 +1,13 @@
-"""The hierarchy as a Qt item model: plain ``TreeItem`` objects under a thin model (as silx).
+"""The hierarchy as a Qt item model: plain ``TreeItem`` rows (``tree_items``) under a thin model
+(as silx).
 
-Children are listed on expand, on a background thread; meanwhile a "Loading…" row shows.
-A child that fails to load becomes an error row; the rest of the tree keeps working.
+Children are listed on expand, on a background thread, in pages (``PAGE`` members a time: a
+group of 100,000 children shows its first rows at once, the next page when the view scrolls to
+the end, through Qt's ``canFetchMore``/``fetchMore``); meanwhile a "Loading…" row shows. A child
+that fails to load becomes an error row; the rest of the tree keeps working. The filter puts only
+its matches (and their ancestors) in (``reveal``: partial listings, completed when someone
+expands the group once the filter is cleared; ``hold_fetch`` keeps the view from listing while
+it filters).
 
 A group holding OME-Zarr metadata says what it is in the Type column ("image (4 levels)",
 "plate 8×12, 2 wells", "labels (1)"), from its attributes alone: no request. An image's level
@@ -10,58 +16,26 @@ arrays, its members anyway, say which level they are ("uint16 · level 1").
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+import bisect
+from collections.abc import Iterator
+from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from ..describe import dtype_text, shape_text
-from ..viewing.ome.doc import namespace
-from ..zarrlib import Array, ErrorNode, Group, Node, UnsupportedArray, ZarrError
+from ..zarrlib import Array, Group, Node, UnsupportedArray, ZarrError
 from .bridge import run_in_thread
 from .icons import node_icon
+from .tree_items import OmeMark, TreeItem, error_of, name_of, ome_mark
+
+__all__ = ["HierarchyModel", "TreeItem", "OmeMark", "ome_mark", "NodeRole", "PathRole", "PAGE"]
 
 NodeRole = Qt.ItemDataRole.UserRole + 1
 PathRole = Qt.ItemDataRole.UserRole + 2
 Index = QModelIndex | QPersistentModelIndex
-
-
-class TreeItem:
-    def __init__(self, parent: TreeItem | None, node: Node | None = None, text: str = "",
-                 error: str | None = None, placeholder: bool = False, hint: bool = False) -> None:
-        self.parent = parent
-        self.node = node
-        self.text = text
-        self.error = error
-        self.placeholder = placeholder or hint
-        self.hint = hint  # "this server cannot list": replaced by whatever the user opens by path
-        self.children: list[TreeItem] | None = None  # None: not listed yet
-        self.loading = False
-        self._ome: OmeMark | None | bool = False  # False: not looked at yet
-
-    @property
-    def ome(self) -> OmeMark | None:
-        """What OME-Zarr node this group is, from its attributes (cached), or None."""
-        if self._ome is False:
-            self._ome = ome_mark(self.node.attrs) if isinstance(self.node, Group) else None
-        return self._ome  # type: ignore[return-value]
-
-    def level(self) -> int | None:
-        """The pyramid level this array is of its parent OME image, or None."""
-        mark = self.parent.ome if self.parent is not None and isinstance(self.node, Array) else None
-        return mark.levels.get(self.node.name) if mark is not None and self.node is not None else None
-
-    @property
-    def is_group(self) -> bool:
-        return isinstance(self.node, Group)
-
-    def row(self) -> int:
-        return 0 if self.parent is None or self.parent.children is None else self.parent.children.index(self)
-
-    def search_text(self) -> str:
-        if self.node is None:
-            return self.text
-        return f"{self.node.name} {self.node.path}"
+#: members listed (and their metadata read) at a time
+PAGE = 1000
 
 
 class HierarchyModel(QAbstractItemModel):
@@ -71,13 +45,28 @@ class HierarchyModel(QAbstractItemModel):
         super().__init__(parent)
         self.root = TreeItem(None)
         self.root.children = []
+        #: while the filter shows its matches, expanding a row does not list its group
+        self.hold_fetch = False
+        #: rows made so far (tests check that a large group is not turned into rows at once)
+        self.items_made = 0
+
+    def _item(self, parent: TreeItem, node: Node | None = None, **kw: Any) -> TreeItem:
+        self.items_made += 1
+        return TreeItem(parent, node, error=error_of(node) if node is not None else kw.pop("error", None), **kw)
 
     # -- stores -----------------------------------------------------------------------------
     def add_store(self, node: Node, label: str) -> QModelIndex:
+        return self._add_top(self._item(self.root, node, text=label))
+
+    def add_error(self, label: str, message: str) -> QModelIndex:
+        return self._add_top(self._item(self.root, None, text=label, error=message))
+
+    def _add_top(self, item: TreeItem) -> QModelIndex:
         assert self.root.children is not None
         row = len(self.root.children)
         self.beginInsertRows(QModelIndex(), row, row)
-        self.root.children.append(TreeItem(self.root, node, text=label, error=_error(node)))
+        self.root.children.append(item)
+        self.root.changed()
         self.endInsertRows()
         return self.index(row, 0)
 
@@ -88,18 +77,11 @@ class HierarchyModel(QAbstractItemModel):
                 return self.index(row, 0)
         return QModelIndex()
 
-    def add_error(self, label: str, message: str) -> QModelIndex:
-        assert self.root.children is not None
-        row = len(self.root.children)
-        self.beginInsertRows(QModelIndex(), row, row)
-        self.root.children.append(TreeItem(self.root, None, text=label, error=message))
-        self.endInsertRows()
-        return self.index(row, 0)
-
     def remove_top(self, row: int) -> None:
         assert self.root.children is not None
         self.beginRemoveRows(QModelIndex(), row, row)
         item = self.root.children.pop(row)
+        self.root.changed()
         self.endRemoveRows()
         if item.node is not None and not any(c.node is not None and c.node.store is item.node.store for c in self.root.children):
             item.node.store.close()
@@ -107,24 +89,64 @@ class HierarchyModel(QAbstractItemModel):
     def insert_path(self, top_row: int, chain: list[Node]) -> QModelIndex:
         """Place nodes reached by path (child, grandchild, …) under the store in ``top_row``,
         reusing rows already listed; the index of the last one."""
-        index = self.index(top_row, 0)
+        return self.reveal(self.index(top_row, 0), chain)
+
+    def reveal(self, top: QModelIndex, chain: list[Node]) -> QModelIndex:
+        """The rows of ``chain`` (a node below the store at ``top``, preceded by its ancestors
+        below it), inserted where missing among the rows there, in name order; a group not
+        listed yet holds only these (``partial``) until it is expanded. The last row's index."""
+        index = top
         for node in chain:
             item = self.item(index)
             if item.children is None:
-                item.children = []
-            found = next((i for i, c in enumerate(item.children) if c.node is not None and c.node.path == node.path), None)
-            if found is None:
+                item.children, item.partial = [], True
+            row = item.child_row(node.path)
+            if row is None:
                 hints = [i for i, c in enumerate(item.children) if c.hint]
                 for i in reversed(hints):
                     self.beginRemoveRows(index, i, i)
                     item.children.pop(i)
+                    item.changed()
                     self.endRemoveRows()
-                found = len(item.children)
-                self.beginInsertRows(index, found, found)
-                item.children.append(TreeItem(item, node, error=_error(node)))
+                row = bisect.bisect_right(item.children, node.name, key=name_of)
+                self.beginInsertRows(index, row, row)
+                item.children.insert(row, self._item(item, node))
+                item.changed()
                 self.endInsertRows()
-            index = self.index(found, 0, index)
+            index = self.index(row, 0, index)
         return index
+
+    def reveal_many(self, top: QModelIndex, chains: list[list[Node]]) -> None:
+        """``reveal`` for many nodes below the store at ``top`` at once: the missing rows of each
+        depth inserted per group in runs, not one by one (the filter's matches)."""
+        depth = 0
+        while True:
+            wanted: dict[int, tuple[TreeItem, dict[str, Node]]] = {}
+            for chain in chains:
+                if depth < len(chain):
+                    parent = self.item(top) if depth == 0 else self._found(top, chain[:depth])
+                    if parent is not None and parent.child_row(chain[depth].path) is None:
+                        wanted.setdefault(id(parent), (parent, {}))[1][chain[depth].path] = chain[depth]
+            if not any(depth < len(c) for c in chains):
+                return
+            for parent, nodes in wanted.values():
+                if parent.children is None:
+                    parent.children, parent.partial = [], True
+                index = self._index_of(parent)
+                self._insert_in_order(index, parent, [self._item(parent, n) for n in nodes.values()])
+            depth += 1
+
+    def _found(self, top: QModelIndex, chain: list[Node]) -> TreeItem | None:
+        item = self.item(top)
+        for node in chain:
+            row = item.child_row(node.path)
+            if row is None or item.children is None:
+                return None
+            item = item.children[row]
+        return item
+
+    def _index_of(self, item: TreeItem) -> QModelIndex:
+        return QModelIndex() if item is self.root or item.parent is None else self.createIndex(item.row(), 0, item)
 
     # -- lookup -----------------------------------------------------------------------------
     def item(self, index: Index) -> TreeItem:
@@ -165,60 +187,97 @@ class HierarchyModel(QAbstractItemModel):
         if parent.isValid() and parent.column() != 0:
             return False
         item = self.item(parent)
-        if item.children is None:
-            return item.is_group
+        if item.children is None or item.partial:
+            return item.is_group or bool(item.children)
         return bool(item.children)
 
     def canFetchMore(self, parent: Index) -> bool:  # noqa: N802
         item = self.item(parent)
-        return parent.isValid() and item.is_group and item.children is None and not item.loading
+        if not parent.isValid() or not item.is_group or item.loading:
+            return False
+        if item.children is None:
+            return True
+        return not self.hold_fetch and (item.partial or item.pages is not None)
 
     def fetchMore(self, parent: Index) -> None:  # noqa: N802
-        item = self.item(parent)
+        """The first page of a group's members (a partial group listed afresh, its rows kept),
+        or the next page of a listing."""
         if not self.canFetchMore(parent):
             return
-        item.loading = True
-        self.beginInsertRows(parent, 0, 0)
-        item.children = [TreeItem(item, None, text="Loading…", placeholder=True)]
-        self.endInsertRows()
-        persistent = QPersistentModelIndex(parent)
+        item = self.item(parent)
         group = item.node
         assert isinstance(group, Group)
-        run_in_thread(group.members, lambda result, error: self._listed(persistent, item, result, error), self)
+        item.loading = True
+        children = item.children if item.children is not None else []
+        item.children = children
+        self.beginInsertRows(parent, len(children), len(children))
+        children.append(TreeItem(item, None, text="Loading…", placeholder=True))
+        item.changed()
+        self.endInsertRows()
+        persistent = QPersistentModelIndex(parent)
+        pages = item.pages
+        first = pages is None
+        if first:
+            item.partial = False
+
+        def work() -> tuple[list[Node], Iterator[list[str]] | None]:
+            nonlocal pages
+            if getattr(group, "load_members", None) is None:  # no paged reading: the whole listing
+                return group.members(), None
+            if pages is None:
+                pages = name_pages(group)
+            names = next(pages, None)
+            if names is None:
+                return [], None
+            return load_members(group, names), pages
+
+        run_in_thread(work, lambda result, error: self._page(persistent, item, result, error, first), self)
+
+    def _page(self, persistent: QPersistentModelIndex, item: TreeItem, result: Any, error: BaseException | None,
+              first: bool) -> None:
+        members, pages = result if result is not None else ([], None)
+        item.pages = pages
+        self._listed(persistent, item, members, error, first)
 
     def add_listing(self, index: QModelIndex, members: list[Node]) -> None:
-        """Members of the group at ``index`` listed elsewhere (the filter's walk): placed as a
-        listing of its own would place them, so a listing still running adds nothing twice."""
-        self._listed(QPersistentModelIndex(index), self.item(index), members, None)
+        """Members of the group at ``index`` listed elsewhere: placed as a listing of its own
+        would place them, so a listing still running adds nothing twice."""
+        self._listed(QPersistentModelIndex(index), self.item(index), members, None, False)
 
     def child_named(self, parent: QModelIndex, name: str) -> QModelIndex:
         """The row of the member ``name`` under ``parent``, or an invalid index."""
-        for row, child in enumerate(self.item(parent).children or []):
-            if child.node is not None and child.node.name == name:
-                return self.index(row, 0, parent)
-        return QModelIndex()
+        item = self.item(parent)
+        if item.node is None:
+            return QModelIndex()
+        path = item.node.path.rstrip("/") + "/" + name
+        row = item.child_row(path)
+        return QModelIndex() if row is None else self.index(row, 0, parent)
 
-    def _listed(self, persistent: QPersistentModelIndex, item: TreeItem, members: Any, error: BaseException | None) -> None:
-        """Put a listing under its group. Rows opened by path while it ran stay where they are
-        (with their selection and expansion); listed members go around them in name order."""
+    def _listed(self, persistent: QPersistentModelIndex, item: TreeItem, members: Any, error: BaseException | None,
+                first: bool = True) -> None:
+        """Put a page of a listing under its group. Rows opened by path or shown by the filter
+        while it ran stay where they are (with their selection and expansion); listed members go
+        around them in name order."""
+        item.loading = False
         if not persistent.isValid():
             return  # the store was closed meanwhile
         parent = QModelIndex(persistent)
         children = item.children if item.children is not None else []
+        item.children = children
         for i in reversed([i for i, c in enumerate(children) if c.node is None]):  # "Loading…", hints
             self.beginRemoveRows(parent, i, i)
             children.pop(i)
+            item.changed()
             self.endRemoveRows()
-        item.children = children
-        item.loading = False
         if error is not None:
+            item.pages = None
             message = str(error) if isinstance(error, ZarrError) else f"{type(error).__name__}: {error}"
-            new = [TreeItem(item, None, text="(cannot list)", error=message)]
+            new = [self._item(item, None, text="(cannot list)", error=message)]
         else:
-            present = {c.node.path for c in children if c.node is not None}
-            new = [TreeItem(item, m, error=_error(m)) for m in members if m.path not in present]
-            if not new and not children and isinstance(item.node, Group) and not item.node.can_list_members:
-                new = [TreeItem(item, None, text="(the server cannot list: File ▸ Go to Path…)", hint=True)]
+            new = [self._item(item, m) for m in members if item.child_row(m.path) is None]
+            if (first and not new and not children and item.pages is None and isinstance(item.node, Group)
+                    and not item.node.can_list_members):
+                new = [self._item(item, None, text="(the server cannot list: File ▸ Go to Path…)", hint=True)]
         self._insert_in_order(parent, item, new)
 
     def _insert_in_order(self, parent: QModelIndex, item: TreeItem, new: list[TreeItem]) -> None:
@@ -226,15 +285,17 @@ class HierarchyModel(QAbstractItemModel):
         of many members costs a few insertions, not one per member."""
         children = item.children
         assert children is not None
+        new.sort(key=name_of)
         pos, i = 0, 0
         while i < len(new):
-            while pos < len(children) and _name(children[pos]) <= _name(new[i]):
+            while pos < len(children) and name_of(children[pos]) <= name_of(new[i]):
                 pos += 1
             end = i
-            while end < len(new) and (pos == len(children) or _name(new[end]) < _name(children[pos])):
+            while end < len(new) and (pos == len(children) or name_of(new[end]) < name_of(children[pos])):
                 end += 1
             self.beginInsertRows(parent, pos, pos + end - i - 1)
             children[pos:pos] = new[i:end]
+            item.changed()
             self.endInsertRows()
             pos += end - i
             i = end
@@ -295,53 +356,19 @@ class HierarchyModel(QAbstractItemModel):
         return None
 
 
-class OmeMark(NamedTuple):
-    kind: str                  # "image", "label image", "labels", "plate", "well", "bioformats2raw"
-    version: str
-    text: str                  # the Type column
-    levels: dict[str, int]     # an image's level array paths -> level index
+def name_pages(group: Group) -> Iterator[list[str]]:
+    """The names of ``group``'s members, ``PAGE`` at a time (runs on a worker thread): a store's
+    own paged listing where zarrlib has one, else its listing cut into pages."""
+    paged = getattr(group, "iter_member_names", None)
+    if paged is not None:
+        yield from paged(PAGE)
+        return
+    names = group.member_names()
+    for start in range(0, len(names), PAGE):
+        yield names[start:start + PAGE]
 
 
-def ome_mark(attrs: Any) -> OmeMark | None:
-    """What OME-Zarr node a group's attributes make it, in words for the Type column; None for a
-    plain group. Reads nothing: a listed group's attributes are in hand already."""
-    if not isinstance(attrs, dict):
-        return None
-    ns = namespace(attrs, "", [])
-    if ns is None:
-        return None
-    keys, levels = ns.keys, {}
-
-    def count(value: Any, key: str) -> str:
-        return str(len(value[key])) if isinstance(value, dict) and isinstance(value.get(key), list) else "?"
-
-    if "plate" in keys:
-        plate = keys["plate"]
-        kind, text = "plate", f"plate {count(plate, 'rows')}×{count(plate, 'columns')}, {count(plate, 'wells')} wells"
-    elif "well" in keys:
-        n = count(keys["well"], "images")
-        kind, text = "well", f"well ({n} field{'' if n == '1' else 's'})"
-    elif "multiscales" in keys or "image-label" in keys:
-        ms = keys.get("multiscales")
-        first = ms[0] if isinstance(ms, list) and ms and isinstance(ms[0], dict) else {}
-        datasets = first.get("datasets") if isinstance(first.get("datasets"), list) else []
-        levels = {d["path"]: i for i, d in enumerate(datasets)
-                  if isinstance(d, dict) and isinstance(d.get("path"), str)}
-        kind = "label image" if "image-label" in keys else "image"
-        more = f", {len(ms)} multiscales" if isinstance(ms, list) and len(ms) > 1 else ""
-        n = count(first, "datasets")
-        text = f"{kind} ({n} level{'' if n == '1' else 's'}{more})"
-    elif "bioformats2raw.layout" in keys:
-        kind, text = "bioformats2raw", "bioformats2raw series"
-    else:
-        kind, text = "labels", f"labels ({count(keys, 'labels')})"
-    return OmeMark(kind, ns.version, text, levels)
-
-
-def _error(node: Node) -> str | None:
-    """The message a row shows for a node that cannot be opened or read (None when it can)."""
-    return str(node.error) if isinstance(node, ErrorNode) else None
-
-
-def _name(item: TreeItem) -> str:
-    return item.node.name if item.node is not None else item.text
+def load_members(group: Group, names: list[str]) -> list[Node]:
+    """The nodes of ``names``: one batch of requests on a remote store; a child whose metadata
+    is broken comes back as an ``ErrorNode``."""
+    return list(group.load_members(names))  # type: ignore[attr-defined]
