@@ -79,6 +79,7 @@ def test_v2_json_tab_shows_zattrs_beside_zarray(qtbot, tmp_path) -> None:  # typ
     panel = MetadataPanel()
     qtbot.addWidget(panel)
     panel.show_node(zl.open(tmp_path / "v2.zarr"))
+    qtbot.waitUntil(lambda: panel.json.toPlainText().startswith("{"), timeout=5000)  # written on a worker
     shown = json.loads(panel.json.toPlainText())
     assert shown[".zattrs"] == {"units": "kelvin"}
     assert shown[".zarray"] == json.loads((tmp_path / "v2.zarr" / ".zarray").read_text())

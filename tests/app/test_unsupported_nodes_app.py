@@ -61,6 +61,7 @@ def test_unsupported_child_shows_metadata_and_error_and_siblings_work(qtbot, win
     assert s.meta["Codecs"] == "bytes → zstd → nonexistent_codec"
     assert_sentence(s.meta["Error"], "codec 'nonexistent_codec'", "is not supported (supported: ")
     assert attributes(window) == {"note": "kept"}
+    qtbot.waitUntil(lambda: window.meta.json.toPlainText().startswith("{"), timeout=5000)  # written on a worker
     assert json.loads(window.meta.json.toPlainText())["codecs"][-1] == {"name": "nonexistent_codec"}
     assert s.message is not None and "nonexistent_codec" in s.message and window.data.array is None
 

@@ -21,6 +21,7 @@ from ..viewing.json_view import elide
 from ..viewing.ome import OmeLabels, OmeNode, marker
 from ..zarrlib import ErrorNode, Group, Node, UnsupportedArray
 from .attributes_view import AttributesView
+from .bridge import run_in_thread
 from .ome_panel import OmePanel, problem_count
 
 
@@ -55,6 +56,7 @@ class MetadataPanel(QTabWidget):
         #: the OME tab was the one open when a node without OME metadata hid it: open it again
         #: with the next OME group, unless another tab was chosen meanwhile
         self._ome_wanted = False
+        self._json_for: Node | None = None  # the node whose documents the JSON tab is being given
         self._hiding = False
         self.currentChanged.connect(self._chosen)
 
@@ -71,10 +73,23 @@ class MetadataPanel(QTabWidget):
         self.attrs.clear()
         if node is not None and (not isinstance(node, ErrorNode) or isinstance(node, UnsupportedArray)):
             self.attrs.show_attrs(elide(node.attrs))
-            self.json.setPlainText(to_json(elide(_documents(node))))
+            self._show_json(node)
         else:
+            self._json_for = None
             self.json.setPlainText(error or "")
         self._ome_for(node)
+
+    def _show_json(self, node: Node) -> None:
+        """The node's documents, written out on a worker: a consolidated root's document is
+        parsed only now (50 MB for 100,000 nodes: seconds), and never on the GUI thread."""
+        self._json_for = node
+        self.json.setPlainText("Reading the metadata document…")
+
+        def done(text: str | None, error: BaseException | None) -> None:
+            if self._json_for is node:
+                self.json.setPlainText(text if error is None else f"The metadata document cannot be read: {error}")
+
+        run_in_thread(lambda: to_json(elide(_documents(node))), done, self)
 
     # -- the OME tab ----------------------------------------------------------------------------
     def _ome_for(self, node: Node | None) -> None:
