@@ -5,6 +5,7 @@ Kept free of Qt so ``zarrview tree`` and ``zarrview info`` stay headless.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,8 @@ from .zarrlib import Array, ErrorNode, Node, UnsupportedArray
 from .viewing.ome.text import marker as ome_marker
 
 if TYPE_CHECKING:
+    from .zarrlib.metadata.model import ArrayMetadata
+    from .zarrlib.outline import Outline
     from .viewing.cf.values import ValueCoding
     from .viewing.cf_view import CFView
 
@@ -36,11 +39,19 @@ def shape_text(shape: tuple[int, ...]) -> str:
 
 
 def dtype_text(arr: Array) -> str:
-    if arr.dtype.kind == "O":
-        return arr.data_type_name
-    if arr.dtype.names:
-        return "struct{" + ", ".join(f"{n}: {arr.dtype.fields[n][0]}" for n in arr.dtype.names) + "}"  # type: ignore[index]
-    return str(arr.dtype)
+    return _meta_dtype_text(arr.meta)
+
+
+def _meta_dtype_text(meta: ArrayMetadata) -> str:
+    return meta.dt.name if meta.dtype.kind == "O" else _numpy_dtype_text(meta.dtype)
+
+
+@functools.lru_cache(maxsize=512)
+def _numpy_dtype_text(dtype: np.dtype[Any]) -> str:
+    """Cached: numpy names a data type in Python code (3 µs, a sixth of a tree line)."""
+    if dtype.names:
+        return "struct{" + ", ".join(f"{n}: {dtype.fields[n][0]}" for n in dtype.names) + "}"  # type: ignore[index]
+    return str(dtype)
 
 
 def fill_text(value: Any) -> str:
@@ -62,14 +73,34 @@ def one_line(node: Node) -> str:
     if isinstance(node, ErrorNode):
         return f"{node.name or '/'}  error  {node.error}"
     if isinstance(node, Array):
-        parts = [shape_text(node.shape), dtype_text(node), f"chunks {shape_text(node.chunks)}"]
-        if node.shards:
-            parts.append(f"shards {shape_text(node.shards)}")
-        parts.append(node.codecs)
-        return f"{node.name or '/'}  array  " + "  ".join(parts)
+        return f"{node.name or '/'}  array  {shape_text(node.shape)}  {_array_details(node.meta)}"
     extra = "  (implicit)" if node.implicit else ""
     mark = ome_marker(node.attrs)  # from the attributes alone: no request per group
     return f"{node.name or '/'}  group  {node.format_name}{extra}" + (f"  {mark}" if mark else "")
+
+
+def outline_line(outline: Outline) -> str:
+    """``one_line`` of a child as ``Group.member_outlines`` gives it (the same text)."""
+    if outline.node is not None:
+        return one_line(outline.node)
+    assert outline.like is not None
+    held = _details.get(id(outline.like))
+    if held is None or held[0] is not outline.like:
+        held = _details[id(outline.like)] = (outline.like, _array_details(outline.like))
+    return f"{outline.name}  array  {shape_text(outline.shape)}  {held[1]}"
+
+
+#: the details of each array template outlines were like, by identity (the template is held too)
+_details: dict[int, tuple[ArrayMetadata, str]] = {}
+
+
+def _array_details(meta: ArrayMetadata) -> str:
+    """Data type, chunks, shards and codecs: what one line says of an array besides its shape."""
+    parts = [_meta_dtype_text(meta), f"chunks {shape_text(meta.chunk_shape)}"]
+    if meta.shard_shape:
+        parts.append(f"shards {shape_text(meta.shard_shape)}")
+    parts.append(meta.codecs_description)
+    return "  ".join(parts)
 
 
 def summary(node: Node) -> list[tuple[str, str]]:

@@ -1,13 +1,17 @@
-"""Finding nodes in a store: format detection, metadata documents, children, consolidation.
+"""Finding nodes in a store: format detection, metadata documents, consolidation.
 
 One ``Hierarchy`` per opened store remembers the format it found (v3, v2, or the 2022 v3
-draft) so each later node costs as few requests as possible: one for a v3 node.
+draft) so each later node costs as few requests as possible: one for a v3 node. Consolidated
+metadata is indexed, not decoded (``metadata.consolidated``): a node's entry is decoded when
+the node is asked for, and the nodes made from it are kept in a small cache. Children are
+found in ``children``.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,8 +31,11 @@ from .metadata import prefinal
 from .metadata import v2 as v2meta
 from .metadata import v3 as v3meta
 from .limits import limits
+from .metadata.consolidated import Consolidated, index_v2, index_v3_root
 from .metadata.model import ArrayMetadata, parse_attributes
+from .metadata.templates import parse_v3_array
 from .storage.base import Store
+from . import children
 
 Flavor = Literal["v3", "v2", "draft"]
 
@@ -48,6 +55,14 @@ class NodeDoc:
     flavor: Flavor = "v3"
     children_hint: list[str] | None = field(default=None)
     unsupported: UnsupportedFeatureError | None = None
+    #: the whole document, decoded when asked for, where ``document`` leaves out the entries
+    #: of its consolidated metadata (a root's ``zarr.json`` of 100,000 entries)
+    whole: Callable[[], dict[str, Any]] | None = field(default=None, repr=False)
+
+    def full_document(self) -> dict[str, Any]:
+        if self.whole is not None:
+            self.document, self.whole = self.whole(), None
+        return self.document
 
 
 def array_doc(path: str, zarr_format: int, document: dict[str, Any], attrs: dict[str, Any],
@@ -69,11 +84,18 @@ def join(path: str, name: str) -> str:
     return "/" + name if path == "/" else f"{path}/{name}"
 
 
+#: nodes made from consolidated entries, kept for their next use (each holds ~3 KB)
+_CACHED_NODES = 4096
+
+
 class Hierarchy:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.flavor: Flavor | None = None
-        self._consolidated: dict[str, Any] | None = None  # path -> v3 doc or v2 (zarray|zgroup, zattrs)
+        self.consolidated: Consolidated | None = None
+        self._root: NodeDoc | None = None  # read once: it may hold the consolidated metadata
+        self._made: OrderedDict[str, NodeDoc] = OrderedDict()  # from consolidated entries
+        self._made_lock = threading.Lock()
         #: metadata documents fetched ahead in one batch (``prefetch``), each used once
         self._ahead: dict[str, bytes | None] = {}
         self._ahead_lock = threading.Lock()
@@ -84,7 +106,7 @@ class Hierarchy:
         a remote store) so that opening them one by one afterwards asks nothing more; on a local
         store, or for documents not there, opening simply reads them as usual."""
         if self.store.prefers_batches:  # what the consolidated metadata holds is not asked again
-            paths = [p for p in paths if self._consolidated_entry(p) is None]
+            paths = [p for p in paths if not self.consolidated or p not in self.consolidated]
         if not self.store.prefers_batches or not paths:
             return
         names = ("zarr.json",) if zarr_format == 3 else (".zarray", ".zattrs", ".zgroup")
@@ -101,15 +123,23 @@ class Hierarchy:
         with self._ahead_lock:
             return self._ahead.pop(key, ...)
 
-    def _json(self, key: str, data: bytes | None | object = ...) -> dict[str, Any] | None:
-        if data is ...:
-            data = self._fetched(key)
+    def _raw(self, key: str) -> bytes | None:
+        data = self._fetched(key)
         if data is ...:
             data = self.store.get_bounded(key, limits().metadata_bytes)
+        return None if data is None else bytes(data)  # type: ignore[arg-type]
+
+    def _json(self, key: str, data: bytes | None | object = ...) -> dict[str, Any] | None:
+        if data is ...:
+            data = self._raw(key)
         if data is None:
             return None
         assert isinstance(data, (bytes, bytearray, memoryview))
-        return load_json_object(data, self.store.key_url(key) if "://" in self.store.url else key)
+        return load_json_object(data, self._name(key))
+
+    def _name(self, key: str) -> str:
+        """A document's name in messages: its URL on a remote store, else its key."""
+        return self.store.key_url(key) if "://" in self.store.url else key
 
     def _where(self, key: str) -> str:
         return f"{'/' + key if not key.startswith('/') else key}"
@@ -119,6 +149,8 @@ class Hierarchy:
 
         The store's own format is tried first; v2 and v3 nodes may also be mixed in one tree.
         """
+        if path == "/" and self._root is not None:
+            return self._root
         if self.flavor == "draft" or self.flavor is None:
             doc = self._try_draft(path) if self.flavor == "draft" else None
             if doc is not None:
@@ -157,22 +189,45 @@ class Hierarchy:
                 return cons
         return self.load(path)
 
+    def load_listed(self, path: str) -> NodeDoc:
+        """A node found by listing its group: from the consolidated metadata where it has the
+        node, on every store (one document answers for a thousand children; zarr-python and
+        xarray read it so), else, or where that entry is broken, from the node's own document."""
+        try:
+            cons = self._consolidated_entry(path, keep=False)  # the caller holds what it lists
+        except ZarrError:
+            cons = None  # the node's own document may be sound: it decides
+        return cons if cons is not None else self.load(path)
+
     def _try_v3(self, path: str) -> NodeDoc | None:
         key = prefix_of(path) + "zarr.json"
-        doc = self._json(key)
-        if doc is None:
+        if path != "/":
+            return self._v3_node(path, key, self._json(key))
+        raw = self._raw(key)
+        if raw is None:
             return None
-        if path == "/" and prefinal.is_prefinal_root(doc):
+        doc, cons = index_v3_root(raw, self._name(key), self._cons_where)
+        if prefinal.is_prefinal_root(doc):
             self.flavor = "draft"
             return self._try_draft(path)
+        node = self._v3_node(path, key, doc)
+        assert node is not None
+        if node.kind == "group":
+            if cons is not None:
+                self.consolidated = cons
+                node.whole = lambda: load_json_object(raw, self._name(key))
+            self._root = node
+        return node
+
+    def _v3_node(self, path: str, key: str, doc: dict[str, Any] | None) -> NodeDoc | None:
+        if doc is None:
+            return None
         where = self._where(key)
         kind = v3meta.node_type(doc, where)
         self.flavor = self.flavor or "v3"
         attrs = parse_attributes(doc.get("attributes"), where)
         if kind == "array":
-            return array_doc(path, 3, doc, attrs, lambda: v3meta.parse_array(doc, prefix_of(path), where))
-        if path == "/":
-            self._load_v3_consolidated(doc, where)
+            return array_doc(path, 3, doc, attrs, lambda: parse_v3_array(doc, prefix_of(path), where))
         return NodeDoc(path, "group", 3, doc, attrs)
 
     def _try_v2(self, path: str) -> NodeDoc | None:
@@ -204,7 +259,10 @@ class Hierarchy:
         assert zgroup is not None
         if zgroup.get("zarr_format") != 2:
             raise MetadataError(f"{self._where(prefix + '.zgroup')}: zarr_format must be 2, found {short(zgroup.get('zarr_format'))}")
-        return NodeDoc(path, "group", 2, zgroup, attrs, flavor="v2")
+        node = NodeDoc(path, "group", 2, zgroup, attrs, flavor="v2")
+        if path == "/":
+            self._root = node
+        return node
 
     def _try_draft(self, path: str) -> NodeDoc | None:
         if self.flavor is None:
@@ -231,38 +289,49 @@ class Hierarchy:
         return None
 
     # -- consolidated metadata ----------------------------------------------------------------
-    def _load_v3_consolidated(self, doc: dict[str, Any], where: str) -> None:
-        cm = doc.get("consolidated_metadata")
-        if not isinstance(cm, dict) or not isinstance(cm.get("metadata"), dict):
-            return
-        self._consolidated = {join("/", k.strip("/")): v for k, v in cm["metadata"].items() if isinstance(v, dict)}
+    def _cons_where(self, path: str) -> str:
+        return f"the consolidated metadata of {self.store.url} for {path}"
 
     def _load_v2_consolidated(self) -> None:
-        if self._consolidated is not None:
+        if self.consolidated is not None:
             return
-        doc = self._json(".zmetadata")
-        if doc is None or not isinstance(doc.get("metadata"), dict):
+        raw = self._raw(".zmetadata")
+        if raw is None:
             return
-        nodes: dict[str, Any] = {}
-        for key, value in doc["metadata"].items():
-            head, _, leaf = key.rpartition("/")
-            path = join("/", head) if head else "/"
-            if leaf in (".zarray", ".zgroup", ".zattrs") and isinstance(value, dict):
-                nodes.setdefault(path, {})[leaf] = value
-        self._consolidated = nodes
-        if self.flavor is None:
+        self.consolidated = index_v2(raw, self._name(".zmetadata"), self._cons_where)
+        if self.consolidated is not None and self.flavor is None:
             self.flavor = "v2"
 
-    def _consolidated_entry(self, path: str) -> NodeDoc | None:
-        if not self._consolidated or path not in self._consolidated:
+    def _consolidated_entry(self, path: str, keep: bool = True) -> NodeDoc | None:
+        """The node as the consolidated metadata describes it (None where it does not); a
+        broken entry raises MetadataError naming the consolidated metadata and the node.
+        ``keep``: remember it for the next call (not worth it for every node of a listing)."""
+        if not self.consolidated or path not in self.consolidated:
             return None
-        entry = self._consolidated[path]
-        where = f"the consolidated metadata of {self.store.url} for {path}"
-        if self.flavor == "v3":
+        with self._made_lock:
+            made = self._made.get(path)
+            if made is not None:
+                self._made.move_to_end(path)
+                return made
+        made = self._from_entry(path)
+        if not keep:
+            return made
+        with self._made_lock:
+            self._made[path] = made
+            if len(self._made) > _CACHED_NODES:
+                self._made.popitem(last=False)
+        return made
+
+    def _from_entry(self, path: str) -> NodeDoc:
+        assert self.consolidated is not None
+        entry = self.consolidated.entry(path)
+        assert entry is not None
+        where = self._cons_where(path)
+        if not self.consolidated.v2:
             kind = v3meta.node_type(entry, where)
             attrs = parse_attributes(entry.get("attributes"), where)
             if kind == "array":
-                return array_doc(path, 3, entry, attrs, lambda: v3meta.parse_array(entry, prefix_of(path), where))
+                return array_doc(path, 3, entry, attrs, lambda: parse_v3_array(entry, prefix_of(path), where))
             return NodeDoc(path, kind, 3, entry, attrs)
         attrs = parse_attributes(entry.get(".zattrs"), where)
         if ".zarray" in entry:
@@ -274,7 +343,7 @@ class Hierarchy:
         """A folder without metadata whose sub-folders hold nodes (v2 implicit groups, folders of stores)."""
         if self.flavor == "v3" and path != "/" or not self.store.can_list:
             return None
-        if self._child_names(path, probe_only=True):
+        if children.listed(self, path, probe_only=True):
             fmt = 3 if self.flavor in ("v3", "draft") else 2
             attrs = (self._json(prefix_of(path) + ".zattrs") or {}) if fmt == 2 else {}
             return NodeDoc(path, "group", fmt, {}, attrs, implicit=True, flavor=self.flavor or "v2")
@@ -283,68 +352,17 @@ class Hierarchy:
     # -- children -----------------------------------------------------------------------------
     @property
     def can_list_members(self) -> bool:
-        return self.store.can_list or bool(self._consolidated)
+        return self.store.can_list or bool(self.consolidated)
 
     def child_names(self, path: str) -> list[str]:
-        """Listed children, plus those only the consolidated metadata knows of."""
-        listed = self._child_names(path, probe_only=False)
-        if self.store.can_list and self._consolidated:
-            return sorted(set(listed) | set(self._consolidated_children(path)))
-        return listed
+        """The children's names, sorted (``children.names``)."""
+        return children.names(self, path)
 
-    def _child_names(self, path: str, probe_only: bool) -> list[str]:
-        if self.flavor == "draft":
-            return self._draft_children(path)
-        if not self.store.can_list:
-            return self._consolidated_children(path)
-        prefix = prefix_of(path)
-        _, dirs = self.store.list_dir(prefix)
-        names: list[str] = []
-        markers = ("zarr.json", ".zarray", ".zgroup")
-        for d in dirs:
-            sub_keys, sub_dirs = self.store.list_dir(prefix + d + "/")
-            if any(m in sub_keys for m in markers):
-                names.append(d)
-            elif sub_dirs and self.flavor != "v3" and self._has_nodes_below(prefix + d + "/", sub_dirs):
-                names.append(d)
-            if probe_only and names:
-                break
-        return sorted(names)
-
-    def _has_nodes_below(self, prefix: str, dirs: list[str], depth: int = 2) -> bool:
-        markers = ("zarr.json", ".zarray", ".zgroup")
-        for d in dirs[:50]:
-            keys, sub = self.store.list_dir(prefix + d + "/")
-            if any(m in keys for m in markers):
-                return True
-            if depth > 1 and sub and self._has_nodes_below(prefix + d + "/", sub, depth - 1):
-                return True
-        return False
-
-    def _consolidated_children(self, path: str) -> list[str]:
-        if not self._consolidated:
-            return []
-        names = set()
-        base = "" if path == "/" else path
-        for p in self._consolidated:
-            if p != path and p.startswith(base + "/"):
-                names.add(p[len(base) + 1:].split("/", 1)[0])
-        return sorted(names)
-
-    def _draft_children(self, path: str) -> list[str]:
-        base = "meta/root/" if path == "/" else f"meta/root{path}/"
-        if not self.store.can_list:
-            return []
-        keys, dirs = self.store.list_dir(base)
-        names = set(dirs)
-        for k in keys:
-            for suffix in (".array.json", ".group.json"):
-                if k.endswith(suffix):
-                    names.add(k[: -len(suffix)])
-        return sorted(names)
+    def iter_child_names(self, path: str, page: int) -> Iterator[list[str]]:
+        """The children's names in pages (``children.pages``)."""
+        return children.pages(self, path, page)
 
     def stored_keys_prefix(self, node: NodeDoc) -> str:
         if node.flavor == "draft":
             return "data/root" + ("" if node.path == "/" else node.path) + "/"
         return prefix_of(node.path)
-

@@ -10,7 +10,7 @@ from ..dtypes import parse_v3_dtype
 from ..errors import MetadataError, UnsupportedFeatureError, short
 from ..fill import parse_v3_fill
 from .keys import default_key, v2_key
-from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape, parse_transformers
+from .model import ArrayMetadata, KeyFn, parse_attributes, parse_dimension_names, parse_shape, parse_transformers
 
 _ARRAY_FIELDS = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding",
                  "fill_value", "codecs", "attributes", "storage_transformers", "dimension_names"}
@@ -47,6 +47,17 @@ def _name_config(value: Any, what: str, where: str) -> tuple[str, dict[str, Any]
     raise MetadataError(f"{what} in {where} must be a name or an object with a name, not {short(value)}")
 
 
+def chunk_key(encoding: Any, prefix: str, where: str) -> KeyFn:
+    """The key of a chunk from its grid coordinates, by ``chunk_key_encoding``."""
+    enc_name, enc_conf = _name_config(encoding, "chunk_key_encoding", where)
+    if enc_name not in ("default", "v2"):
+        raise UnsupportedFeatureError(f"unknown chunk key encoding {short(enc_name)} in {where}")
+    sep = enc_conf.get("separator", "/" if enc_name == "default" else ".")
+    if sep not in ("/", "."):
+        raise MetadataError(f"chunk key separator {short(sep)} in {where} must be '/' or '.'")
+    return default_key(prefix, sep) if enc_name == "default" else v2_key(prefix, sep)
+
+
 def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
     """``prefix`` is the array's key prefix in the store (``""`` or ``"a/b/"``)."""
     for required in ("shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs"):
@@ -60,13 +71,7 @@ def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
     chunk_shape = parse_shape(grid_conf.get("chunk_shape"), "chunk_shape", where, positive=True)
     if len(chunk_shape) != len(shape):
         raise MetadataError(f"chunk_shape {list(chunk_shape)} in {where} does not match the {len(shape)} dimensions of shape {list(shape)}")
-    enc_name, enc_conf = _name_config(doc["chunk_key_encoding"], "chunk_key_encoding", where)
-    if enc_name not in ("default", "v2"):
-        raise UnsupportedFeatureError(f"unknown chunk key encoding {short(enc_name)} in {where}")
-    sep = enc_conf.get("separator", "/" if enc_name == "default" else ".")
-    if sep not in ("/", "."):
-        raise MetadataError(f"chunk key separator {short(sep)} in {where} must be '/' or '.'")
-    key = default_key(prefix, sep) if enc_name == "default" else v2_key(prefix, sep)
+    key = chunk_key(doc["chunk_key_encoding"], prefix, where)
     for t in parse_transformers(doc.get("storage_transformers"), where):
         if not (isinstance(t, dict) and t.get("must_understand") is False):
             name = t.get("name") if isinstance(t, dict) else t

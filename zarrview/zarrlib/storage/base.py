@@ -8,8 +8,7 @@ an optional ``(start, stop)`` where a negative ``start`` with ``stop=None`` asks
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,6 +159,25 @@ class Store(ABC):
         for d in dirs:
             out.extend(self.list_prefix(prefix + d + "/"))
         return out
+
+    def iter_dir(self, prefix: str, page: int = 1000) -> Iterator[tuple[list[str], list[str]]]:
+        """``list_dir`` in pages of at most ``page`` names, (keys, sub-prefixes) each, as the store
+        gives them: stores that list page by page (a folder, S3) yield the first page before the
+        rest is listed; the others list once and cut the answer."""
+        keys, dirs = self.list_dir(prefix)
+        step = max(1, page)
+        for i in range(0, len(dirs), step):
+            yield [], dirs[i:i + step]
+        for i in range(0, len(keys), step):
+            yield keys[i:i + step], []
+
+    def walk_sizes(self, prefix: str, cancel: CancelToken | None = None) -> Iterator[tuple[str, int | None]]:
+        """Every key below ``prefix`` with its size in bytes (None where unknown), as listed;
+        ``cancel`` is checked between keys."""
+        for key in self.list_prefix(prefix):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            yield key, self.size(key)
 
     def size(self, key: str) -> int | None:
         data = self.get(key)
