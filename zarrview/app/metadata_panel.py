@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..describe import summary, to_json
-from ..viewing.json_view import elide
+from ..viewing.json_view import MAX_ITEMS, elide
 from ..viewing.ome import OmeLabels, OmeNode, marker
 from ..zarrlib import ErrorNode, Group, Node, UnsupportedArray
 from .attributes_view import AttributesView
@@ -187,7 +187,11 @@ def layout_rows(rows: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
 def _documents(node: Node) -> dict[str, Any]:
     """What the store holds for ``node``: v2 keeps attributes in a document of their own
     (``.zattrs``) beside ``.zarray``/``.zgroup``, so both are shown, under their key names."""
+    # a consolidated root: its first entries only, without parsing the 50 MB of 100,000 nodes
+    # (json.loads holds the GIL: on any thread it would stall the window for seconds)
+    preview = getattr(node, "metadata_preview", None)
+    document = preview(MAX_ITEMS) if preview is not None else node.metadata
     if node.zarr_format == 2:
         own = ".zarray" if node.kind == "array" else ".zgroup"
-        return {own: node.metadata, ".zattrs": node.attrs}
-    return node.metadata if node.metadata else {"attributes": node.attrs}
+        return {own: document, ".zattrs": node.attrs}
+    return document if document else {"attributes": node.attrs}

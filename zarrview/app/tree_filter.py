@@ -27,7 +27,7 @@ from .tree_model import HierarchyModel, Index, PathRole
 #: seconds between progress updates from the walking thread
 PROGRESS_EVERY_S = 0.1
 #: matches put into the tree for one text; typing more narrows them
-MAX_SHOWN = 500
+MAX_SHOWN = 200
 
 
 class FilterProxy(QSortFilterProxyModel):
@@ -74,6 +74,7 @@ class TreeFilter(QObject):
         self._searched = 0  # entries of the index searched for the current text
         self._shown = 0  # matches put into the tree for it
         self.matches = 0  # how many entries match it
+        self.pending = 0  # matches being made nodes on a worker
         field.textChanged.connect(self._text_changed)
         proxy.rowsInserted.connect(self._rows_shown)
         view.selectionModel().currentChanged.connect(self._pin)
@@ -84,7 +85,8 @@ class TreeFilter(QObject):
 
     @property
     def searching(self) -> bool:
-        return self._token is not None
+        """A walk still filling the index, or matches still being made nodes."""
+        return self._token is not None or self.pending > 0
 
     # -- the field ------------------------------------------------------------------------------
     def _text_changed(self, text: str) -> None:
@@ -111,25 +113,40 @@ class TreeFilter(QObject):
 
     def _reveal(self, text: str) -> None:
         """Search what the index gained since the last search for ``text`` and put the matches
-        (up to ``MAX_SHOWN`` in all) into the tree."""
+        (up to ``MAX_SHOWN`` in all) into the tree: their nodes are made on a worker."""
         hits, count = self.index.search(text, MAX_SHOWN - self._shown, self._searched)
         self._searched = len(self.index)
         self.matches += count
-        chains: dict[int, list[list[Node]]] = {}
-        for position in hits:
-            found = self.index.chain(position)
-            if found is None or found[0] >= len(self._anchors) or not self._anchors[found[0]].isValid():
-                continue
-            chains.setdefault(found[0], []).append(found[1])
-            self._shown += 1
-        for which, found_chains in chains.items():
-            self.model.reveal_many(QModelIndex(self._anchors[which]), found_chains)
+        self._shown += len(hits)
+        if not hits:
+            return
+        index = self.index
+
+        def work() -> dict[int, list[list[Node]]]:
+            chains: dict[int, list[list[Node]]] = {}
+            for position in hits:
+                found = index.chain(position)
+                if found is not None:
+                    chains.setdefault(found[0], []).append(found[1])
+            return chains
+
+        self.pending += 1
+        run_in_thread(work, lambda chains, error: self._place(text, index, chains), self)
+
+    def _place(self, text: str, index: NodeIndex, chains: dict[int, list[list[Node]]] | None) -> None:
+        self.pending -= 1
+        if index is not self.index or text != self.field.text() or not self.active or not chains:
+            return  # another text (or other stores) meanwhile: its own matches come
+        for which, found in chains.items():
+            if which < len(self._anchors) and self._anchors[which].isValid():
+                self.model.reveal_many(QModelIndex(self._anchors[which]), found)
+        self._expand_below(QModelIndex())
 
     def _say(self) -> None:
         if not self.field.text():
             return
         words = []
-        if self.searching:
+        if self._token is not None:
             words.append(f"Searching… {len(self.index):,} nodes")
         if self.matches > self._shown:
             words.append(f"{self._shown:,} of {self.matches:,} matches shown: type more to narrow")
@@ -195,10 +212,16 @@ class TreeFilter(QObject):
         tops = [t for t in tops if isinstance(self.model.node(t), Group)]
         self._roots = [self.model.node(t) for t in tops]  # type: ignore[misc]
         self._anchors = [QPersistentModelIndex(t) for t in tops]
-        self.index = index = NodeIndex([r.path for r in self._roots])
+        self.index = index = NodeIndex(self._roots)  # type: ignore[arg-type]
         if not tops:
             return
         roots = list(self._roots)
+        known = [r.descendant_paths() if hasattr(r, "descendant_paths") else None for r in roots]  # type: ignore[union-attr]
+        if all(paths is not None for paths in known):  # consolidated metadata names every node: no walk
+            for which, paths in enumerate(known):
+                index.add_paths(which, paths)  # type: ignore[arg-type]
+            self.outcome = WalkOutcome(nodes=len(index))
+            return
         token = self._token = CancelToken()
         self.outcome = None
         self.cancel_button.show()
