@@ -5,7 +5,6 @@ expanded afterwards, and the metadata tabs show the 10,000-node consolidated roo
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,33 +16,15 @@ from zarrview.app.window import MainWindow
 
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 
+from large_hierarchy import write_hierarchy, write_huge_array, write_wide_group  # noqa: E402
+
 GROUPS, ARRAYS = 10, 1000
-
-
-def _array_doc(i: int) -> dict[str, Any]:
-    return {"zarr_format": 3, "node_type": "array", "shape": [100, 200], "data_type": "float32",
-            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [10, 20]}},
-            "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
-            "fill_value": 0.0, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
-            "attributes": {"index": i}}
 
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """10 groups x 1000 arrays, consolidated, written as documents (zarr-python reads it below)."""
-    root = tmp_path_factory.mktemp("big") / "h.zarr"
-    meta: dict[str, Any] = {}
-    for g in range(GROUPS):
-        meta[f"g{g:03d}"] = {"zarr_format": 3, "node_type": "group", "attributes": {"group": g}}
-        for a in range(ARRAYS):
-            meta[f"g{g:03d}/a{a:04d}"] = _array_doc(a)
-    for path, doc in meta.items():
-        (root / path).mkdir(parents=True)
-        (root / path / "zarr.json").write_text(json.dumps(doc))
-    (root / "zarr.json").write_text(json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {},
-                                                "consolidated_metadata": {"kind": "inline", "must_understand": False,
-                                                                          "metadata": meta}}))
-    return root
+    """10 groups x 1000 arrays, consolidated (zarr-python reads it below)."""
+    return write_hierarchy(tmp_path_factory.mktemp("big") / "h.zarr", groups=GROUPS, arrays=ARRAYS)
 
 
 def _rows(model: Any, parent: Any) -> list[str]:
@@ -90,3 +71,45 @@ def test_filter_finds_deep_nodes_and_shows_only_the_first_matches(qtbot: Any, wi
     qtbot.waitUntil(lambda: model.rowCount(group) == ARRAYS and not model.item(group).loading, timeout=15000)
     names = _rows(model, group)
     assert names == sorted(set(names)) and len(names) == ARRAYS  # every member once, in order
+
+
+def test_a_wide_group_lists_in_pages_as_the_view_scrolls(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    """2,500 children without consolidated metadata: the first page of rows at once, the next
+    when the view reaches the end (Qt's fetchMore), all of them once, in order."""
+    from zarrview.app.tree_model import PAGE
+
+    path = write_wide_group(tmp_path / "wide.zarr", children=2500)
+    window.open_location(str(path))
+    _settle(qtbot, window)
+    model = window.model
+    top = model.index(0, 0)
+    qtbot.waitUntil(lambda: model.rowCount(top) == PAGE and not model.item(top).loading, timeout=15000)
+    qtbot.wait(200)  # the view lays itself out again: that reads no further page
+    assert model.rowCount(top) == PAGE and model.items_made <= PAGE + 2 and model.item(top).pages is not None
+    scrollbar = window.tree.verticalScrollBar()
+    for _ in range(200):
+        if model.item(top).pages is None and not model.item(top).loading:
+            break
+        scrollbar.setValue(0)
+        scrollbar.setValue(scrollbar.maximum())  # the user scrolls to the end
+        qtbot.wait(20)
+    expected = sorted(zarr.open_group(str(path), mode="r").array_keys())
+    qtbot.waitUntil(lambda: model.rowCount(top) == len(expected), timeout=15000)
+    assert _rows(model, top) == expected
+
+
+def test_an_array_of_10_to_the_15_opens_at_once(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    """Its view reads a bounded preview; its stored objects are counted by listing, not its
+    10**12 grid keys, on a worker: none."""
+    path = write_huge_array(tmp_path / "huge.zarr")
+    window.open_location(str(path))
+    _settle(qtbot, window)
+    data = window.data
+    qtbot.waitUntil(lambda: data.scene.detail is not None or data.scene.coarse is not None, timeout=15000)
+    tile = data.scene.coarse or data.scene.detail
+    assert tile.chunks <= data.budget_chunks
+    assert tile.values.size <= 4 * 1024 * 1024
+    meta = window.meta
+    qtbot.waitUntil(lambda: any(meta.table.item(r, c) is not None and meta.table.item(r, c).text() == "0 objects, 0 B"
+                                for r in range(meta.table.rowCount()) for c in range(meta.table.columnCount())),
+                    timeout=15000)

@@ -16,10 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..describe import summary, to_json
+from ..describe import human_bytes, summary, to_json
 from ..viewing.json_view import MAX_ITEMS, elide
 from ..viewing.ome import OmeLabels, OmeNode, marker
-from ..zarrlib import ErrorNode, Group, Node, UnsupportedArray
+from ..zarrlib import Array, CancelToken, ErrorNode, Group, Node, ReadCancelled, UnsupportedArray
 from .attributes_view import AttributesView
 from .bridge import run_in_thread
 from .ome_panel import OmePanel, problem_count
@@ -57,6 +57,7 @@ class MetadataPanel(QTabWidget):
         #: with the next OME group, unless another tab was chosen meanwhile
         self._ome_wanted = False
         self._json_for: Node | None = None  # the node whose documents the JSON tab is being given
+        self._counting: CancelToken | None = None  # the count of the shown array's stored objects
         self._hiding = False
         self.currentChanged.connect(self._chosen)
 
@@ -69,6 +70,12 @@ class MetadataPanel(QTabWidget):
             rows = [("Path", node.path if node else path or "—"), ("Error", error or str(getattr(node, "error", "")))]
         elif node is not None:
             rows = summary(node)
+        if self._counting is not None:
+            self._counting.cancel()
+            self._counting = None
+        if isinstance(node, Array) and not isinstance(node, UnsupportedArray) and node.store.can_list:
+            rows.append(("Stored", "counting…"))
+            self._count_stored(node)
         self._fill_table(rows)
         self.attrs.clear()
         if node is not None and (not isinstance(node, ErrorNode) or isinstance(node, UnsupportedArray)):
@@ -78,6 +85,42 @@ class MetadataPanel(QTabWidget):
             self._json_for = None
             self.json.setPlainText(error or "")
         self._ome_for(node)
+
+    def _count_stored(self, node: Array) -> None:
+        """The stored chunk (or shard) objects of ``node``, counted on a worker by listing what
+        is stored (never its grid: 10**12 keys for 10**15 elements), stopped at ``STORED_LIMIT``
+        and when another node is shown."""
+        token = self._counting = CancelToken()
+
+        def done(found: Any, error: BaseException | None) -> None:
+            if token.cancelled or self._counting is not token:
+                return
+            self._counting = None
+            if error is not None:
+                text = f"cannot be counted: {error}"
+            elif found is None:
+                text = "— (the store cannot list)"
+            else:
+                more = "" if found.complete else f" (counting stopped at {STORED_LIMIT:,}: there are more)"
+                text = f"{found.count:,} object{'s' if found.count != 1 else ''}, {human_bytes(found.nbytes)}{more}"
+            self._set_value("Stored", text)
+
+        def work() -> Any:
+            try:
+                return node.stored_objects(cancel=token, limit=STORED_LIMIT)
+            except ReadCancelled:
+                return None
+
+        run_in_thread(work, done, self)
+
+    def _set_value(self, key: str, value: str) -> None:
+        for r in range(self.table.rowCount()):
+            for c in range(0, self.table.columnCount(), 2):
+                item = self.table.item(r, c)
+                if item is not None and item.text() == key and self.table.item(r, c + 1) is not None:
+                    self.table.item(r, c + 1).setText(value)
+                    self.table.item(r, c + 1).setToolTip(value)
+                    return
 
     def _show_json(self, node: Node) -> None:
         """The node's documents, written out on a worker: a consolidated root's document is
@@ -164,6 +207,10 @@ class MetadataPanel(QTabWidget):
                 self.table.setItem(r, 2 * i + 1, item)
             if len(line) == 1:
                 self.table.setSpan(r, 1, 1, 3)
+
+
+#: stored objects counted for the metadata panel before it says "there are more"
+STORED_LIMIT = 1_000_000
 
 
 def layout_rows(rows: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:

@@ -47,6 +47,8 @@ class HierarchyModel(QAbstractItemModel):
         self.root.children = []
         #: while the filter shows its matches, expanding a row does not list its group
         self.hold_fetch = False
+        #: the view's user scrolled to the end of rows (``tree_paging``): a further page may be read
+        self.paging_asked = False
         #: rows made so far (tests check that a large group is not turned into rows at once)
         self.items_made = 0
 
@@ -197,7 +199,7 @@ class HierarchyModel(QAbstractItemModel):
             return False
         if item.children is None:
             return True
-        return not self.hold_fetch and (item.partial or item.pages is not None)
+        return not self.hold_fetch and (item.partial or (item.pages is not None and self.paging_asked))
 
     def fetchMore(self, parent: Index) -> None:  # noqa: N802
         """The first page of a group's members (a partial group listed afresh, its rows kept),

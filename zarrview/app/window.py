@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPushButton,
     QSplitter,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -35,6 +34,7 @@ from .menus import build_menus
 from .ome_hookup import show_found
 from .tree_filter import FilterProxy, TreeFilter
 from .tree_model import HierarchyModel
+from .tree_paging import HierarchyTree
 
 class MainWindow(QMainWindow):
     def __init__(self, scheduler: ReadScheduler | None = None) -> None:
@@ -59,9 +59,7 @@ class MainWindow(QMainWindow):
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter by name or path (Ctrl+F)")
         self.filter.setClearButtonEnabled(True)
-        self.tree = QTreeView()
-        self.tree.setModel(self.proxy)
-        self.tree.setUniformRowHeights(True)
+        self.tree = HierarchyTree(self.proxy, self.model)  # further pages of a group when scrolled to
         for column, width in enumerate((180, 110)):  # Type ("image (4 levels)", "uint16 · level 1") fits beside
             self.tree.setColumnWidth(column, width)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
