@@ -21,8 +21,9 @@ user waits for it. The library: ``zl.open`` of the root, ``root.members()``, the
 of ``/g050``; paged listing (``Group.iter_member_names(1000)``) of the wide group from disk and
 from moto's S3 server on loopback (time to the first page, to the last). The window (offscreen,
 ``bench_gui``'s helpers): from ``open_location`` to the first rows under the store, expanding
-``/g050`` until its 1,000 rows are in the model, a filter keystroke (``filter.setText("a0500")``)
-until the filter is idle, and the first rows of the wide group.
+``/g050`` until its 1,000 rows are in the model, typing ``a0500`` into the filter a key at a time
+(each until the filter is idle: the first, which makes the filter's index, and the median of the
+rest), and the first rows of the wide group.
 
 Usage: ``python bench/bench_tree.py [--runs 5] [--skip window,s3] [--data-dir DIR]``.
 """
@@ -138,10 +139,14 @@ def probe_window(stores: dict[str, Path]) -> dict[str, float]:
     w.tree.expand(w.proxy.mapFromSource(g050))
     run_until(lambda: shown(g050, 1000), poll_ms=1)
     out["expand 1000"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    w.filter.setText("a0500")
-    run_until(lambda: not w.tree_filter.searching and w.is_settled(), poll_ms=1)
-    out["filter keystroke"] = time.perf_counter() - t0
+    typed = []
+    for text in ("a", "a0", "a05", "a050", "a0500"):  # one keystroke at a time, each waited for
+        t0 = time.perf_counter()
+        w.filter.setText(text)
+        run_until(lambda: not w.tree_filter.searching and w.is_settled(), poll_ms=1)
+        typed.append(time.perf_counter() - t0)
+    out["filter first key"] = typed[0]
+    out["filter keystroke"] = statistics.median(typed[1:])
     w.filter.setText("")
     run_until(w.is_settled)
     t0 = time.perf_counter()
@@ -255,7 +260,8 @@ ROWS = [  # (section, probe key, measurement key, label, target seconds or None,
     ("s3", "s3", "all pages", "… all pages", None, "—"),
     ("window", "window", "first rows", "window: open → first rows", 1.0, "< 1 s"),
     ("window", "window", "expand 1000", "window: expand /g050 (1,000 rows)", 0.05, "< 50 ms"),
-    ("window", "window", "filter keystroke", "window: filter keystroke", 0.1, "< 100 ms"),
+    ("window", "window", "filter first key", "window: filter, first keystroke (index made)", None, "—"),
+    ("window", "window", "filter keystroke", "window: filter, next keystrokes (median)", 0.1, "< 100 ms"),
     ("window", "window", "wide: first rows", "window: wide group, first rows", 1.0, "at once"),
 ]
 RSS_TARGETS = {"window": (500, "< 500 MB")}
