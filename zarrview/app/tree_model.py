@@ -36,6 +36,9 @@ PathRole = Qt.ItemDataRole.UserRole + 2
 Index = QModelIndex | QPersistentModelIndex
 #: members listed (and their metadata read) at a time
 PAGE = 1000
+# made once: Qt asks for every row's flags many times, and each enum "|" costs microseconds
+_ENABLED = Qt.ItemFlag.ItemIsEnabled
+_SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
 class HierarchyModel(QAbstractItemModel):
@@ -310,9 +313,7 @@ class HierarchyModel(QAbstractItemModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        if self.item(index).placeholder:
-            return Qt.ItemFlag.ItemIsEnabled
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _ENABLED if index.internalPointer().placeholder else _SELECTABLE
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
