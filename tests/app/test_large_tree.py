@@ -113,3 +113,41 @@ def test_an_array_of_10_to_the_15_opens_at_once(qtbot: Any, window: MainWindow, 
     qtbot.waitUntil(lambda: any(meta.table.item(r, c) is not None and meta.table.item(r, c).text() == "0 objects, 0 B"
                                 for r in range(meta.table.rowCount()) for c in range(meta.table.columnCount())),
                     timeout=15000)
+
+
+def test_a_wide_group_on_s3_shows_its_first_rows_after_a_small_batch(qtbot: Any, window: MainWindow,  # noqa: F811
+                                                                    tmp_path: Path) -> None:
+    """moto's S3 on loopback, 300 children without consolidated metadata: the first rows after
+    one listing request and a small batch of documents, more as the view scrolls, all in order."""
+    pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
+    pytest.importorskip("moto.server", reason="moto[server] is part of the test extras")
+    import boto3
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.s3.models import s3_backends
+
+    from cloud_servers import moto_s3
+    from zarrview.app.tree_model import FIRST_REMOTE
+
+    wide = write_wide_group(tmp_path / "wide.zarr", 300)
+    with moto_s3() as endpoint:
+        boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket="wide")
+        backend = s3_backends[DEFAULT_ACCOUNT_ID]["global"]
+        for p in wide.rglob("zarr.json"):
+            backend.put_object("wide", f"w.zarr/{p.relative_to(wide).as_posix()}", p.read_bytes())
+        window.open_location("s3://wide/w.zarr", endpoint_url=endpoint, anon=False, key="k", secret="s")
+        model = window.model
+        qtbot.waitUntil(lambda: model.rowCount() == 1 and model.rowCount(model.index(0, 0)) > 0
+                        and not model.item(model.index(0, 0)).loading, timeout=30000)
+        top = model.index(0, 0)
+        qtbot.wait(200)
+        assert model.rowCount(top) == FIRST_REMOTE  # the first rows: not the whole page, not every page
+        scrollbar = window.tree.verticalScrollBar()
+        for _ in range(400):
+            if model.item(top).pages is None and not model.item(top).loading:
+                break
+            scrollbar.setValue(0)
+            scrollbar.setValue(scrollbar.maximum())
+            qtbot.wait(25)
+        expected = sorted(p.parent.name for p in wide.rglob("zarr.json") if p.parent != wide)
+        qtbot.waitUntil(lambda: model.rowCount(top) == len(expected), timeout=30000)
+        assert _rows(model, top) == expected

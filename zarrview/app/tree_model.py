@@ -17,6 +17,7 @@ arrays, its members anyway, say which level they are ("uint16 · level 1").
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,6 +37,8 @@ PathRole = Qt.ItemDataRole.UserRole + 2
 Index = QModelIndex | QPersistentModelIndex
 #: members listed (and their metadata read) at a time
 PAGE = 1000
+#: members of a remote group read first (a request each, where there is no consolidated metadata)
+FIRST_REMOTE = 100
 # made once: Qt asks for every row's flags many times, and each enum "|" costs microseconds
 _ENABLED = Qt.ItemFlag.ItemIsEnabled
 _SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
@@ -234,6 +237,10 @@ class HierarchyModel(QAbstractItemModel):
             names = next(pages, None)
             if names is None:
                 return [], None
+            if first and group.store.prefers_batches and len(names) > FIRST_REMOTE:
+                # a remote group's first rows after a small batch of requests; the rest of the page next
+                names, rest = names[:FIRST_REMOTE], names[FIRST_REMOTE:]
+                pages = itertools.chain([rest], pages)
             return load_members(group, names), pages
 
         run_in_thread(work, lambda result, error: self._page(persistent, item, result, error, first), self)
