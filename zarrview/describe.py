@@ -42,6 +42,11 @@ def dtype_text(arr: Array) -> str:
     return _meta_dtype_text(arr.meta)
 
 
+def meta_dtype_text(meta: ArrayMetadata) -> str:
+    """The data type as ``dtype_text`` words it, from parsed metadata (a row not yet a node)."""
+    return _meta_dtype_text(meta)
+
+
 def _meta_dtype_text(meta: ArrayMetadata) -> str:
     return meta.dt.name if meta.dtype.kind == "O" else _numpy_dtype_text(meta.dtype)
 

@@ -43,6 +43,17 @@ def test_rows_only_for_what_is_shown(qtbot: Any, window: MainWindow, big: Path) 
     qtbot.waitUntil(lambda: model.rowCount(group) == ARRAYS, timeout=15000)
     assert _rows(model, group) == sorted(zarr.open_group(str(big), mode="r")["g003"].array_keys())
     assert model.items_made <= GROUPS + 5 + ARRAYS
+    rows = model.item(group).children
+    outlined = [c for c in rows if c.outline is not None]
+    assert len(outlined) > ARRAYS // 2  # arrays like one parsed before: no node made for a row
+    shown = [[model.index(r, c, group).data() for c in range(3)] for r in range(0, ARRAYS, 97)]
+    made = [model.item(model.index(r, 0, group)).node for r in range(0, ARRAYS, 97)]  # now made
+    assert all(n is not None for n in made)
+    assert shown == [[model.index(r, c, group).data() for c in range(3)] for r in range(0, ARRAYS, 97)]
+    reference = zarr.open_group(str(big), mode="r")["g003"]
+    for name, shape, dtype in shown:  # what the outline said is what zarr-python reads
+        assert tuple(int(x) for x in shape.strip("()").split(",") if x.strip()) == reference[name].shape
+        assert dtype == str(reference[name].dtype), (name, dtype)
     window.tree.setCurrentIndex(window.proxy.mapFromSource(top))
     qtbot.waitUntil(lambda: window.meta.json.toPlainText().startswith("{"), timeout=15000)  # written on a worker
     text = window.meta.json.toPlainText()

@@ -12,15 +12,26 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from PySide6.QtCore import Qt
+
+from ..describe import meta_dtype_text, shape_text
 from ..viewing.ome.doc import namespace
-from ..zarrlib import Array, ErrorNode, Group, Node
+from ..zarrlib import Array, ErrorNode, Group, Node, ZarrError
+from ..zarrlib.outline import Outline
+from .icons import node_icon
+
+Role = Qt.ItemDataRole
 
 
 class TreeItem:
     def __init__(self, parent: TreeItem | None, node: Node | None = None, text: str = "",
-                 error: str | None = None, placeholder: bool = False, hint: bool = False) -> None:
+                 error: str | None = None, placeholder: bool = False, hint: bool = False,
+                 outline: Outline | None = None) -> None:
         self.parent = parent
-        self.node = node
+        self._node = node
+        #: an array known from its listing's outline (``Group.member_outlines``: shape and a
+        #: parsed array like it) until something asks for its node
+        self.outline = outline if node is None else None
         self.text = text
         self.error = error
         self.placeholder = placeholder or hint
@@ -36,6 +47,38 @@ class TreeItem:
         self._rows: dict[int, int] | None = None  # id(child) -> row, rebuilt after a change
         self._paths: dict[str, int] | None = None  # child node path -> row
 
+    @property
+    def node(self) -> Node | None:
+        """The row's node; an outlined array's is made on first use (from consolidated metadata:
+        no request)."""
+        if self._node is None and self.outline is not None:
+            group = self.parent.node if self.parent is not None else None
+            try:
+                made = group.load_members([self.outline.name]) if isinstance(group, Group) else []
+            except ZarrError:
+                made = []
+            self._node = made[0] if made else None
+            self.outline = None
+        return self._node
+
+    @node.setter
+    def node(self, node: Node | None) -> None:
+        self._node, self.outline = node, None
+
+    @property
+    def name(self) -> str:
+        if self._node is not None:
+            return self._node.name
+        return self.outline.name if self.outline is not None else self.text
+
+    @property
+    def path(self) -> str | None:
+        if self._node is not None:
+            return self._node.path
+        if self.outline is not None and self.parent is not None and self.parent._node is not None:
+            return self.parent._node.path.rstrip("/") + "/" + self.outline.name
+        return None
+
     def changed(self) -> None:
         """Its children list changed: positions are looked up afresh."""
         self._rows = self._paths = None
@@ -49,12 +92,13 @@ class TreeItem:
 
     def level(self) -> int | None:
         """The pyramid level this array is of its parent OME image, or None."""
-        mark = self.parent.ome if self.parent is not None and isinstance(self.node, Array) else None
-        return mark.levels.get(self.node.name) if mark is not None and self.node is not None else None
+        is_array = self.outline is not None if self._node is None else isinstance(self._node, Array)
+        mark = self.parent.ome if self.parent is not None and is_array else None
+        return mark.levels.get(self.name) if mark is not None else None
 
     @property
     def is_group(self) -> bool:
-        return isinstance(self.node, Group)
+        return isinstance(self._node, Group)
 
     def row(self) -> int:
         parent = self.parent
@@ -69,13 +113,12 @@ class TreeItem:
         if self.children is None:
             return None
         if self._paths is None:
-            self._paths = {c.node.path: i for i, c in enumerate(self.children) if c.node is not None}
+            self._paths = {p: i for i, p in enumerate(c.path for c in self.children) if p is not None}
         return self._paths.get(path)
 
     def search_text(self) -> str:
-        if self.node is None:
-            return self.text
-        return f"{self.node.name} {self.node.path}"
+        path = self.path
+        return self.text if path is None else f"{self.name} {path}"
 
 
 class OmeMark(NamedTuple):
@@ -127,4 +170,34 @@ def error_of(node: Node) -> str | None:
 
 
 def name_of(item: TreeItem) -> str:
-    return item.node.name if item.node is not None else item.text
+    return item.name
+
+
+def outlined(group: Group, names: list[str]) -> list[Any]:
+    """The children ``names`` as rows show them: outlines where zarrlib gives them (arrays of a
+    consolidated hierarchy without a node each: five times cheaper), else their nodes (one batch
+    of requests on a remote store; a child whose metadata is broken is an ``ErrorNode``)."""
+    if hasattr(group, "member_outlines"):
+        return list(group.member_outlines(names))
+    return list(group.load_members(names))  # type: ignore[attr-defined]
+
+
+def outline_data(item: TreeItem, outline: Outline, col: int, role: int, node_role: int, path_role: int) -> Any:
+    """What the model says of an outlined row (``HierarchyModel.data``), without making its node."""
+    like = outline.like
+    if role == Role.DisplayRole:
+        if col == 0:
+            return outline.name
+        if col == 1:
+            return shape_text(outline.shape)
+        level = item.level()
+        return (meta_dtype_text(like) if like is not None else "") + ("" if level is None else f" · level {level}")
+    if role == Role.ToolTipRole:
+        return item.path
+    if role == Role.DecorationRole and col == 0:
+        return node_icon("sharded" if like is not None and like.shard_layout is not None else "array")
+    if role == node_role:
+        return item.node
+    if role == path_role:
+        return item.search_text()
+    return None

@@ -26,9 +26,10 @@ from PySide6.QtGui import QBrush, QColor
 
 from ..describe import dtype_text, shape_text
 from ..zarrlib import Array, Group, Node, UnsupportedArray, ZarrError
+from ..zarrlib.outline import Outline
 from .bridge import run_in_thread
 from .icons import node_icon
-from .tree_items import OmeMark, TreeItem, error_of, name_of, ome_mark
+from .tree_items import OmeMark, TreeItem, error_of, name_of, ome_mark, outline_data, outlined
 
 __all__ = ["HierarchyModel", "TreeItem", "OmeMark", "ome_mark", "NodeRole", "PathRole", "PAGE"]
 
@@ -57,6 +58,10 @@ class HierarchyModel(QAbstractItemModel):
         self.paging_asked = False
         #: rows made so far (tests check that a large group is not turned into rows at once)
         self.items_made = 0
+
+    def _outlined(self, parent: TreeItem, outline: Outline) -> TreeItem:
+        self.items_made += 1
+        return TreeItem(parent, None, outline=outline)
 
     def _item(self, parent: TreeItem, node: Node | None = None, **kw: Any) -> TreeItem:
         self.items_made += 1
@@ -241,7 +246,7 @@ class HierarchyModel(QAbstractItemModel):
                 # a remote group's first rows after a small batch of requests; the rest of the page next
                 names, rest = names[:FIRST_REMOTE], names[FIRST_REMOTE:]
                 pages = itertools.chain([rest], pages)
-            return load_members(group, names), pages
+            return outlined(group, names), pages
 
         run_in_thread(work, lambda result, error: self._page(persistent, item, result, error, first), self)
 
@@ -286,7 +291,10 @@ class HierarchyModel(QAbstractItemModel):
             message = str(error) if isinstance(error, ZarrError) else f"{type(error).__name__}: {error}"
             new = [self._item(item, None, text="(cannot list)", error=message)]
         else:
-            new = [self._item(item, m) for m in members if item.child_row(m.path) is None]
+            base = item.node.path.rstrip("/") + "/" if item.node is not None else "/"
+            new = [self._item(item, m) if not isinstance(m, Outline) else
+                   self._item(item, m.node) if m.node is not None else self._outlined(item, m)
+                   for m in members if item.child_row(base + m.name) is None]
             if (first and not new and not children and item.pages is None and isinstance(item.node, Group)
                     and not item.node.can_list_members):
                 new = [self._item(item, None, text="(the server cannot list: File ▸ Go to Path…)", hint=True)]
@@ -326,6 +334,8 @@ class HierarchyModel(QAbstractItemModel):
         if not index.isValid():
             return None
         item = self.item(index)
+        if item.outline is not None:  # an array not made a node yet: what its outline says
+            return outline_data(item, item.outline, index.column(), role, NodeRole, PathRole)
         node, col = item.node, index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
@@ -377,8 +387,3 @@ def name_pages(group: Group) -> Iterator[list[str]]:
     for start in range(0, len(names), PAGE):
         yield names[start:start + PAGE]
 
-
-def load_members(group: Group, names: list[str]) -> list[Node]:
-    """The nodes of ``names``: one batch of requests on a remote store; a child whose metadata
-    is broken comes back as an ``ErrorNode``."""
-    return list(group.load_members(names))  # type: ignore[attr-defined]
