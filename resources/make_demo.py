@@ -53,10 +53,11 @@ def main() -> None:
         ("temperature", temp, ["time", "lat", "lon"], {"units": "degC", "long_name": "air temperature"}),
         ("lat", lats, ["lat"], {"units": "degrees_north"}),
         ("lon", lons, ["lon"], {"units": "degrees_east"}),
-        ("time", months.astype("i4"), ["time"], {"units": "months since 2020-01-01"}),
+        ("time", _mid_months(t), ["time"], {"units": "days since 2020-01-01", "calendar": "standard",
+                                             "standard_name": "time"}),
     ]:
         a = weather.create_array(name, shape=data.shape, chunks=tuple(min(s, 45) for s in data.shape),
-                                 dtype=data.dtype, fill_value=np.nan if data.dtype.kind == "f" else 0)
+                                 dtype=data.dtype, fill_value=np.nan if data.dtype.kind == "f" else None)
         a[...] = data
         a.attrs.update({"_ARRAY_DIMENSIONS": dims, **attrs})
     stations = weather.create_array("station", shape=(6,), chunks=(6,), dtype=str)
@@ -65,6 +66,12 @@ def main() -> None:
     root.create_array("scalar", shape=(), dtype="f8", fill_value=0.0)[()] = 6.02214076e23
     labels = root.create_array("labels", shape=(5,), chunks=(5,), dtype=str)
     labels[...] = np.array(["nucleus", "cytoplasm", "membrane", "mitochondrion", "background"], dtype=object)
+
+
+def _mid_months(n: int) -> np.ndarray:
+    """Days since 2020-01-01 of the 15th of each of ``n`` months (CF: "months" are not calendar months)."""
+    months = np.datetime64("2020-01", "M") + np.arange(n)
+    return ((months.astype("datetime64[D]") + 14) - np.datetime64("2020-01-01", "D")).astype("i4")
 
 
 if __name__ == "__main__":

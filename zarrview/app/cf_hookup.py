@@ -71,7 +71,8 @@ def apply(view: DataView, cf: CFView) -> None:
 
 def _value_box(view: DataView, dim: int, axis: CoordAxis) -> None:
     edit = QLineEdit()
-    edit.setPlaceholderText(f"{axis.name} value")
+    name = axis.name.rsplit("/", 1)[-1]  # "time", not "weather/time"
+    edit.setPlaceholderText(f"{name} value")
     edit.setToolTip(f"Type a value of {axis.name}{f' ({axis.units})' if axis.units else ''}: "
                     "the nearest one is shown")
 
@@ -87,7 +88,7 @@ def _value_box(view: DataView, dim: int, axis: CoordAxis) -> None:
             return
         edit.setStyleSheet("")
         view.plane.sliders[dim][1].setValue(index)
-        view.status.emit(f"{axis.name} = {axis.label(index)} (index {index})")
+        view.status.emit(f"{name} = {axis.label(index)} (index {index})")
 
     edit.editingFinished.connect(typed)
     view.controls_layout.addWidget(edit, dim + 1, VALUE_COLUMN)
