@@ -77,6 +77,11 @@ def test_decoded_image_sliders_typed_values_axes(qtbot: Any, window: MainWindow,
     assert "lat 60 °N, lon 0 °E (time 2001-03-04 12:00, level 500 hPa)" in data.controller.readout(0, 0)
     left, bottom = data.image.view.getAxis("left"), data.image.view.getAxis("bottom")
     assert bottom.tickStrings([1.5], 1.0, 1.0) == ["10 °E"] and left.tickStrings([0.5], 1.0, 1.0) == ["60 °N"]
+    for spacing, positions in left.tickValues(0.0, float(len(LATS)), 300.0):  # ticks at round latitudes
+        assert positions
+        for label in left.tickStrings(positions, 1.0, spacing):
+            degrees = float(label.split()[0])
+            assert degrees % spacing == pytest.approx(0.0, abs=1e-6) or degrees % spacing == pytest.approx(spacing)
     assert data.image.view.getViewBox().yInverted()  # latitude descends: row 0 (north) at the top
     assert data.image.view.titleLabel.text == "2 metre temperature (K)"
     from PySide6.QtWidgets import QCheckBox

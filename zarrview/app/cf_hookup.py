@@ -120,10 +120,13 @@ def present(view: DataView, cf: CFView | None) -> None:
         y_axis, x_axis = cf.axes.get(state.y_dim), cf.axes.get(state.x_dim)
     for side, axis in (("left", y_axis), ("bottom", x_axis)):
         item = plot.getAxis(side)
-        if axis is None:
-            item.__dict__.pop("tickStrings", None)  # pyqtgraph's own numbers again
-        else:
+        item.__dict__.pop("tickStrings", None)  # pyqtgraph's own numbers again, unless…
+        item.__dict__.pop("tickValues", None)
+        if axis is not None:
             item.tickStrings = _ticks(axis)  # type: ignore[method-assign]
+            values = _tick_values(axis, item)
+            if values is not None:  # round coordinate values (60 °N, not the value at pixel 50)
+                item.tickValues = values  # type: ignore[method-assign]
         item.picture = None
         item.update()
     plot.invertY(not (cf is not None and state is not None and cf.flipped(state.y_dim)))
@@ -148,6 +151,30 @@ def _ticks(axis: CoordAxis) -> Any:
         return out
 
     return tick_strings
+
+
+def _tick_values(axis: CoordAxis, item: Any) -> Any:
+    """Ticks where the coordinate takes round values, for a coordinate that runs one way: the
+    shown pixel range becomes a coordinate range, pyqtgraph picks round values in it, and each is
+    placed at the pixel where the coordinate takes it. None where the coordinate turns back."""
+    positions = np.asarray(axis.numeric(), dtype=np.float64)
+    if len(positions) < 2 or not np.isfinite(positions).all():
+        return None
+    steps = np.diff(positions)
+    if not (np.all(steps > 0) or np.all(steps < 0)):
+        return None
+    index = np.arange(len(positions), dtype=np.float64)
+    xs, ys = (positions, index) if steps[0] > 0 else (positions[::-1], index[::-1])
+    own = type(item).tickValues
+
+    def tick_values(lo: float, hi: float, size: float) -> list[tuple[float, list[float]]]:
+        a, b = sorted(float(np.interp(p - 0.5, index, positions)) for p in (lo, hi))
+        if not b > a:
+            return own(item, lo, hi, size)
+        return [(spacing, [float(np.interp(v, xs, ys)) + 0.5 for v in values if xs[0] <= v <= xs[-1]])
+                for spacing, values in own(item, a, b, size)]
+
+    return tick_values
 
 
 def _names(view: DataView) -> list[str]:
