@@ -236,8 +236,7 @@ def _documents(node: Node) -> dict[str, Any]:
     (``.zattrs``) beside ``.zarray``/``.zgroup``, so both are shown, under their key names."""
     # a consolidated root: its first entries only, without parsing the 50 MB of 100,000 nodes
     # (json.loads holds the GIL: on any thread it would stall the window for seconds)
-    preview = getattr(node, "metadata_preview", None)
-    document = preview(MAX_ITEMS) if preview is not None else node.metadata
+    document = node.metadata_preview(MAX_ITEMS)
     if node.zarr_format == 2:
         own = ".zarray" if node.kind == "array" else ".zgroup"
         return {own: document, ".zattrs": node.attrs}

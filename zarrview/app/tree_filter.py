@@ -112,32 +112,29 @@ class TreeFilter(QObject):
         now on a worker (0.1 s for 100,000 paths), so the first keystroke only searches."""
         if self.active or self.searching:
             return
-        tops = [self.model.index(r, 0) for r in range(self.model.rowCount())]
-        tops = [t for t in tops if isinstance(self.model.node(t), Group)]
-        roots = [self.model.node(t) for t in tops]
-        anchors = [QPersistentModelIndex(t) for t in tops]
-
-        def work() -> NodeIndex | None:
-            known = [r.descendant_paths() if hasattr(r, "descendant_paths") else None for r in roots]  # type: ignore[union-attr]
-            if not roots or any(paths is None for paths in known):
-                return None  # a walk lists them when someone filters
-            index = NodeIndex(roots)  # type: ignore[arg-type]
-            for which, paths in enumerate(known):
-                index.add_paths(which, paths)  # type: ignore[arg-type]
-            return index
+        tops, roots = self._open_roots()
 
         def done(index: NodeIndex | None, error: BaseException | None) -> None:
             if index is None or self.active or self.searching or self._stale(roots):  # other stores now
-                return
-            self.index, self._roots, self._anchors = index, roots, anchors  # type: ignore[assignment]
+                return  # (None: a walk lists them when someone filters)
+            self._adopt(index, roots, tops)
             self.outcome = WalkOutcome(nodes=len(index))
 
-        run_in_thread(work, done, self)
+        run_in_thread(lambda: NodeIndex.from_consolidated(roots), done, self)
 
-    def _stale(self, roots: list[Node] | None = None) -> bool:
+    def _open_roots(self) -> tuple[list[QModelIndex], list[Group]]:
+        """The top rows of the open stores that are groups, and their groups."""
+        tops = [self.model.index(r, 0) for r in range(self.model.rowCount())]
+        tops = [t for t in tops if isinstance(self.model.node(t), Group)]
+        return tops, [self.model.node(t) for t in tops]  # type: ignore[misc]
+
+    def _adopt(self, index: NodeIndex, roots: list[Group], tops: list[QModelIndex]) -> None:
+        self.index, self._roots = index, roots
+        self._anchors = [QPersistentModelIndex(t) for t in tops]
+
+    def _stale(self, roots: list[Group] | None = None) -> bool:
         """Whether the index covers other stores than those open now."""
-        tops = [self.model.node(self.model.index(r, 0)) for r in range(self.model.rowCount())]
-        return [t for t in tops if isinstance(t, Group)] != (self._roots if roots is None else roots)
+        return self._open_roots()[1] != (self._roots if roots is None else roots)
 
     def _reveal(self, text: str) -> None:
         """Search what the index gained since the last search for ``text`` and put the matches
@@ -231,20 +228,17 @@ class TreeFilter(QObject):
     def _start_walk(self) -> None:
         if self._token is not None:
             self._token.cancel()
-        tops = [self.model.index(r, 0) for r in range(self.model.rowCount())]
-        tops = [t for t in tops if isinstance(self.model.node(t), Group)]
-        self._roots = [self.model.node(t) for t in tops]  # type: ignore[misc]
-        self._anchors = [QPersistentModelIndex(t) for t in tops]
-        self.index = index = NodeIndex(self._roots)  # type: ignore[arg-type]
+        tops, roots = self._open_roots()
         if not tops:
+            self._adopt(NodeIndex(), roots, tops)
             return
-        roots = list(self._roots)
-        known = [r.descendant_paths() if hasattr(r, "descendant_paths") else None for r in roots]  # type: ignore[union-attr]
-        if all(paths is not None for paths in known):  # consolidated metadata names every node: no walk
-            for which, paths in enumerate(known):
-                index.add_paths(which, paths)  # type: ignore[arg-type]
-            self.outcome = WalkOutcome(nodes=len(index))
+        known = NodeIndex.from_consolidated(roots)
+        if known is not None:  # consolidated metadata names every node: no walk
+            self._adopt(known, roots, tops)
+            self.outcome = WalkOutcome(nodes=len(known))
             return
+        index = NodeIndex(roots)
+        self._adopt(index, roots, tops)
         token = self._token = CancelToken()
         self.outcome = None
         self.cancel_button.show()

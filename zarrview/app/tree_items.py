@@ -173,15 +173,6 @@ def name_of(item: TreeItem) -> str:
     return item.name
 
 
-def outlined(group: Group, names: list[str]) -> list[Any]:
-    """The children ``names`` as rows show them: outlines where zarrlib gives them (arrays of a
-    consolidated hierarchy without a node each: five times cheaper), else their nodes (one batch
-    of requests on a remote store; a child whose metadata is broken is an ``ErrorNode``)."""
-    if hasattr(group, "member_outlines"):
-        return list(group.member_outlines(names))
-    return list(group.load_members(names))  # type: ignore[attr-defined]
-
-
 def outline_data(item: TreeItem, outline: Outline, col: int, role: int, node_role: int, path_role: int) -> Any:
     """What the model says of an outlined row (``HierarchyModel.data``), without making its node."""
     like = outline.like

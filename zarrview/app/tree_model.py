@@ -29,7 +29,7 @@ from ..zarrlib import Array, Group, Node, UnsupportedArray, ZarrError
 from ..zarrlib.outline import Outline
 from .bridge import run_in_thread
 from .icons import node_icon
-from .tree_items import OmeMark, TreeItem, error_of, name_of, ome_mark, outline_data, outlined
+from .tree_items import OmeMark, TreeItem, error_of, name_of, ome_mark, outline_data
 
 __all__ = ["HierarchyModel", "TreeItem", "OmeMark", "ome_mark", "NodeRole", "PathRole", "PAGE"]
 
@@ -233,12 +233,10 @@ class HierarchyModel(QAbstractItemModel):
         if first:
             item.partial = False
 
-        def work() -> tuple[list[Node], Iterator[list[str]] | None]:
+        def work() -> tuple[list[Outline], Iterator[list[str]] | None]:
             nonlocal pages
-            if getattr(group, "load_members", None) is None:  # no paged reading: the whole listing
-                return group.members(), None
             if pages is None:
-                pages = name_pages(group)
+                pages = group.iter_member_names(PAGE)
             names = next(pages, None)
             if names is None:
                 return [], None
@@ -246,7 +244,9 @@ class HierarchyModel(QAbstractItemModel):
                 # a remote group's first rows after a small batch of requests; the rest of the page next
                 names, rest = names[:FIRST_REMOTE], names[FIRST_REMOTE:]
                 pages = itertools.chain([rest], pages)
-            return outlined(group, names), pages
+            # arrays like one parsed before without a node each; the others (and every child
+            # without consolidated metadata: one batch of requests remotely) as their nodes
+            return group.member_outlines(names), pages
 
         run_in_thread(work, lambda result, error: self._page(persistent, item, result, error, first), self)
 
@@ -255,11 +255,6 @@ class HierarchyModel(QAbstractItemModel):
         members, pages = result if result is not None else ([], None)
         item.pages = pages
         self._listed(persistent, item, members, error, first)
-
-    def add_listing(self, index: QModelIndex, members: list[Node]) -> None:
-        """Members of the group at ``index`` listed elsewhere: placed as a listing of its own
-        would place them, so a listing still running adds nothing twice."""
-        self._listed(QPersistentModelIndex(index), self.item(index), members, None, False)
 
     def child_named(self, parent: QModelIndex, name: str) -> QModelIndex:
         """The row of the member ``name`` under ``parent``, or an invalid index."""
@@ -374,16 +369,3 @@ class HierarchyModel(QAbstractItemModel):
         if role == PathRole:
             return item.search_text()
         return None
-
-
-def name_pages(group: Group) -> Iterator[list[str]]:
-    """The names of ``group``'s members, ``PAGE`` at a time (runs on a worker thread): a store's
-    own paged listing where zarrlib has one, else its listing cut into pages."""
-    paged = getattr(group, "iter_member_names", None)
-    if paged is not None:
-        yield from paged(PAGE)
-        return
-    names = group.member_names()
-    for start in range(0, len(names), PAGE):
-        yield names[start:start + PAGE]
-

