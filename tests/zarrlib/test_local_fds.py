@@ -170,6 +170,7 @@ def test_many_threads_share_and_evict_descriptors(files):
 
 def test_a_dropped_store_closes_its_descriptors(files):
     root, blobs = files
+    gc.collect()  # descriptors of earlier tests' garbage must not close during this one
     before = open_fds()
     store = LocalStore(root)
     run(store, "s/1", 0, 10)

@@ -15,7 +15,8 @@ open, fstat, read and close, each of which hands the GIL to another thread. Ever
 read (``get_range``: shard indexes) opens the file afresh and leaves its descriptor for the runs
 that follow, so a shard replaced on disk is read whole from the new file once its index is read
 again; whole objects (metadata, one file per chunk) are opened, read and closed every time.
-``close()`` closes the descriptors.
+``close()`` closes the descriptors. On a local disk those calls keep the GIL while the bytes are
+in the page cache (``held_io``), so a chunk costs no hand-off until it is decoded.
 """
 
 from __future__ import annotations
@@ -29,12 +30,15 @@ from pathlib import Path
 from ..cancel import CancelToken
 from ..errors import StoreError
 from .base import ByteRequest, Scratch, Store, too_large
+from .held_io import MAX_HELD_READ, HeldIO, for_directory
 from .local_fds import FdCache, OpenFile
 
 _HAS_PREADV = hasattr(os, "preadv")
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 #: a missing key, not a broken store: these mean "no object here"
 _ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR)
+_ABSENT_HELD = (errno.ENOENT, errno.ENOTDIR)  # held open answers minus the error number
+
 
 
 class LocalStore(Store):
@@ -43,6 +47,8 @@ class LocalStore(Store):
         super().__init__(str(path))
         self.root = path
         self._fds = FdCache()
+        #: open, size, read and close of page-cached chunks without letting go of the GIL (local disks)
+        self._held: HeldIO | None = for_directory(str(path)) if _HAS_PREADV else None
 
     def close(self) -> None:
         self._fds.close()
@@ -53,9 +59,21 @@ class LocalStore(Store):
         return os.path.join(self.root, key)
 
     def _open(self, key: str, path: str | None = None) -> tuple[int, int] | None:
-        """(descriptor, size) of a regular file; None when there is no such file."""
+        """(descriptor, size) of a regular file; None when there is no such file. Close it with
+        ``_close``."""
+        path = self._path(key) if path is None else path
+        held = self._held
+        if held is not None:  # anything unusual is left to the os calls below, which name it
+            fd = held.open(path)
+            if -fd in _ABSENT_HELD:
+                return None
+            if fd >= 0:
+                size = held.regular_size(fd)
+                if size is not None:
+                    return fd, size
+                held.close(fd)
         try:
-            fd = os.open(self._path(key) if path is None else path, _FLAGS)
+            fd = os.open(path, _FLAGS)
         except OSError as e:
             if e.errno in _ABSENT:
                 return None
@@ -71,6 +89,26 @@ class LocalStore(Store):
             os.close(fd)
             raise
         return fd, st.st_size
+
+    def _close(self, fd: int) -> None:
+        if self._held is not None:
+            self._held.close(fd)
+        else:
+            os.close(fd)
+
+    def _pread(self, fd: int, n: int, offset: int) -> bytes:
+        """``n`` bytes from ``offset`` as bytes: small ones (metadata, shard indexes) read with
+        the GIL kept where it can be and copied; larger ones by ``os``, as a copy would cost more."""
+        if self._held is None or n > MAX_HELD_READ or n <= 0:
+            return _pread(fd, n, offset)
+        buf = bytearray(n)
+        view = memoryview(buf)
+        return bytes(view[:self._held.read(fd, view, offset)])
+
+    def _preadv(self, fd: int, view: memoryview, offset: int) -> int:
+        if self._held is not None:
+            return self._held.read(fd, view, offset)
+        return os.preadv(fd, [view], offset) if len(view) else 0
 
     def get(self, key: str) -> bytes | None:
         return self._read(ByteRequest(key))
@@ -96,7 +134,7 @@ class LocalStore(Store):
             return None
         try:
             start, stop = self._bounds(f.size, req)
-            return _pread(f.fd, stop - start, start)
+            return self._pread(f.fd, stop - start, start)
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
@@ -116,11 +154,11 @@ class LocalStore(Store):
         fd, size = opened
         try:
             start, stop = self._bounds(size, req)
-            return _pread(fd, stop - start, start)
+            return self._pread(fd, stop - start, start)
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
-            os.close(fd)
+            self._close(fd)
 
     def read_into(self, req: ByteRequest, scratch: Scratch) -> memoryview | bytes | None:
         if not _HAS_PREADV:
@@ -134,12 +172,11 @@ class LocalStore(Store):
         try:
             start, stop = self._bounds(size, req)
             view = scratch.view(stop - start)
-            got = os.preadv(fd, [view], start) if len(view) else 0
-            return view[:got]
+            return view[:self._preadv(fd, view, start)]
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
-            os.close(fd)
+            self._close(fd)
 
     def _read_cached(self, req: ByteRequest, scratch: Scratch) -> memoryview | None:
         """A range read through the kept descriptor of its file (opened and kept if none is)."""
@@ -152,8 +189,7 @@ class LocalStore(Store):
         try:
             start, stop = self._bounds(f.size, req)
             view = scratch.view(stop - start)
-            got = os.preadv(f.fd, [view], start) if len(view) else 0
-            return view[:got]
+            return view[:self._preadv(f.fd, view, start)]
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:

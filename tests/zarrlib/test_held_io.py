@@ -1,0 +1,210 @@
+"""Local reads that keep the GIL while the bytes are cached (issue 15), against zarr-python's data.
+
+Each ``os`` call releases the GIL, so counting the ``os`` calls a read makes counts the
+hand-offs the held path saves; the values read are checked against zarr-python's.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import zarrview.zarrlib as zl
+from zarrview.zarrlib.storage import held_io
+from zarrview.zarrlib.storage.base import ByteRequest, Scratch
+from zarrview.zarrlib.storage.held_io import HeldIO, for_directory, mount_type
+from zarrview.zarrlib.storage.local import LocalStore
+
+pytestmark = pytest.mark.skipif(held_io._calls is None, reason="statx/preadv2 are Linux calls")
+zarr = pytest.importorskip("zarr")
+
+OS_CALLS = ("open", "fstat", "close", "preadv", "pread", "read")
+
+
+@pytest.fixture
+def os_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How often each ``os`` call that lets go of the GIL is made from now on."""
+    seen: Counter[str] = Counter()
+    for name in OS_CALLS:
+        real = getattr(os, name)
+
+        def counted(*args: Any, _real: Any = real, _name: str = name, **kw: Any) -> Any:
+            seen[_name] += 1
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(os, name, counted)
+    return seen
+
+
+def held_store(root: Path) -> LocalStore:
+    """A store reading through ``HeldIO`` whatever file system the test's folder is on."""
+    store = LocalStore(root)
+    store._held = HeldIO()
+    return store
+
+
+def written(tmp_path: Path, **kw: Any) -> tuple[Path, np.ndarray]:
+    data = (np.arange(6 * 40 * 36, dtype="uint16").reshape(6, 40, 36) * 37) % 5003
+    z = zarr.create_array(str(tmp_path / "a.zarr"), shape=data.shape, dtype=data.dtype, chunks=(1, 16, 16),
+                          zarr_format=3, **kw)
+    z[...] = data
+    return tmp_path / "a.zarr", data
+
+
+@pytest.mark.parametrize("kw", [{}, {"shards": (2, 32, 32)}], ids=["chunk_files", "sharded"])
+def test_cached_chunks_are_read_without_an_os_call(tmp_path: Path, os_calls: Counter[str], kw: dict[str, Any]) -> None:
+    root, data = written(tmp_path, **kw)
+    arr = zl.open(held_store(root))
+    expected = zarr.open_array(str(root), mode="r")
+    arr[0]  # metadata, and a sharded array's indexes, are read here
+    os_calls.clear()
+    for sel in [(slice(None), 20, slice(None)), (3, slice(None), slice(None)), (slice(1, 5), slice(3, 39), 7)]:
+        assert np.array_equal(arr[sel], expected[sel])
+    assert sum(os_calls.values()) == 0, os_calls
+
+
+def test_without_the_held_path_each_chunk_file_costs_os_calls(tmp_path: Path, os_calls: Counter[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ZARRVIEW_NO_HELD_IO", "1")
+    root, data = written(tmp_path)
+    store = LocalStore(root)
+    assert store._held is None
+    arr = zl.open(store)
+    os_calls.clear()
+    assert np.array_equal(arr[:, 20, :], data[:, 20, :])
+    chunks = 6 * 3
+    assert os_calls["open"] == os_calls["close"] == os_calls["fstat"] == chunks
+
+
+class FakeRead:
+    """``preadv2`` answering as a kernel may: too little, or nothing with an error number."""
+
+    def __init__(self, real: Any, mode: str) -> None:
+        self.real, self.mode, self.calls = real, mode, 0
+
+    def __call__(self, fd: int, iov: Any, count: int, offset: int, flags: int) -> int:
+        self.calls += 1
+        if self.mode == "short":
+            vec = ctypes.cast(iov, ctypes.POINTER(held_io._IOVec)).contents
+            return int(self.real(fd, ctypes.byref(held_io._IOVec(vec.base, max(1, vec.len // 3))), 1, offset, flags))
+        ctypes.set_errno({"uncached": errno.EAGAIN, "unsupported": errno.EOPNOTSUPP, "failing": errno.EIO}[self.mode])
+        return -1
+
+
+@pytest.mark.parametrize("mode", ["short", "uncached", "unsupported"])
+def test_what_the_page_cache_lacks_is_read_by_os(tmp_path: Path, os_calls: Counter[str], mode: str) -> None:
+    root, data = written(tmp_path)
+    store = held_store(root)
+    assert store._held is not None
+    arr = zl.open(store)
+    fake = FakeRead(store._held._preadv2, mode)
+    store._held._preadv2 = fake
+    os_calls.clear()
+    assert np.array_equal(arr[2], data[2])
+    assert os_calls["preadv"] == 9  # each chunk's remainder, from where the held read stopped
+    assert os_calls["open"] == os_calls["fstat"] == 0
+    assert store._held.nowait is (mode != "unsupported")
+    arr[3]
+    assert fake.calls == (18 if mode != "unsupported" else 1)  # refused once: not asked again
+
+
+def test_a_failing_read_names_the_chunk(tmp_path: Path) -> None:
+    root, _ = written(tmp_path)
+    store = held_store(root)
+    assert store._held is not None
+    arr = zl.open(store)
+    store._held._preadv2 = FakeRead(store._held._preadv2, "failing")
+    with pytest.raises(zl.StoreError, match=r"c/2/0/0.*Input/output error"):
+        arr[2, 0, 0]
+
+
+def test_bytes_evicted_from_the_page_cache_still_read(tmp_path: Path, os_calls: Counter[str]) -> None:
+    blob = os.urandom(1 << 20)
+    (tmp_path / "k").write_bytes(blob)
+    fd = os.open(tmp_path / "k", os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        try:
+            os.preadv(fd, [bytearray(4096)], 0, os.RWF_NOWAIT)
+            pytest.skip("this file system keeps the pages (tmpfs): the fake reads above cover it")
+        except BlockingIOError:
+            pass
+    except OSError as e:  # RWF_NOWAIT refused on this file system
+        pytest.skip(f"no RWF_NOWAIT here: {e}")
+    finally:
+        os.close(fd)
+    store = held_store(tmp_path)
+    os_calls.clear()
+    got = store.read_into(ByteRequest("k"), Scratch())
+    assert bytes(got) == blob
+    assert os_calls["preadv"] == 1
+
+
+def test_only_regular_files_get_a_size(tmp_path: Path) -> None:
+    held = HeldIO()
+    (tmp_path / "f").write_bytes(b"12345")
+    os.mkfifo(tmp_path / "fifo")
+    for path, size in [(tmp_path / "f", 5), (tmp_path, None), (tmp_path / "fifo", None), ("/dev/zero", None),
+                       ("/dev/null", None)]:
+        fd = held.open(str(path))
+        assert fd >= 0
+        try:
+            assert held.regular_size(fd) == size, path
+        finally:
+            held.close(fd)
+    assert held.open(str(tmp_path / "missing")) == -errno.ENOENT
+    assert held.open(str(tmp_path / "f" / "below")) == -errno.ENOTDIR
+
+
+def test_non_regular_chunks_keep_their_messages(tmp_path: Path) -> None:
+    root, data = written(tmp_path)
+    os.remove(root / "c" / "1" / "0" / "0")
+    os.symlink("/dev/zero", root / "c" / "1" / "0" / "0")
+    os.remove(root / "c" / "2" / "0" / "0")
+    os.mkfifo(root / "c" / "2" / "0" / "0")
+    arr = zl.open(held_store(root))
+    for i in (1, 2):
+        with pytest.raises(zl.StoreError, match=rf"c/{i}/0/0.*not a regular file"):
+            arr[i, 0, 0]
+    assert np.array_equal(arr[0], data[0])
+
+
+MOUNTS = r"""22 27 0:21 / /proc rw - proc proc rw
+27 1 254:0 / / rw,relatime - ext4 /dev/vda rw
+40 27 0:50 / /data rw - nfs4 server:/export rw
+41 40 0:51 / /data/scratch rw - xfs /dev/sdb rw
+42 27 0:52 / /mnt/my\040disk rw - btrfs /dev/sdc rw
+43 27 0:53 / /home/u/fuse rw - fuse.sshfs host: rw
+"""
+
+
+@pytest.mark.parametrize("path, kind", [
+    ("/", "ext4"), ("/work/x.zarr", "ext4"), ("/data", "nfs4"), ("/data/run1/a.zarr", "nfs4"),
+    ("/database/a.zarr", "ext4"), ("/data/scratch/a.zarr", "xfs"), ("/mnt/my disk/a.zarr", "btrfs"),
+    ("/home/u/fuse/a.zarr", "fuse.sshfs"),
+])
+def test_mount_types(tmp_path: Path, path: str, kind: str) -> None:
+    (tmp_path / "mountinfo").write_text(MOUNTS)
+    assert mount_type(path, str(tmp_path / "mountinfo")) == kind
+
+
+def test_only_local_disks_keep_the_gil(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for kind, held in [("nfs4", False), ("fuse.sshfs", False), ("lustre", False), (None, False),
+                       ("ext4", True), ("overlay", True), ("tmpfs", True)]:
+        monkeypatch.setattr(held_io, "mount_type", lambda path, kind=kind: kind)
+        assert (for_directory(str(tmp_path)) is not None) is held, kind
+        assert (LocalStore(tmp_path)._held is not None) is held, kind
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mountinfo is Linux's")
+def test_this_machines_mount_is_found(tmp_path: Path) -> None:
+    assert mount_type(str(tmp_path.resolve())) is not None
