@@ -4,15 +4,20 @@ GIL-holding copy of small parts writes exactly what numpy's assignment writes.""
 
 from __future__ import annotations
 
+import math
+import os
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from zarrview.zarrlib import tune_process
 from zarrview.zarrlib.decode import SMALL_COPY, put
-from zarrview.zarrlib.decode_pool import Reporter, run_blocks
+from zarrview.zarrlib.decode_pool import Reporter, guided_blocks, run_blocks
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3, 8])
@@ -86,3 +91,58 @@ def test_put_writes_what_numpy_assignment_writes(dtype: object, case: str) -> No
 def test_tune_process_is_idempotent() -> None:
     first = tune_process()
     assert tune_process() is first
+
+
+BLOSC_THREADS = """
+import os, sys
+from concurrent.futures import ThreadPoolExecutor
+import numcodecs.blosc as nb
+nb.set_nthreads(4)
+import zarrview.zarrlib as zl
+if sys.argv[2] == "tuned":
+    zl.tune_process()
+elif sys.argv[2] == "chosen":
+    nb.use_threads = True
+    zl.tune_process()
+a = zl.open(sys.argv[1])
+before = len(os.listdir("/proc/self/task"))
+with ThreadPoolExecutor(1) as one:  # one worker: the calling (main) thread decodes every chunk
+    got = a.reader.read(..., executor=one)
+print(len(os.listdir("/proc/self/task")) - before, int(got.sum()))
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="threads counted in /proc")
+def test_tuned_blosc_starts_no_threads_of_its_own(tmp_path: Path) -> None:
+    """A tuned process's main thread decodes blosc chunks itself (the decode pool is the only
+    parallelism); without tuning, or where the program chose, numcodecs lets blosc start its own."""
+    zarr = pytest.importorskip("zarr")
+    numcodecs = pytest.importorskip("numcodecs")
+    data = (np.arange(4 * 512 * 512, dtype="u2") % 1000).reshape(4, 512, 512)
+    z = zarr.open_array(str(tmp_path / "b.zarr"), mode="w", shape=data.shape, chunks=(1, 512, 512), dtype="u2",
+                        zarr_format=2, compressor=numcodecs.Blosc("zstd", 1, 1))
+    z[...] = data
+    (tmp_path / "t.py").write_text(BLOSC_THREADS)
+    started = {}
+    for mode in ("tuned", "plain", "chosen"):
+        out = subprocess.run([sys.executable, str(tmp_path / "t.py"), str(tmp_path / "b.zarr"), mode],
+                             capture_output=True, text=True, check=True).stdout.split()
+        started[mode] = int(out[0])
+        assert int(out[1]) == int(data.sum())
+    assert started["tuned"] == 0
+    assert started["plain"] > 0 and started["chosen"] > 0
+
+
+@pytest.mark.parametrize("n, workers", [(1, 2), (7, 2), (512, 2), (256, 2), (512, 16), (16, 4), (1000, 3)])
+def test_guided_blocks_shrink_to_single_units(n: int, workers: int) -> None:
+    """Blocks cover the units in order, each at most a 1/(2 x workers) share of those left, so
+    the last ones are single units and workers finish within about one unit of each other."""
+    units = list(range(n))
+    blocks = guided_blocks(units, workers)
+    assert [u for b in blocks for u in b] == units
+    left = n
+    for b in blocks:
+        assert 1 <= len(b) <= max(1, left // (2 * workers))
+        left -= len(b)
+    assert len(blocks[-1]) == 1
+    assert len(blocks) <= 2 * workers * (1 + math.log(max(n, 2))) + 1  # few claims: large blocks first

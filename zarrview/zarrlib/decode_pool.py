@@ -7,8 +7,11 @@ and on a many-core machine that wake-up can cost more than decoding a small chun
 than on 8).
 
 So a local read is cut into contiguous blocks (store order, so one file's reads follow
-each other), a few per worker, and each worker claims the next block with ``next()`` on a
-shared counter (atomic under the GIL, never blocking); progress is reported once per block.
+each other) that shrink as the read goes on (guided scheduling: each a share of what is left,
+down to one unit), and each worker claims the next block with ``next()`` on a shared counter
+(atomic under the GIL, never blocking); progress is reported once per block. Large first
+blocks keep claims few; small last ones let every worker finish within about one unit of
+the others (fixed blocks of a 512-chunk read on 2 workers left one core idle for up to 7 ms).
 A worker waits for no other worker between blocks. The calling thread is one of the workers,
 and a read wakes only as many as its chunks pay for (``read_workers``). Remote
 reads stream instead: units arrive as responses land, through a queue, since their order
@@ -48,9 +51,9 @@ WORKERS_AT_REF = 6
 #: fewer threads than the machine has (a 512x512 viewport of 128 KiB chunks on 4 or 5, not 8)
 MIN_BYTES_PER_WORKER = 256 << 10
 
-#: blocks per worker: enough to even out chunks that cost more than others (a shard's dense
-#: corner, a file not yet in the page cache), few enough that claiming one costs nothing
-BLOCKS_PER_WORKER = 4
+#: a block is at most this share of the units left, divided among the workers: the first
+#: blocks take half of each worker's even share, and blocks shrink to one unit at the end
+GUIDED_SHARE = 2
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -112,6 +115,18 @@ def read_workers(units: int, pool_workers: int, chunks: int = 0, chunk_bytes: in
     return max(1, -(-units // rounds)) if units else 1
 
 
+def guided_blocks(units: Sequence[T], workers: int) -> list[Sequence[T]]:
+    """``units`` cut into contiguous blocks, each ``1 / (GUIDED_SHARE * workers)`` of what is
+    left (at least one unit): 512 units on 2 workers make 23 blocks, of 128 units down to 1."""
+    blocks: list[Sequence[T]] = []
+    i, n = 0, len(units)
+    while i < n:
+        size = max(1, (n - i) // (GUIDED_SHARE * workers))
+        blocks.append(units[i:i + size])
+        i += size
+    return blocks
+
+
 def run_blocks(units: Sequence[T], work: Callable[[Sequence[T]], None], pool: ThreadPoolExecutor,
                chunks: int = 0, chunk_bytes: int = 0) -> None:
     """``work`` over contiguous blocks of ``units``, on the calling thread and as many of
@@ -125,8 +140,7 @@ def run_blocks(units: Sequence[T], work: Callable[[Sequence[T]], None], pool: Th
     workers = read_workers(len(units), workers_of(pool), chunks, chunk_bytes)
     if not units:
         return
-    size = -(-len(units) // (workers * BLOCKS_PER_WORKER))
-    blocks = [units[i:i + size] for i in range(0, len(units), size)]
+    blocks = guided_blocks(units, workers)
     if workers <= 1:  # in blocks all the same: progress is reported, and cancelling seen, per block
         for block in blocks:
             work(block)

@@ -7,7 +7,11 @@ the command line) call :func:`tune_process` once at start; other programs may ca
 
 What it applies: glibc keeps freed response buffers instead of returning them to the system
 and faulting them in again for every remote response (measured in ``storage/allocator.py``;
-off with ``ZARRVIEW_NO_MALLOPT=1``). Decode workers are no longer pinned to cores: on 16
+off with ``ZARRVIEW_NO_MALLOPT=1``). numcodecs' blosc stops starting threads of its own
+when called from the main thread (``numcodecs.blosc.use_threads = False``, unless the program
+chose a value): a read's calling thread is one of its decode workers, and blosc's threads
+there competed with the others for the cores and woke each other per chunk (a 2-core read of
+blosc chunks 2-6 % faster without them). Decode workers are no longer pinned to cores: on 16
 cores pinned workers were slower (see ``decode_pool.default_executor``).
 """
 
@@ -24,6 +28,7 @@ class Tuning:
     """What :func:`tune_process` put in effect."""
 
     keep_freed_memory: bool  # False where the C library is not glibc, or the variable turns it off
+    blosc_single_threaded: bool  # False where the program had set numcodecs.blosc.use_threads itself
 
 
 _lock = threading.Lock()
@@ -35,5 +40,14 @@ def tune_process() -> Tuning:
     global _applied
     with _lock:
         if _applied is None:
-            _applied = Tuning(keep_freed_memory=keep_freed_memory())
+            _applied = Tuning(keep_freed_memory=keep_freed_memory(), blosc_single_threaded=_blosc_single_threaded())
         return _applied
+
+
+def _blosc_single_threaded() -> bool:
+    from numcodecs import blosc
+
+    if blosc.use_threads is not None:  # the program's own choice
+        return False
+    blosc.use_threads = False
+    return True
