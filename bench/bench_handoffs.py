@@ -14,7 +14,8 @@ Each read runs in a child Python under gdb, which counts calls of ``PyEval_SaveT
 every ``Py_BEGIN_ALLOW_THREADS`` calls: ``os`` calls, ctypes calls, numpy's long loops) between
 two ``os.getppid()`` markers around ``--reads`` timed reads of bench_read.py's data. With
 ``--who`` it also prints the C functions that let go, most frequent first. Each case is run
-with zarrlib's held-GIL file calls (``storage/held_io.py``) and without (``ZARRVIEW_NO_HELD_IO=1``).
+with zarrlib's held-GIL file calls (``storage/held_io.py``, ``ZARRVIEW_HELD_IO=1``) and without
+(the default).
 
 Usage: ``python bench/bench_handoffs.py [--reads 10] [--layouts ...] [--cases ...] [--who]``
 (needs ``gdb``; the data is bench_read.py's, written by it when missing).
@@ -85,9 +86,9 @@ def count(path: Path, index: br.Index, reads: int, held: bool, who: bool, tmp: P
     child = tmp / "child.py"
     child.write_text(CHILD)
     env = dict(os.environ)
-    env.pop("ZARRVIEW_NO_HELD_IO", None)
-    if not held:
-        env["ZARRVIEW_NO_HELD_IO"] = "1"
+    env.pop("ZARRVIEW_HELD_IO", None)
+    if held:
+        env["ZARRVIEW_HELD_IO"] = "1"
     env["PYTHONPATH"] = os.pathsep.join([str(br.REPO_ROOT), env.get("PYTHONPATH", "")])
     out = subprocess.run(["gdb", "-q", "-batch", "-x", str(script), "--args", sys.executable, str(child), str(path),
                           repr(index), str(reads)], capture_output=True, text=True, env=env, timeout=1800)

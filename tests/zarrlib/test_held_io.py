@@ -71,9 +71,8 @@ def test_cached_chunks_are_read_without_an_os_call(tmp_path: Path, os_calls: Cou
     assert sum(os_calls.values()) == 0, os_calls
 
 
-def test_without_the_held_path_each_chunk_file_costs_os_calls(tmp_path: Path, os_calls: Counter[str],
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ZARRVIEW_NO_HELD_IO", "1")
+def test_without_the_held_path_each_chunk_file_costs_os_calls(tmp_path: Path, os_calls: Counter[str]) -> None:
+    """The default: held calls are opt-in (``ZARRVIEW_HELD_IO=1``) until measured faster on many cores."""
     root, data = written(tmp_path)
     store = LocalStore(root)
     assert store._held is None
@@ -198,6 +197,7 @@ def test_mount_types(tmp_path: Path, path: str, kind: str) -> None:
 
 
 def test_only_local_disks_keep_the_gil(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ZARRVIEW_HELD_IO", "1")
     for kind, held in [("nfs4", False), ("fuse.sshfs", False), ("lustre", False), (None, False),
                        ("ext4", True), ("overlay", True), ("tmpfs", True)]:
         monkeypatch.setattr(held_io, "mount_type", lambda path, kind=kind: kind)
@@ -208,3 +208,11 @@ def test_only_local_disks_keep_the_gil(monkeypatch: pytest.MonkeyPatch, tmp_path
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mountinfo is Linux's")
 def test_this_machines_mount_is_found(tmp_path: Path) -> None:
     assert mount_type(str(tmp_path.resolve())) is not None
+
+
+def test_held_calls_are_asked_for(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(held_io, "mount_type", lambda path: "ext4")
+    monkeypatch.delenv("ZARRVIEW_HELD_IO", raising=False)
+    assert LocalStore(tmp_path)._held is None
+    monkeypatch.setenv("ZARRVIEW_HELD_IO", "1")
+    assert LocalStore(tmp_path)._held is not None

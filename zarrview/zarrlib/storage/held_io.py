@@ -11,11 +11,20 @@ the page cache are read with ``os.preadv``, which lets go of the GIL as before, 
 reads too large to copy holding it (``MAX_HELD_READ``). A small chunk then costs one hand-off
 (its decoding), a large one two.
 
+**Off unless asked for** (``ZARRVIEW_HELD_IO=1``): fewer hand-offs are not a faster read.
+Measured on 16 cores in issue 15's first pass (16 workers a read, bench/README.md): these calls
+cut the switches per chunk of a one-file-per-chunk XZ section from 5.8 to 2.1 but made it
+slower (34.6 → 40.3 ms; blosc 34.1 → 42.5), because what each worker then does holding the GIL
+(path lookup, ctypes) is time all the others queue for. Reads have since moved to fewer workers
+(``decode_pool.read_workers``) and less Python per chunk, so the trade may have moved too: it
+stays here to be measured again where many cores are lent (`bench/bench_handoffs.py` counts the
+releases on any machine).
+
 Only on Linux (``statx``, ``preadv2``: glibc 2.28 and kernel 4.14 or newer) and only for a
 store on a local disk's file system, by its mount's type in ``/proc/self/mountinfo``: on NFS,
 SMB, Lustre or a FUSE mount even ``open`` may wait on a server, and a wait holding the GIL
 would stall every thread, the window's included. Anywhere else ``for_directory`` answers None
-and the store uses ``os``. ``ZARRVIEW_NO_HELD_IO=1`` switches it off (benchmarks compare both).
+and the store uses ``os``.
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ import os
 import stat
 import sys
 
-_DISABLE_ENV = "ZARRVIEW_NO_HELD_IO"
+_ENABLE_ENV = "ZARRVIEW_HELD_IO"
 
 #: the most bytes read with the GIL kept. Copying cached pages takes about 10 µs for 64 KiB,
 #: less than a hand-off; a 300 KiB chunk file takes 50 µs, and held that long by each of many
@@ -171,7 +180,8 @@ def _unescape(field: str) -> str:
 
 
 def for_directory(root: str) -> HeldIO | None:
-    """Held-GIL file calls for a store at ``root``, or None where they could wait (see the module)."""
-    if _calls is None or os.environ.get(_DISABLE_ENV) or mount_type(root) not in LOCAL_TYPES:
+    """Held-GIL file calls for a store at ``root``; None unless asked for, or where they could
+    wait (see the module)."""
+    if _calls is None or os.environ.get(_ENABLE_ENV) != "1" or mount_type(root) not in LOCAL_TYPES:
         return None
     return HeldIO()

@@ -15,8 +15,9 @@ open, fstat, read and close, each of which hands the GIL to another thread. Ever
 read (``get_range``: shard indexes) opens the file afresh and leaves its descriptor for the runs
 that follow, so a shard replaced on disk is read whole from the new file once its index is read
 again; whole objects (metadata, one file per chunk) are opened, read and closed every time.
-``close()`` closes the descriptors. On a local disk those calls keep the GIL while the bytes are
-in the page cache (``held_io``), so a chunk costs no hand-off until it is decoded.
+``close()`` closes the descriptors. Asked to (``ZARRVIEW_HELD_IO=1``), a store on a local disk
+makes those calls keeping the GIL while the bytes are in the page cache (``held_io``: fewer
+hand-offs, not yet shown to be faster).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class LocalStore(Store):
         super().__init__(str(path))
         self.root = path
         self._fds = FdCache()
-        #: open, size, read and close of page-cached chunks without letting go of the GIL (local disks)
+        #: open, size, read and close without letting go of the GIL (opt-in, local disks: held_io)
         self._held: HeldIO | None = for_directory(str(path)) if _HAS_PREADV else None
 
     def close(self) -> None:
