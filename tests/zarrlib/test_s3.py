@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -103,3 +104,24 @@ def test_anonymous_unless_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path:
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "key.json"))
     assert anonymous_unless_credentials("gs", {}) == {}
     assert anonymous_unless_credentials("https", {}) == {}
+
+
+def test_a_chunk_costs_one_request(s3: tuple[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """s3fs would send a HEAD before each whole-object GET (to split large objects); a chunk is
+    read with the GET alone, and missing chunks cost one request too."""
+    import s3fs
+
+    endpoint, local = s3
+    sent: list[str] = []
+    real = s3fs.S3FileSystem._call_s3
+
+    async def counted(self: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append(method)
+        return await real(self, method, *args, **kwargs)
+
+    monkeypatch.setattr(s3fs.S3FileSystem, "_call_s3", counted)
+    arr = zl.open(f"s3://{BUCKET}/v3.zarr", endpoint_url=endpoint)
+    sent.clear()
+    chunks = len(zl.open(str(local / "v3.zarr")).reader.chunk_coords((1, slice(None), slice(None))))
+    np.testing.assert_array_equal(arr[1], DATA[1])
+    assert chunks > 1 and sent == ["get_object"] * chunks

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
@@ -35,6 +36,13 @@ def _pages_s3(fs: Any) -> bool:
     return callable(getattr(fs, "_list_pages", None)) and callable(getattr(fs, "split_path", None))
 
 
+def _takes(fs: Any, method: str, name: str) -> bool:
+    try:
+        return name in inspect.signature(getattr(fs, method)).parameters
+    except (AttributeError, TypeError, ValueError):
+        return False
+
+
 class FsspecStore(Store):
     prefers_batches = True
 
@@ -50,6 +58,10 @@ class FsspecStore(Store):
         self._semaphore: asyncio.Semaphore | None = None
         self._whole: OrderedDict[str, bytes] = OrderedDict()  # whole objects, when ranges are ignored
         self._whole_pending: dict[str, asyncio.Future[bytes | None]] = {}
+        #: s3fs sends a HEAD before every whole-object GET, to split large objects into parallel
+        #: ranges (``max_concurrency`` > 1, its default): a second round trip per chunk, for
+        #: objects far smaller than its 50 MiB split size. Asked for one stream, it sends the GET alone.
+        self._one_stream = {"max_concurrency": 1} if _takes(fs, "_cat_file", "max_concurrency") else {}
 
     # -- addressing -------------------------------------------------------------------------
     def _path(self, key: str) -> str:
@@ -167,7 +179,8 @@ class FsspecStore(Store):
         was asked and state sizes truthfully, so a check after the read is enough here; plain
         HTTP servers are bounded while reading (``HttpStore``)."""
         if getattr(self.fs, "async_impl", False):
-            data = bytes(await self.fs._cat_file(path, start=start, end=stop))
+            whole = self._one_stream if start is None and stop is None else {}
+            data = bytes(await self.fs._cat_file(path, start=start, end=stop, **whole))
         else:
             data = bytes(await asyncio.to_thread(self.fs.cat_file, path, start=start, end=stop))
         if len(data) > (limit if limit is not None else limits().object_bytes):
