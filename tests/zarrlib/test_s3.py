@@ -125,3 +125,40 @@ def test_a_chunk_costs_one_request(s3: tuple[str, Path], monkeypatch: pytest.Mon
     chunks = len(zl.open(str(local / "v3.zarr")).reader.chunk_coords((1, slice(None), slice(None))))
     np.testing.assert_array_equal(arr[1], DATA[1])
     assert chunks > 1 and sent == ["get_object"] * chunks
+
+
+def test_whole_objects_are_asked_for_up_to_the_bound(s3: tuple[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An object over the bound is refused after ``bound + 1`` bytes, not after all of it; an
+    empty object, which refuses any range, still reads as empty."""
+    import boto3
+    import s3fs
+
+    from zarrview.zarrlib.storage.location import open_store
+
+    endpoint, _ = s3
+    client = boto3.client("s3", endpoint_url=endpoint)
+    client.put_object(Bucket=BUCKET, Key="bounds/big", Body=b"x" * 300_000)
+    client.put_object(Bucket=BUCKET, Key="bounds/small", Body=b"y" * 1000)
+    client.put_object(Bucket=BUCKET, Key="bounds/empty", Body=b"")
+    received: list[tuple[str, str | None, int]] = []
+    real = s3fs.S3FileSystem._cat_file
+
+    async def counted(self: Any, path: str, *args: Any, **kwargs: Any) -> Any:
+        data = await real(self, path, *args, **kwargs)
+        received.append((path.rsplit("/", 1)[-1], repr((kwargs.get("start"), kwargs.get("end"))), len(data)))
+        return data
+
+    monkeypatch.setattr(s3fs.S3FileSystem, "_cat_file", counted)
+    store = open_store(f"s3://{BUCKET}/bounds", endpoint_url=endpoint)
+    old = zl.limits.configure(object_bytes=4096)
+    try:
+        with pytest.raises(zl.TooLargeError, match=r"bounds/big"):
+            store.get("big")
+        assert store.get("small") == b"y" * 1000
+        assert store.get("empty") == b""
+        assert store.get("missing") is None
+    finally:
+        zl.limits.restore(old)
+    assert received[0] == ("big", repr((0, 4097)), 4097)  # not 300,000
+    assert received[1] == ("small", repr((0, 4097)), 1000)
+    assert [r[0] for r in received[2:]] == ["empty"] and received[2][2] == 0  # the range refused, then read whole

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import errno
 import inspect
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -34,6 +35,12 @@ Settled = bytes | None | StoreError
 def _pages_s3(fs: Any) -> bool:
     """Whether ``fs`` is s3fs, whose listing can be read a page at a time."""
     return callable(getattr(fs, "_list_pages", None)) and callable(getattr(fs, "split_path", None))
+
+
+def _range_unsatisfiable(error: BaseException) -> bool:
+    """A 416 (s3fs says so as ``OSError(EINVAL)``): asked for bytes an empty object has not."""
+    return http_status(error) == 416 or (isinstance(error, OSError) and error.errno == errno.EINVAL
+                                         and "range" in str(error).lower())
 
 
 def _takes(fs: Any, method: str, name: str) -> bool:
@@ -176,14 +183,23 @@ class FsspecStore(Store):
                    limit: int | None = None) -> bytes:
         """``limit``: the most bytes of a whole object (None: ``limits().object_bytes``), which
         also bounds a range answered with the whole object. Object stores (s3, gcs) send what
-        was asked and state sizes truthfully, so a check after the read is enough here; plain
-        HTTP servers are bounded while reading (``HttpStore``)."""
+        was asked, so a whole object is asked for as its first ``limit + 1`` bytes: one larger
+        is refused after that much, not after all of it (an empty object refuses any range, and
+        is then read without one). Plain HTTP servers are bounded while reading (``HttpStore``)."""
+        bound = limit if limit is not None else limits().object_bytes
         if getattr(self.fs, "async_impl", False):
-            whole = self._one_stream if start is None and stop is None else {}
-            data = bytes(await self.fs._cat_file(path, start=start, end=stop, **whole))
+            if start is None and stop is None:
+                try:
+                    data = bytes(await self.fs._cat_file(path, start=0, end=bound + 1, **self._one_stream))
+                except Exception as e:
+                    if not _range_unsatisfiable(e):
+                        raise
+                    data = bytes(await self.fs._cat_file(path, **self._one_stream))
+            else:
+                data = bytes(await self.fs._cat_file(path, start=start, end=stop))
         else:
             data = bytes(await asyncio.to_thread(self.fs.cat_file, path, start=start, end=stop))
-        if len(data) > (limit if limit is not None else limits().object_bytes):
+        if len(data) > bound:
             raise too_large(self._url(path), ByteRequest("", limit=limit), len(data))
         return data
 
