@@ -14,8 +14,8 @@ Each read runs in a child Python under gdb, which counts calls of ``PyEval_SaveT
 every ``Py_BEGIN_ALLOW_THREADS`` calls: ``os`` calls, ctypes calls, numpy's long loops) between
 two ``os.getppid()`` markers around ``--reads`` timed reads of bench_read.py's data. With
 ``--who`` it also prints the C functions that let go, most frequent first. Each case is run
-with zarrlib's held-GIL file calls (``storage/held_io.py``, ``ZARRVIEW_HELD_IO=1``) and without
-(the default).
+with the default reader and with zarrlib's held-GIL file calls (``storage/held_io.py``:
+``ZARRVIEW_HELD_IO=fd``, size and close held; ``=1``, open, size, small reads and close held).
 
 Usage: ``python bench/bench_handoffs.py [--reads 10] [--layouts ...] [--cases ...] [--who]``
 (needs ``gdb``; the data is bench_read.py's, written by it when missing).
@@ -79,7 +79,7 @@ os.getppid()
 '''
 
 
-def count(path: Path, index: br.Index, reads: int, held: bool, who: bool, tmp: Path) -> tuple[int, list[str]]:
+def count(path: Path, index: br.Index, reads: int, held: str, who: bool, tmp: Path) -> tuple[int, list[str]]:
     """GIL releases over ``reads`` reads, and (with ``who``) the lines naming who let go."""
     script = tmp / "count.py"
     script.write_text(GDB_SCRIPT % {"who": who})
@@ -88,7 +88,7 @@ def count(path: Path, index: br.Index, reads: int, held: bool, who: bool, tmp: P
     env = dict(os.environ)
     env.pop("ZARRVIEW_HELD_IO", None)
     if held:
-        env["ZARRVIEW_HELD_IO"] = "1"
+        env["ZARRVIEW_HELD_IO"] = held
     env["PYTHONPATH"] = os.pathsep.join([str(br.REPO_ROOT), env.get("PYTHONPATH", "")])
     out = subprocess.run(["gdb", "-q", "-batch", "-x", str(script), "--args", sys.executable, str(child), str(path),
                           repr(index), str(reads)], capture_output=True, text=True, env=env, timeout=1800)
@@ -111,8 +111,9 @@ def main() -> int:
     cases = br.make_cases(shape)
     print(f"GIL releases per read and per chunk, zarrlib, {args.reads} reads each; python {sys.version.split()[0]}, "
           f"{len(os.sched_getaffinity(0))} cores")
-    print("| layout | case | chunks | held: per read | held: per chunk | os: per read | os: per chunk |")
-    print("|---|---|---|---|---|---|---|")
+    print("| layout | case | chunks | default: per read | per chunk | HELD_IO=fd: per read | per chunk "
+          "| HELD_IO=1: per read | per chunk |")
+    print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as d:
         for layout in layouts:
             for case in args.cases.split(","):
@@ -120,10 +121,10 @@ def main() -> int:
                 chunks = br.chunks_touched(layout, shape, index)
                 cells = [layout.name, case, str(chunks)]
                 whos: list[str] = []
-                for held in (True, False):
+                for held in ("", "fd", "1"):
                     n, who = count(paths[layout.name], index, args.reads, held, args.who, Path(d))
                     cells += [f"{n / args.reads:.0f}", f"{n / args.reads / chunks:.2f}"]
-                    whos += [f"  {'held' if held else 'os'}: {w}" for w in who]
+                    whos += [f"  {held or 'default'}: {w}" for w in who]
                 print("| " + " | ".join(cells) + " |", flush=True)
                 for w in whos:
                     print(w)

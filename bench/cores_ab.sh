@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 15, fourth pass (session 8, no device then): the reader with guided blocks and single-threaded
-# blosc at 16/8/4/2 cores, and the same reader with held-GIL file calls (ZARRVIEW_HELD_IO=1) at 16 and 8.
+# blosc at 16/8/4/2 cores, and the same reader with held-GIL file calls (ZARRVIEW_HELD_IO=1 and =fd) at 16 and 8.
 # Run by the device tool from the project root after `bash ../shared/tools/many-cores/prepare.sh` here:
-# carry [".whl"], command `bash bench/cores_ab.sh`, timeout 600; about 6 minutes.
+# carry [".whl"], command `bash bench/cores_ab.sh`, timeout 600; about 8 minutes (ROUNDS=9 to be sure).
 set -u
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 3
@@ -19,8 +19,10 @@ B() {  # tag cpus held rounds
 {
 B c16 "" 0 $R
 B held16 "" 1 $R
+B fd16 "" fd $R
 B c8 0-7 0 $R
 B held8 0-7 1 $R
+B fd8 0-7 fd $R
 B c4 0-3 0 $R
 B c2 0-1 0 $R
 python3 bench/bench_read.py --scaling $OUT/c2.json $OUT/c4.json $OUT/c8.json $OUT/c16.json

@@ -216,3 +216,30 @@ def test_held_calls_are_asked_for(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert LocalStore(tmp_path)._held is None
     monkeypatch.setenv("ZARRVIEW_HELD_IO", "1")
     assert LocalStore(tmp_path)._held is not None
+
+
+def test_light_mode_keeps_the_gil_for_size_and_close_only(tmp_path: Path, os_calls: Counter[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ZARRVIEW_HELD_IO=fd``: open and read through ``os`` (they may wait on a disk), the size
+    and the close held; a missing chunk is still the fill value, a FIFO still named."""
+    monkeypatch.setattr(held_io, "mount_type", lambda path: "ext4")
+    monkeypatch.setenv("ZARRVIEW_HELD_IO", "fd")
+    root, data = written(tmp_path)
+    os.remove(root / "c" / "4" / "1" / "1")
+    os.remove(root / "c" / "5" / "0" / "0")
+    os.mkfifo(root / "c" / "5" / "0" / "0")
+    os.remove(root / "c" / "5" / "0" / "1")
+    os.symlink("/dev/null", root / "c" / "5" / "0" / "1")
+    store = LocalStore(root)
+    assert store._held is not None and store._held.light
+    arr = zl.open(store)
+    os_calls.clear()
+    want = data[:, 20, :].copy()
+    want[4, 16:32] = 0  # the chunk removed: fill value
+    assert np.array_equal(arr[:4, 20, :], want[:4]) and np.array_equal(arr[4, 20, :], want[4])
+    chunks = 5 * 3 - 1
+    assert os_calls["open"] == chunks + 1 and os_calls["preadv"] == chunks  # the missing one is opened, not read
+    assert os_calls["fstat"] == os_calls["close"] == 0
+    for key in ("c/5/0/0", "c/5/0/1"):
+        with pytest.raises(zl.StoreError, match=rf"{key}.*not a regular file"):
+            store.read_into(ByteRequest(key), Scratch())

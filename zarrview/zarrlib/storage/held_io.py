@@ -11,7 +11,8 @@ the page cache are read with ``os.preadv``, which lets go of the GIL as before, 
 reads too large to copy holding it (``MAX_HELD_READ``). A small chunk then costs one hand-off
 (its decoding), a large one two.
 
-**Off unless asked for** (``ZARRVIEW_HELD_IO=1``): fewer hand-offs are not a faster read.
+**Off unless asked for** (``ZARRVIEW_HELD_IO=1``; ``=fd`` keeps the GIL only for ``statx`` and
+``close``, the calls that cannot wait on a disk): fewer hand-offs are not a faster read.
 Measured on 16 cores in issue 15's first pass (16 workers a read, bench/README.md): these calls
 cut the switches per chunk of a one-file-per-chunk XZ section from 5.8 to 2.1 but made it
 slower (34.6 → 40.3 ms; blosc 34.1 → 42.5), because what each worker then does holding the GIL
@@ -94,13 +95,21 @@ _char = ctypes.c_char
 class HeldIO:
     """open, size, read and close of one store's files with the GIL kept (see the module)."""
 
-    def __init__(self) -> None:
+    def __init__(self, light: bool = False) -> None:
         assert _calls is not None
         self._open, self._statx, self._preadv2, self._close = _calls
-        self.nowait = True  # cleared where the file system refuses RWF_NOWAIT
+        #: only the calls that never wait on the disk (statx, close) keep the GIL; open and read
+        #: let go of it as ``os`` does (``ZARRVIEW_HELD_IO=fd``: three hand-offs a chunk file, not five)
+        self.light = light
+        self.nowait = not light  # cleared where the file system refuses RWF_NOWAIT
 
     def open(self, path: str) -> int:
         """A descriptor, or minus the error number (``-errno.ENOENT`` for a missing file)."""
+        if self.light:
+            try:
+                return os.open(path, _FLAGS)
+            except OSError as e:
+                return -(e.errno or errno.EIO)
         fd: int = self._open(os.fsencode(path), _FLAGS)  # type: ignore[operator]
         return fd if fd >= 0 else -ctypes.get_errno()
 
@@ -182,6 +191,7 @@ def _unescape(field: str) -> str:
 def for_directory(root: str) -> HeldIO | None:
     """Held-GIL file calls for a store at ``root``; None unless asked for, or where they could
     wait (see the module)."""
-    if _calls is None or os.environ.get(_ENABLE_ENV) != "1" or mount_type(root) not in LOCAL_TYPES:
+    mode = os.environ.get(_ENABLE_ENV)
+    if _calls is None or mode not in ("1", "fd") or mount_type(root) not in LOCAL_TYPES:
         return None
-    return HeldIO()
+    return HeldIO(light=mode == "fd")
