@@ -17,6 +17,8 @@ B() {  # tag cpus held rounds
   echo "== END $tag at $(el)s"
 }
 {
+mkdir -p /tmp/data
+python3 -c "from zarrview.zarrlib.storage import held_io as h; t = h.mount_type('/tmp/data'); print('file system of /tmp/data:', t, '(held calls possible)' if t in h.LOCAL_TYPES and h._calls else '(HELD RUNS ARE THE DEFAULT READER)')"
 B c16 "" 0 $R
 B held16 "" 1 $R
 B fd16 "" fd $R
