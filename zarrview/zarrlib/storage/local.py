@@ -15,9 +15,9 @@ open, fstat, read and close, each of which hands the GIL to another thread. Ever
 read (``get_range``: shard indexes) opens the file afresh and leaves its descriptor for the runs
 that follow, so a shard replaced on disk is read whole from the new file once its index is read
 again; whole objects (metadata, one file per chunk) are opened, read and closed every time.
-``close()`` closes the descriptors. Asked to (``ZARRVIEW_HELD_IO=1``), a store on a local disk
-makes those calls keeping the GIL while the bytes are in the page cache (``held_io``: fewer
-hand-offs, not yet shown to be faster).
+``close()`` closes the descriptors. Asked to (``ZARRVIEW_HELD_IO=1``, or ``=fd`` for the size
+and the close alone), a store on a local disk makes those calls keeping the GIL while the bytes
+are in the page cache (``held_io``: fewer hand-offs, not yet shown to be faster).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 #: a missing key, not a broken store: these mean "no object here"
 _ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR)
 _ABSENT_HELD = (errno.ENOENT, errno.ENOTDIR)  # held open answers minus the error number
-
 
 
 class LocalStore(Store):
