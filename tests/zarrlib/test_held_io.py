@@ -243,3 +243,19 @@ def test_light_mode_keeps_the_gil_for_size_and_close_only(tmp_path: Path, os_cal
     for key in ("c/5/0/0", "c/5/0/1"):
         with pytest.raises(zl.StoreError, match=rf"{key}.*not a regular file"):
             store.read_into(ByteRequest(key), Scratch())
+
+
+def test_a_refused_statx_leaves_the_store_on_os(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Where statx is refused (seccomp, an old kernel) the held path would open every file twice:
+    the store is not given it."""
+    monkeypatch.setattr(held_io, "mount_type", lambda path: "ext4")
+    monkeypatch.setenv("ZARRVIEW_HELD_IO", "1")
+    assert LocalStore(tmp_path)._held is not None
+
+    def refused(*args: Any) -> int:
+        ctypes.set_errno(errno.ENOSYS)
+        return -1
+
+    open_, _, preadv2, close = held_io._calls  # type: ignore[misc]
+    monkeypatch.setattr(held_io, "_calls", (open_, refused, preadv2, close))
+    assert LocalStore(tmp_path)._held is None

@@ -50,6 +50,7 @@ LOCAL_TYPES = frozenset({
     "hfsplus",
 })
 
+_AT_FDCWD = -100
 _AT_EMPTY_PATH = 0x1000
 _STATX_TYPE = 0x1
 _STATX_SIZE = 0x200
@@ -123,6 +124,12 @@ class HeldIO:
             return None
         return int(st.size)
 
+    def answers(self, path: str) -> bool:
+        """Whether statx works here at all: a seccomp filter or an old kernel may refuse it, and
+        then every file would be opened twice, the held open wasted."""
+        st = _Statx()
+        return self._statx(_AT_FDCWD, os.fsencode(path), 0, _STATX_TYPE, ctypes.byref(st)) == 0  # type: ignore[operator,no-any-return]
+
     def read(self, fd: int, view: memoryview, offset: int) -> int:
         """Bytes read into ``view`` from ``offset``: up to ``MAX_HELD_READ``, what the page cache
         holds with the GIL kept; the rest (if any) with ``os.preadv``, which may wait on the disk
@@ -194,4 +201,5 @@ def for_directory(root: str) -> HeldIO | None:
     mode = os.environ.get(_ENABLE_ENV)
     if _calls is None or mode not in ("1", "fd") or mount_type(root) not in LOCAL_TYPES:
         return None
-    return HeldIO(light=mode == "fd")
+    held = HeldIO(light=mode == "fd")
+    return held if held.answers(root) else None
