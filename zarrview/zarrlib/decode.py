@@ -62,6 +62,13 @@ class Buffers:
         self.flat = np.empty(decoder.scratch_nbytes, np.uint8)
         self.chunk = decoder.direct.view(self.flat) if decoder.direct is not None else None
 
+    @classmethod
+    def over(cls, raw: Scratch, flat: np.ndarray, chunk: np.ndarray) -> Buffers:
+        """Buffers made of ones that exist already (a thread's batch buffers: ``batch``)."""
+        bufs = cls.__new__(cls)
+        bufs.raw, bufs.flat, bufs.chunk = raw, flat, chunk
+        return bufs
+
 
 class ChunkDecoder:
     """Decodes one array's chunks; holds what the per-chunk path would otherwise recompute."""

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import fetch
+from .batch import Batcher, batched
 from .cache import ChunkCache
 from .cancel import CancelToken
 from .decode import Buffers, ChunkDecoder, put
@@ -42,6 +43,7 @@ class ChunkReader:
         self._shards = ShardIndexes(store, meta, path) if meta.shard_layout is not None else None
         self._fetcher = fetch.Fetcher(store, meta, path)
         self._decoder = ChunkDecoder(meta, path)
+        self._batcher = Batcher.of(self._decoder)
         self._scratch = threading.local()
 
     # -- planning ---------------------------------------------------------------------------
@@ -102,6 +104,10 @@ class ChunkReader:
                  streaming: bool) -> None:
         """Fetch (unless streamed) and decode a block of units on the calling thread; progress
         is reported once, for the whole block."""
+        batch = self._batcher.batch() if not streaming and self._batcher is not None else None
+        if batch is not None:
+            batched(self, self._batcher, batch, block, out, cache, cancel, failures, reporter)  # type: ignore[arg-type]
+            return
         bufs: Buffers | None = None  # taken once per block, not per chunk
         done = 0
         try:
@@ -115,23 +121,28 @@ class ChunkReader:
                         for item in unit:
                             item.error = e
                 for item in unit:
-                    if item.error is None and item.alt:
-                        self._fetcher.fetch_alt(item)
-                    if item.error is not None:
-                        self._failed(item, item.error, out, failures)
-                    else:
-                        try:
-                            bufs = bufs or self._buffers()
-                            self._read_item(item, out, cache, bufs)
-                        except (StoreError, CodecError) as e:
-                            self._failed(item, e, out, failures)
-                        except MemoryError:  # within the bounds, but more than this machine has free
-                            key = item.req.key if item.req is not None else "?"
-                            self._failed(item, CodecError(f"{self._fetcher.name(key, item.coords)}: not enough "
-                                                          "memory to decode it"), out, failures)
+                    self._one(item, out, cache, bufs, failures)
                     done += 1
         finally:
             reporter.add(done)
+
+    def _one(self, item: ReadItem, out: np.ndarray, cache: ChunkCache | None, bufs: Buffers | None,
+             failures: list[ChunkFailure] | None) -> None:
+        """One chunk on its own: fetched (unless it was), decoded and placed, or its failure
+        (``bufs``: the buffers to use, None for this thread's own)."""
+        if item.error is None and item.alt:
+            self._fetcher.fetch_alt(item)
+        if item.error is not None:
+            self._failed(item, item.error, out, failures)
+            return
+        try:
+            self._read_item(item, out, cache, bufs or self._buffers())
+        except (StoreError, CodecError) as e:
+            self._failed(item, e, out, failures)
+        except MemoryError:  # within the bounds, but more than this machine has free
+            key = item.req.key if item.req is not None else "?"
+            self._failed(item, CodecError(f"{self._fetcher.name(key, item.coords)}: not enough "
+                                          "memory to decode it"), out, failures)
 
     def _failed(self, item: ReadItem, error: ZarrError, out: np.ndarray, failures: list[ChunkFailure] | None) -> None:
         if failures is None:
