@@ -14,10 +14,12 @@ Each read runs in a child Python under gdb, which counts calls of ``PyEval_SaveT
 every ``Py_BEGIN_ALLOW_THREADS`` calls: ``os`` calls, ctypes calls, numpy's long loops) between
 two ``os.getppid()`` markers around ``--reads`` timed reads of bench_read.py's data. With
 ``--who`` it also prints the C functions that let go, most frequent first. Each case is run
-with the default reader and with zarrlib's held-GIL file calls (``storage/held_io.py``:
-``ZARRVIEW_HELD_IO=fd``, size and close held; ``=1``, open, size, small reads and close held).
+in each of ``MODES``: zstd chunks decoded one libzstd call each (``ZARRVIEW_NO_BATCH=1``, the
+reader before ``batch.py``), the default reader, and zarrlib's held-GIL file calls
+(``storage/held_io.py``: ``ZARRVIEW_HELD_IO=fd``, size and close held; ``=1``, open, size, small
+reads and close held).
 
-Usage: ``python bench/bench_handoffs.py [--reads 10] [--layouts ...] [--cases ...] [--who]``
+Usage: ``python bench/bench_handoffs.py [--reads 10] [--layouts ...] [--cases ...] [--modes ...] [--who]``
 (needs ``gdb``; the data is bench_read.py's, written by it when missing).
 """
 
@@ -79,16 +81,23 @@ os.getppid()
 '''
 
 
-def count(path: Path, index: br.Index, reads: int, held: str, who: bool, tmp: Path) -> tuple[int, list[str]]:
+#: reader settings compared: environment variables per mode
+MODES: dict[str, dict[str, str]] = {
+    "nobatch": {"ZARRVIEW_NO_BATCH": "1"},  # zstd chunks decoded one call each (before batch.py)
+    "default": {},
+    "fd": {"ZARRVIEW_HELD_IO": "fd"},
+    "held": {"ZARRVIEW_HELD_IO": "1"},
+}
+
+
+def count(path: Path, index: br.Index, reads: int, mode: str, who: bool, tmp: Path) -> tuple[int, list[str]]:
     """GIL releases over ``reads`` reads, and (with ``who``) the lines naming who let go."""
     script = tmp / "count.py"
     script.write_text(GDB_SCRIPT % {"who": who})
     child = tmp / "child.py"
     child.write_text(CHILD)
-    env = dict(os.environ)
-    env.pop("ZARRVIEW_HELD_IO", None)
-    if held:
-        env["ZARRVIEW_HELD_IO"] = held
+    env = {k: v for k, v in os.environ.items() if k not in ("ZARRVIEW_HELD_IO", "ZARRVIEW_NO_BATCH")}
+    env.update(MODES[mode])
     env["PYTHONPATH"] = os.pathsep.join([str(br.REPO_ROOT), env.get("PYTHONPATH", "")])
     out = subprocess.run(["gdb", "-q", "-batch", "-x", str(script), "--args", sys.executable, str(child), str(path),
                           repr(index), str(reads)], capture_output=True, text=True, env=env, timeout=1800)
@@ -104,16 +113,17 @@ def main() -> int:
     p.add_argument("--layouts", default=",".join(br.LAYOUTS))
     p.add_argument("--cases", default="xz,xy_plane,viewport")
     p.add_argument("--who", action="store_true", help="also print which C functions let go of the GIL")
+    p.add_argument("--modes", default=",".join(MODES), help=f"any of {', '.join(MODES)}")
     args = p.parse_args()
+    modes = args.modes.split(",")
     layouts = [br.LAYOUTS[n] for n in args.layouts.split(",")]
     shape = br.FULL_SHAPE
     paths = br.ensure_data(br.DEFAULT_DATA_DIR / "full", layouts, shape, br.PlaneGenerator(shape), False)
     cases = br.make_cases(shape)
     print(f"GIL releases per read and per chunk, zarrlib, {args.reads} reads each; python {sys.version.split()[0]}, "
           f"{len(os.sched_getaffinity(0))} cores")
-    print("| layout | case | chunks | default: per read | per chunk | HELD_IO=fd: per read | per chunk "
-          "| HELD_IO=1: per read | per chunk |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| layout | case | chunks | " + " | ".join(f"{m}: per read | per chunk" for m in modes) + " |")
+    print("|---|---|---|" + "---|---|" * len(modes))
     with tempfile.TemporaryDirectory() as d:
         for layout in layouts:
             for case in args.cases.split(","):
@@ -121,10 +131,10 @@ def main() -> int:
                 chunks = br.chunks_touched(layout, shape, index)
                 cells = [layout.name, case, str(chunks)]
                 whos: list[str] = []
-                for held in ("", "fd", "1"):
-                    n, who = count(paths[layout.name], index, args.reads, held, args.who, Path(d))
+                for mode in modes:
+                    n, who = count(paths[layout.name], index, args.reads, mode, args.who, Path(d))
                     cells += [f"{n / args.reads:.0f}", f"{n / args.reads / chunks:.2f}"]
-                    whos += [f"  {held or 'default'}: {w}" for w in who]
+                    whos += [f"  {mode}: {w}" for w in who]
                 print("| " + " | ".join(cells) + " |", flush=True)
                 for w in whos:
                     print(w)

@@ -621,6 +621,11 @@ def environment(readers: Sequence[str]) -> dict[str, Any]:
         env["zarrlib_workers_at_ref_chunk"] = [getattr(module, "WORKERS_AT_REF", None),
                                                getattr(module, "REF_CHUNK_BYTES", None)]
         env["zarrlib_min_bytes_per_worker"] = getattr(module, "MIN_BYTES_PER_WORKER", None)
+        # back-to-back zstd frames decoded several per libzstd call (zarrlib/batch.py, session 9)
+        batching = sys.modules.get("zarrview.zarrlib.batch")
+        env["zarrlib_zstd_batch_bytes"] = (None if batching is None or os.environ.get("ZARRVIEW_NO_BATCH")
+                                           else getattr(batching, "BATCH_BYTES", None))
+        env["zarrlib_held_io"] = os.environ.get("ZARRVIEW_HELD_IO") or None
     if "tensorstore" in readers:
         import tensorstore as ts
 
@@ -733,6 +738,10 @@ def main(argv: Sequence[str] | None = None) -> int:
            f"{env['zarrlib_min_bytes_per_worker'] >> 10} KiB of chunks per worker"
            if env.get("zarrlib_min_bytes_per_worker") else "")
         + (")" if env.get("zarrlib_read_workers_max") else "")
+        + (f", zarrlib zstd frames decoded up to {env['zarrlib_zstd_batch_bytes'] >> 10} KiB per call"
+           if env.get("zarrlib_zstd_batch_bytes") else (", zarrlib zstd chunks decoded one per call"
+                                                        if "zarrlib_zstd_batch_bytes" in env else ""))
+        + (f", ZARRVIEW_HELD_IO={env['zarrlib_held_io']}" if env.get("zarrlib_held_io") else "")
         + (
             f", tensorstore data_copy_concurrency={env['tensorstore_data_copy_concurrency']['limit']}"
             if "tensorstore_data_copy_concurrency" in env

@@ -3,8 +3,9 @@
 Only chunks intersecting the selection are touched. The steps each have their module:
 ``plan`` (which chunks, refused early when too large), ``shard_index`` (where a sharded
 array's inner chunks lie: each shard's index fetched once, then cached), ``fetch`` (their
-bytes), ``decode`` (into the output) and ``decode_pool`` (which thread does what). This
-module strings them together and keeps each worker's reusable buffers.
+bytes), ``decode`` (into the output), ``batch`` (zstd frames lying back to back decoded
+several per call) and ``decode_pool`` (which thread does what). This module strings them
+together and keeps each worker's reusable buffers.
 """
 
 from __future__ import annotations

@@ -6,8 +6,13 @@ measurable share of the decode: calling the system libzstd's ``ZSTD_decompressDC
 with a context kept per worker thread decoded 128 KiB chunks ~10 % faster
 (bench/bench_read.py, v3_sharded). ctypes releases the GIL during the call.
 
+Several frames lying back to back (a run of a shard's inner chunks, chunk files read one after
+another) can be decoded in one call (:func:`frames_decoder`), so a decode worker lets go of the
+GIL once for all of them rather than once per chunk (issue 15; see ``zarrlib/batch.py``).
+
 The library is optional: where no libzstd can be loaded (most macOS/Windows machines),
-:func:`decoder` returns None and callers keep numcodecs.
+:func:`decoder` and :func:`frames_decoder` return None and callers keep numcodecs, one chunk at
+a time.
 """
 
 from __future__ import annotations
