@@ -7,26 +7,26 @@ slice inside the chunk and the slice of the output it fills; the reader takes th
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import IndexingError
 
 
-@dataclass(frozen=True)
-class DimSelection:
+class DimSelection(NamedTuple):
+    """One dimension of a selection (a named tuple: made and read on every read, issue 15)."""
+
     start: int
     stop: int  # exclusive, already clipped
     step: int
     dropped: bool  # an integer index removes the dimension from the output
-
-    @property
-    def count(self) -> int:
-        return max(0, -(-(self.stop - self.start) // self.step))
+    count: int  # selected elements
 
 
-@dataclass(frozen=True)
-class DimChunk:
+def _dim(start: int, stop: int, step: int, dropped: bool) -> DimSelection:
+    return DimSelection(start, stop, step, dropped, max(0, -(-(stop - start) // step)))
+
+
+class DimChunk(NamedTuple):
     chunk: int
     inner: slice  # within the chunk
     out: slice  # within the output dimension
@@ -55,12 +55,12 @@ def _one(s: Any, n: int, dim: int) -> DimSelection:
             raise IndexingError(f"slice step {step} in dimension {dim} is not supported (steps must be >= 1)")
         start, stop, _ = slice(None if s.start is None else _int(s.start, dim),
                                None if s.stop is None else _int(s.stop, dim), step).indices(n)
-        return DimSelection(start, max(start, stop), step, False)
+        return _dim(start, max(start, stop), step, False)
     i = _int(s, dim)
     if not -n <= i < n:
         raise IndexingError(f"index {i} is out of bounds for dimension {dim} of size {n}")
     i = i + n if i < 0 else i
-    return DimSelection(i, i + 1, 1, True)
+    return _dim(i, i + 1, 1, True)
 
 
 def _int(v: Any, dim: int) -> int:
@@ -82,22 +82,22 @@ def full_shape(sel: tuple[DimSelection, ...]) -> tuple[int, ...]:
 def dim_chunks(d: DimSelection, chunk: int) -> list[DimChunk]:
     """The chunks of one dimension that hold selected elements."""
     out: list[DimChunk] = []
-    if d.count == 0:
+    start, step, count = d.start, d.step, d.count
+    if count == 0:
         return out
-    last = d.start + (d.count - 1) * d.step
-    c = d.start // chunk
+    last = start + (count - 1) * step
+    c = start // chunk
     while c * chunk <= last:
         lo, hi = c * chunk, (c + 1) * chunk
-        first_k = max(0, -(-(lo - d.start) // d.step))
-        first = d.start + first_k * d.step
+        first_k = max(0, -(-(lo - start) // step))
+        first = start + first_k * step
         if first >= hi or first > last:
             c = (first // chunk) if first <= last else c + 1
             if first > last:
                 break
             continue
-        last_k = min(d.count - 1, (min(hi, last + 1) - 1 - d.start) // d.step)
+        last_k = min(count - 1, (min(hi, last + 1) - 1 - start) // step)
         n = last_k - first_k + 1
-        out.append(DimChunk(c, slice(first - lo, first - lo + (n - 1) * d.step + 1, d.step),
-                            slice(first_k, first_k + n)))
+        out.append(DimChunk(c, slice(first - lo, first - lo + (n - 1) * step + 1, step), slice(first_k, first_k + n)))
         c += 1
     return out

@@ -44,10 +44,11 @@ class ChunkFailure:
 
 def _chunks_touched(d: DimSelection, chunk: int) -> int:
     """How many chunks of one dimension the selection touches (an upper bound, in O(1))."""
-    if d.count == 0:
+    count = d.count
+    if count == 0:
         return 0
-    last = d.start + (d.count - 1) * d.step
-    return min(d.count, last // chunk - d.start // chunk + 1)
+    last = d.start + (count - 1) * d.step
+    return min(count, last // chunk - d.start // chunk + 1)
 
 
 def plan(meta: ArrayMetadata, path: str, selection: Any) -> tuple[tuple[int, ...], tuple[int, ...], list[ReadItem]]:
@@ -73,7 +74,7 @@ def plan(meta: ArrayMetadata, path: str, selection: Any) -> tuple[tuple[int, ...
     # each dimension's (chunk, inner, out) triples; ``zip(*combo)`` turns one combination into an
     # item's (coords, inner, out) in C, about three times faster than a tuple per field per item
     # (planning runs on the calling thread before any worker starts: issue 15)
-    per_dim = [[(dc.chunk, dc.inner, dc.out) for dc in dim_chunks(d, c)] for d, c in zip(sel, meta.read_shape)]
+    per_dim = [dim_chunks(d, c) for d, c in zip(sel, meta.read_shape)]  # (chunk, inner, out) tuples
     if not per_dim:  # a 0-d array: its one chunk
         return shape, out_shape(sel), [ReadItem((), (), ())]
     items = [ReadItem(*zip(*combo)) for combo in itertools.product(*per_dim)]
