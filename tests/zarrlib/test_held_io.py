@@ -11,6 +11,7 @@ import errno
 import os
 import sys
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -71,16 +72,44 @@ def test_cached_chunks_are_read_without_an_os_call(tmp_path: Path, os_calls: Cou
     assert sum(os_calls.values()) == 0, os_calls
 
 
-def test_without_the_held_path_each_chunk_file_costs_os_calls(tmp_path: Path, os_calls: Counter[str]) -> None:
-    """The default: held calls are opt-in (``ZARRVIEW_HELD_IO=1``) until measured faster on many cores."""
+@pytest.mark.parametrize("batched", [True, False])
+def test_without_the_held_path_each_chunk_file_costs_os_calls(tmp_path: Path, os_calls: Counter[str],
+                                                              monkeypatch: pytest.MonkeyPatch, batched: bool) -> None:
+    """The default: held calls are opt-in (``ZARRVIEW_HELD_IO=1``) until measured faster on many
+    cores. A chunk file costs open, one read and close: its size is not asked (``fstat``) when
+    the read stops short of the room the thread's buffer has, only on a thread's first read
+    where chunks are decoded one by one (its buffer is empty then)."""
+    monkeypatch.setenv("ZARRVIEW_NO_BATCH", "" if batched else "1")
     root, data = written(tmp_path)
     store = LocalStore(root)
     assert store._held is None
     arr = zl.open(store)
+    one = ThreadPoolExecutor(1)
     os_calls.clear()
-    assert np.array_equal(arr[:, 20, :], data[:, 20, :])
+    assert np.array_equal(arr.read((slice(None), 20, slice(None)), executor=one), data[:, 20, :])
     chunks = 6 * 3
-    assert os_calls["open"] == os_calls["close"] == os_calls["fstat"] == chunks
+    assert os_calls["open"] == os_calls["close"] == os_calls["preadv"] == chunks
+    assert os_calls["fstat"] == (0 if batched else 1)
+    os_calls.clear()
+    assert np.array_equal(arr.read((slice(None), 20, slice(None)), executor=one), data[:, 20, :])
+    assert os_calls["open"] == os_calls["close"] == os_calls["preadv"] == chunks and os_calls["fstat"] == 0
+
+
+@pytest.mark.parametrize("more", [None, 1, -1, 0, 4000])
+def test_a_file_that_fills_the_room_is_read_whole_after_fstat(tmp_path: Path, os_calls: Counter[str],
+                                                             more: int | None) -> None:
+    """Read without ``fstat``, a file is trusted only when the read stops short of the room;
+    one that fills it (larger than the room: read again, whole) or reads nothing (empty, or not
+    a regular file) is asked its size."""
+    scratch = Scratch()
+    scratch.view(300)
+    room = scratch.room()
+    size = 0 if more is None else more if more == 1 else room + more
+    (tmp_path / "k").write_bytes((bytes(range(256)) * (size // 256 + 1))[:size])
+    store = LocalStore(tmp_path)
+    got = store.read_into(ByteRequest("k"), scratch)
+    assert got is not None and bytes(got) == (tmp_path / "k").read_bytes()
+    assert os_calls["fstat"] == (0 if 0 < size < room else 1)
 
 
 class FakeRead:

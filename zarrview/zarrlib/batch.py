@@ -66,6 +66,9 @@ class Stack(Scratch):
         self.at = self.pos
         return memoryview(self._buf)[self.pos:self.pos + n]
 
+    def room(self) -> int:
+        return max(len(self._buf), self.capacity if not self.pos else 0) - self.pos
+
     @property
     def buffer(self) -> bytearray:
         return self._buf

@@ -57,9 +57,14 @@ class Scratch:
         self._buf = bytearray()
 
     def view(self, n: int) -> memoryview:
-        if len(self._buf) < n:
-            self._buf = bytearray(max(n, 2 * len(self._buf)))
+        if len(self._buf) < n:  # with an eighth to spare: objects of about the size seen fit in ``room``
+            self._buf = bytearray(max(n + (n >> 3) + 64, 2 * len(self._buf)))
         return memoryview(self._buf)[:n]
+
+    def room(self) -> int:
+        """Bytes the next view can have without a new buffer (a store may read that many
+        before it knows an object's size)."""
+        return len(self._buf)
 
     def holds(self, arr: np.ndarray) -> bool:
         """Whether ``arr`` may be a view of this buffer, which the next read overwrites (codecs
