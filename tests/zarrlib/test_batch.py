@@ -33,7 +33,7 @@ SELECTIONS: list[Any] = [
 ]
 
 
-def _v3(path: Path, sharded: bool, order: str = "C") -> Path:
+def _v3(path: Path, sharded: bool) -> Path:
     g = zarr.open_group(path, mode="w", zarr_format=3)
     if sharded:  # index without a checksum, so that tests can rewrite it
         codec = ShardingCodec(chunk_shape=(1, 8, 8), codecs=[BytesCodec(), ZstdCodec(level=1)],
@@ -131,27 +131,35 @@ def test_a_bad_frame_among_good_ones_fails_only_its_chunk(tmp_path: Path) -> Non
         _open(path).read(..., executor=ThreadPoolExecutor(1))
 
 
-def _shard_index(blob: bytes, n: int) -> np.ndarray:
-    return np.frombuffer(blob[-16 * n:], "<u8").reshape(n, 2).copy()
+N_INNER = 3 * 2 * 3  # inner chunks per shard
+
+
+def _shard(path: Path, *key: str) -> tuple[Path, bytearray, np.ndarray, np.ndarray]:
+    """A shard of ``_v3(..., sharded=True)``: its file, bytes, index (offset, length per inner
+    chunk, C order) and the inner chunks in the order their bytes lie."""
+    shard = path.joinpath("a", "c", *key)
+    blob = bytearray(shard.read_bytes())
+    index = np.frombuffer(bytes(blob[-16 * N_INNER:]), "<u8").reshape(N_INNER, 2).copy()
+    return shard, blob, index, np.argsort(index[:, 0])
+
+
+def _rewrite(shard: Path, blob: bytearray, index: np.ndarray) -> None:
+    blob[-16 * N_INNER:] = index.astype("<u8").tobytes()
+    shard.write_bytes(bytes(blob))
 
 
 def test_a_frame_of_another_size_fails_only_its_inner_chunk(tmp_path: Path) -> None:
     """An inner chunk whose frame declares fewer bytes than the chunk holds: its neighbours in
     the run decode; it fails, named by shard and position, as on the chunk-by-chunk path."""
     path = _v3(tmp_path / "s.zarr", sharded=True)
-    shard = path / "a" / "c" / "0" / "0" / "0"
-    blob = bytearray(shard.read_bytes())
-    n = 3 * 2 * 3
-    index = _shard_index(bytes(blob), n)
-    order = np.argsort(index[:, 0])
+    shard, blob, index, order = _shard(path, "0", "0", "0")
     victim = int(order[4])  # an inner chunk with neighbours on both sides
     off, size = (int(v) for v in index[victim])
     short = numcodecs.Zstd(level=1).encode(np.zeros(60, "<u2"))
     assert len(short) <= size
     blob[off:off + size] = short + bytes(size - len(short))
     index[victim, 1] = len(short)
-    blob[-16 * n:] = index.astype("<u8").tobytes()
-    shard.write_bytes(bytes(blob))
+    _rewrite(shard, blob, index)
 
     def read(env: str, monkeypatch: pytest.MonkeyPatch) -> tuple[np.ndarray, list[Any]]:
         monkeypatch.setenv("ZARRVIEW_NO_BATCH", env)
@@ -178,18 +186,13 @@ def test_index_spans_that_cut_frames_wrongly_are_not_trusted(tmp_path: Path, cal
     frames, back to back, would still decode together, but each span is no frame of its own, so
     both fail as they do chunk by chunk, and every other chunk reads."""
     path = _v3(tmp_path / "s.zarr", sharded=True)
-    shard = path / "a" / "c" / "1" / "1" / "1"
-    blob = bytearray(shard.read_bytes())
-    n = 3 * 2 * 3
-    index = _shard_index(bytes(blob), n)
-    order = np.argsort(index[:, 0])
+    shard, blob, index, order = _shard(path, "1", "1", "1")
     first, second = int(order[6]), int(order[7])
     assert index[first, 0] + index[first, 1] == index[second, 0]
     index[first, 1] += 5
     index[second, 0] += 5
     index[second, 1] -= 5
-    blob[-16 * n:] = index.astype("<u8").tobytes()
-    shard.write_bytes(bytes(blob))
+    _rewrite(shard, blob, index)
     failures: list[Any] = []
     got = _open(path).read(..., failures=failures, executor=ThreadPoolExecutor(1))
     bad = {tuple(int(c) for c in np.unravel_index(i, (3, 2, 3))) for i in (first, second)}
