@@ -13,6 +13,10 @@ which names a bad chunk exactly as before.
 
 The buffers belong to the thread, not to an array, so they cost the same however many arrays
 are open: about three batches per decode thread.
+
+Reads that fill a chunk cache (the app's) are not batched: a cached chunk must own its memory,
+and copying each one out of the batch buffer would cost a copy and a GIL release per chunk,
+where decoding it alone into its own array costs one release and no copy.
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .cache import ChunkCache
 from .cancel import CancelToken
 from .codecs.direct import DirectDecoder
 from .codecs.libzstd import FramesInto, frames_decoder
@@ -158,8 +161,7 @@ def back_to_back(pending: list[tuple[Any, int, int]], most: int) -> list[list[tu
 
 
 def batched(reader: ChunkReader, batcher: Batcher, b: Batch, block: Sequence[list[ReadItem]], out: np.ndarray,
-            cache: ChunkCache | None, cancel: CancelToken | None, failures: list[ChunkFailure] | None,
-            reporter: Reporter) -> None:
+            cancel: CancelToken | None, failures: list[ChunkFailure] | None, reporter: Reporter) -> None:
     """``reader._process`` for a block of a local read whose chunks are zstd frames: each unit
     read into the thread's stack, back-to-back frames decoded a batch at a time (``flush``),
     anything else one by one; progress reported once, for the whole block."""
@@ -175,25 +177,25 @@ def batched(reader: ChunkReader, batcher: Batcher, b: Batch, block: Sequence[lis
                 start = unit[0].req.start  # type: ignore[union-attr]
                 stop = max(it.req.stop for it in unit)  # type: ignore[union-attr,type-var]
                 if pending and (len(pending) + len(unit) > most or stack.pos + stop - start > stack.capacity):
-                    done += flush(reader, batcher, b, out, cache, failures)
+                    done += flush(reader, batcher, b, out, failures)
                 rest = _read_run(reader, unit, start, stop, stack, pending)  # type: ignore[arg-type]
             else:
                 if pending and stack.pos + nbytes > stack.capacity:
-                    done += flush(reader, batcher, b, out, cache, failures)
+                    done += flush(reader, batcher, b, out, failures)
                 rest = () if _read_one(reader, unit[0], stack, pending) else unit
             for item in rest:
-                reader._one(item, out, cache, b.bufs, failures)
+                reader._one(item, out, None, b.bufs, failures)
                 done += 1
             if len(pending) >= most:
-                done += flush(reader, batcher, b, out, cache, failures)
-        done += flush(reader, batcher, b, out, cache, failures)
+                done += flush(reader, batcher, b, out, failures)
+        done += flush(reader, batcher, b, out, failures)
     finally:
         pending.clear()
         stack.pos = 0
         reporter.add(done)
 
 
-def flush(reader: ChunkReader, batcher: Batcher, b: Batch, out: np.ndarray, cache: ChunkCache | None,
+def flush(reader: ChunkReader, batcher: Batcher, b: Batch, out: np.ndarray,
           failures: list[ChunkFailure] | None) -> int:
     """Decode and place every pending chunk; returns how many there were."""
     pending = b.pending
@@ -202,12 +204,10 @@ def flush(reader: ChunkReader, batcher: Batcher, b: Batch, out: np.ndarray, cach
         for run in back_to_back(pending, batcher.per_batch):
             if len(run) > 1 and batcher.decode(b, run):
                 for (item, _, _), chunk in zip(run, b.chunks):
-                    if cache is not None:
-                        cache.put((reader.cache_id, item.coords), chunk.copy())
                     put(out, item.out, chunk, item.inner)
             else:  # one chunk, or frames that are not what they should be: each on its own
                 for item, _, _ in run:
-                    reader._one(item, out, cache, b.bufs, failures)
+                    reader._one(item, out, None, b.bufs, failures)
     finally:
         pending.clear()
         b.stack.pos = 0

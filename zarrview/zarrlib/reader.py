@@ -105,9 +105,10 @@ class ChunkReader:
                  streaming: bool) -> None:
         """Fetch (unless streamed) and decode a block of units on the calling thread; progress
         is reported once, for the whole block."""
-        batch = self._batcher.batch() if not streaming and self._batcher is not None else None
+        batcher = self._batcher if not streaming and cache is None else None
+        batch = batcher.batch() if batcher is not None else None
         if batch is not None:
-            batched(self, self._batcher, batch, block, out, cache, cancel, failures, reporter)  # type: ignore[arg-type]
+            batched(self, batcher, batch, block, out, cancel, failures, reporter)  # type: ignore[arg-type]
             return
         bufs: Buffers | None = None  # taken once per block, not per chunk
         done = 0
