@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 #: the most decoded bytes one call decodes (a chunk larger than half of it is decoded alone)
 BATCH_BYTES = 1 << 20
+#: the most chunks one call decodes: past this, one release fewer per call saves nothing that
+#: counts, and each chunk of the batch buffer costs a view made once per array and thread
+MAX_PER_BATCH = 64
 #: read bytes a thread's stack holds before a batch must be decoded (compressed chunks are
 #: usually smaller than decoded ones; a read that does not fit goes to a buffer of its own)
 STACK_BATCHES = 2
@@ -121,9 +124,10 @@ class Batcher:
     @classmethod
     def of(cls, decoder: ChunkDecoder) -> Batcher | None:
         direct, frames = decoder.direct, frames_decoder()
-        if os.environ.get("ZARRVIEW_NO_BATCH") or direct is None or not direct.zstd_frame or frames is None or decoder.too_large:
+        if (os.environ.get("ZARRVIEW_NO_BATCH") or direct is None or not direct.zstd_frame or frames is None
+                or decoder.too_large):
             return None
-        per_batch = BATCH_BYTES // direct.nbytes if direct.nbytes else 0
+        per_batch = min(MAX_PER_BATCH, BATCH_BYTES // direct.nbytes) if direct.nbytes else 0
         return cls(decoder, direct, frames, per_batch) if per_batch >= 2 else None
 
     def batch(self) -> Batch | None:
