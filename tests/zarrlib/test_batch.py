@@ -266,3 +266,21 @@ def zstd_declared(data: bytes) -> int | None:
     from zarrview.zarrlib.codecs.zstd import frame_content_size
 
     return frame_content_size(data)
+
+
+@pytest.mark.parametrize("sharded", [True, False])
+def test_chunks_never_written_read_as_the_fill_value_between_batched_ones(tmp_path: Path, sharded: bool,
+                                                                         calls: list[int]) -> None:
+    """zarr-python does not store chunks that hold only the fill value: a batch of stored chunks
+    has such gaps (a missing file, an empty index entry), read as the fill value."""
+    data = DATA.copy()
+    data[1, :, :24] = 0  # chunk-aligned regions of zeros: never stored
+    data[4, 8:24, :] = 0
+    g = zarr.open_group(tmp_path / "s.zarr", mode="w", zarr_format=3)
+    kw: dict[str, Any] = {"shards": (3, 16, 24)} if sharded else {}
+    a = g.create_array("a", shape=data.shape, chunks=(1, 8, 8), dtype=data.dtype,
+                       compressors=[ZstdCodec(level=1)], fill_value=0, **kw)
+    a[...] = data
+    got = _open(tmp_path / "s.zarr").read(..., executor=ThreadPoolExecutor(1))
+    assert np.array_equal(got, zarr.open_array(tmp_path / "s.zarr" / "a", mode="r")[...])
+    assert np.array_equal(got, data) and max(calls) > 8
