@@ -114,8 +114,7 @@ class Batch:
 class Batcher:
     """Batches one array's chunks; None from ``of`` where its chunks are not zstd frames."""
 
-    def __init__(self, decoder: ChunkDecoder, direct: DirectDecoder, frames: FramesInto, per_batch: int) -> None:
-        self.decoder = decoder
+    def __init__(self, direct: DirectDecoder, frames: FramesInto, per_batch: int) -> None:
         self.direct = direct
         self.frames = frames
         self.per_batch = per_batch
@@ -128,7 +127,7 @@ class Batcher:
                 or decoder.too_large):
             return None
         per_batch = min(MAX_PER_BATCH, BATCH_BYTES // direct.nbytes) if direct.nbytes else 0
-        return cls(decoder, direct, frames, per_batch) if per_batch >= 2 else None
+        return cls(direct, frames, per_batch) if per_batch >= 2 else None
 
     def batch(self) -> Batch | None:
         """This thread's batch, made again if another array made the thread's buffers larger;
@@ -255,8 +254,7 @@ def _read_one(reader: ChunkReader, item: ReadItem, stack: Stack, pending: list[t
     except (StoreError, CodecError) as e:
         item.error = e
         return False
-    except MemoryError:  # within the bounds, but more than this machine has free
-        item.error = CodecError(f"{reader._fetcher.name(item.req.key, item.coords)}: not enough memory to read it")
+    except MemoryError:  # the per-chunk path tries once more, and names the chunk if it fails
         return False
     if data is None:
         item.req = None  # not stored: the fill value

@@ -187,6 +187,9 @@ def make_frames_decoder(lib: Any) -> FramesInto:
     frame_size = lib.ZSTD_findFrameCompressedSize
 
     def decode_frames(src: bytearray, spans: list[tuple[int, int]], nbytes: int, out: np.ndarray) -> bool:
+        want = nbytes * len(spans)
+        if out.nbytes < want or not out.flags.c_contiguous:
+            return False
         base = ctypes.addressof(_char.from_buffer(src))
         for start, n in spans:
             if content_size(base + start, n) != nbytes or frame_size(base + start, n) != n:
@@ -197,9 +200,6 @@ def make_frames_decoder(lib: Any) -> FramesInto:
             ctx = _local.ctx = _Context(lib)
         start = spans[0][0]
         total = spans[-1][0] + spans[-1][1] - start
-        want = nbytes * len(spans)
-        if out.nbytes < want or not out.flags.c_contiguous:
-            return False
         written = decompress(ctx.ptr, _address(out), want, base + start, total)
         return not is_error(written) and written == want
 
