@@ -83,7 +83,8 @@ os.getppid()
 
 #: reader settings compared: environment variables per mode
 MODES: dict[str, dict[str, str]] = {
-    "nobatch": {"ZARRVIEW_NO_BATCH": "1"},  # zstd chunks decoded one call each (before batch.py)
+    "nobatch": {"ZARRVIEW_NO_BATCH": "1", "ZARRVIEW_NO_URING": "1"},  # zstd chunks decoded one call each
+    "nouring": {"ZARRVIEW_NO_URING": "1"},  # chunk files read one by one through os (before file_groups.py)
     "default": {},
     "fd": {"ZARRVIEW_HELD_IO": "fd"},
     "held": {"ZARRVIEW_HELD_IO": "1"},
@@ -96,7 +97,7 @@ def count(path: Path, index: br.Index, reads: int, mode: str, who: bool, tmp: Pa
     script.write_text(GDB_SCRIPT % {"who": who})
     child = tmp / "child.py"
     child.write_text(CHILD)
-    env = {k: v for k, v in os.environ.items() if k not in ("ZARRVIEW_HELD_IO", "ZARRVIEW_NO_BATCH")}
+    env = {k: v for k, v in os.environ.items() if k not in ("ZARRVIEW_HELD_IO", "ZARRVIEW_NO_BATCH", "ZARRVIEW_NO_URING")}
     env.update(MODES[mode])
     env["PYTHONPATH"] = os.pathsep.join([str(br.REPO_ROOT), env.get("PYTHONPATH", "")])
     out = subprocess.run(["gdb", "-q", "-batch", "-x", str(script), "--args", sys.executable, str(child), str(path),

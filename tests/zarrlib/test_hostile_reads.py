@@ -53,6 +53,7 @@ def test_out_of_memory_fails_the_chunk_and_leaves_the_reader_whole(v3, monkeypat
     import zarrview.zarrlib.reader as reader_module
 
     monkeypatch.setenv("ZARRVIEW_NO_BATCH", "1")  # the per-chunk path's buffers (the batched one: below)
+    monkeypatch.setenv("ZARRVIEW_NO_URING", "1")  # files one by one (groups: test_file_groups.py)
 
     real, calls = reader_module.Scratch, []
 

@@ -32,9 +32,11 @@ import numpy as np
 from .cancel import CancelToken
 from .codecs.direct import DirectDecoder
 from .codecs.libzstd import FramesInto, frames_decoder
-from .decode import Buffers, ChunkDecoder, put
+from .decode import SMALL_COPY, Buffers, ChunkDecoder, put
 from .decode_pool import Reporter
 from .errors import CodecError, StoreError
+from .limits import limits
+from .file_groups import GROUP_BYTES, group_end, read_group, region
 from .plan import ChunkFailure, ReadItem
 from .storage.base import Scratch
 
@@ -118,6 +120,10 @@ class Batcher:
         self.direct = direct
         self.frames = frames
         self.per_batch = per_batch
+        #: the region of the stack a chunk file may fill, and how many files a group reads at
+        #: once (``file_groups``; 0 once the store has said it reads one file at a time)
+        self.region = region(direct.nbytes, limits().object_bytes)
+        self.files = GROUP_BYTES // self.region
         self._local = threading.local()
 
     @classmethod
@@ -170,11 +176,13 @@ def batched(reader: ChunkReader, batcher: Batcher, b: Batch, block: Sequence[lis
     anything else one by one; progress reported once, for the whole block."""
     stack, pending, most = b.stack, b.pending, batcher.per_batch
     nbytes = batcher.direct.nbytes
-    done = 0
+    done, i = 0, 0
     try:
-        for unit in block:
+        while i < len(block):
             if cancel is not None:
                 cancel.raise_if_cancelled()
+            unit = block[i]
+            i += 1
             rest: Sequence[ReadItem]
             if len(unit) > 1:  # a run of a shard's inner chunks, in store order
                 start = unit[0].req.start  # type: ignore[union-attr]
@@ -182,6 +190,11 @@ def batched(reader: ChunkReader, batcher: Batcher, b: Batch, block: Sequence[lis
                 if pending and (len(pending) + len(unit) > most or stack.pos + stop - start > stack.capacity):
                     done += flush(reader, batcher, b, out, failures)
                 rest = _read_run(reader, unit, start, stop, stack, pending)  # type: ignore[arg-type]
+            elif batcher.files and (end := group_end(block, i - 1, batcher.files)) >= i:
+                if pending:
+                    done += flush(reader, batcher, b, out, failures)
+                rest = _read_files(reader, batcher, [u[0] for u in block[i - 1:end]], stack, pending)
+                i = end
             else:
                 if pending and stack.pos + nbytes > stack.capacity:
                     done += flush(reader, batcher, b, out, failures)
@@ -215,6 +228,44 @@ def flush(reader: ChunkReader, batcher: Batcher, b: Batch, out: np.ndarray,
         pending.clear()
         b.stack.pos = 0
     return n
+
+
+def _read_files(reader: ChunkReader, batcher: Batcher, items: list[ReadItem], stack: Stack,
+                pending: list[tuple[ReadItem, int, int]]) -> Sequence[ReadItem]:
+    """A group of chunk files read into the (empty) stack with one call, the files read whole
+    made pending; returns the others. Where the store cannot, the group is read file by file."""
+    size = batcher.region
+    got = None
+    if reader._fetcher.store.reads_files():
+        try:
+            stack.view(len(items) * size)  # the buffer made large enough, at its start
+            got = read_group(reader, items, stack.buffer, size)
+        except MemoryError:  # read one by one, each named if it cannot be
+            got = None
+    if got is None:
+        if not reader._fetcher.store.reads_files():
+            batcher.files = 0  # this store reads one file at a time: do not ask again
+        rest = []
+        for item in items:
+            if not _read_one(reader, item, stack, pending):
+                rest.append(item)
+        return rest
+    rest = []
+    view = memoryview(stack.buffer)
+    end = 0  # small files are moved to lie back to back, so that their frames decode in one call
+    for k, (item, n) in enumerate(zip(items, got)):
+        if not n:
+            rest.append(item)
+            continue
+        at = k * size
+        if at != end and n <= SMALL_COPY:
+            view[end:end + n] = view[at:at + n]
+            at = end
+        item.data = view[at:at + n]
+        pending.append((item, at, n))
+        end = at + n
+    stack.pos = len(items) * size
+    return rest
 
 
 def _read_run(reader: ChunkReader, unit: list[ReadItem], start: int, stop: int, stack: Stack,

@@ -24,6 +24,8 @@ from .cancel import CancelToken
 from .decode import Buffers, ChunkDecoder, put
 from .decode_pool import Progress, Reporter, default_executor, run_blocks, run_streaming
 from .errors import CodecError, StoreError, ZarrError
+from .file_groups import GROUP_BYTES, group_end, read_in_place, region
+from .limits import limits
 from .metadata.model import ArrayMetadata
 from .plan import ChunkFailure, ReadItem
 from .plan import plan as plan_read
@@ -45,6 +47,10 @@ class ChunkReader:
         self._fetcher = fetch.Fetcher(store, meta, path)
         self._decoder = ChunkDecoder(meta, path)
         self._batcher = Batcher.of(self._decoder)
+        #: chunk files read a group at a time into a worker's buffer (``file_groups``); 0 once
+        #: the store has said it reads one object at a time
+        self._region = region(self._decoder.chunk_nbytes, limits().object_bytes)
+        self._files = GROUP_BYTES // self._region
         self._scratch = threading.local()
 
     # -- planning ---------------------------------------------------------------------------
@@ -111,9 +117,11 @@ class ChunkReader:
             batched(self, batcher, batch, block, out, cancel, failures, reporter)  # type: ignore[arg-type]
             return
         bufs: Buffers | None = None  # taken once per block, not per chunk
-        done = 0
+        done, i = 0, 0
         try:
-            for unit in block:
+            while i < len(block):
+                unit = block[i]
+                i += 1
                 self._check(cancel)
                 if not streaming and len(unit) > 1:
                     bufs = bufs or self._buffers()
@@ -122,6 +130,17 @@ class ChunkReader:
                     except (StoreError, CodecError) as e:
                         for item in unit:
                             item.error = e
+                elif not streaming and self._files and (end := group_end(block, i - 1, self._files)) >= i:
+                    unit = [u[0] for u in block[i - 1:end]]
+                    i = end
+                    if not self.store.reads_files():
+                        self._files = 0  # this store reads one object at a time: do not ask again
+                    else:
+                        try:
+                            bufs = bufs or self._buffers()
+                            read_in_place(self, unit, bufs.raw, self._region)
+                        except MemoryError:  # the per-chunk path tries again, and names the chunk if it fails
+                            pass
                 for item in unit:
                     self._one(item, out, cache, bufs, failures)
                     done += 1

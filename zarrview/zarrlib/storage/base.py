@@ -61,6 +61,11 @@ class Scratch:
             self._buf = bytearray(max(n + (n >> 3) + 64, 2 * len(self._buf)))
         return memoryview(self._buf)[:n]
 
+    def grown(self, n: int) -> bytearray:
+        """The buffer, made at least ``n`` bytes long."""
+        self.view(n)
+        return self._buf
+
     def room(self) -> int:
         """Bytes the next view can have without a new buffer (a store may read that many
         before it knows an object's size)."""
@@ -122,6 +127,15 @@ class Store(ABC):
         The result is only valid until ``scratch`` is reused.
         """
         return self.get_range(req)
+
+    def reads_files(self) -> bool:
+        """Whether ``read_files`` can read many objects at once here, on this thread."""
+        return False
+
+    def read_files(self, keys: list[str], into: bytearray, region: int) -> list[int] | None:
+        """Whole objects read at once into consecutive ``region``-byte places of ``into``
+        (``LocalStore``: one system call for them all); None where a store reads one at a time."""
+        return None
 
     def get_many(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None) -> list[bytes | None]:
         """Answers in request order; missing keys give None."""

@@ -28,11 +28,14 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+import numpy as np
+
 from ..cancel import CancelToken
 from ..errors import StoreError
 from .base import ByteRequest, Scratch, Store, too_large
 from .held_io import MAX_HELD_READ, HeldIO, for_directory
 from .local_fds import FdCache, OpenFile
+from .uring import for_thread
 
 _HAS_PREADV = hasattr(os, "preadv")
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -207,6 +210,22 @@ class LocalStore(Store):
         finally:
             os.close(fd)
         return view[:n] if 0 < n < room else _UNSURE
+
+    def reads_files(self) -> bool:
+        return self._held is None and for_thread() is not None
+
+    def read_files(self, keys: list[str], into: bytearray, region: int) -> list[int] | None:
+        """Whole objects read into consecutive regions of ``into`` (``region`` bytes each) with
+        one system call (``uring``): each one's length, ``uring.MISSING`` or ``uring.LEFT`` (to
+        be read by ``read_into``, which names what is wrong); None where this cannot be done."""
+        ring = for_thread() if self._held is None else None
+        if ring is None or len(into) < len(keys) * region:
+            return None
+        try:
+            paths = [os.fsencode(self._path(key)) for key in keys]
+        except StoreError:  # a key outside the store: refused, by name, on the one-by-one path
+            return None
+        return ring.read_whole(paths, np.frombuffer(into, np.uint8).ctypes.data, region)
 
     def _read_cached(self, req: ByteRequest, scratch: Scratch) -> memoryview | None:
         """A range read through the kept descriptor of its file (opened and kept if none is)."""
