@@ -42,11 +42,17 @@ SELECTIONS: list[Any] = [
 ]
 
 
+def _stored() -> np.ndarray:
+    """``DATA`` with four chunks of zeros (never written: the fill value)."""
+    data = DATA.copy()
+    data[1, :16, :16] = 0
+    return data
+
+
 def _write(path: Path, kind: str) -> Path:
     """An array "a" of ``DATA`` in chunks of (1, 8, 8), one file each; chunks of zeros are not
     written (the fill value)."""
-    data = DATA.copy()
-    data[1, :16, :16] = 0
+    data = _stored()
     if kind == "v3_zstd":
         a = zarr.create_array(path, shape=data.shape, chunks=(1, 8, 8), dtype=data.dtype, zarr_format=3,
                               compressors=[ZstdCodec(level=1)], fill_value=0)
@@ -152,12 +158,6 @@ def test_groups_are_bounded_by_the_buffer_and_the_ring(tmp_path: Path, enters: l
     assert enters == [3] * 5
 
 
-def _truth(root: Path) -> np.ndarray:
-    data = DATA.copy()
-    data[1, :16, :16] = 0
-    return data
-
-
 def _both_ways(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[np.ndarray, list[tuple[str, str]]]]:
     """The whole array read through io_uring and through ``os``: values and failures."""
     seen = []
@@ -200,7 +200,7 @@ def test_bad_files_fail_as_on_the_os_path(arr: Path, monkeypatch: pytest.MonkeyP
         assert failed == {key}, fails_grouped
         rest = np.ones(DATA.shape, bool)
         rest[3, 16:24, 8:16] = False
-        assert np.array_equal(grouped[rest], _truth(arr)[rest])
+        assert np.array_equal(grouped[rest], _stored()[rest])
 
 
 def test_undeclared_nested_keys_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

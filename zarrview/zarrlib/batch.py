@@ -35,8 +35,7 @@ from .codecs.libzstd import FramesInto, frames_decoder
 from .decode import SMALL_COPY, Buffers, ChunkDecoder, put
 from .decode_pool import Reporter
 from .errors import CodecError, StoreError
-from .limits import limits
-from .file_groups import GROUP_BYTES, group_end, read_group, region
+from .file_groups import group_end, read_group
 from .plan import ChunkFailure, ReadItem
 from .storage.base import Scratch
 
@@ -120,10 +119,6 @@ class Batcher:
         self.direct = direct
         self.frames = frames
         self.per_batch = per_batch
-        #: the region of the stack a chunk file may fill, and how many files a group reads at
-        #: once (``file_groups``; 0 once the store has said it reads one file at a time)
-        self.region = region(direct.nbytes, limits().object_bytes)
-        self.files = GROUP_BYTES // self.region
         self._local = threading.local()
 
     @classmethod
@@ -190,10 +185,11 @@ def batched(reader: ChunkReader, batcher: Batcher, b: Batch, block: Sequence[lis
                 if pending and (len(pending) + len(unit) > most or stack.pos + stop - start > stack.capacity):
                     done += flush(reader, batcher, b, out, failures)
                 rest = _read_run(reader, unit, start, stop, stack, pending)  # type: ignore[arg-type]
-            elif batcher.files and (end := group_end(block, i - 1, batcher.files)) >= i:
+            elif reader._files and (end := group_end(block, i - 1, reader._files)) >= i:
                 if pending:
                     done += flush(reader, batcher, b, out, failures)
-                rest = _read_files(reader, batcher, [u[0] for u in block[i - 1:end]], stack, pending)
+                stack.pos = 0  # nothing pending lies in it
+                rest = _read_files(reader, [u[0] for u in block[i - 1:end]], stack, pending)
                 i = end
             else:
                 if pending and stack.pos + nbytes > stack.capacity:
@@ -230,21 +226,20 @@ def flush(reader: ChunkReader, batcher: Batcher, b: Batch, out: np.ndarray,
     return n
 
 
-def _read_files(reader: ChunkReader, batcher: Batcher, items: list[ReadItem], stack: Stack,
+def _read_files(reader: ChunkReader, items: list[ReadItem], stack: Stack,
                 pending: list[tuple[ReadItem, int, int]]) -> Sequence[ReadItem]:
     """A group of chunk files read into the (empty) stack with one call, the files read whole
     made pending; returns the others. Where the store cannot, the group is read file by file."""
-    size = batcher.region
+    size = reader._region
     got = None
-    if reader._fetcher.store.reads_files():
+    if not reader.store.reads_files():
+        reader._files = 0  # this store reads one file at a time: do not ask again
+    else:
         try:
-            stack.view(len(items) * size)  # the buffer made large enough, at its start
-            got = read_group(reader, items, stack.buffer, size)
+            got = read_group(reader, items, stack.grown(len(items) * size), size)
         except MemoryError:  # read one by one, each named if it cannot be
-            got = None
+            pass
     if got is None:
-        if not reader._fetcher.store.reads_files():
-            batcher.files = 0  # this store reads one file at a time: do not ask again
         rest = []
         for item in items:
             if not _read_one(reader, item, stack, pending):

@@ -70,15 +70,15 @@ def read_group(reader: object, items: list[ReadItem], into: bytearray, size: int
     return lengths
 
 
-def read_in_place(reader: object, items: list[ReadItem], raw: Scratch, size: int) -> bool:
+def read_in_place(reader: object, items: list[ReadItem], raw: Scratch, size: int) -> None:
     """``items`` read into ``size``-byte regions of a worker's buffer ``raw``, for the per-chunk
     path to decode: each file read whole gets its bytes (``data``), the others are left for that
-    path to read, and are put last, since their reads reuse the buffer; False where the store
-    cannot (then nothing was read)."""
+    path to read, and are put last, since their reads reuse the buffer. Where the group cannot
+    be read (``read_group`` None) nothing is, and the per-chunk path reads every item."""
     buf = raw.grown(len(items) * size)
     got = read_group(reader, items, buf, size)
     if got is None:
-        return False
+        return
     view = memoryview(buf)
     later = []
     first = 0
@@ -90,4 +90,3 @@ def read_in_place(reader: object, items: list[ReadItem], raw: Scratch, size: int
         else:
             later.append(item)
     items[first:] = later
-    return True

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import io
 import mmap
 import os
@@ -42,7 +43,7 @@ _SETUP, _ENTER, _REGISTER = 425, 426, 427  # the same numbers on every architect
 _ENTER_GETEVENTS = 1
 _REGISTER_FILES = 2
 _FEAT_SINGLE_MMAP = 1
-_OFF_SQ_RING, _OFF_CQ_RING, _OFF_SQES = 0, 0x8000000, 0x10000000
+_OFF_SQ_RING, _OFF_SQES = 0, 0x10000000  # the completion ring shares the first map (single mmap)
 _OP_OPENAT, _OP_CLOSE, _OP_READ = 18, 19, 22
 _FIXED_FILE, _HARDLINK = 1, 8
 _AT_FDCWD = -100
@@ -226,6 +227,7 @@ class Uring:
         return out
 
 
+@functools.cache
 def _chains() -> np.ndarray:
     """Open, read and close of slot i (``MAX_FILES`` rows of three requests), all but the path,
     the place and the length filled in."""
@@ -237,7 +239,9 @@ def _chains() -> np.ndarray:
     rd["opcode"], rd["flags"], rd["fd"] = _OP_READ, _FIXED_FILE | _HARDLINK, slot
     cl["opcode"], cl["file_index"] = _OP_CLOSE, slot + 1
     sq.reshape(-1)["user_data"] = np.arange(3 * MAX_FILES)
-    return sq.view(np.uint64).reshape(MAX_FILES, 3, 8)
+    words = sq.view(np.uint64).reshape(MAX_FILES, 3, 8)
+    words.flags.writeable = False  # made once, shared by every ring: each call copies it
+    return words
 
 
 class _Thread(threading.local):
