@@ -21,11 +21,11 @@ import numcodecs
 import numpy as np
 import pytest
 import zarr
+from _read_oracle import assert_reads_like_zarr
 from zarr.codecs import GzipCodec, ZstdCodec
 
 import zarrview.zarrlib as zl
 from zarrview.zarrlib import file_groups
-from zarrview.zarrlib.cache import ChunkCache
 from zarrview.zarrlib.decode_pool import guided_blocks, read_workers, workers_of
 from zarrview.zarrlib.storage import uring
 from zarrview.zarrlib.storage.local import LocalStore
@@ -75,31 +75,11 @@ def arr(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     return _write(tmp_path / "a.zarr", request.param)
 
 
-@pytest.fixture
-def enters(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The requests of each ``io_uring_enter`` that submits some, from now on."""
-    seen: list[int] = []
-    real = uring._call
-
-    def counted(*args: int) -> int:
-        if args[0] == uring._ENTER and args[2]:
-            seen.append(args[2])
-        return real(*args)
-
-    monkeypatch.setattr(uring, "_call", counted)
-    return seen
-
-
 @pytest.mark.parametrize("workers", [1, 3])
 @pytest.mark.parametrize("cached", [False, True], ids=["plain", "cached"])
 @pytest.mark.parametrize("sel", SELECTIONS)
 def test_values_equal_zarr_python(arr: Path, sel: Any, workers: int, cached: bool) -> None:
-    want = zarr.open_array(arr, mode="r")[sel]
-    a = zl.open(arr)
-    cache = ChunkCache(64 << 20) if cached else None
-    for _ in range(2):  # the second read of a cached one comes from the cache
-        got = a.read(sel, executor=ThreadPoolExecutor(workers), cache=cache)
-        assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert_reads_like_zarr(arr, sel, workers, cached)
 
 
 @pytest.mark.parametrize("uring_on", [True, False], ids=["uring", "os"])

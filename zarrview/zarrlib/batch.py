@@ -37,6 +37,7 @@ from .decode_pool import Reporter
 from .errors import CodecError, StoreError
 from .file_groups import group_end, read_group
 from .plan import ChunkFailure, ReadItem
+from .range_groups import ranges_end, read_runs
 from .storage.base import Scratch
 
 if TYPE_CHECKING:
@@ -171,25 +172,36 @@ def batched(reader: ChunkReader, batcher: Batcher, b: Batch, block: Sequence[lis
     anything else one by one; progress reported once, for the whole block."""
     stack, pending, most = b.stack, b.pending, batcher.per_batch
     nbytes = batcher.direct.nbytes
-    done, i = 0, 0
+    units = list(block)
+    done, i, alone = 0, 0, 0  # units before ``alone`` were left by a group: read them alone
     try:
-        while i < len(block):
+        while i < len(units):
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            unit = block[i]
+            unit = units[i]
             i += 1
             rest: Sequence[ReadItem]
-            if len(unit) > 1:  # a run of a shard's inner chunks, in store order
+            if reader._ranges and i > alone and (end := ranges_end(units, i - 1, stack.capacity)) > i:
+                if pending:
+                    done += flush(reader, batcher, b, out, failures)
+                stack.pos = 0  # nothing pending lies in it (a file group's unread regions may)
+                placed, left, stack.pos = read_runs(reader, units[i - 1:end], stack)
+                pending.extend(placed)
+                units[i - 1:end] = left
+                i -= 1
+                alone = i + len(left)
+                rest = ()
+            elif len(unit) > 1:  # a run of a shard's inner chunks, in store order
                 start = unit[0].req.start  # type: ignore[union-attr]
                 stop = max(it.req.stop for it in unit)  # type: ignore[union-attr,type-var]
                 if pending and (len(pending) + len(unit) > most or stack.pos + stop - start > stack.capacity):
                     done += flush(reader, batcher, b, out, failures)
                 rest = _read_run(reader, unit, start, stop, stack, pending)  # type: ignore[arg-type]
-            elif reader._files and (end := group_end(block, i - 1, reader._files)) >= i:
+            elif reader._files and (end := group_end(units, i - 1, reader._files)) >= i:
                 if pending:
                     done += flush(reader, batcher, b, out, failures)
                 stack.pos = 0  # nothing pending lies in it
-                rest = _read_files(reader, [u[0] for u in block[i - 1:end]], stack, pending)
+                rest = _read_files(reader, [u[0] for u in units[i - 1:end]], stack, pending)
                 i = end
             else:
                 if pending and stack.pos + nbytes > stack.capacity:

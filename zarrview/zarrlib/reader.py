@@ -29,6 +29,7 @@ from .limits import limits
 from .metadata.model import ArrayMetadata
 from .plan import ChunkFailure, ReadItem
 from .plan import plan as plan_read
+from .range_groups import ranges_end, read_runs
 from .shard_index import ShardIndexes
 from .storage.base import ByteRequest, Scratch, Store
 
@@ -51,6 +52,8 @@ class ChunkReader:
         #: the store has said it reads one object at a time
         self._region = region(self._decoder.chunk_nbytes, limits().object_bytes)
         self._files = GROUP_BYTES // self._region
+        #: whether runs of shard chunks are read a group at a time (``range_groups``)
+        self._ranges = meta.shard_layout is not None
         self._scratch = threading.local()
 
     # -- planning ---------------------------------------------------------------------------
@@ -117,21 +120,30 @@ class ChunkReader:
             batched(self, batcher, batch, block, out, cancel, failures, reporter)  # type: ignore[arg-type]
             return
         bufs: Buffers | None = None  # taken once per block, not per chunk
-        done, i = 0, 0
+        units = list(block)
+        done, i, alone = 0, 0, 0  # units before ``alone`` were left by a group: read them alone
         try:
-            while i < len(block):
-                unit = block[i]
+            while i < len(units):
+                unit = units[i]
                 i += 1
                 self._check(cancel)
-                if not streaming and len(unit) > 1:
+                if (not streaming and self._ranges and i > alone
+                        and (end := ranges_end(units, i - 1, GROUP_BYTES)) > i):
+                    bufs = bufs or self._buffers()
+                    placed, left, _ = read_runs(self, units[i - 1:end], bufs.raw)
+                    unit = [item for item, _, _ in placed]
+                    units[i - 1:end] = left  # read after these are decoded: they reuse the buffer
+                    i -= 1
+                    alone = i + len(left)
+                elif not streaming and len(unit) > 1:
                     bufs = bufs or self._buffers()
                     try:
                         self._fetcher.fetch_run(unit, bufs.raw)
                     except (StoreError, CodecError) as e:
                         for item in unit:
                             item.error = e
-                elif not streaming and self._files and (end := group_end(block, i - 1, self._files)) >= i:
-                    unit = [u[0] for u in block[i - 1:end]]
+                elif not streaming and self._files and (end := group_end(units, i - 1, self._files)) >= i:
+                    unit = [u[0] for u in units[i - 1:end]]
                     i = end
                     if not self.store.reads_files():
                         self._files = 0  # this store reads one object at a time: do not ask again
@@ -185,7 +197,8 @@ class ChunkReader:
     def _read_item(self, item: ReadItem, out: np.ndarray, cache: ChunkCache | None, bufs: Buffers) -> None:
         data = item.data
         if item.req is not None and data is None:
-            data = self._fetcher.fetch_one(item, bufs.raw if self._decoder.direct is not None else None)
+            ranged = item.req.start is not None  # a shard's chunk: through the kept descriptor
+            data = self._fetcher.fetch_one(item, bufs.raw if self._decoder.direct is not None or ranged else None)
         if data is None:
             out[item.out] = self.meta.fill
             return

@@ -137,6 +137,13 @@ class Store(ABC):
         (``LocalStore``: one system call for them all); None where a store reads one at a time."""
         return None
 
+    def read_ranges(self, reqs: list[ByteRequest], into: bytearray) -> list[bool] | None:
+        """Ranges (``start`` and ``stop`` set) read at once into ``into``, back to back in request
+        order (``LocalStore``: one system call for them all); whether each was read whole (one
+        that was not is the caller's to read alone, which names what is wrong); None where a
+        store reads one at a time."""
+        return None
+
     def get_many(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None) -> list[bytes | None]:
         """Answers in request order; missing keys give None."""
         out: list[bytes | None] = []

@@ -35,6 +35,7 @@ from ..errors import StoreError
 from .base import ByteRequest, Scratch, Store, too_large
 from .held_io import MAX_HELD_READ, HeldIO, for_directory
 from .local_fds import FdCache, OpenFile
+from .local_ranges import read_ranges
 from .uring import for_thread
 
 _HAS_PREADV = hasattr(os, "preadv")
@@ -154,6 +155,12 @@ class LocalStore(Store):
             return None
         return self._fds.put(path, *opened)
 
+    def _kept(self, key: str, path: str) -> OpenFile | None:
+        """The kept descriptor of ``key``'s file, opened and kept if none is (in use: release it);
+        None if absent."""
+        f = self._fds.acquire(path)
+        return f if f is not None else self._reopen(key, path)
+
     def _read(self, req: ByteRequest) -> bytes | None:
         opened = self._open(req.key)
         if opened is None:
@@ -227,14 +234,14 @@ class LocalStore(Store):
             return None
         return ring.read_whole(paths, np.frombuffer(into, np.uint8).ctypes.data, region)
 
+    def read_ranges(self, reqs: list[ByteRequest], into: bytearray) -> list[bool] | None:
+        return None if self._held is not None else read_ranges(self, reqs, into)
+
     def _read_cached(self, req: ByteRequest, scratch: Scratch) -> memoryview | None:
         """A range read through the kept descriptor of its file (opened and kept if none is)."""
-        path = self._path(req.key)
-        f = self._fds.acquire(path)
+        f = self._kept(req.key, self._path(req.key))
         if f is None:
-            f = self._reopen(req.key, path)
-            if f is None:
-                return None
+            return None
         try:
             start, stop = self._bounds(f.size, req)
             view = scratch.view(stop - start)

@@ -53,6 +53,8 @@ _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY if sys.platform.startswi
 #: the most files one call reads: three requests each, within the ring's 256
 MAX_FILES = 64
 _ENTRIES = 4 * MAX_FILES
+#: the most ranges one call reads, one request each
+MAX_RANGES = 64
 MISSING = -1  #: a length for a file that does not exist
 LEFT = -2  #: a length for a file left to the caller (see the module)
 
@@ -108,7 +110,8 @@ def _call(*args: int) -> int:
 
 
 class Uring:
-    """One thread's ring: ``read_whole`` opens, reads and closes up to ``MAX_FILES`` files."""
+    """One thread's ring: ``read_whole`` opens, reads and closes up to ``MAX_FILES`` files,
+    ``read_ranges`` reads up to ``MAX_RANGES`` ranges of files already open."""
 
     def __init__(self) -> None:
         params = _Params()
@@ -225,6 +228,20 @@ class Uring:
             else:
                 out.append(MISSING if opened in (-errno.ENOENT, -errno.ENOTDIR) else LEFT)
         return out
+
+    def read_ranges(self, fds: Sequence[int], offsets: Sequence[int], lengths: Sequence[int],
+                    dests: Sequence[int]) -> list[int]:
+        """Read each range (at most ``MAX_RANGES``: ``lengths[i]`` bytes from ``offsets[i]`` of
+        the open file ``fds[i]``) to the address ``dests[i]``; the bytes each read, or -errno.
+        A read that must wait for the disk waits (the descriptors are blocking ones)."""
+        k = len(fds)
+        words = np.zeros((k, _SQE.itemsize // 8), np.uint64)
+        words[:, 0] = [_OP_READ | fd << 32 for fd in fds]  # opcode, flags 0, ioprio 0, fd
+        words[:, 1] = offsets
+        words[:, 2] = dests
+        words[:, 3] = lengths  # the read flags word above it is 0
+        words[:, 4] = range(k)
+        return self._submit(words)
 
 
 @functools.cache
