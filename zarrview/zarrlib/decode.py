@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from .cache import ChunkCache
-from .codecs.direct import direct_decoder
+from .codecs import blosc_partial
+from .codecs.direct import DirectDecoder, direct_decoder
 from .errors import CodecError, ZarrError
 from .fetch import chunk_name
 from .limits import human, limits
@@ -24,6 +25,9 @@ from .metadata.model import ArrayMetadata
 from .storage.base import Scratch
 
 _MAX_DIRECT = 1 << 30  # chunks larger than this are not worth a per-thread scratch buffer
+#: a blosc chunk's part is decoded alone (its blocks only) when it spans at most 1/MAX_PART of
+#: the chunk, in store order (an XZ section's row of each chunk: ``codecs/blosc_partial``)
+MAX_PART = 2
 #: parts up to this size are copied holding the GIL (see ``put``)
 SMALL_COPY = 1 << 16
 
@@ -49,6 +53,37 @@ def put(out: np.ndarray, out_index: tuple[slice, ...], chunk: np.ndarray, inner:
             except (TypeError, ValueError, NotImplementedError, BufferError):  # a dtype without a buffer format
                 pass
     out[out_index] = src
+
+
+def part_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: np.ndarray) -> np.ndarray | None:
+    """The part ``inner`` of a C-order blosc chunk, decoding only the blocks that hold it (into
+    ``flat``); None where it is over ``MAX_PART`` of the chunk or cannot be had that way (then
+    the whole chunk is decoded). A frame that is not what it should be raises ``CodecError``."""
+    if direct.order != "C" or not blosc_partial.available():
+        return None
+    size = direct.dtype.itemsize
+    stride = size
+    first = last = 0
+    counts, steps = [], []
+    for dim, s in zip(reversed(direct.shape), reversed(inner)):
+        start, stop, step = s.indices(dim)
+        n = len(range(start, stop, step))
+        if n <= 0 or step <= 0:
+            return None
+        first += start * stride
+        last += (start + (n - 1) * step) * stride
+        counts.append(n)
+        steps.append(step * stride)
+        stride *= dim
+    stop = last + size
+    if (stop - first) * MAX_PART > direct.nbytes:
+        return None
+    try:
+        if not blosc_partial.decode_range(data, direct.nbytes, first, stop, flat):
+            return None
+    except CodecError:
+        return None  # the whole-chunk path names it
+    return np.ndarray(tuple(reversed(counts)), direct.dtype, flat, 0, tuple(reversed(steps)))
 
 
 class Buffers:
@@ -95,6 +130,9 @@ class ChunkDecoder:
                              f"{human(limits().chunk_bytes)} allowed for one chunk")
         direct = self.direct
         if direct is not None:
+            if cache is None and direct.blosc_frame and (part := part_of(direct, data, inner, bufs.flat)) is not None:
+                put(out, out_index, part, tuple(slice(None) for _ in inner))
+                return
             target = bufs.flat if cache is None else np.empty(direct.nbytes, np.uint8)
             try:
                 chunk = direct.decode_to(data, target, bufs.chunk if cache is None else None)
