@@ -438,13 +438,13 @@ class CaseResult:
     times: dict[str, list[float]] = field(default_factory=dict)  # seconds, one per round
     orders: list[list[str]] = field(default_factory=list)
     chunks: int = 0  # read chunks per read (inner chunks when sharded)
-    #: per reader, one [voluntary, involuntary context switches, CPU seconds] per round,
-    #: the whole process's counters around that reader's read
+    #: per reader, one [voluntary, involuntary context switches, CPU seconds, zarrlib blocks]
+    #: per round, the whole process's counters around that reader's read
     usage: dict[str, list[list[float]]] = field(default_factory=dict)
 
     def median_usage(self, reader: str, i: int) -> float | None:
         us = self.usage.get(reader)
-        return statistics.median(u[i] for u in us) if us else None
+        return statistics.median(u[i] if i < len(u) else 0 for u in us) if us else None
 
     def median_ms(self, reader: str) -> float | None:
         ts = self.times.get(reader)
@@ -456,18 +456,31 @@ class CaseResult:
         return statistics.median(a / b for a, b in zip(self.times[num], self.times[den], strict=True))
 
 
-def timed(fn: ReadFn, index: Index) -> tuple[float, list[float]]:
-    """Seconds of one read, and [voluntary, involuntary context switches, CPU seconds] of the
-    whole process meanwhile (every thread, those of idle readers too: they should be asleep)."""
+def zarrlib_blocks() -> Callable[[], int]:
+    """zarrlib's count of the blocks (runs of chunks a worker decodes with no hand-off) its reads
+    have made, or a constant 0 where this zarrlib predates the count."""
+    try:
+        from zarrview.zarrlib.decode_pool import blocks_made
+    except ImportError:
+        return lambda: 0
+    return blocks_made
+
+
+def timed(fn: ReadFn, index: Index, blocks: Callable[[], int] = lambda: 0) -> tuple[float, list[float]]:
+    """Seconds of one read, and [voluntary, involuntary context switches, CPU seconds, zarrlib
+    blocks made] of the whole process meanwhile (every thread, those of idle readers too: they
+    should be asleep)."""
     gc.collect()
+    b0 = blocks()
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
     out = fn(index)
     elapsed = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_SELF)
+    b1 = blocks()
     del out
     cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
-    return elapsed, [r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw, cpu]
+    return elapsed, [r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw, cpu, b1 - b0]
 
 
 def run_case(
@@ -479,6 +492,7 @@ def run_case(
     check_results(results, want, where)
     del results
     names = list(readers)
+    blocks = zarrlib_blocks() if "zarrlib" in readers else (lambda: 0)
 
     res = CaseResult(layout.name, case, fmt_index(index), {n: [] for n in names}, chunks=chunks,
                      usage={n: [] for n in names})
@@ -486,7 +500,7 @@ def run_case(
         order = names[r % len(names) :] + names[: r % len(names)]
         res.orders.append(order)
         for name in order:
-            elapsed, usage = timed(readers[name], index)
+            elapsed, usage = timed(readers[name], index, blocks)
             res.times[name].append(elapsed)
             res.usage[name].append(usage)
     summary = ", ".join(
@@ -536,13 +550,20 @@ def markdown_table(results: Sequence[CaseResult]) -> tuple[str, int, int]:
 
 
 def usage_table(results: Sequence[CaseResult], readers: Sequence[str]) -> str:
-    """Context switches and CPU time per read (medians of rounds), and switches per chunk."""
-    head = "| layout | case | chunks | " + " | ".join(
+    """Context switches and CPU time per read (medians of rounds), switches per chunk, and for
+    zarrlib the runs of chunks a worker decoded with no hand-off (blocks) and switches per run:
+    issue 15's target is at most one."""
+    runs = "zarrlib" in readers
+    head = "| layout | case | chunks | " + ("zarrlib runs/read | zarrlib switches per run | " if runs else "") + " | ".join(
         f"{r} vol. switches/read | {r} per chunk | {r} invol./read | {r} CPU ms" for r in readers
     ) + " |"
-    lines = [head, "|" + "---|" * (3 + 4 * len(readers))]
+    lines = [head, "|" + "---|" * (3 + 2 * runs + 4 * len(readers))]
     for res in results:
         cells = [res.layout, res.case, str(res.chunks)]
+        if runs:
+            vol, blocks = res.median_usage("zarrlib", 0), res.median_usage("zarrlib", 3)
+            cells += (["—", "—"] if vol is None or not blocks
+                      else [f"{blocks:.0f}", f"{vol / blocks:.2f}"])
         for r in readers:
             vol, invol, cpu = (res.median_usage(r, i) for i in range(3))
             if vol is None or invol is None or cpu is None:

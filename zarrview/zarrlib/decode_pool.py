@@ -55,6 +55,11 @@ MIN_BYTES_PER_WORKER = 256 << 10
 #: blocks take half of each worker's even share, and blocks shrink to one unit at the end
 GUIDED_SHARE = 2
 
+#: blocks that local reads have been cut into in this process, each a run of units one worker
+#: decodes with no hand-off: benchmarks divide a read's context switches by the blocks it made,
+#: to check issue 15's "at most one thread switch per run of chunks" on any machine
+_blocks_made = [0]
+
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -102,6 +107,11 @@ class Reporter:
                 self.progress(self.done, self.total)
 
 
+def blocks_made() -> int:
+    """Blocks made by every local read of this process so far (see ``_blocks_made``)."""
+    return _blocks_made[0]
+
+
 def read_workers(units: int, pool_workers: int, chunks: int = 0, chunk_bytes: int = 0) -> int:
     """How many threads (the caller included) a local read of ``units`` units, ``chunks``
     chunks of ``chunk_bytes`` decoded bytes in all, should run on: no more than the chunk size
@@ -141,6 +151,7 @@ def run_blocks(units: Sequence[T], work: Callable[[Sequence[T]], None], pool: Th
     if not units:
         return
     blocks = guided_blocks(units, workers)
+    _blocks_made[0] += len(blocks)  # not exact when reads run at once; only benchmarks read it
     if workers <= 1:  # in blocks all the same: progress is reported, and cancelling seen, per block
         for block in blocks:
             work(block)
