@@ -6,6 +6,7 @@ that tells a window that answered from one that stalled.
 
 from __future__ import annotations
 
+import gc
 import re
 import time
 import tracemalloc
@@ -49,6 +50,9 @@ class Heartbeat:
         self.traced.append(tracemalloc.is_tracing())
 
     def start(self) -> None:
+        # the objects earlier tests left are put out of the cycle collector's reach: a pass
+        # over them (hundreds of ms in a full run) is the test process's cost, not the window's
+        gc.freeze()
         self.ticks = [time.monotonic()]
         self.traced = [False]
         self.timer.start(10)
@@ -66,6 +70,7 @@ def heartbeat(window: MainWindow) -> Iterator[Heartbeat]:  # noqa: F811
     beat = Heartbeat()
     yield beat
     beat.timer.stop()
+    gc.unfreeze()
 
 
 def drop(qtbot, w: MainWindow, folder: Path) -> None:  # type: ignore[no-untyped-def]
