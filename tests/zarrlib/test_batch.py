@@ -284,3 +284,25 @@ def test_chunks_never_written_read_as_the_fill_value_between_batched_ones(tmp_pa
     got = _open(tmp_path / "s.zarr").read(..., executor=ThreadPoolExecutor(1))
     assert np.array_equal(got, zarr.open_array(tmp_path / "s.zarr" / "a", mode="r")[...])
     assert np.array_equal(got, data) and max(calls) > 8
+
+
+def test_a_zeroed_shard_index_fails_each_of_its_chunks_by_name(tmp_path: Path, calls: list[int]) -> None:
+    """Every entry of a shard's index zeroed (offset 0, 0 bytes: not the 'missing' sentinel): the
+    shard's inner chunks are empty, so no frame is left to decode together. zarr-python fails on
+    them; zarrview names each, as the chunk-by-chunk path does, and reads every other shard."""
+    path = _v3(tmp_path / "s.zarr", sharded=True)
+    shard, blob, index, _ = _shard(path, "0", "0", "0")
+    index[:] = 0
+    _rewrite(shard, blob, index)
+    with pytest.raises(Exception, match="(?i)zstd"):
+        zarr.open_array(path / "a", mode="r")[...]
+    failures: list[Any] = []
+    got = _open(path).read(..., failures=failures, executor=ThreadPoolExecutor(1))
+    assert len(failures) == N_INNER and {f.key for f in failures} == {"a/c/0/0/0"}
+    assert all("empty (0 bytes)" in f.message for f in failures)
+    assert sum(calls) > 0  # the other shards still decode several frames per call
+    want = DATA.copy()
+    want[:3, :16, :24] = 0
+    assert np.array_equal(got, want)
+    with pytest.raises(zl.CodecError, match="inner chunk .* in shard a/c/0/0/0 of /a: zstd: the stored chunk is empty"):
+        _open(path).read((slice(0, 3), slice(0, 16), slice(0, 24)), executor=ThreadPoolExecutor(1))

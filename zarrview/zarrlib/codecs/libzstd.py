@@ -163,6 +163,8 @@ def make_decoder(lib: Any) -> DecodeInto:
         except AttributeError:
             ctx = _local.ctx = _Context(lib)
         n = len(data) if isinstance(data, bytes) else memoryview(data).nbytes
+        if not n:
+            raise CodecError("zstd: the stored chunk is empty (0 bytes), not a zstd frame")
         want = out.nbytes
         written = decompress(ctx.ptr, _address(out), want, _address(data), n)
         if is_error(written):
@@ -188,8 +190,9 @@ def make_frames_decoder(lib: Any) -> FramesInto:
 
     def decode_frames(src: bytearray, spans: list[tuple[int, int]], nbytes: int, out: np.ndarray) -> bool:
         want = nbytes * len(spans)
-        if out.nbytes < want or not out.flags.c_contiguous:
-            return False
+        end = spans[-1][0] + spans[-1][1]  # spans ascend: they are back to back
+        if out.nbytes < want or not out.flags.c_contiguous or not 0 < end <= len(src):
+            return False  # zero-length chunks (a zeroed shard index) leave nothing to point at
         base = ctypes.addressof(_char.from_buffer(src))
         for start, n in spans:
             if content_size(base + start, n) != nbytes or frame_size(base + start, n) != n:
