@@ -76,6 +76,24 @@ def test_what_json_refuses_is_refused_with_its_message(text: bytes) -> None:
     assert str(got.value) == str(expected.value)
 
 
+@pytest.mark.parametrize("raw", [b"\x00", b"\n", b"\x1f"])
+@pytest.mark.parametrize("v2", [False, True])
+def test_a_raw_control_character_in_a_key_is_refused_as_json_refuses_it(raw: bytes, v2: bool) -> None:
+    """JSON escapes control characters in strings. A raw one in a key (one byte inserted by a
+    broken writer or disk) is refused with json's message, naming the document; a raw NUL once
+    shifted every key after it onto the next entry's span and past the last one."""
+    key = b'"g/a' + raw + b'b/.zattrs"' if v2 else b'"a' + raw + b'b"'
+    head = b'{"zarr_consolidated_format": 1, "metadata": {' if v2 else b'{"zarr_format": 3, "consolidated_metadata": {"metadata": {'
+    text = head + b'"x/.zgroup": {"zarr_format": 2}, ' + key + b': {"k": 1}, "z/.zattrs": {}}' + (b"}" if v2 else b"}}")
+    name = ".zmetadata" if v2 else "zarr.json"
+    with pytest.raises(MetadataError) as expected:
+        load_json_object(text, name)
+    assert "control character" in str(expected.value)
+    with pytest.raises(MetadataError) as got:
+        index_v2(text, name, _name) if v2 else index_v3_root(text, name, _name)
+    assert str(got.value) == str(expected.value)
+
+
 def test_a_broken_entry_is_named_when_it_is_read() -> None:
     text = b'{"zarr_format": 3, "consolidated_metadata": {"metadata": {"a": {"x": tru}, "b": {"y": NaN}}}}'
     _, cons = index_v3_root(text, "zarr.json", _name)

@@ -91,6 +91,8 @@ class Structure:
         codes = self.data_codes
         self._check_gaps(codes, closes, starts)
         buffer, ends = _gather(codes, opens + 1, closes - opens - 1, sep=True)
+        if np.count_nonzero(buffer < 0x20) != len(ends):  # JSON escapes them; only the NULs put between keys
+            raise NotIndexable("a raw control character in a key")
         try:
             keys = buffer.tobytes().decode("utf-8").split("\0")[:-1]
         except UnicodeDecodeError as e:
