@@ -18,6 +18,7 @@ import zarr
 from zarr.codecs import ShardingCodec
 
 import zarrview.zarrlib as zl
+from zarrview.zarrlib.storage.zip import ZipStore
 from _bad_helpers import assert_same_values, edit_json, names, peak_bytes, read_shard_index, write_shard_index
 from _good_stores import DATA, DATA8, _templates, store, v2, v3  # noqa: F401 (fixtures)
 
@@ -190,7 +191,10 @@ def test_huge_shard_index_at_the_start_is_refused_at_open(tmp_path):
 
 
 def _zip_with_patched_member(v3: Path, tmp_path: Path, member: str, *, method: int | None = None,
-                             flags: int | None = None, flip_data: bool = False) -> Path:
+                             flags: int | None = None, flip_data: bool = False,
+                             sizes: tuple[int | None, int | None] = (None, None)) -> Path:
+    """``v3`` zipped (deflated), one member's central directory entry then edited: ``sizes`` is
+    (compressed, uncompressed)."""
     target = tmp_path / "store.zip"
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as z:
         for p in sorted(v3.rglob("*")):
@@ -208,6 +212,9 @@ def _zip_with_patched_member(v3: Path, tmp_path: Path, member: str, *, method: i
         struct.pack_into("<H", blob, central + 10, method)
     if flags is not None:
         struct.pack_into("<H", blob, central + 8, flags)
+    for offset, size in zip((20, 24), sizes):
+        if size is not None:
+            struct.pack_into("<I", blob, central + offset, size)
     if flip_data:
         local = struct.unpack_from("<I", blob, central + 42)[0]
         n, m = struct.unpack_from("<HH", blob, local + 26)
@@ -231,3 +238,40 @@ def test_unreadable_zip_members_are_store_errors(v3, tmp_path, damage):
     expected = DATA.copy()
     expected[5:, 5:] = 0
     assert_same_values(out, expected)
+
+
+@pytest.mark.parametrize("member", ["gz/c/1/1", "gz/zarr.json"])
+def test_a_member_claiming_4_gib_of_compressed_bytes_is_read_in_small_pieces(v3, tmp_path, member):
+    """A directory entry whose compressed size says 4 GiB (no zip64 record): zipfile's whole-member
+    read asked the file for 2 GiB at once (the fuzzer's worker ran out of address space on it).
+    The deflate stream itself is sound, so the member reads, as zarr-python wrote it."""
+    archive = _zip_with_patched_member(v3, tmp_path, member, sizes=(0xFFFFFFFF, None))
+    out, peak = peak_bytes(lambda: zl.open(archive)["gz"][...])
+    assert not isinstance(out, BaseException), out
+    assert_same_values(out, zarr.open_array(v3 / "gz", mode="r")[...])
+    assert peak < 16 << 20, peak
+
+
+def test_a_member_that_inflates_past_its_declared_size_is_refused_unread(tmp_path):
+    """A raw 16 MiB chunk, deflated by the archive to a few KiB, whose directory entry declares
+    1,000 bytes: it used to be inflated whole before zipfile cut it to that size (and found its
+    CRC wrong); now a few KiB are, and the error names the member."""
+    folder = tmp_path / "s.zarr"
+    a = zarr.create_array(folder, shape=(2048, 2048), chunks=(2048, 2048), dtype="u4", compressors=None)
+    a[...] = 7
+    archive = _zip_with_patched_member(folder, tmp_path, "c/0/0", sizes=(None, 1000))
+    with pytest.raises(zl.StoreError, match=names("c/0/0", "CRC")):
+        zl.open(archive)[...]
+    with archive.open("rb") as f:
+        err, peak = peak_bytes(lambda: ZipStore(f, str(archive)).get("c/0/0"))
+    assert isinstance(err, zl.StoreError), err
+    assert peak < 1 << 20, peak
+
+
+def test_a_member_shorter_than_its_declared_size_is_named(v3, tmp_path):
+    """A directory entry declaring 10 bytes more than the member's sound stream holds (its CRC
+    matches what is there): refused, naming the member, never parsed short."""
+    real = (v3 / "gz" / "zarr.json").stat().st_size
+    archive = _zip_with_patched_member(v3, tmp_path, "gz/zarr.json", sizes=(None, real + 10))
+    with pytest.raises(zl.StoreError, match=names("gz/zarr.json", f"holds {real} bytes, not the {real + 10}")):
+        zl.open(archive)["gz"]
