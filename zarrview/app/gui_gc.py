@@ -53,8 +53,10 @@ class GuiThreadCollector(QObject):
                 break
         if generation == 2 and self.pending * 4 <= self.long_lived:
             generation = 1
+        if generation < 0:
+            return 0
         if generation < 2:
-            return self._young(generation) if generation >= 0 else 0
+            return self._young(generation)
         found = gc.collect(2)
         self.long_lived = len(gc.get_objects(generation=2))
         self.pending = 0
