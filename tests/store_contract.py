@@ -9,9 +9,9 @@ is those bytes, read back from the backing by other means than the store (``back
 What a store promises (the cases below): a whole object, a range ``[start, stop)`` clipped to
 the object, a suffix (``start < 0``), an empty range; ``None`` for a missing key in every
 method; a whole-object bound (``ByteRequest.limit``/``get_bounded``) refused with
-``TooLargeError`` naming the key; ``read_into`` giving the bytes ``get_range`` would;
-``get_many`` answering in request order and raising the first error; ``get_many_settled``
-putting each error in its place and reporting every answer once to ``on_each``; listing
+``TooLargeError`` naming the key; ``get_ranges`` (a read's one call for its chunk data, into a
+scratch buffer or not) giving the bytes ``get_range`` would, each request answered exactly once,
+with its error in its place, however the store coalesces neighbouring ranges; listing
 (where ``can_list``) of keys and sub-prefixes in name order, or a ``StoreError``; ``size``;
 answers unchanged under concurrent use; and nothing ever written to the backing.
 
@@ -31,7 +31,31 @@ from typing import Any, ClassVar
 import pytest
 
 from zarrview.zarrlib.errors import StoreError, TooLargeError
-from zarrview.zarrlib.storage.base import ByteRequest, Scratch, Store
+from zarrview.zarrlib.storage.base import ByteRequest, Scratch, Store, fetch_each
+
+
+def ranges(store: Store, reqs: list[ByteRequest], scratch: Scratch | None = None) -> list[Any]:
+    """``get_ranges``'s answers in request order, copied as they arrive (an answer read into
+    ``scratch`` is valid only until ``on_each`` returns); each must arrive exactly once."""
+    got: dict[int, Any] = {}
+    lock = threading.Lock()
+
+    def on_each(i: int, answer: Any) -> None:
+        with lock:
+            assert i not in got, f"answer {i} reported twice"
+            got[i] = bytes(answer) if isinstance(answer, (bytes, memoryview)) else answer
+
+    store.get_ranges(reqs, on_each, scratch=scratch)
+    assert sorted(got) == list(range(len(reqs))), "a request was not answered"
+    return [got[i] for i in range(len(reqs))]
+
+
+def read_into(store: Store, req: ByteRequest, scratch: Scratch) -> bytes | None:
+    """One request through ``get_ranges`` into ``scratch``, as a read's worker asks for it."""
+    answer = ranges(store, [req], scratch)[0]
+    if isinstance(answer, StoreError):
+        raise answer
+    return answer  # type: ignore[no-any-return]
 
 #: key names a URL gives meanings to (``#``, ``%``, ``?``, space) or must encode (non-ASCII)
 ODD_NAMES = ("run #3", "50% done", "what?", "a b", "Zürich")
@@ -142,7 +166,7 @@ class StoreContract:
     def test_whole_object_by_every_method(self, store: Store, objects: dict[str, bytes]) -> None:
         for key, data in objects.items():
             assert store.get_range(ByteRequest(key)) == data, key
-            assert bytes(store.read_into(ByteRequest(key), Scratch())) == data, key  # type: ignore[arg-type]
+            assert bytes(read_into(store, ByteRequest(key), Scratch())) == data, key  # type: ignore[arg-type]
             assert store.get_bounded(key, len(data)) == data, key
             assert store.size(key) == len(data), key
 
@@ -152,9 +176,9 @@ class StoreContract:
         assert store.get_range(ByteRequest(key)) is None
         assert store.get_range(ByteRequest(key, 0, 4)) is None
         assert store.get_range(ByteRequest(key, -4)) is None
-        assert store.read_into(ByteRequest(key, 1, 3), Scratch()) is None
+        assert read_into(store, ByteRequest(key, 1, 3), Scratch()) is None
         assert store.get_bounded(key, 1 << 20) is None
-        assert store.get_many([ByteRequest(key), ByteRequest(key, 0, 2)]) == [None, None]
+        assert fetch_each(store, [ByteRequest(key), ByteRequest(key, 0, 2)]) == [None, None]
         if key not in FOLDERS:
             assert store.size(key) is None
 
@@ -177,13 +201,13 @@ class StoreContract:
         assert store.get_range(ByteRequest(key, start, stop)) == want
         scratch = Scratch()
         scratch.view(len(data) + 4096)  # a larger buffer than needed: the answer is cut to size
-        got = store.read_into(ByteRequest(key, start, stop), scratch)
+        got = read_into(store, ByteRequest(key, start, stop), scratch)
         assert got is not None and bytes(got) == want
 
-    def test_read_into_reuses_its_scratch(self, store: Store, objects: dict[str, bytes]) -> None:
+    def test_get_ranges_reuses_its_scratch(self, store: Store, objects: dict[str, bytes]) -> None:
         scratch = Scratch()
         for key in ("big", "c/0", "foo/0/0", "big"):
-            got = store.read_into(ByteRequest(key, 1, None), scratch)
+            got = read_into(store, ByteRequest(key, 1, None), scratch)
             assert got is not None and bytes(got) == objects[key][1:], key
 
     @pytest.mark.parametrize("offset", [0, 10])
@@ -211,7 +235,7 @@ class StoreContract:
             pytest.skip("key not held by this store")
         n = len(objects[key])
         for call in (lambda: store.get_bounded(key, n - 1), lambda: store.get_range(ByteRequest(key, limit=n - 1)),
-                     lambda: store.get_many([ByteRequest(key, limit=n - 1)])):
+                     lambda: fetch_each(store, [ByteRequest(key, limit=n - 1)])):
             with pytest.raises(TooLargeError) as info:
                 call()
             assert store.key_url(key) in str(info.value)
@@ -226,29 +250,30 @@ class StoreContract:
                       (objects[r.key] if r.start is None else expected_range(objects[r.key], r.start, r.stop))
                       for r in reqs]
 
-    def test_get_many_answers_in_request_order(self, store: Store, objects: dict[str, bytes]) -> None:
+    @pytest.mark.parametrize("scratch", [False, True])
+    def test_get_ranges_answers_every_request(self, store: Store, objects: dict[str, bytes], scratch: bool) -> None:
         reqs, want = self._batch(objects)
-        assert store.get_many(reqs) == want
-        assert store.get_many([]) == []
+        assert ranges(store, reqs, Scratch() if scratch else None) == want
+        assert ranges(store, []) == []
+        assert fetch_each(store, reqs) == want
 
-    def test_get_many_settled_puts_errors_in_place(self, store: Store, objects: dict[str, bytes]) -> None:
+    def test_get_ranges_coalesced_neighbours_get_their_own_bytes(self, store: Store, objects: dict[str, bytes]) -> None:
+        """Touching, overlapping, nested, repeated and nearby ranges of one object, as a shard's
+        inner chunks are asked for: however the store merges them, each gets its own bytes."""
+        data = objects["big"]
+        spans = [(0, 100), (100, 250), (200, 300), (120, 130), (100, 250), (5000, 5100), (60_000, 70_000),
+                 (70_000, 70_001), (len(data) - 10, len(data))]
+        reqs = [ByteRequest("big", a, b) for a, b in spans]
+        assert ranges(store, reqs, Scratch()) == [data[a:b] for a, b in spans]
+
+    def test_get_ranges_puts_errors_in_place(self, store: Store, objects: dict[str, bytes]) -> None:
         reqs, want = self._batch(objects)
         reqs.insert(3, ByteRequest("big", limit=10))
-        seen: dict[int, Any] = {}
-        lock = threading.Lock()
-
-        def on_each(i: int, answer: Any) -> None:
-            with lock:
-                assert i not in seen, f"answer {i} reported twice"
-                seen[i] = answer
-
-        got = store.get_many_settled(reqs, on_each=on_each)
+        got = ranges(store, reqs)
         assert isinstance(got[3], TooLargeError) and store.key_url("big") in str(got[3])
         assert got[:3] + got[4:] == want
-        assert sorted(seen) == list(range(len(reqs)))
-        assert all(seen[i] is got[i] or seen[i] == got[i] for i in seen)
         with pytest.raises(TooLargeError):
-            store.get_many(reqs)
+            fetch_each(store, reqs)
 
     # -- listing ----------------------------------------------------------------------------
     @pytest.mark.parametrize("prefix", ["", "foo/", "foo/bar/", "c/", "nope/", "run #3/"])
@@ -293,7 +318,7 @@ class StoreContract:
                 data = objects[key]
                 a = rnd.randrange(len(data))
                 b = rnd.randrange(a, len(data) + 1)
-                got = store.read_into(ByteRequest(key, a, b), scratch) if rnd.random() < 0.5 else \
+                got = read_into(store, ByteRequest(key, a, b), scratch) if rnd.random() < 0.5 else \
                     store.get_range(ByteRequest(key, a, b))
                 if got is None or bytes(got) != data[a:b]:
                     bad.append(f"{key}[{a}:{b}]")

@@ -3,7 +3,7 @@
 Tests that prove "a revisit is free", "a stale plane stops early" or "the event loop keeps
 ticking while a slow store loads" need a store that tells what was asked of it, or that
 answers slowly. Each such test used to subclass ``LocalStore`` with its own counters; those
-copies drifted (one answered a ranged ``read_into`` with the whole object). ``CountingStore``
+copies drifted (one answered a ranged read with the whole object). ``CountingStore``
 wraps any store instead, forwards every call unchanged, and is itself run through the store
 contract (tests/zarrlib/test_store_contract.py), so a test using it reads what the wrapped
 store would have answered.
@@ -45,6 +45,7 @@ class CountingStore(Store):
         super().__init__(inner.url)
         self.inner = inner
         self.prefers_batches = inner.prefers_batches
+        self.coalescing = inner.coalescing
         self.latency = latency
         self.slow = slow
         self.fail = fail
@@ -106,42 +107,31 @@ class CountingStore(Store):
         return self._one(ByteRequest(key, limit=limit),  # type: ignore[return-value]
                          lambda: self.inner.get_bounded(key, limit))
 
-    def read_into(self, req: ByteRequest, scratch: Scratch) -> memoryview | bytes | None:
-        return self._one(req, lambda: self.inner.read_into(req, scratch))
+    def read_group(self, req: ByteRequest, scratch: Scratch | None) -> bytes | memoryview | None:
+        return self._one(req, lambda: self.inner.read_group(req, scratch))
 
-    def get_many(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None) -> list[bytes | None]:
-        answers = self.get_many_settled(reqs, cancel)
-        errors = [a for a in answers if isinstance(a, StoreError)]
-        if errors:
-            raise errors[0]
-        return answers  # type: ignore[return-value]
-
-    def get_many_settled(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None,
-                         on_each: OnEach | None = None) -> list[bytes | None | StoreError]:
-        """Batches stay batches (one round trip of latency); a store that reads one request
-        at a time is asked one request at a time, each paying the latency."""
+    def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
+                   scratch: Scratch | None = None) -> None:
+        """Batches stay batches (one round trip of latency, the requests recorded as asked); a
+        store that reads one request at a time is asked one coalesced read at a time, each
+        recorded and paying the latency."""
         if not self.inner.prefers_batches:
-            return super().get_many_settled(reqs, cancel, on_each)
+            super().get_ranges(reqs, on_each, cancel, scratch)
+            return
         reqs = list(reqs)
         self._record(reqs, batch=True)
         failed = {i: e for i, r in enumerate(reqs)
                   if self.fail is not None and (e := self.fail(r)) is not None}
         ask = [i for i in range(len(reqs)) if i not in failed]
 
-        def landed(j: int, res: bytes | None | StoreError) -> None:
+        def landed(j: int, res: bytes | memoryview | None | StoreError) -> None:
             if not isinstance(res, StoreError):
                 self._answered(reqs[ask[j]].key, res)
-            if on_each is not None:
-                on_each(ask[j], res)
+            on_each(ask[j], res)
 
         for i, e in failed.items():
-            if on_each is not None:
-                on_each(i, e)
-        answers = self.inner.get_many_settled([reqs[i] for i in ask], cancel, on_each=landed)
-        out: list[bytes | None | StoreError] = [failed.get(i) for i in range(len(reqs))]
-        for j, res in zip(ask, answers):
-            out[j] = res
-        return out
+            on_each(i, e)
+        self.inner.get_ranges([reqs[i] for i in ask], landed, cancel, scratch)
 
     @property
     def can_list(self) -> bool:

@@ -8,9 +8,7 @@ from typing import Any
 
 import pytest
 
-from zarrview.zarrlib.storage import uring
-
-#: the ``os`` calls that let go of the GIL, one hand-off each on many cores (issue 15)
+#: the ``os`` calls that let go of the GIL, one hand-off each on many cores
 OS_CALLS = ("open", "fstat", "close", "preadv", "pread", "read")
 
 
@@ -26,19 +24,4 @@ def os_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
             return _real(*args, **kw)
 
         monkeypatch.setattr(os, name, counted)
-    return seen
-
-
-@pytest.fixture
-def enters(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The requests of each ``io_uring_enter`` that submits some, from now on."""
-    seen: list[int] = []
-    real = uring._call
-
-    def counted(*args: int) -> int:
-        if args[0] == uring._ENTER and args[2]:
-            seen.append(args[2])
-        return real(*args)
-
-    monkeypatch.setattr(uring, "_call", counted)
     return seen

@@ -17,8 +17,6 @@ import numpy as np
 import pytest
 import zarr
 
-from zarrview.zarrlib.storage import allocator
-
 pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's policy is Linux-only"),
               pytest.mark.timeout(120)]
 
@@ -28,7 +26,7 @@ sys.path.insert(0, sys.argv[2])
 import numpy as np
 import zarrview.zarrlib as zl
 from http_server import serve
-tuned = zl.tune_process()  # what the app and the CLI do at start; opening a store no longer does it
+tuned = zl.tune_process(keep_freed_memory=sys.argv[3] == "1")  # what the app and the CLI do at start
 with serve(__import__("pathlib").Path(sys.argv[1])) as (url, _):
     arr = zl.open(f"{url}/a.zarr")
     for _ in range(5):  # warm up, as a viewer's first reads do
@@ -50,18 +48,18 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     return root, int(data[0, 500:524, 290:310].sum())
 
 
-def _run(root: Path, env: dict[str, str]) -> dict[str, float]:
+def _run(root: Path, keep: bool) -> dict[str, float]:
     tests = str(Path(__file__).parents[1])
-    proc = subprocess.run([sys.executable, "-c", READS, str(root), tests], capture_output=True, text=True,
-                          timeout=100, env={**os.environ, **env})
+    proc = subprocess.run([sys.executable, "-c", READS, str(root), tests, "1" if keep else "0"], capture_output=True,
+                          text=True, timeout=100, env=dict(os.environ))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def test_remote_reads_stop_faulting_their_buffers_in(site: tuple[Path, int]) -> None:
     root, total = site
-    default = _run(root, {allocator.ENV_OFF: "1"})
-    kept = _run(root, {allocator.ENV_OFF: "0"})
+    default = _run(root, keep=False)
+    kept = _run(root, keep=True)
     assert default["applied"] is False and kept["applied"] is True
     assert default["sum"] == kept["sum"] == total
     pages = 4 * 307_200 // 4096  # the four response bodies of that window
@@ -75,7 +73,7 @@ UNTUNED = r"""
 import ctypes, json, sys
 import zarrview.zarrlib as zl
 from zarrview.zarrlib.storage import allocator
-zl.open(sys.argv[1])  # a remote store: before issue 12 this pinned the allocator policy
+zl.open(sys.argv[1])  # a remote store: opening one leaves the allocator policy alone
 print(json.dumps({"done": allocator._done}))
 """
 
@@ -86,6 +84,6 @@ def test_opening_a_store_leaves_the_process_untuned(site: tuple[Path, int]) -> N
         "import pathlib\nwith serve(pathlib.Path(sys.argv[1])) as (url, _):\n    sys.argv[1] = url + '/a.zarr'\n" \
         + "\n".join("    " + line for line in UNTUNED.strip().splitlines())
     proc = subprocess.run([sys.executable, "-c", script, str(site[0]), tests], capture_output=True, text=True,
-                          timeout=100, env={**os.environ, allocator.ENV_OFF: "0"})
+                          timeout=100)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"done": None}

@@ -17,7 +17,7 @@ import pytest
 
 from zarrview.zarrlib import tune_process
 from zarrview.zarrlib.decode import SMALL_COPY, put
-from zarrview.zarrlib.decode_pool import Reporter, blocks_made, guided_blocks, run_blocks
+from zarrview.zarrlib.decode_pool import Reporter, guided_blocks, run_blocks
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3, 8])
@@ -33,16 +33,6 @@ def test_every_unit_is_worked_once(workers: int, n: int) -> None:
     with ThreadPoolExecutor(workers) as pool:
         run_blocks(list(range(n)), work, pool)
     assert sorted(seen) == list(range(n))
-
-
-@pytest.mark.parametrize("workers", [1, 3])
-def test_blocks_made_counts_the_runs_workers_were_handed(workers: int) -> None:
-    """The count a benchmark divides context switches by: one per block a worker was handed."""
-    handed: list[int] = []
-    before = blocks_made()
-    with ThreadPoolExecutor(workers) as pool:
-        run_blocks(list(range(300)), lambda block: handed.append(len(block)), pool)
-    assert blocks_made() - before == len(handed) > 1 and sum(handed) == 300
 
 
 def test_first_error_is_raised_and_stops_the_rest() -> None:

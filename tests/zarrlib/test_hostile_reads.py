@@ -53,9 +53,6 @@ def test_out_of_memory_fails_the_chunk_and_leaves_the_reader_whole(v3, monkeypat
     (the old code kept half of them, and every later read died on a missing attribute)."""
     import zarrview.zarrlib.reader as reader_module
 
-    monkeypatch.setenv("ZARRVIEW_NO_BATCH", "1")  # the per-chunk path's buffers (the batched one: below)
-    monkeypatch.setenv("ZARRVIEW_NO_URING", "1")  # files one by one (groups: test_file_groups.py)
-
     real, calls = reader_module.Scratch, []
 
     def flaky() -> object:
@@ -71,40 +68,6 @@ def test_out_of_memory_fails_the_chunk_and_leaves_the_reader_whole(v3, monkeypat
     assert [f.key for f in failures] == ["arr/c/0/0"] and "not enough memory" in failures[0].message
     assert_same_values(out, np.zeros((5, 5), "<i4"))
     assert_same_values(a[0:5, 0:5], DATA[0:5, 0:5])  # the same thread allocates anew, and reads
-
-
-def test_batch_buffers_out_of_memory_read_chunk_by_chunk_then_batch_again(v3, monkeypatch):
-    """A thread whose batch buffers cannot be allocated reads its block a chunk at a time,
-    and batches again once they can be."""
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
-
-    from zarrview.zarrlib import batch
-
-    real, calls, decoded = batch._thread_buffers, [], []
-    real_frames = batch.Batcher.decode
-
-    def flaky(nbytes: int) -> object:
-        calls.append(1)
-        if len(calls) == 1:
-            raise MemoryError
-        return real(nbytes)
-
-    def counted(self, b, run):  # type: ignore[no-untyped-def]
-        decoded.append(len(run))
-        return real_frames(self, b, run)
-
-    monkeypatch.setattr(batch, "_thread_buffers", flaky)
-    monkeypatch.setattr(batch.Batcher, "decode", counted)
-    monkeypatch.setattr(batch, "_mine", batch._Thread())  # this thread has no buffers yet
-    a = zl.open(v3)["arr"]
-    assert a.reader._batcher is not None and threading.current_thread() is threading.main_thread()
-    failures: list = []
-    one = ThreadPoolExecutor(1)  # a read on one worker is made on the calling thread
-    assert_same_values(a.read((slice(0, 10), slice(0, 10)), failures=failures, executor=one), DATA)
-    assert failures == [] and decoded == []  # 4 chunks of 100 bytes, each decoded on its own
-    assert_same_values(a.read((slice(0, 10), slice(0, 10)), executor=one), DATA)
-    assert decoded and min(decoded) >= 2  # then back-to-back frames in one call (blocks of 2, 1, 1)
 
 
 @pytest.mark.parametrize("node", ["raw", "arr"])

@@ -1,9 +1,9 @@
-"""Locating a read's inner chunks: every item gets the range its shard's index names, and the
-fetches are runs of byte-adjacent ranges in store order.
+"""Locating a read's inner chunks: every chunk gets the range its shard's index names, in store
+order, and a local store reads runs of byte-adjacent ranges as one.
 
-``ShardIndexes.locate`` works on all of a read's inner chunks at once with array operations
-(issue 15), so it is checked here against the index bytes of shards that zarr-python wrote,
-parsed with numpy alone, for selections that touch one shard, several, and empty ones.
+Locating works on all of a read's inner chunks at once with array operations, so it is checked
+here against the index bytes of shards that zarr-python wrote, parsed with numpy alone, for
+selections that touch one shard, several, and empty ones.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
+from zarrview.zarrlib.storage.coalesce import coalesce
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _bad_helpers import read_shard_index  # noqa: E402
@@ -55,23 +56,22 @@ def _truth(root: Path, coords: tuple[int, ...]) -> tuple[str, int, int] | None:
     (slice(None), slice(None), slice(None)),
     (slice(1, 3), slice(5, 9), slice(30, 34)),  # one shard, few chunks
 ], ids=["xz", "xz_empty", "xy", "all", "small"])
-def test_items_get_their_index_entries_in_runs_of_adjacent_ranges(sharded: Path, sel: tuple) -> None:
+def test_chunks_get_their_index_entries_in_store_order(sharded: Path, sel: tuple) -> None:
     reader = zl.open(sharded).reader
-    _, _, items = reader.plan(sel)
-    units = reader._shards.locate(items)
-    assert sorted(id(it) for u in units for it in u) == sorted(id(it) for it in items)  # each item once
-    for item in items:
-        want = _truth(sharded, item.coords)
-        got = None if item.req is None else (item.req.key, item.req.start, item.req.stop)
-        assert got == want and item.error is None, item.coords
-    ranged = [u for u in units if u[0].req is not None]
-    for unit in ranged:
-        assert len({it.req.key for it in unit}) == 1
-        assert all(a.req.stop == b.req.start for a, b in zip(unit, unit[1:]))  # byte-adjacent
-    firsts = [(u[0].req.key, u[0].req.start) for u in ranged]
-    assert firsts == sorted(firsts)  # store order
-    for a, b in zip(ranged, ranged[1:]):  # a run ends where the next range does not follow it
-        assert a[-1].req.key != b[0].req.key or a[-1].req.stop != b[0].req.start
+    chunks = reader.plan(sel).chunks
+    reads = reader.locate(chunks)
+    assert sorted(r.chunk.coords for r in reads) == sorted(c.coords for c in chunks)  # each chunk once
+    for r in reads:
+        want = _truth(sharded, r.chunk.coords)
+        got = None if r.req is None else (r.req.key, r.req.start, r.req.stop)
+        assert got == want and r.error is None, r.chunk.coords
+    ranged = [r.req for r in reads if r.req is not None]
+    assert [(q.key, q.start) for q in ranged] == sorted((q.key, q.start) for q in ranged)  # store order
+    groups = coalesce(ranged, reader.store.coalescing)
+    for g in groups:  # a folder reads touching ranges of one shard as one, and nothing else together
+        members = [ranged[i] for i in g.members]
+        assert len({q.key for q in members}) == 1
+        assert all(a.stop == b.start for a, b in zip(members, members[1:]))
     if sel == (slice(None),) * 3:
-        assert max(len(u) for u in units) > 1  # zarr-python wrote some inner chunks back to back
+        assert max(len(g.members) for g in groups) > 1  # zarr-python wrote some inner chunks back to back
     np.testing.assert_array_equal(reader.read(sel), zarr.open_array(sharded, mode="r")[sel])

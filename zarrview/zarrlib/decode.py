@@ -19,10 +19,16 @@ from .cache import ChunkCache
 from .codecs import blosc_partial
 from .codecs.direct import DirectDecoder, direct_decoder
 from .errors import CodecError, ZarrError
-from .fetch import chunk_name
 from .limits import human, limits
 from .metadata.model import ArrayMetadata
 from .storage.base import Scratch
+
+def chunk_name(meta: ArrayMetadata, path: str, key: str, coords: tuple[int, ...]) -> str:
+    """How error messages name a chunk: by key, or by position in its shard."""
+    if meta.shard_layout is None:
+        return f"chunk {key} of {path}"
+    return f"inner chunk {list(coords)} in shard {key} of {path}"
+
 
 _MAX_DIRECT = 1 << 30  # chunks larger than this are not worth a per-thread scratch buffer
 #: a blosc chunk's part is decoded alone (its blocks only) when it spans at most 1/MAX_PART of
@@ -36,11 +42,9 @@ def put(out: np.ndarray, out_index: tuple[slice, ...], chunk: np.ndarray, inner:
     """``out[out_index] = chunk[inner]``, without letting go of the GIL for a small contiguous part.
 
     numpy releases the GIL around a copy of more than a few hundred elements; taking it back
-    while other decode workers hold it costs a sleep and a wake-up, and on many cores such
-    hand-offs, not decoding, limit a read (issue 15). The one-row parts of an XZ read are 1 KiB
-    per chunk: a memoryview copy does the same memcpy holding the GIL, over sooner than a
-    hand-off. (On 16 cores this removed about one context switch per chunk; the read times
-    moved within run-to-run noise: bench/README.md.)
+    while other decode workers hold it costs a sleep and a wake-up. The one-row parts of an XZ
+    read are 1 KiB per chunk: a memoryview copy does the same memcpy holding the GIL, over
+    sooner than a hand-off.
     """
     src = chunk[inner]
     if isinstance(src, np.ndarray) and src.nbytes <= SMALL_COPY and src.flags.c_contiguous \
@@ -88,7 +92,7 @@ def part_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: np
 
 class Buffers:
     """One thread's reusable buffers: for stored bytes (``raw``), for a decoded chunk (``flat``),
-    and ``flat`` seen as a chunk, made once rather than per chunk (issue 15)."""
+    and ``flat`` seen as a chunk, made once rather than per chunk."""
 
     __slots__ = ("raw", "flat", "chunk")
 
@@ -96,13 +100,6 @@ class Buffers:
         self.raw = raw
         self.flat = np.empty(decoder.scratch_nbytes, np.uint8)
         self.chunk = decoder.direct.view(self.flat) if decoder.direct is not None else None
-
-    @classmethod
-    def over(cls, raw: Scratch, flat: np.ndarray, chunk: np.ndarray) -> Buffers:
-        """Buffers made of ones that exist already (a thread's batch buffers: ``batch``)."""
-        bufs = cls.__new__(cls)
-        bufs.raw, bufs.flat, bufs.chunk = raw, flat, chunk
-        return bufs
 
 
 class ChunkDecoder:

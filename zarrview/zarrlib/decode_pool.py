@@ -3,8 +3,7 @@
 numcodecs and libzstd release the GIL while they decode, so threads scale, but every
 time a thread waits for another (a queue, a lock, a result) it sleeps and must be woken,
 and on a many-core machine that wake-up can cost more than decoding a small chunk
-(issue 15: about 9 voluntary context switches per chunk on 16 cores, reads slower there
-than on 8).
+(about 9 voluntary context switches per chunk on 16 cores made reads slower there than on 8).
 
 So a local read is cut into contiguous blocks (store order, so one file's reads follow
 each other) that shrink as the read goes on (guided scheduling: each a share of what is left,
@@ -55,11 +54,6 @@ MIN_BYTES_PER_WORKER = 256 << 10
 #: blocks take half of each worker's even share, and blocks shrink to one unit at the end
 GUIDED_SHARE = 2
 
-#: blocks that local reads have been cut into in this process, each a run of units one worker
-#: decodes with no hand-off: benchmarks divide a read's context switches by the blocks it made,
-#: to check issue 15's "at most one thread switch per run of chunks" on any machine
-_blocks_made = [0]
-
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -75,9 +69,8 @@ def cpus() -> list[int]:
 def default_executor() -> ThreadPoolExecutor:
     """One shared decode pool sized to the cores this process may use.
 
-    Its workers are not pinned to cores (zarrlib did that before issue 15): measured on 16
-    cores, pinned workers read 10-15 % slower than free ones (bench/README.md), and a
-    library must not move threads of a process it does not own.
+    Its workers are not pinned to cores: measured on 16 cores, pinned workers read 10-15 %
+    slower than free ones, and a library must not move threads of a process it does not own.
     """
     global _pool
     with _pool_lock:
@@ -105,11 +98,6 @@ class Reporter:
             with self._lock:  # reported under the lock, so reports arrive in order
                 self.done += n
                 self.progress(self.done, self.total)
-
-
-def blocks_made() -> int:
-    """Blocks made by every local read of this process so far (see ``_blocks_made``)."""
-    return _blocks_made[0]
 
 
 def read_workers(units: int, pool_workers: int, chunks: int = 0, chunk_bytes: int = 0) -> int:
@@ -151,7 +139,6 @@ def run_blocks(units: Sequence[T], work: Callable[[Sequence[T]], None], pool: Th
     if not units:
         return
     blocks = guided_blocks(units, workers)
-    _blocks_made[0] += len(blocks)  # not exact when reads run at once; only benchmarks read it
     if workers <= 1:  # in blocks all the same: progress is reported, and cancelling seen, per block
         for block in blocks:
             work(block)

@@ -25,7 +25,7 @@ from .errors import (
     ZarrError,
     short,
 )
-from .storage.base import ByteRequest
+from .storage.base import ByteRequest, fetch_each
 from .jsonutil import load_json_object
 from .metadata import prefinal
 from .metadata import v2 as v2meta
@@ -113,7 +113,7 @@ class Hierarchy:
         keys = [prefix_of(p) + n for p in paths for n in names]
         bound = limits().metadata_bytes
         try:
-            answers = self.store.get_many([ByteRequest(k, limit=bound) for k in keys])
+            answers = fetch_each(self.store, [ByteRequest(k, limit=bound) for k in keys])
         except ZarrError:
             return  # each node is then read, and fails, on its own, with its own message
         with self._ahead_lock:
@@ -239,7 +239,7 @@ class Hierarchy:
             zattrs_raw = ahead[1]
         elif self.store.prefers_batches:  # .zarray and .zattrs in one round trip
             bound = limits().metadata_bytes
-            zarray_raw, zattrs_raw = self.store.get_many([ByteRequest(prefix + ".zarray", limit=bound),
+            zarray_raw, zattrs_raw = fetch_each(self.store, [ByteRequest(prefix + ".zarray", limit=bound),
                                                           ByteRequest(prefix + ".zattrs", limit=bound)])
             zarray = self._json(prefix + ".zarray", zarray_raw)
         else:

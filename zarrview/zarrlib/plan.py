@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import IndexingError, ZarrError
 from .indexing import DimSelection, dim_chunks, full_shape, normalize, out_shape
@@ -19,17 +19,31 @@ from .metadata.model import ArrayMetadata
 from .storage.base import ByteRequest
 
 
-@dataclass(slots=True)
-class ReadItem:
-    """One chunk of a read: where its part lies inside the chunk and inside the output."""
+class ChunkProjection(NamedTuple):
+    """One chunk of a read: its grid position, the part of it selected (``inner``) and where
+    that part goes in the output (``out``)."""
 
     coords: tuple[int, ...]
     inner: tuple[slice, ...]
     out: tuple[slice, ...]
-    req: ByteRequest | None = None  # None: known to be missing (empty in its shard)
-    data: Any = None
-    error: ZarrError | None = None  # fetching failed (kept when the caller collects failures)
-    alt: bool = False  # missing under its key: try the v2 nested-key spelling
+
+
+class Plan(NamedTuple):
+    """A read before any I/O: the output's shape before integer indices drop dimensions, its
+    final shape, and one projection per chunk the selection touches."""
+
+    shape: tuple[int, ...]
+    final_shape: tuple[int, ...]
+    chunks: list[ChunkProjection]
+
+
+class ChunkRead(NamedTuple):
+    """A projection with where its bytes lie: ``req`` None where nothing is stored (the chunk
+    reads as the fill value), ``error`` where it cannot be read at all (a broken shard index)."""
+
+    chunk: ChunkProjection
+    req: ByteRequest | None
+    error: ZarrError | None = None
 
 
 @dataclass(frozen=True)
@@ -51,8 +65,8 @@ def _chunks_touched(d: DimSelection, chunk: int) -> int:
     return min(count, last // chunk - d.start // chunk + 1)
 
 
-def plan(meta: ArrayMetadata, path: str, selection: Any) -> tuple[tuple[int, ...], tuple[int, ...], list[ReadItem]]:
-    """(output shape before integer indices drop dimensions, final shape, one item per chunk)."""
+def plan(meta: ArrayMetadata, path: str, selection: Any) -> Plan:
+    """The chunks ``selection`` touches, each with its part; refused at once when too large."""
     try:
         sel = normalize(selection, meta.shape)
     except IndexingError as e:
@@ -70,28 +84,12 @@ def plan(meta: ArrayMetadata, path: str, selection: Any) -> tuple[tuple[int, ...
         raise IndexingError(f"{path}: the selection touches {touched} chunks, more than the {bound.chunks_per_read} "
                             "one read may plan; select a smaller region")
     if touched == 0:  # an empty selection: no dimension needs enumerating
-        return shape, out_shape(sel), []
-    # each dimension's (chunk, inner, out) triples; ``zip(*combo)`` turns one combination into an
-    # item's (coords, inner, out) in C, about three times faster than a tuple per field per item
-    # (planning runs on the calling thread before any worker starts: issue 15)
+        return Plan(shape, out_shape(sel), [])
+    # each dimension's (chunk, inner, out) triples; ``zip(*combo)`` turns one combination into a
+    # projection's (coords, inner, out) in C, about three times faster than a tuple per field
+    # per chunk (planning runs on the calling thread before any worker starts)
     per_dim = [dim_chunks(d, c) for d, c in zip(sel, meta.read_shape)]  # (chunk, inner, out) tuples
     if not per_dim:  # a 0-d array: its one chunk
-        return shape, out_shape(sel), [ReadItem((), (), ())]
-    items = [ReadItem(*zip(*combo)) for combo in itertools.product(*per_dim)]
-    return shape, out_shape(sel), items
-
-
-def merge_ranges(reqs: list[ByteRequest]) -> list[tuple[ByteRequest, list[int]]]:
-    """Group requests into fetches: byte-adjacent or overlapping ranges of one key become one."""
-    order = sorted(range(len(reqs)), key=lambda i: (reqs[i].key, reqs[i].start if reqs[i].start is not None else -1))
-    groups: list[tuple[ByteRequest, list[int]]] = []
-    for i in order:
-        r = reqs[i]
-        if groups:
-            g, members = groups[-1]
-            if (g.key == r.key and g.start is not None and r.start is not None and r.start >= 0
-                    and g.stop is not None and r.stop is not None and r.start <= g.stop):
-                groups[-1] = (ByteRequest(g.key, g.start, max(g.stop, r.stop)), members + [i])
-                continue
-        groups.append((r, [i]))
-    return groups
+        return Plan(shape, out_shape(sel), [ChunkProjection((), (), ())])
+    chunks = [ChunkProjection(*zip(*combo)) for combo in itertools.product(*per_dim)]
+    return Plan(shape, out_shape(sel), chunks)

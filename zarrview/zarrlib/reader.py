@@ -1,11 +1,18 @@
-"""Reading a selection: plan the chunks it touches, locate, fetch and decode them on a pool.
+"""Reading a selection: a pipeline of values, run on the decode pool.
 
-Only chunks intersecting the selection are touched. The steps each have their module:
-``plan`` (which chunks, refused early when too large), ``shard_index`` (where a sharded
-array's inner chunks lie: each shard's index fetched once, then cached), ``fetch`` (their
-bytes), ``decode`` (into the output), ``batch`` (zstd frames lying back to back decoded
-several per call) and ``decode_pool`` (which thread does what). This module strings them
-together and keeps each worker's reusable buffers.
+plan (``plan``: one immutable projection per chunk the selection touches) → locate (byte
+requests: a chunk's key, or through ``shard_index`` its range in a shard) → one store call
+(``Store.get_ranges``: the store coalesces neighbouring ranges and reads them its way) →
+decode (``decode``: each chunk's part placed in the output as its bytes arrive).
+
+A local read is cut into blocks of chunks in store order (``decode_pool.run_blocks``); each
+worker makes one ``get_ranges`` call for its block, into its own scratch buffer, so reading
+and decoding overlap on every core. A network read makes one ``get_ranges`` call for all its
+chunks, and workers decode each answer as it lands (``decode_pool.run_streaming``).
+
+The failure policy lives here: a chunk that cannot be fetched or decoded raises, or, given a
+``failures`` list, is recorded there (named by key and position) and left at the fill value,
+while every other chunk of the read goes on.
 """
 
 from __future__ import annotations
@@ -17,27 +24,35 @@ from typing import Any
 
 import numpy as np
 
-from . import fetch
-from .batch import Batcher, batched
 from .cache import ChunkCache
 from .cancel import CancelToken
-from .decode import Buffers, ChunkDecoder, put
+from .decode import Buffers, ChunkDecoder, chunk_name, put
 from .decode_pool import Progress, Reporter, default_executor, run_blocks, run_streaming
 from .errors import CodecError, StoreError, ZarrError
-from .file_groups import GROUP_BYTES, group_end, read_in_place, region
-from .limits import limits
 from .metadata.model import ArrayMetadata
-from .plan import ChunkFailure, ReadItem
+from .plan import ChunkFailure, ChunkProjection, ChunkRead, Plan
 from .plan import plan as plan_read
-from .range_groups import ranges_end, read_runs
 from .shard_index import ShardIndexes
 from .storage.base import ByteRequest, Scratch, Store
 
 __all__ = ["ChunkReader", "ChunkFailure", "Progress", "default_executor"]
 
+Answer = bytes | memoryview | None | StoreError
+
+
+class _Read:
+    """One read's destination and policy, shared by the workers that decode into it."""
+
+    __slots__ = ("out", "cache", "failures")
+
+    def __init__(self, out: np.ndarray, cache: ChunkCache | None, failures: list[ChunkFailure] | None) -> None:
+        self.out = out
+        self.cache = cache
+        self.failures = failures
+
 
 class ChunkReader:
-    """Reads one array; holds that array's shard-index cache."""
+    """Reads one array; holds that array's shard-index cache and each worker's buffers."""
 
     def __init__(self, store: Store, meta: ArrayMetadata, path: str) -> None:
         self.store = store
@@ -45,24 +60,27 @@ class ChunkReader:
         self.path = path
         self.cache_id: Hashable = (store.url, path, meta.codecs_description, meta.shape)
         self._shards = ShardIndexes(store, meta, path) if meta.shard_layout is not None else None
-        self._fetcher = fetch.Fetcher(store, meta, path)
         self._decoder = ChunkDecoder(meta, path)
-        self._batcher = Batcher.of(self._decoder)
-        #: chunk files read a group at a time into a worker's buffer (``file_groups``); 0 once
-        #: the store has said it reads one object at a time
-        self._region = region(self._decoder.chunk_nbytes, limits().object_bytes)
-        self._files = GROUP_BYTES // self._region
-        #: whether runs of shard chunks are read a group at a time (``range_groups``)
-        self._ranges = meta.shard_layout is not None
         self._scratch = threading.local()
+        #: v2 arrays may store chunks under nested keys although the metadata says nothing: the
+        #: first chunk found decides which spelling this array uses (None: not known yet), so a
+        #: missing chunk costs one extra request at most until then
+        self._alt_keys: bool | None = None
 
     # -- planning ---------------------------------------------------------------------------
-    def plan(self, selection: Any) -> tuple[tuple[int, ...], tuple[int, ...], list[ReadItem]]:
+    def plan(self, selection: Any) -> Plan:
         return plan_read(self.meta, self.path, selection)
 
     def chunk_coords(self, selection: Any) -> list[tuple[int, ...]]:
         """Grid coordinates of the read chunks a selection touches (for schedulers and tests)."""
-        return [item.coords for item in self.plan(selection)[2]]
+        return [chunk.coords for chunk in self.plan(selection).chunks]
+
+    def locate(self, chunks: list[ChunkProjection], cancel: CancelToken | None = None) -> list[ChunkRead]:
+        """Each chunk with the byte request of its stored bytes, in store order."""
+        if self._shards is not None:
+            return self._shards.locate(chunks, cancel)
+        key = self.meta.alt_stored_key if self._alt_keys and self.meta.alt_stored_key else self.meta.stored_key
+        return [ChunkRead(chunk, ByteRequest(key(chunk.coords))) for chunk in chunks]
 
     # -- reading ----------------------------------------------------------------------------
     def read(self, selection: Any, *, cancel: CancelToken | None = None, cache: ChunkCache | None = None,
@@ -70,120 +88,118 @@ class ChunkReader:
              failures: list[ChunkFailure] | None = None) -> np.ndarray:
         """The selection as an array. With a ``failures`` list, a chunk that cannot be fetched or
         decoded is recorded there and left at the fill value; without one, it raises."""
-        shape, final_shape, items = self.plan(selection)
-        out = np.empty(shape, dtype=self.meta.dtype)
-        reporter = Reporter(len(items), progress)
-        todo: list[ReadItem] = items
+        shape, final_shape, chunks = self.plan(selection)
+        read = _Read(np.empty(shape, dtype=self.meta.dtype), cache, failures)
+        reporter = Reporter(len(chunks), progress)
+        todo = chunks
         if cache is not None:
             todo = []
-            for item in items:
-                hit = cache.get((self.cache_id, item.coords))
+            for chunk in chunks:
+                hit = cache.get((self.cache_id, chunk.coords))
                 if hit is not None:
-                    put(out, item.out, hit, item.inner)
+                    put(read.out, chunk.out, hit, chunk.inner)
                 else:
-                    todo.append(item)
-            reporter.add(len(items) - len(todo))
+                    todo.append(chunk)
+            reporter.add(len(chunks) - len(todo))
         if todo:
-            self._check(cancel)
-            if self._shards is not None:
-                units = self._shards.locate(todo, cancel)  # grouped into runs, in store order
-            else:
-                stored_key = self.meta.stored_key
-                for item in todo:
-                    item.req = ByteRequest(stored_key(item.coords))
-                units = [[item] for item in todo]
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            reads = self.locate(todo, cancel)
             pool = executor or default_executor()
-            if self.store.prefers_batches and len(todo) > 1:
-                def unit(u: list[ReadItem]) -> None:
-                    self._process((u,), out, cache, cancel, failures, reporter, streaming=True)
+            if self.store.prefers_batches and len(reads) > 1:
+                def place(answer: tuple[ChunkRead, Answer]) -> None:
+                    self._place(answer[0], answer[1], read, self._buffers())
+                    reporter.add(1)
 
-                run_streaming(lambda ready: self._fetcher.fetch_batch(todo, cancel, ready), unit, pool, len(todo))
+                run_streaming(lambda ready: self._fetch_all(reads, cancel, ready), place, pool, len(reads))
             else:
-                run_blocks(units, lambda block: self._process(block, out, cache, cancel, failures, reporter,
-                                                              streaming=False),
-                           pool, chunks=len(todo), chunk_bytes=self._decoder.chunk_nbytes)
-        return out.reshape(final_shape)
+                run_blocks(reads, lambda block: self._read_block(block, read, cancel, reporter), pool,
+                           chunks=len(reads), chunk_bytes=self._decoder.chunk_nbytes)
+        return read.out.reshape(final_shape)
 
-    @staticmethod
-    def _check(cancel: CancelToken | None) -> None:
+    def _read_block(self, block: Sequence[ChunkRead], read: _Read, cancel: CancelToken | None,
+                    reporter: Reporter) -> None:
+        """A worker's block: one store call into the worker's buffer, each chunk decoded as
+        its bytes arrive (the buffer is reused by the next)."""
+        wanted = [r for r in block if r.req is not None and r.error is None]
+        try:
+            bufs = self._buffers()
+        except MemoryError:  # the next block on this thread tries again
+            for r in block:
+                self._failed(r, r.error or CodecError(f"{self._name(r)}: not enough memory to decode it"), read)
+            reporter.add(len(block))
+            return
+        for r in block:
+            if r.req is None or r.error is not None:
+                self._place(r, None, read, bufs)
+        if wanted:
+            self.store.get_ranges([r.req for r in wanted],  # type: ignore[misc]
+                                  lambda i, data: self._place(wanted[i], data, read, bufs), cancel, bufs.raw)
+        reporter.add(len(block))
+
+    def _fetch_all(self, reads: list[ChunkRead], cancel: CancelToken | None, ready: Any) -> None:
+        """Every chunk's bytes in one store call, each handed to ``ready`` as it lands."""
+        wanted = [r for r in reads if r.req is not None and r.error is None]
+        for r in reads:
+            if r.req is None or r.error is not None:
+                ready((r, None))
         if cancel is not None:
             cancel.raise_if_cancelled()
+        self.store.get_ranges([r.req for r in wanted],  # type: ignore[misc]
+                              lambda i, data: ready((wanted[i], data)), cancel)
 
-    def _process(self, block: Sequence[list[ReadItem]], out: np.ndarray, cache: ChunkCache | None,
-                 cancel: CancelToken | None, failures: list[ChunkFailure] | None, reporter: Reporter,
-                 streaming: bool) -> None:
-        """Fetch (unless streamed) and decode a block of units on the calling thread; progress
-        is reported once, for the whole block."""
-        batcher = self._batcher if not streaming and cache is None else None
-        batch = batcher.batch() if batcher is not None else None
-        if batch is not None:
-            batched(self, batcher, batch, block, out, cancel, failures, reporter)  # type: ignore[arg-type]
+    # -- one chunk --------------------------------------------------------------------------
+    def _place(self, r: ChunkRead, data: Answer, read: _Read, bufs: Buffers) -> None:
+        """Decode one chunk's bytes into the output, or record why it cannot be."""
+        req, chunk = r.req, r.chunk
+        if r.error is not None or isinstance(data, StoreError):
+            self._failed(r, r.error or data, read)  # type: ignore[arg-type]
             return
-        bufs: Buffers | None = None  # taken once per block, not per chunk
-        units = list(block)
-        done, i, alone = 0, 0, 0  # units before ``alone`` were left by a group: read them alone
-        try:
-            while i < len(units):
-                unit = units[i]
-                i += 1
-                self._check(cancel)
-                if (not streaming and self._ranges and i > alone
-                        and (end := ranges_end(units, i - 1, GROUP_BYTES)) > i):
-                    bufs = bufs or self._buffers()
-                    placed, left, _ = read_runs(self, units[i - 1:end], bufs.raw)
-                    unit = [item for item, _, _ in placed]
-                    units[i - 1:end] = left  # read after these are decoded: they reuse the buffer
-                    i -= 1
-                    alone = i + len(left)
-                elif not streaming and len(unit) > 1:
-                    bufs = bufs or self._buffers()
-                    try:
-                        self._fetcher.fetch_run(unit, bufs.raw)
-                    except (StoreError, CodecError) as e:
-                        for item in unit:
-                            item.error = e
-                elif not streaming and self._files and (end := group_end(units, i - 1, self._files)) >= i:
-                    unit = [u[0] for u in units[i - 1:end]]
-                    i = end
-                    if not self.store.reads_files():
-                        self._files = 0  # this store reads one object at a time: do not ask again
-                    else:
-                        try:
-                            bufs = bufs or self._buffers()
-                            read_in_place(self, unit, bufs.raw, self._region)
-                        except MemoryError:  # the per-chunk path tries again, and names the chunk if it fails
-                            pass
-                for item in unit:
-                    self._one(item, out, cache, bufs, failures)
-                    done += 1
-        finally:
-            reporter.add(done)
-
-    def _one(self, item: ReadItem, out: np.ndarray, cache: ChunkCache | None, bufs: Buffers | None,
-             failures: list[ChunkFailure] | None) -> None:
-        """One chunk on its own: fetched (unless it was), decoded and placed, or its failure
-        (``bufs``: the buffers to use, None for this thread's own)."""
-        if item.error is None and item.alt:
-            self._fetcher.fetch_alt(item)
-        if item.error is not None:
-            self._failed(item, item.error, out, failures)
+        if req is None:
+            read.out[chunk.out] = self.meta.fill
             return
         try:
-            self._read_item(item, out, cache, bufs or self._buffers())
+            if data is None and self.meta.alt_stored_key is not None:
+                req, data = self._alt(req, chunk)
+            elif data is not None and self.meta.alt_stored_key is not None and self._alt_keys is None:
+                self._alt_keys = False  # found under the declared key: no need to try the other
+            if data is None:
+                read.out[chunk.out] = self.meta.fill
+                return
+            if req.start is not None and req.stop is not None and len(data) != req.stop - req.start:
+                raise CodecError(f"{chunk_name(self.meta, self.path, req.key, chunk.coords)}: the shard index "
+                                 f"points past the end of the shard (bytes {req.start}-{req.stop}, got {len(data)})")
+            self._decoder.place(data, req.key, chunk.coords, chunk.inner, chunk.out, read.out, bufs, read.cache,
+                                (self.cache_id, chunk.coords))
         except (StoreError, CodecError) as e:
-            self._failed(item, e, out, failures)
+            self._failed(r, e, read)
         except MemoryError:  # within the bounds, but more than this machine has free
-            key = item.req.key if item.req is not None else "?"
-            self._failed(item, CodecError(f"{self._fetcher.name(key, item.coords)}: not enough "
-                                          "memory to decode it"), out, failures)
+            self._failed(r, CodecError(f"{self._name(r)}: not enough memory to decode it"), read)
 
-    def _failed(self, item: ReadItem, error: ZarrError, out: np.ndarray, failures: list[ChunkFailure] | None) -> None:
-        if failures is None:
+    def _alt(self, req: ByteRequest, chunk: ChunkProjection) -> tuple[ByteRequest, bytes | None]:
+        """A chunk missing under its declared key, tried under the other v2 separator unless the
+        array already proved to use the declared one (then it is simply missing)."""
+        assert self.meta.alt_stored_key is not None
+        alt = ByteRequest(self.meta.alt_stored_key(chunk.coords), req.start, req.stop)
+        if self._alt_keys is False or alt.key == req.key:
+            return req, None
+        data = self.store.get_range(alt)
+        if data is not None:
+            self._alt_keys = True
+        return alt, data
+
+    def _name(self, r: ChunkRead) -> str:
+        key = r.req.key if r.req is not None else self.meta.stored_key(r.chunk.coords)
+        return chunk_name(self.meta, self.path, key, r.chunk.coords)
+
+    def _failed(self, r: ChunkRead, error: ZarrError, read: _Read) -> None:
+        if read.failures is None:
             raise error
-        key = item.req.key if item.req is not None else self.meta.stored_key(item.coords)
-        box = tuple((c * n, min((c + 1) * n, s)) for c, n, s in zip(item.coords, self.meta.read_shape, self.meta.shape))
-        out[item.out] = self.meta.fill
-        failures.append(ChunkFailure(key, item.coords, box, str(error)))  # list.append is atomic
+        chunk = r.chunk
+        key = r.req.key if r.req is not None else self.meta.stored_key(chunk.coords)
+        box = tuple((c * n, min((c + 1) * n, s)) for c, n, s in zip(chunk.coords, self.meta.read_shape, self.meta.shape))
+        read.out[chunk.out] = self.meta.fill
+        read.failures.append(ChunkFailure(key, chunk.coords, box, str(error)))  # list.append is atomic
 
     def _buffers(self) -> Buffers:
         """This thread's reusable read and decode buffers."""
@@ -193,18 +209,6 @@ class ChunkReader:
         except AttributeError:  # all or none: a failed allocation leaves none behind
             tls.buffers = Buffers(Scratch(), self._decoder)
             return tls.buffers  # type: ignore[no-any-return]
-
-    def _read_item(self, item: ReadItem, out: np.ndarray, cache: ChunkCache | None, bufs: Buffers) -> None:
-        data = item.data
-        if item.req is not None and data is None:
-            ranged = item.req.start is not None  # a shard's chunk: through the kept descriptor
-            data = self._fetcher.fetch_one(item, bufs.raw if self._decoder.direct is not None or ranged else None)
-        if data is None:
-            out[item.out] = self.meta.fill
-            return
-        key = item.req.key if item.req else "?"
-        self._decoder.place(data, key, item.coords, item.inner, item.out, out, bufs, cache,
-                            (self.cache_id, item.coords))
 
     def decode_chunk(self, data: Any, key: str, coords: tuple[int, ...]) -> np.ndarray:
         return self._decoder.decode(data, key, coords)

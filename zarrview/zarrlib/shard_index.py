@@ -20,8 +20,8 @@ from .codecs.sharding import EMPTY
 from .errors import CodecError, StoreError, ZarrError
 from .limits import human, limits
 from .metadata.model import ArrayMetadata
-from .plan import ReadItem
-from .storage.base import ByteRequest, Store
+from .plan import ChunkProjection, ChunkRead
+from .storage.base import ByteRequest, Store, fetch_all
 
 _MAX_OBJECT = 2**53  # no stored object is larger; bigger index entries are corrupt
 _EMPTY = int(EMPTY)
@@ -49,24 +49,22 @@ class ShardIndexes:
             strides[d] = strides[d + 1] * cps[d + 1]
         self._strides = np.array(strides, dtype=np.int64)
 
-    def locate(self, items: list[ReadItem], cancel: CancelToken | None = None) -> list[list[ReadItem]]:
-        """Give every item the byte range of its inner chunk (``req``), None where the shard or
-        the chunk is empty, or the error that keeps it from being read (``error``).
+    def locate(self, chunks: list[ChunkProjection], cancel: CancelToken | None = None) -> list[ChunkRead]:
+        """Each chunk with the byte range of its inner chunk, None where the shard or the chunk
+        is empty, or the error that keeps it from being read; in store order (shards by key,
+        then by offset), so a worker's share of a read lies together in its shards.
 
-        Returns the items grouped into fetches, in store order (shards by key, then by offset):
-        a run of inner chunks of a shard, each starting where the one before it ends (or
-        sooner), is one fetch, every other item its own. This runs on the calling thread before
-        any worker starts, so it is array operations over all the read's inner chunks at once
-        (issue 15: per item in Python it took 3 µs a chunk); only entries that are not plainly
-        valid take the per-item path that names them."""
-        n, ndim = len(items), len(self.layout.chunks_per_shard)
+        This runs on the calling thread before any worker starts, so it is array operations
+        over all the read's inner chunks at once (per chunk in Python it took 3 µs a chunk);
+        only entries that are not plainly valid take the per-chunk path that names them."""
+        n, ndim = len(chunks), len(self.layout.chunks_per_shard)
         if n == 0:
             return []
-        coords = np.fromiter(itertools.chain.from_iterable(it.coords for it in items), np.int64, n * ndim)
+        coords = np.fromiter(itertools.chain.from_iterable(c.coords for c in chunks), np.int64, n * ndim)
         coords = coords.reshape(n, ndim)
         pos = (coords % self._cps) @ self._strides
         of = coords // self._cps
-        by_shard = np.lexsort(of.T[::-1])  # items grouped by shard
+        by_shard = np.lexsort(of.T[::-1])  # chunks grouped by shard
         of = of[by_shard]
         first = np.ones(n, dtype=bool)
         first[1:] = (of[1:] != of[:-1]).any(axis=1)
@@ -79,16 +77,15 @@ class ShardIndexes:
         entries = np.zeros((n, 2), dtype=np.uint64)
         indexed = np.zeros(n, dtype=bool)  # in a shard whose index was read
         shard_of = np.empty(n, dtype=np.int64)
-        units: list[list[ReadItem]] = []
+        reads: list[ChunkRead] = []
         for k, shard in enumerate(shards):
             rows = by_shard[bounds[k]:bounds[k + 1]]
             shard_of[rows] = k
             index = indexes[shard]
-            if index is None or isinstance(index, ZarrError):
-                for i in rows.tolist():
-                    item = items[i]
-                    item.req, item.error = (None, None) if index is None else (ByteRequest(keys[k]), index)
-                    units.append([item])
+            if index is None:
+                reads.extend(ChunkRead(chunks[i], None) for i in rows.tolist())
+            elif isinstance(index, ZarrError):
+                reads.extend(ChunkRead(chunks[i], ByteRequest(keys[k]), index) for i in rows.tolist())
             else:
                 entries[rows] = index[pos[rows]]
                 indexed[rows] = True
@@ -97,45 +94,35 @@ class ShardIndexes:
         # plainly valid: size within the bound and offset + size <= 2**53, with nothing overflowing
         good = indexed & (sizes <= limit) & (offsets <= np.uint64(_MAX_OBJECT) - np.minimum(sizes, limit))
         for i in np.flatnonzero(indexed & ~good).tolist():
-            self._entry(items[i], keys[shard_of[i]], int(pos[i]), int(offsets[i]), int(sizes[i]))
-            units.append([items[i]])
+            reads.append(self._entry(chunks[i], keys[shard_of[i]], int(pos[i]), int(offsets[i]), int(sizes[i])))
         ok = np.flatnonzero(good)
         if len(ok) == 0:
-            return units
+            return reads
         starts = offsets[ok].astype(np.int64)
         ranks = rank[shard_of[ok]]
         order = np.lexsort((starts, ranks))
         ok, starts, ranks = ok[order], starts[order], ranks[order]
         stops = starts + sizes[ok].astype(np.int64)
-        fresh = np.ones(len(ok), dtype=bool)
-        fresh[1:] = (ranks[1:] != ranks[:-1]) | (starts[1:] > stops[:-1])
-        unit: list[ReadItem] = []
         key_of = [keys[k] for k in np.argsort(rank).tolist()]  # by rank
-        for i, r, a, b, f in zip(ok.tolist(), ranks.tolist(), starts.tolist(), stops.tolist(), fresh.tolist()):
-            if f:
-                unit = []
-                units.append(unit)
-            item = items[i]
-            item.req = ByteRequest(key_of[r], a, b)
-            unit.append(item)
-        return units
+        reads.extend(ChunkRead(chunks[i], ByteRequest(key_of[r], a, b))
+                     for i, r, a, b in zip(ok.tolist(), ranks.tolist(), starts.tolist(), stops.tolist()))
+        return reads
 
-    def _entry(self, item: ReadItem, key: str, pos: int, offset: int, nbytes: int) -> None:
+    def _entry(self, chunk: ChunkProjection, key: str, pos: int, offset: int, nbytes: int) -> ChunkRead:
         if offset == _EMPTY and nbytes == _EMPTY:
-            item.req = None
-            return
-        item.req = ByteRequest(key)
-        where = f"shard {key} of {self.path}: index entry {pos} (inner chunk {list(item.coords)})"
+            return ChunkRead(chunk, None)
+        where = f"shard {key} of {self.path}: index entry {pos} (inner chunk {list(chunk.coords)})"
         if offset == _EMPTY or nbytes == _EMPTY:
-            item.error = CodecError(f"{where} is half empty (offset {offset}, {nbytes} bytes): the index is corrupt")
+            error = CodecError(f"{where} is half empty (offset {offset}, {nbytes} bytes): the index is corrupt")
         elif offset + nbytes > _MAX_OBJECT:
-            item.error = CodecError(f"{where} points past the end of the shard (offset {offset}, {nbytes} bytes); "
-                                    "the index is corrupt or in the wrong byte order")
+            error = CodecError(f"{where} points past the end of the shard (offset {offset}, {nbytes} bytes); "
+                               "the index is corrupt or in the wrong byte order")
         elif nbytes > limits().object_bytes:
-            item.error = CodecError(f"{where} claims {human(nbytes)}, more than the {human(limits().object_bytes)} "
-                                    "allowed for one stored object")
+            error = CodecError(f"{where} claims {human(nbytes)}, more than the {human(limits().object_bytes)} "
+                               "allowed for one stored object")
         else:
-            item.req = ByteRequest(key, offset, offset + nbytes)
+            return ChunkRead(chunk, ByteRequest(key, offset, offset + nbytes))
+        return ChunkRead(chunk, ByteRequest(key), error)
 
     def _indexes(self, shards: list[tuple[int, ...]], cancel: CancelToken | None
                  ) -> dict[tuple[int, ...], Index | None | ZarrError]:
@@ -155,7 +142,7 @@ class ShardIndexes:
         n = self.layout.index_nbytes
         reqs = [ByteRequest(self.meta.stored_key(s), 0, n) if self.layout.index_location == "start"
                 else ByteRequest(self.meta.stored_key(s), -n) for s in missing]
-        results = self.store.get_many_settled(reqs, cancel)
+        results = fetch_all(self.store, reqs, cancel)
         for s, req, data in zip(missing, reqs, results):
             found[s] = self._parse(req, data)
         with self._lock:

@@ -31,8 +31,6 @@ class DirectDecoder:
     order: str
     nbytes: int
     decode_into: DecodeInto | None  # None: the stored bytes are the elements
-    #: the stored bytes are one zstd frame: back-to-back chunks may be decoded in one call
-    zstd_frame: bool = False
     #: the stored bytes are one blosc frame: a part of the chunk may be decoded alone
     blosc_frame: bool = False
 
@@ -76,13 +74,12 @@ def direct_decoder(pipeline: CodecPipeline, spec: ChunkSpec) -> DirectDecoder | 
             return DirectDecoder(spec.shape, spec.dtype, "C", nbytes, None)
         bb = pipeline.bytes_bytes[0]
         if isinstance(bb, (ZstdCodec, BloscCodec)):
-            return DirectDecoder(spec.shape, spec.dtype, "C", nbytes, bb.decode_into, isinstance(bb, ZstdCodec),
-                                 isinstance(bb, BloscCodec))
+            return DirectDecoder(spec.shape, spec.dtype, "C", nbytes, bb.decode_into, isinstance(bb, BloscCodec))
         return None
     if isinstance(ab, V2ChunkCodec) and not ab.filters and not pipeline.bytes_bytes:
         if ab.compressor is None:
             return DirectDecoder(spec.shape, spec.dtype, ab.order, nbytes, None)
         into = _numcodecs_into(ab.compressor)
-        zstd_frame, blosc_frame = isinstance(ab.compressor, Zstd), isinstance(ab.compressor, Blosc)
-        return DirectDecoder(spec.shape, spec.dtype, ab.order, nbytes, into, zstd_frame, blosc_frame) if into else None
+        blosc_frame = isinstance(ab.compressor, Blosc)
+        return DirectDecoder(spec.shape, spec.dtype, ab.order, nbytes, into, blosc_frame) if into else None
     return None

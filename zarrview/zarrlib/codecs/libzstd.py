@@ -6,20 +6,14 @@ measurable share of the decode: calling the system libzstd's ``ZSTD_decompressDC
 with a context kept per worker thread decoded 128 KiB chunks ~10 % faster
 (bench/bench_read.py, v3_sharded). ctypes releases the GIL during the call.
 
-Several frames lying back to back (a run of a shard's inner chunks, chunk files read one after
-another) can be decoded in one call (:func:`frames_decoder`), so a decode worker lets go of the
-GIL once for all of them rather than once per chunk (issue 15; see ``zarrlib/batch.py``).
-
 The library is optional: where no libzstd can be loaded (most macOS/Windows machines),
-:func:`decoder` and :func:`frames_decoder` return None and callers keep numcodecs, one chunk at
-a time.
+:func:`decoder` returns None and callers keep numcodecs.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -30,10 +24,6 @@ from ..errors import CodecError
 from .base import Buffer
 
 DecodeInto = Callable[[Buffer, np.ndarray], None]
-#: (buffer, [(offset, length) of each frame, back to back], bytes per frame, out) -> decoded all
-FramesInto = Callable[[bytearray, list[tuple[int, int]], int, np.ndarray], bool]
-
-_DISABLE_ENV = "ZARRVIEW_NO_LIBZSTD"
 
 
 class _Context:
@@ -52,8 +42,6 @@ class _Context:
 
 
 def _load() -> Any | None:
-    if os.environ.get(_DISABLE_ENV):
-        return None
     names = [n for n in (ctypes.util.find_library("zstd"),) if n] + ["libzstd.so.1"]
     for name in names:
         try:
@@ -175,54 +163,14 @@ def make_decoder(lib: Any) -> DecodeInto:
     return decode_into
 
 
-def make_frames_decoder(lib: Any) -> FramesInto:
-    """Back-to-back frames decoded in one call, each into its ``nbytes`` of ``out`` in order.
-
-    Each frame is checked first, holding the GIL (two header walks, well under a microsecond
-    each): it must declare exactly ``nbytes`` and end exactly where its span does, so frame i
-    can only land in chunk i's place; libzstd then checks each frame's content against what it
-    declared. False (nothing to trust in ``out``): decode them one by one, which names the bad one.
-    """
-    decompress = lib.ZSTD_decompressDCtx
-    is_error = lib.ZSTD_isError
-    content_size = lib.ZSTD_getFrameContentSize
-    frame_size = lib.ZSTD_findFrameCompressedSize
-
-    def decode_frames(src: bytearray, spans: list[tuple[int, int]], nbytes: int, out: np.ndarray) -> bool:
-        want = nbytes * len(spans)
-        end = spans[-1][0] + spans[-1][1]  # spans ascend: they are back to back
-        if out.nbytes < want or not out.flags.c_contiguous or not 0 < end <= len(src):
-            return False  # zero-length chunks (a zeroed shard index) leave nothing to point at
-        base = ctypes.addressof(_char.from_buffer(src))
-        for start, n in spans:
-            if content_size(base + start, n) != nbytes or frame_size(base + start, n) != n:
-                return False
-        try:
-            ctx = _local.ctx
-        except AttributeError:
-            ctx = _local.ctx = _Context(lib)
-        start = spans[0][0]
-        total = spans[-1][0] + spans[-1][1] - start
-        written = decompress(ctx.ptr, _address(out), want, base + start, total)
-        return not is_error(written) and written == want
-
-    return decode_frames
-
-
 _lib = _load()
 _decoder: DecodeInto | None = make_decoder(_lib) if _lib is not None else None
-_frames: FramesInto | None = make_frames_decoder(_lib) if _lib is not None else None
 _stream: Callable[[Buffer, int], bytes] | None = make_stream_decoder(_lib) if _lib is not None else None
 
 
 def decoder() -> DecodeInto | None:
     """The shared libzstd decode-into function, or None where libzstd is unavailable."""
     return _decoder
-
-
-def frames_decoder() -> FramesInto | None:
-    """The shared decoder of back-to-back frames (one GIL release for all), or None without libzstd."""
-    return _frames
 
 
 def stream_decoder() -> Callable[[Buffer, int], bytes] | None:

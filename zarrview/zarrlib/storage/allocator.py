@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import os
 import sys
 import threading
 
@@ -27,8 +26,6 @@ _M_TRIM_THRESHOLD = -1  # glibc's malloc.h
 _M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD = 32 << 20
 TRIM_THRESHOLD = 64 << 20
-#: set to 1 to leave the C allocator's policy as it is
-ENV_OFF = "ZARRVIEW_NO_MALLOPT"
 
 _lock = threading.Lock()
 _done: bool | None = None
@@ -44,7 +41,7 @@ def keep_freed_memory() -> bool:
 
 
 def _apply() -> bool:
-    if os.environ.get(ENV_OFF) == "1" or not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")

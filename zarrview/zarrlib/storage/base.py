@@ -1,53 +1,32 @@
 """The read-only key/value interface every store implements.
 
 zarrlib only ever reads: no method here writes, so no code path can modify a user's data.
-Byte ranges are the currency of sharding, so they are first-class: a request names a key and
-an optional ``(start, stop)`` where a negative ``start`` with ``stop=None`` asks for a suffix.
+A store answers single requests (``get``, ``get_range``: metadata, shard indexes) and, for a
+read's chunk data, one call for many requests (``get_ranges``): the store coalesces
+neighbouring ranges by its own policy (``coalesce``), reads the groups as it reads best
+(one after another from a disk, all at once over a network) and hands each request's bytes
+over as they arrive, so decoding overlaps the rest of the fetch.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..cancel import CancelToken
 from ..errors import StoreError, TooLargeError
-from ..limits import human, limits
+from ..limits import human
+from .byte_request import ByteRequest
+from .coalesce import ADJACENT, Coalescing, coalesce, member
 
+__all__ = ["ByteRequest", "Scratch", "Store", "OnEach", "fetch_all", "too_large", "check_size",
+           "slice_range", "fetch_each"]
 
-OnEach = Callable[[int, "bytes | None | StoreError"], None]
-
-
-@dataclass(frozen=True, slots=True)
-class ByteRequest:
-    """A whole object (``start is None``), a range ``[start, stop)``, or a suffix (``start < 0``)."""
-
-    key: str
-    start: int | None = None
-    stop: int | None = None
-    #: the most bytes a whole-object read may return (None: ``limits().object_bytes``); a
-    #: larger object is refused before it is read, with ``TooLargeError``
-    limit: int | None = None
-
-    def max_bytes(self) -> int:
-        """The most bytes this request may bring: its range, or the whole-object bound."""
-        if self.start is not None and self.start >= 0 and self.stop is not None:
-            return max(0, self.stop - self.start)
-        return self.limit if self.limit is not None else limits().object_bytes
-
-    def describe(self) -> str:
-        if self.start is None:
-            return self.key
-        if self.start < 0:
-            return f"{self.key} (last {-self.start} bytes)"
-        return f"{self.key} (bytes {self.start}-{'' if self.stop is None else self.stop})"
-
-    def bound_name(self) -> str:
-        """What ``max_bytes`` bounds, for messages."""
-        return "a metadata document" if self.limit is not None else "one stored object"
+#: ``on_each(i, answer)``: request i's bytes (a view valid until ``on_each`` returns when the
+#: store was given a scratch buffer), None where the key does not exist, or its StoreError
+OnEach = Callable[[int, "bytes | memoryview | None | StoreError"], None]
 
 
 class Scratch:
@@ -102,6 +81,8 @@ class Store(ABC):
 
     #: True where fetching many keys in one batch is much cheaper than one by one (network).
     prefers_batches: bool = False
+    #: which ranges of one object ``get_ranges`` reads together
+    coalescing: Coalescing = ADJACENT
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -121,54 +102,29 @@ class Store(ABC):
         one raises ``TooLargeError`` without being read where the store can tell its size."""
         return self.get_range(ByteRequest(key, limit=limit))
 
-    def read_into(self, req: ByteRequest, scratch: Scratch) -> memoryview | bytes | None:
-        """Like ``get_range``, but may place the bytes in ``scratch`` (grown as needed) to avoid allocation.
+    def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
+                   scratch: Scratch | None = None) -> None:
+        """Every request answered once through ``on_each(i, answer)`` (see ``OnEach``), from
+        the calling thread or, for stores that read many requests at once, from theirs.
 
-        The result is only valid until ``scratch`` is reused.
-        """
-        return self.get_range(req)
-
-    def reads_files(self) -> bool:
-        """Whether ``read_files`` can read many objects at once here, on this thread."""
-        return False
-
-    def read_files(self, keys: list[str], into: bytearray, region: int) -> list[int] | None:
-        """Whole objects read at once into consecutive ``region``-byte places of ``into``
-        (``LocalStore``: one system call for them all); None where a store reads one at a time."""
-        return None
-
-    def read_ranges(self, reqs: list[ByteRequest], into: bytearray) -> list[bool] | None:
-        """Ranges (``start`` and ``stop`` set) read at once into ``into``, back to back in request
-        order (``LocalStore``: one system call for them all); whether each was read whole (one
-        that was not is the caller's to read alone, which names what is wrong); None where a
-        store reads one at a time."""
-        return None
-
-    def get_many(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None) -> list[bytes | None]:
-        """Answers in request order; missing keys give None."""
-        out: list[bytes | None] = []
-        for r in reqs:
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-            out.append(self.get_range(r))
-        return out
-
-    def get_many_settled(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None,
-                         on_each: OnEach | None = None) -> list[bytes | None | StoreError]:
-        """Like ``get_many``, but a request that fails gives its StoreError in its place;
-        ``on_each(i, answer)`` is called as each answer arrives (from any thread)."""
-        out: list[bytes | None | StoreError] = []
-        for i, r in enumerate(reqs):
+        Neighbouring ranges are read together by the store's ``coalescing``; ``cancel`` is
+        checked between reads. Given ``scratch``, a store may read into it, and the bytes
+        handed to ``on_each`` are then valid only until it returns."""
+        for group in coalesce(reqs, self.coalescing):
             if cancel is not None:
                 cancel.raise_if_cancelled()
             try:
-                res: bytes | None | StoreError = self.get_range(r)
+                data = self.read_group(group.req, scratch)
             except StoreError as e:
-                res = e
-            out.append(res)
-            if on_each is not None:
-                on_each(i, res)
-        return out
+                for i in group.members:
+                    on_each(i, e)
+                continue
+            for i in group.members:
+                on_each(i, None if data is None else member(data, group.req, reqs[i]))
+
+    def read_group(self, req: ByteRequest, scratch: Scratch | None) -> bytes | memoryview | None:
+        """One coalesced read of ``get_ranges`` (into ``scratch`` where the store can)."""
+        return self.get_range(req)
 
     @property
     def can_list(self) -> bool:
@@ -218,3 +174,25 @@ class Store(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"
+
+
+def fetch_all(store: Store, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None
+              ) -> list[bytes | None | StoreError]:
+    """Every request's answer, in request order, as bytes the caller may keep (metadata
+    documents and shard indexes: a handful of small objects, read in one ``get_ranges``)."""
+    out: list[bytes | None | StoreError] = [None] * len(reqs)
+
+    def landed(i: int, data: bytes | memoryview | None | StoreError) -> None:
+        out[i] = bytes(data) if isinstance(data, memoryview) else data
+
+    store.get_ranges(reqs, landed, cancel)
+    return out
+
+
+def fetch_each(store: Store, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None) -> list[bytes | None]:
+    """``fetch_all``, raising the first request's error instead of returning it."""
+    out = fetch_all(store, reqs, cancel)
+    for res in out:
+        if isinstance(res, StoreError):
+            raise res
+    return out  # type: ignore[return-value]

@@ -1,9 +1,10 @@
 """Any fsspec filesystem (s3, gcs, http, memory, ...) as a store.
 
 fsspec is the field's standard for remote bytes. A remote read is dominated by round
-trips, so a batch of ranges is gathered on fsspec's event loop with many requests in
-flight at once (I/O concurrency, separate from the decode pool); the caller's thread waits
-and can abandon the batch through a cancellation token. Each request is retried on
+trips, so ranges less than a MiB apart are read as one (``coalesce.REMOTE``) and the reads
+are gathered on fsspec's event loop with many in flight at once (I/O concurrency, separate
+from the decode pool); the caller's thread waits and can abandon them through a
+cancellation token. Each request is retried on
 transient failures (:mod:`.retry`); servers that ignore ``Range`` or refuse suffix ranges
 are detected from what they answer and handled from then on.
 """
@@ -21,7 +22,8 @@ from typing import Any
 from ..cancel import CancelToken
 from ..errors import ReadCancelled, StoreAccessError, StoreError
 from ..limits import limits
-from .base import ByteRequest, OnEach, Store, slice_range, too_large
+from .base import ByteRequest, OnEach, Scratch, Store, slice_range, too_large
+from .coalesce import REMOTE, coalesce, member
 from .retry import RetryPolicy, http_status, is_transient
 
 _MISSING = (FileNotFoundError, KeyError, IsADirectoryError)
@@ -52,6 +54,7 @@ def _takes(fs: Any, method: str, name: str) -> bool:
 
 class FsspecStore(Store):
     prefers_batches = True
+    coalescing = REMOTE
 
     def __init__(self, fs: Any, root: str, url: str, *, retry: RetryPolicy | None = None,
                  io_concurrency: int = 64) -> None:
@@ -82,23 +85,25 @@ class FsspecStore(Store):
         return self.get_range(ByteRequest(key))
 
     def get_range(self, req: ByteRequest) -> bytes | None:
-        return self.get_many([req])[0]
+        res = self._run(lambda: self._gather([req]), None)[0]
+        if isinstance(res, StoreError):
+            raise res
+        return res  # type: ignore[no-any-return]
 
-    def get_many(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None) -> list[bytes | None]:
-        out: list[bytes | None] = []
-        for res in self.get_many_settled(reqs, cancel):
-            if isinstance(res, StoreError):
-                raise res
-            out.append(res)
-        return out
-
-    def get_many_settled(self, reqs: Sequence[ByteRequest], cancel: CancelToken | None = None,
-                         on_each: OnEach | None = None) -> list[Settled]:
-        """Every answer in request order: bytes, None (missing) or the StoreError of that request;
-        ``on_each(i, answer)`` runs on fsspec's loop thread as each one lands (keep it quick)."""
+    def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
+                   scratch: Scratch | None = None) -> None:
+        """The coalesced reads all in flight at once; ``on_each`` runs on fsspec's loop thread as
+        each read lands (keep it quick), for every request that read answers."""
         if not reqs:
-            return []
-        return self._run(lambda: self._gather(list(reqs), on_each), cancel)
+            return
+        groups = coalesce(reqs, self.coalescing)
+
+        def landed(g: int, res: Settled) -> None:
+            group = groups[g]
+            for i in group.members:
+                on_each(i, res if res is None or isinstance(res, StoreError) else member(res, group.req, reqs[i]))
+
+        self._run(lambda: self._gather([g.req for g in groups], landed), cancel)
 
     # -- running on fsspec's loop -----------------------------------------------------------
     def _loop(self) -> asyncio.AbstractEventLoop:

@@ -9,15 +9,14 @@ a FIFO would block ``open()`` forever (it is opened non-blocking and refused), o
 must not size a buffer beyond the file. Listing skips entries it cannot follow (symlink
 loops) and never enters a directory twice.
 
-Ranges read into a scratch buffer (``read_into``: runs of a shard's inner chunks) reuse the
-store's open descriptor of their file (``local_fds``): one ``os.preadv`` per run instead of
-open, fstat, read and close, each of which hands the GIL to another thread. Every other range
+A read's chunk data (``get_ranges`` with a worker's scratch buffer) is read into that buffer:
+a chunk file with open, fstat, one ``os.preadv`` and close; a run of a shard's inner chunks with
+one ``os.preadv`` through the store's kept descriptor of the shard (``local_fds``), instead of
+four system calls per run, each of which hands the GIL to another thread. Every other range
 read (``get_range``: shard indexes) opens the file afresh and leaves its descriptor for the runs
 that follow, so a shard replaced on disk is read whole from the new file once its index is read
-again; whole objects (metadata, one file per chunk) are opened, read and closed every time.
-``close()`` closes the descriptors. Asked to (``ZARRVIEW_HELD_IO=1``, or ``=fd`` for the size
-and the close alone), a store on a local disk makes those calls keeping the GIL while the bytes
-are in the page cache (``held_io``: fewer hand-offs, not yet shown to be faster).
+again; whole objects (metadata, chunk files) are opened, read and closed every time.
+``close()`` closes the descriptors.
 """
 
 from __future__ import annotations
@@ -28,22 +27,15 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-import numpy as np
-
 from ..cancel import CancelToken
 from ..errors import StoreError
 from .base import ByteRequest, Scratch, Store, too_large
-from .held_io import MAX_HELD_READ, HeldIO, for_directory
 from .local_fds import FdCache, OpenFile
-from .local_ranges import read_ranges
-from .uring import for_thread
 
 _HAS_PREADV = hasattr(os, "preadv")
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 #: a missing key, not a broken store: these mean "no object here"
 _ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR)
-_ABSENT_HELD = (errno.ENOENT, errno.ENOTDIR)  # held open answers minus the error number
-_UNSURE = object()  # a read that cannot tell what the object is: ask fstat
 
 
 class LocalStore(Store):
@@ -52,11 +44,9 @@ class LocalStore(Store):
         super().__init__(str(path))
         self.root = path
         #: the root as text plus a separator: a key's path is one concatenation, where
-        #: ``os.path.join`` over a ``Path`` cost about 4 µs a chunk, holding the GIL (issue 15)
+        #: ``os.path.join`` over a ``Path`` costs about 4 µs a chunk, holding the GIL
         self._prefix = os.path.join(str(path), "")
         self._fds = FdCache()
-        #: open, size, read and close without letting go of the GIL (opt-in, local disks: held_io)
-        self._held: HeldIO | None = for_directory(str(path)) if _HAS_PREADV else None
 
     def close(self) -> None:
         self._fds.close()
@@ -70,16 +60,6 @@ class LocalStore(Store):
         """(descriptor, size) of a regular file; None when there is no such file. Close it with
         ``_close``."""
         path = self._path(key) if path is None else path
-        held = self._held
-        if held is not None:  # anything unusual is left to the os calls below, which name it
-            fd = held.open(path)
-            if -fd in _ABSENT_HELD:
-                return None
-            if fd >= 0:
-                size = held.regular_size(fd)
-                if size is not None:
-                    return fd, size
-                held.close(fd)
         try:
             fd = os.open(path, _FLAGS)
         except OSError as e:
@@ -97,26 +77,6 @@ class LocalStore(Store):
             os.close(fd)
             raise
         return fd, st.st_size
-
-    def _close(self, fd: int) -> None:
-        if self._held is not None:
-            self._held.close(fd)
-        else:
-            os.close(fd)
-
-    def _pread(self, fd: int, n: int, offset: int) -> bytes:
-        """``n`` bytes from ``offset`` as bytes: small ones (metadata, shard indexes) read with
-        the GIL kept where it can be and copied; larger ones by ``os``, as a copy would cost more."""
-        if self._held is None or n > MAX_HELD_READ or n <= 0:
-            return _pread(fd, n, offset)
-        buf = bytearray(n)
-        view = memoryview(buf)
-        return bytes(view[:self._held.read(fd, view, offset)])
-
-    def _preadv(self, fd: int, view: memoryview, offset: int) -> int:
-        if self._held is not None:
-            return self._held.read(fd, view, offset)
-        return os.preadv(fd, [view], offset) if len(view) else 0
 
     def get(self, key: str) -> bytes | None:
         return self._read(ByteRequest(key))
@@ -142,7 +102,7 @@ class LocalStore(Store):
             return None
         try:
             start, stop = self._bounds(f.size, req)
-            return self._pread(f.fd, stop - start, start)
+            return _pread(f.fd, stop - start, start)
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
@@ -168,22 +128,17 @@ class LocalStore(Store):
         fd, size = opened
         try:
             start, stop = self._bounds(size, req)
-            return self._pread(fd, stop - start, start)
+            return _pread(fd, stop - start, start)
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
-            self._close(fd)
+            os.close(fd)
 
-    def read_into(self, req: ByteRequest, scratch: Scratch) -> memoryview | bytes | None:
-        if not _HAS_PREADV:
+    def read_group(self, req: ByteRequest, scratch: Scratch | None) -> bytes | memoryview | None:
+        if scratch is None or not _HAS_PREADV:
             return self.get_range(req)
         if req.start is not None:
             return self._read_cached(req, scratch)
-        room = min(scratch.room(), req.max_bytes() + 1)
-        if room > 0 and self._held is None:
-            read = self._read_short(req, scratch, room)
-            if read is not _UNSURE:
-                return read  # type: ignore[return-value]
         opened = self._open(req.key)
         if opened is None:
             return None
@@ -191,51 +146,11 @@ class LocalStore(Store):
         try:
             start, stop = self._bounds(size, req)
             view = scratch.view(stop - start)
-            return view[:self._preadv(fd, view, start)]
+            return view[:_preadv(fd, view, start)]
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
-            self._close(fd)
-
-    def _read_short(self, req: ByteRequest, scratch: Scratch, room: int) -> memoryview | None | object:
-        """A whole object read without asking its size first: open, read ``room`` bytes, close
-        (``fstat`` was a fourth system call per chunk file, each letting go of the GIL: issue 15).
-        A read that stops short of ``room`` has met the end of a regular file; one that fills
-        it, reads nothing or fails is ``_UNSURE`` (a larger object, an empty one, ``/dev/null``,
-        a FIFO, a directory): the caller then asks ``fstat``, which tells them apart and names them."""
-        try:
-            fd = os.open(self._path(req.key), _FLAGS)
-        except OSError as e:
-            if e.errno in _ABSENT:
-                return None
-            return _UNSURE  # named by the path that asks fstat
-        try:
-            view = scratch.view(room)
-            n = os.preadv(fd, [view], 0)
-        except OSError:
-            return _UNSURE
-        finally:
             os.close(fd)
-        return view[:n] if 0 < n < room else _UNSURE
-
-    def reads_files(self) -> bool:
-        return self._held is None and for_thread() is not None
-
-    def read_files(self, keys: list[str], into: bytearray, region: int) -> list[int] | None:
-        """Whole objects read into consecutive regions of ``into`` (``region`` bytes each) with
-        one system call (``uring``): each one's length, ``uring.MISSING`` or ``uring.LEFT`` (to
-        be read by ``read_into``, which names what is wrong); None where this cannot be done."""
-        ring = for_thread() if self._held is None else None
-        if ring is None or len(into) < len(keys) * region:
-            return None
-        try:
-            paths = [os.fsencode(self._path(key)) for key in keys]
-        except StoreError:  # a key outside the store: refused, by name, on the one-by-one path
-            return None
-        return ring.read_whole(paths, np.frombuffer(into, np.uint8).ctypes.data, region)
-
-    def read_ranges(self, reqs: list[ByteRequest], into: bytearray) -> list[bool] | None:
-        return None if self._held is not None else read_ranges(self, reqs, into)
 
     def _read_cached(self, req: ByteRequest, scratch: Scratch) -> memoryview | None:
         """A range read through the kept descriptor of its file (opened and kept if none is)."""
@@ -245,7 +160,7 @@ class LocalStore(Store):
         try:
             start, stop = self._bounds(f.size, req)
             view = scratch.view(stop - start)
-            return view[:self._preadv(f.fd, view, start)]
+            return view[:_preadv(f.fd, view, start)]
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
@@ -381,6 +296,10 @@ def _pread(fd: int, n: int, offset: int) -> bytes:
         return os.pread(fd, n, offset)
     os.lseek(fd, offset, os.SEEK_SET)  # Windows
     return os.read(fd, n)
+
+
+def _preadv(fd: int, view: memoryview, offset: int) -> int:
+    return os.preadv(fd, [view], offset) if len(view) else 0
 
 
 def _kind(mode: int) -> str:

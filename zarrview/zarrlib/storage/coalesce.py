@@ -1,0 +1,85 @@
+"""Coalescing byte requests: neighbouring ranges of one object read as one.
+
+A store asks ``coalesce`` which requests to merge: ranges of the same key whose gap is at most
+``gap`` bytes, as long as the merged read stays within ``max_bytes``. Over a network a request
+costs a round trip, so remote stores merge across gaps (1 MiB, as zarr-python's
+``get_ranges``); on a local disk reading a gap costs a copy of bytes nobody wants, so local
+stores merge only ranges that touch or overlap (a run of a shard's inner chunks written one
+after another). Whole objects and suffixes are never merged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .byte_request import ByteRequest
+
+
+@dataclass(frozen=True, slots=True)
+class Coalescing:
+    """How far apart two ranges of one object may lie and still be read as one."""
+
+    gap: int = 0
+    max_bytes: int = 16 << 20
+
+
+#: local files: only ranges that touch or overlap
+ADJACENT = Coalescing(gap=0)
+#: network stores: a round trip saved is worth reading up to a MiB that is not needed
+REMOTE = Coalescing(gap=1 << 20)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One read (``req``) and the requests it answers (their indices into the caller's list)."""
+
+    req: ByteRequest
+    members: tuple[int, ...]
+
+
+def _ranged(r: ByteRequest) -> bool:
+    return r.start is not None and r.start >= 0 and r.stop is not None
+
+
+def coalesce(reqs: Sequence[ByteRequest], policy: Coalescing) -> list[Group]:
+    """``reqs`` as reads, in store order (key, then offset); every request in exactly one group."""
+    order = sorted(range(len(reqs)), key=lambda i: (reqs[i].key, reqs[i].start if _ranged(reqs[i]) else -1))
+    groups: list[Group] = []
+    start = stop = 0
+    members: list[int] = []
+    key: str | None = None
+
+    def close() -> None:
+        if len(members) == 1:
+            groups.append(Group(reqs[members[0]], (members[0],)))
+        elif members:
+            groups.append(Group(ByteRequest(key or "", start, stop), tuple(members)))
+
+    for i in order:
+        r = reqs[i]
+        if not _ranged(r):
+            close()
+            members, key = [], None
+            groups.append(Group(r, (i,)))
+            continue
+        assert r.start is not None and r.stop is not None
+        if (members and r.key == key and r.start <= stop + policy.gap
+                and max(stop, r.stop) - start <= policy.max_bytes):
+            members.append(i)
+            stop = max(stop, r.stop)
+            continue
+        close()
+        members, key, start, stop = [i], r.key, r.start, r.stop
+    close()
+    return groups
+
+
+def member(data: bytes | memoryview, group: ByteRequest, req: ByteRequest) -> memoryview | bytes:
+    """``req``'s bytes out of its group's answer: short where the object ended early (the
+    reader names a range that runs past the end of its object)."""
+    if group is req or group.start is None or req.start is None:
+        return data
+    lo = req.start - group.start
+    hi = lo + (req.stop - req.start if req.stop is not None else len(data))
+    return memoryview(data)[lo:min(hi, len(data))]
