@@ -180,6 +180,7 @@ class MainWindow(QMainWindow):
                 self.data.show_message(f"Cannot open {store_loc}:\n{message}")
                 self.status_label.setText(f"Cannot open {store_loc}: {message}")
                 return
+            assert result is not None
             root, target, chain = result
             index = self.model.add_store(root, label or store_loc)
             self.recent.remember(location, options)

@@ -199,6 +199,7 @@ class LineModel:
             return
         plan = req.plan
         ms = f"{result.seconds * 1000:.0f} ms"
+        assert result.value is not None
         if plan.columns:
             table, dates = result.value
             x = np.repeat(table[:, 0], 2)
