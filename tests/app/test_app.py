@@ -48,7 +48,7 @@ def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     qtbot.addWidget(w)
     w.show()
     yield w
-    w.scheduler.close()
+    w.pool.close()
 
 
 def _settle(qtbot, w: MainWindow) -> None:  # type: ignore[no-untyped-def]
@@ -279,7 +279,7 @@ def test_preferences_set_cache_and_budget(qtbot, window: MainWindow) -> None:  #
     window.settings.setValue("cache_mib", 64)
     window.settings.setValue("chunk_budget", 32)
     window.apply_settings()
-    assert window.scheduler.cache.max_bytes == 64 << 20
+    assert window.pool.cache.max_bytes == 64 << 20
     assert window.data.budget_chunks == 32
 
 
@@ -309,7 +309,7 @@ def test_panning_by_a_chunk_is_served_from_the_prefetched_ring(qtbot, window: Ma
     _settle(qtbot, window)
     window.data.image.view.setRange(xRange=(200, 260), yRange=(100, 160), padding=0)
     qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=10000)
-    qtbot.waitUntil(lambda: window.scheduler.prefetched >= 1, timeout=10000)
+    qtbot.waitUntil(lambda: window.data.controller.prefetch.warmed >= 1, timeout=10000)
     store.reset()
     before = window.data.scene.detail
     window.data.image.view.setRange(xRange=(220, 280), yRange=(120, 180), padding=0)  # one chunk across

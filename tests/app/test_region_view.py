@@ -65,7 +65,7 @@ def test_region_of_a_huge_array_is_drawn_at_full_resolution(qtbot: Any, window: 
         window.data.set_array(arr)
         qtbot.waitUntil(lambda: window.data.scene.detail is not None and not window.data.scene.busy, timeout=20000)
         qtbot.wait(300)  # the view settles on the region (and reads nothing more)
-        assert window.scheduler.wait_idle(20)
+        assert window.pool.wait_until_idle(20)
         if over_http:
             chunk_gets = [r for r in log.requests("GET") if "/c/" in r[1]]
             assert len(chunk_gets) <= 48, len(chunk_gets)

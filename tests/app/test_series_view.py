@@ -35,7 +35,7 @@ def view(qtbot: Any) -> Iterator[SeriesView]:
     qtbot.addWidget(w)
     w.show()
     yield w
-    w.scheduler.close()
+    w.pool.close()
 
 
 def _ticks(axis: Any, lo: float, hi: float) -> list[float]:

@@ -307,7 +307,7 @@ def test_the_ring_prefetch_reads_the_labels_around_the_view_too(tmp_path: Path) 
             f"labels/l/{layers[0].levels[0].path}/c/{r}/{c}" for r in (2, 3) for c in (2, 3)]
         harness.deferred[-1]()  # the frame is painted: the ring around the view is read ahead
         end = time.monotonic() + 20
-        while harness.scheduler.prefetched < 1 + len(layers) and time.monotonic() < end:  # the image's and each layer's
+        while harness.ctl.prefetch.warmed < 1 + len(layers) and time.monotonic() < end:  # the image's and each layer's
             time.sleep(0.01)
         harness.settle()
         ring = {k for k in store.chunk_keys() if k.startswith("labels/")}

@@ -15,7 +15,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.scheduling import ReadScheduler
+from zarrview.scheduling import WorkerPool
 from zarrview.viewing.line import LineModel, LinePlot
 
 N = 20_000_000
@@ -34,21 +34,21 @@ def long_series(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, np.ndar
 
 class LineHarness:
     def __init__(self, budget: int = 1024) -> None:
-        self.scheduler = ReadScheduler()
+        self.pool = WorkerPool()
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.plots: list[LinePlot] = []
-        self.model = LineModel(self.scheduler, self.inbox.put, self.plots.append, budget=budget)
+        self.model = LineModel(self.pool, self.inbox.put, self.plots.append, budget=budget)
 
     def settle(self) -> LinePlot:
         while True:
-            assert self.scheduler.wait_idle(60)
+            assert self.pool.wait_until_idle(60)
             if self.inbox.empty():
                 return self.model.plot
             while not self.inbox.empty():
                 self.inbox.get()()
 
     def close(self) -> None:
-        self.scheduler.close()
+        self.pool.close()
 
 
 def _expected(data: np.ndarray, x0: int, x1: int, columns: int) -> tuple[np.ndarray, np.ndarray]:
@@ -111,14 +111,14 @@ MEASURE = """
 import json, resource, sys, queue
 sys.path.insert(0, sys.argv[2])
 import zarrview.zarrlib as zl
-from zarrview.scheduling import ReadScheduler
+from zarrview.scheduling import WorkerPool
 from zarrview.viewing.line import LineModel
-s = ReadScheduler(cache_bytes=0)
+s = WorkerPool(cache_bytes=0)
 inbox = queue.SimpleQueue()
 plots = []
 m = LineModel(s, inbox.put, plots.append)
 m.show(zl.open(sys.argv[1]))
-s.wait_idle(120)
+s.wait_until_idle(120)
 while not inbox.empty():
     inbox.get()()
 def peak_mb():

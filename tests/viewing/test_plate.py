@@ -16,7 +16,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.scheduling import ReadScheduler
+from zarrview.scheduling import WorkerPool
 from zarrview.viewing.contrast import NAN_RGBA, summarize
 from zarrview.viewing.ome import OmePlate, detect
 from zarrview.viewing.plate import (
@@ -38,23 +38,23 @@ from store_wrappers import CountingStore, is_chunk_key
 
 class PlateHarness:
     def __init__(self, budget: int = WELL_CHUNK_BUDGET, cell: int | None = None) -> None:
-        self.scheduler = ReadScheduler()
+        self.pool = WorkerPool()
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.mosaics: list[PlateMosaic] = []
         self.progress: list[tuple[int, int]] = []
-        self.model = PlateModel(self.scheduler, self.inbox.put, self.mosaics.append,
+        self.model = PlateModel(self.pool, self.inbox.put, self.mosaics.append,
                                 on_progress=lambda d, t: self.progress.append((d, t)), budget=budget, cell=cell)
 
     def settle(self) -> PlateMosaic:
         while True:
-            assert self.scheduler.wait_idle(60)
+            assert self.pool.wait_until_idle(60)
             if self.inbox.empty():
                 return self.model.mosaic
             while not self.inbox.empty():
                 self.inbox.get()()
 
     def close(self) -> None:
-        self.scheduler.close()
+        self.pool.close()
 
 
 @pytest.fixture
@@ -209,7 +209,7 @@ def test_chunk_requests_are_bounded_by_the_budget(tmp_path: Path) -> None:
                                                                   "A/1/0/2/1.1"]
         assert len([k for k in keys if k.startswith("C/1/")]) == mosaic.thumbs[(2, 0)].chunks <= 4
         assert len(keys) <= 4 * len(plate.wells)
-        # a second look costs no chunk but the corrupt one: the others are in the scheduler's cache
+        # a second look costs no chunk but the corrupt one: the others are in the pool's cache
         store.reset()
         h.model.show(plate, group)
         h.settle()
@@ -225,7 +225,7 @@ def test_cancel_stops_between_wells(tmp_path: Path) -> None:
 
     def cancel_at_a3(req: Any) -> None:  # on the worker, as the third well's chunk is asked for
         if req.key.startswith("A/3/") and is_chunk_key(req.key):
-            h.scheduler.cancel()
+            h.pool.cancel()
         return None
 
     store = CountingStore(LocalStore(root), fail=cancel_at_a3)

@@ -14,7 +14,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.scheduling import ReadScheduler
+from zarrview.scheduling import WorkerPool
 from zarrview.viewing.series import LineAxis, PointQuery, Series, SeriesModel
 from zarrview.zarrlib.storage import LocalStore
 
@@ -28,10 +28,10 @@ POINT = (17, 4, 6)
 
 class SeriesHarness:
     def __init__(self, block_chunks: int = 32) -> None:
-        self.scheduler = ReadScheduler()
+        self.pool = WorkerPool()
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.published: list[Series] = []
-        self.model = SeriesModel(self.scheduler, self.inbox.put, self._got, block_chunks=block_chunks)
+        self.model = SeriesModel(self.pool, self.inbox.put, self._got, block_chunks=block_chunks)
         self.finite: list[int] = []  # finite values of y each time a series was published
 
     def _got(self, s: Series) -> None:
@@ -48,12 +48,12 @@ class SeriesHarness:
     def settle(self, timeout: float = 30.0) -> Series:
         while True:
             assert self.model.wait_idle(timeout)
-            if self.inbox.empty() and self.scheduler.idle():
+            if self.inbox.empty() and self.pool.idle():
                 return self.model.series
             self.drain()
 
     def close(self) -> None:
-        self.scheduler.close()
+        self.pool.close()
 
 
 @pytest.fixture
@@ -256,13 +256,13 @@ def test_a_line_larger_than_half_the_cache_is_not_cached(arrays: dict[str, Path]
     store = CountingStore(LocalStore(arrays["v3"]))
     arr = zl.open(store)
     h = SeriesHarness()
-    h.scheduler.cache.max_bytes = 2 * 5 * 3 * 4 * 4 * 5 - 1  # the line's 5 chunks of 240 bytes: not in half
+    h.pool.cache.max_bytes = 2 * 5 * 3 * 4 * 4 * 5 - 1  # the line's 5 chunks of 240 bytes: not in half
     try:
         h.model.request(PointQuery(arr, POINT, 0))  # type: ignore[arg-type]
         h.settle()
         h.model.request(PointQuery(arr, (0, 5, 7), 0))  # type: ignore[arg-type]
         s = h.settle()
-        assert store.chunk_reads() == 10 and len(h.scheduler.cache) == 0
+        assert store.chunk_reads() == 10 and len(h.pool.cache) == 0
         np.testing.assert_array_equal(s.y, DATA[:, 5, 7])
     finally:
         h.close()

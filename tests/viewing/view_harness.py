@@ -1,24 +1,24 @@
 """Driving a ViewController without Qt: answers are queued as the GUI thread would get them,
-and ``settle`` runs them until the scheduler has nothing left, like napari's ``force_sync``."""
+and ``settle`` runs them until the pool has nothing left, like napari's ``force_sync``."""
 
 from __future__ import annotations
 
 import queue
 from collections.abc import Callable
 
-from zarrview.scheduling import ReadScheduler
+from zarrview.scheduling import WorkerPool
 from zarrview.viewing import Scene, ViewController
 from zarrview.viewing.state import ViewState
 
 
 class Harness:
     def __init__(self, budget: int = 256, prefetch: bool = False) -> None:
-        self.scheduler = ReadScheduler()
+        self.pool = WorkerPool()
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.scenes: list[Scene] = []
         self.progress: list[tuple[int, int]] = []
         self.deferred: list[Callable[[], None]] = []
-        self.ctl = ViewController(self.scheduler, self.inbox.put, self.scenes.append,
+        self.ctl = ViewController(self.pool, self.inbox.put, self.scenes.append,
                                   on_progress=lambda d, t: self.progress.append((d, t)),
                                   defer=self.deferred.append if prefetch else None, budget=budget)
 
@@ -28,7 +28,7 @@ class Harness:
 
     def settle(self, timeout: float = 30.0) -> Scene:
         while True:
-            assert self.scheduler.wait_idle(timeout), "the scheduler did not finish"
+            assert self.pool.wait_until_idle(timeout), "the pool did not finish"
             ran = False
             while True:
                 try:
@@ -37,8 +37,8 @@ class Harness:
                     break
                 job()
                 ran = True
-            if not ran and self.scheduler.idle():
+            if not ran and self.pool.idle():
                 return self.ctl.scene
 
     def close(self) -> None:
-        self.scheduler.close()
+        self.pool.close()

@@ -1,16 +1,18 @@
 """Deliver results from worker threads to the GUI thread, as superqt does.
 
 A callable posted here runs on the GUI thread through a queued signal; if the receiving
-widget was deleted meanwhile, the call is silently dropped.
+widget was deleted meanwhile, the call is silently dropped. ``gui_lane`` makes a lane of the
+shared pool whose answers arrive this way.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+from ..scheduling import Lane, WorkerPool
 
 try:
     from shiboken6 import isValid
@@ -52,14 +54,14 @@ def post(fn: Callable[[], Any], owner: QObject | None = None) -> None:
     _invoker.call.emit(guarded)
 
 
-def run_in_thread(work: Callable[[], Any], done: Callable[[Any, BaseException | None], None],
-                  owner: QObject | None = None) -> None:
-    """Run ``work`` on a daemon thread, then ``done(result, error)`` on the GUI thread."""
-    def target() -> None:
-        try:
-            result, error = work(), None
-        except BaseException as e:  # delivered, never raised in the thread
-            result, error = None, e
-        post(lambda: done(result, error), owner)
+def own_pool(owner: QObject) -> WorkerPool:
+    """A pool for a widget made without one (tests, embedding), closed when ``owner`` is destroyed."""
+    pool = WorkerPool(threads=2)
+    owner.destroyed.connect(lambda *_: pool.close(timeout=0.0))
+    return pool
 
-    threading.Thread(target=target, daemon=True, name="zarrview-io").start()
+
+def gui_lane(pool: WorkerPool, owner: QObject, name: str) -> Lane[Any]:
+    """A lane on ``pool`` whose answers, progress and partial results run on the GUI thread,
+    dropped once ``owner`` is deleted."""
+    return Lane(pool, lambda fn: post(fn, owner), name)

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QCheckBox, QLineEdit
 
 from ..viewing.cf.coords import CoordAxis, CoordError
 from ..viewing.cf_view import CFView, read_cf
+from ..scheduling import Answer, call_job
 from ..zarrlib import Array
-from .bridge import run_in_thread
 
 if TYPE_CHECKING:
     from .data_view import DataView
@@ -28,7 +28,10 @@ def start(view: DataView, arr: Array) -> None:
     """Read ``arr``'s CF conventions on a worker and apply them if it is still the one shown."""
     present(view, None)
 
-    def done(cf: CFView | None, error: BaseException | None) -> None:
+    def done(answer: Answer[CFView | None]) -> None:
+        if answer.stale or answer.cancelled:
+            return  # another array shown meanwhile
+        cf, error = answer.value, answer.error
         if view.array is not arr or view.state is None or view.state.array is not arr:
             return  # another array is shown now
         if error is not None:
@@ -37,7 +40,7 @@ def start(view: DataView, arr: Array) -> None:
         if cf is not None:
             apply(view, cf)
 
-    run_in_thread(lambda: read_cf(arr), done, view)
+    view.cf_lane.submit(call_job(lambda: read_cf(arr), label=f"CF attributes of {arr.path}"), done)
 
 
 def apply(view: DataView, cf: CFView) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from ..scheduling import ReadScheduler
+from ..scheduling import WorkerPool
 from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.axes import dim_names
 from ..viewing.export import PlaneSpec, level_error, table_selection
@@ -23,7 +23,7 @@ from ..viewing.ome import OmeImage, OmePlate
 from ..viewing.ome_view import image_state
 from ..viewing.state import Region
 from ..zarrlib import Array, Group
-from .bridge import post
+from .bridge import gui_lane, post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
@@ -45,9 +45,11 @@ class DataView(QWidget):
     progress = Signal(int, int)
     loaded = Signal()
 
-    def __init__(self, scheduler: ReadScheduler, parent: QWidget | None = None) -> None:
+    def __init__(self, pool: WorkerPool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.scheduler = scheduler
+        self.pool = pool
+        #: the CF conventions of the array shown, read off the GUI thread (``cf_hookup``)
+        self.cf_lane = gui_lane(pool, self, "CF attributes")
         self.array: Array | None = None
         self.controls = QWidget()
         self.controls_layout = QGridLayout(self.controls)
@@ -63,7 +65,7 @@ class DataView(QWidget):
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.others = OtherViews(scheduler, self)
+        self.others = OtherViews(pool, self)
         self.stack = QStackedWidget()
         for w in (self.message, self.image, *self.others.widgets()):
             self.stack.addWidget(w)
@@ -83,7 +85,7 @@ class DataView(QWidget):
         self.physical = PhysicalSpace(self.image)
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
         self.plate_view: PlateView | None = None  # built on the first plate (set_plate)
-        self.controller = ViewController(scheduler, lambda fn: post(fn, self), self._paint,
+        self.controller = ViewController(pool, lambda fn: post(fn, self), self._paint,
                                          on_progress=self.progress.emit, defer=self._defer)
         #: (r0, r1, c0, c1) to show first (``--region``)
         self.pending_region: tuple[int, int, int, int] | None = None
@@ -94,6 +96,13 @@ class DataView(QWidget):
         self.axes_shown = False
 
     # -- what the window uses ----------------------------------------------------------------
+    def cancel(self) -> None:
+        """Stop what the view is reading (the Cancel button); each read says it was cancelled."""
+        self.controller.cancel()
+        self.others.cancel()
+        if self.plate_view is not None:
+            self.plate_view.model.lane.cancel()
+
     @property
     def state(self) -> ViewState | None:
         return self.controller.state
@@ -169,7 +178,7 @@ class DataView(QWidget):
         another view replaces it (``stale``); the view, for the window to connect ``open_path``."""
         self.show_message(f"Reading the wells of the plate {plate.path}…")
         if self.plate_view is None:
-            self.plate_view = PlateView(self.scheduler, self)
+            self.plate_view = PlateView(self.pool, self)
             self.stack.addWidget(self.plate_view)
             self.stale.connect(self.plate_view.clear)
         self.stack.setCurrentWidget(self.plate_view)

@@ -28,8 +28,9 @@ from ..viewing.export import (
     plane_nbytes,
     write_bytes,
 )
+from ..scheduling import Answer, Context, Job, call_job
 from ..zarrlib import CancelToken
-from .bridge import post, run_in_thread
+from .bridge import gui_lane, post
 from .data_view import DataView
 from ..describe import human_bytes
 from .export import grab, png_bytes
@@ -59,6 +60,8 @@ class ExportActions(QObject):
         self.window = window
         self.view = view
         self.status = status
+        self._exports = gui_lane(view.pool, self, "export")  # one at a time: ``start`` refuses a second
+        self._screenshots = gui_lane(view.pool, self, "screenshot")
         self.ask_above = ASK_ABOVE_BYTES
         self.job: _Job | None = None
         self.last_error: str | None = None
@@ -142,6 +145,7 @@ class ExportActions(QObject):
         dialog.setAutoReset(False)
         dialog.setMinimumDuration(300)
         dialog.canceled.connect(token.cancel)
+        dialog.canceled.connect(self._exports.cancel)
         job = _Job(spec, path, token, dialog)
         self.job = job
         self.update()
@@ -153,8 +157,10 @@ class ExportActions(QObject):
                 post(lambda: self._progress(job, done, total), self)
 
         self.status(f"Exporting {spec.label} to {path}…")
-        run_in_thread(lambda: export_plane(spec, path, progress=progress, cancel=token),
-                      lambda _result, error: self._finished(job, error), self)
+        def work(ctx: Context) -> None:
+            export_plane(spec, path, progress=progress, cancel=ctx.cancel)
+
+        self._exports.submit(Job(work, f"export of {spec.label}"), lambda answer: self._finished(job, answer))
         return True
 
     def _progress(self, job: _Job, done: int, total: int) -> None:
@@ -167,7 +173,10 @@ class ExportActions(QObject):
             job.dialog.setRange(0, total)
             job.dialog.setValue(done)
 
-    def _finished(self, job: _Job, error: BaseException | None) -> None:
+    def _finished(self, job: _Job, answer: Answer[None]) -> None:
+        error = answer.error
+        if answer.cancelled and error is None:  # stopped before it began, or the window closing
+            error = ExportCancelled(job.path)
         job.dialog.close()
         job.dialog.deleteLater()
         self.job = None
@@ -193,13 +202,18 @@ class ExportActions(QObject):
                 raise WriteFailed(path, "the image could not be encoded as PNG")
             return write_bytes(path, data)
 
-        def done(_result: Any, error: BaseException | None) -> None:
-            if error is None:
+        def done(answer: Answer[Any]) -> None:
+            if answer.stale:
+                return  # a newer screenshot replaced it
+            error = answer.error
+            if answer.cancelled and error is None:
+                self.status(f"Screenshot to {path} cancelled")
+            elif error is None:
                 self.status(f"Saved a screenshot of the data view to {path}")
             else:
                 self.fail(_message(path, error))
 
-        run_in_thread(work, done, self)
+        self._screenshots.submit(call_job(work, label=f"screenshot to {path}"), done)
 
 
 def _message(path: str, error: BaseException) -> str:

@@ -1,7 +1,7 @@
 """Cyclic garbage is collected on the GUI thread, never on a worker thread.
 
 Python's cycle collector runs in whichever thread happens to allocate when a generation fills
-up: the scheduler's worker, fsspec's I/O thread, a decode worker. A window, dialog or view
+up: a worker of the shared pool, fsspec's I/O thread, a decode worker. A window, dialog or view
 caught in a reference cycle (signal connections to lambdas that capture ``self`` make these
 common) is then destroyed from that thread. Qt cannot stop an object's timers from another
 thread, so they stay registered and the next one to fire calls into freed memory: the

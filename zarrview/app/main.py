@@ -100,7 +100,10 @@ def run_app(argv: Sequence[str]) -> int:
     app.setWindowIcon(app_icon())
     init_bridge()
     collect_garbage_on_gui_thread()
-    window = MainWindow()
+    from ..scheduling import WorkerPool
+
+    pool = WorkerPool()  # every background job of the app runs here
+    window = MainWindow(pool)
     if args.screenshot:
         window.resize(1280, 820)  # screenshots are the same size whatever the saved geometry
     window.show()
@@ -114,6 +117,7 @@ def run_app(argv: Sequence[str]) -> int:
         _screenshot_when_settled(window, args.screenshot, QTimer)
     code = app.exec()
     window.close()
+    pool.close()
     window.deleteLater()
     del window
     app.processEvents()

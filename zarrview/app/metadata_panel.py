@@ -19,9 +19,10 @@ from PySide6.QtWidgets import (
 from ..describe import human_bytes, summary, to_json
 from ..viewing.json_view import MAX_ITEMS, elide
 from ..viewing.ome import OmeLabels, OmeNode, marker
-from ..zarrlib import Array, CancelToken, ErrorNode, Group, Node, ReadCancelled, UnsupportedArray
+from ..scheduling import Answer, Context, Job, WorkerPool, call_job
+from ..zarrlib import Array, ErrorNode, Group, Node, ReadCancelled, UnsupportedArray
 from .attributes_view import AttributesView
-from .bridge import run_in_thread
+from .bridge import gui_lane, own_pool
 from .ome_panel import OmePanel, problem_count
 
 
@@ -31,8 +32,11 @@ WIDE_VALUE = 40
 
 
 class MetadataPanel(QTabWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, pool: WorkerPool | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        pool = pool or own_pool(self)
+        self._counts = gui_lane(pool, self, "stored objects")
+        self._documents = gui_lane(pool, self, "metadata document")
         self.table = QTableWidget(0, 4)
         self.table.horizontalHeader().hide()
         header = self.table.horizontalHeader()
@@ -57,7 +61,6 @@ class MetadataPanel(QTabWidget):
         #: with the next OME group, unless another tab was chosen meanwhile
         self._ome_wanted = False
         self._json_for: Node | None = None  # the node whose documents the JSON tab is being given
-        self._counting: CancelToken | None = None  # the count of the shown array's stored objects
         self._hiding = False
         self.currentChanged.connect(self._chosen)
 
@@ -70,9 +73,7 @@ class MetadataPanel(QTabWidget):
             rows = [("Path", node.path if node else path or "—"), ("Error", error or str(getattr(node, "error", "")))]
         elif node is not None:
             rows = summary(node)
-        if self._counting is not None:
-            self._counting.cancel()
-            self._counting = None
+        self._counts.discard()  # the count of the node shown before is no longer wanted
         if isinstance(node, Array) and not isinstance(node, UnsupportedArray) and node.store.can_list:
             rows.append(("Stored", "counting…"))
             self._count_stored(node)
@@ -90,12 +91,10 @@ class MetadataPanel(QTabWidget):
         """The stored chunk (or shard) objects of ``node``, counted on a worker by listing what
         is stored (never its grid: 10**12 keys for 10**15 elements), stopped at ``STORED_LIMIT``
         and when another node is shown."""
-        token = self._counting = CancelToken()
-
-        def done(found: Any, error: BaseException | None) -> None:
-            if token.cancelled or self._counting is not token:
-                return
-            self._counting = None
+        def done(answer: Answer[Any]) -> None:
+            if answer.stale or answer.cancelled:
+                return  # another node shown meanwhile
+            found, error = answer.value, answer.error
             if error is not None:
                 text = f"cannot be counted: {error}"
             elif found is None:
@@ -105,13 +104,13 @@ class MetadataPanel(QTabWidget):
                 text = f"{found.count:,} object{'s' if found.count != 1 else ''}, {human_bytes(found.nbytes)}{more}"
             self._set_value("Stored", text)
 
-        def work() -> Any:
+        def work(ctx: Context) -> Any:
             try:
-                return node.stored_objects(cancel=token, limit=STORED_LIMIT)
+                return node.stored_objects(cancel=ctx.cancel, limit=STORED_LIMIT)
             except ReadCancelled:
                 return None
 
-        run_in_thread(work, done, self)
+        self._counts.submit(Job(work, f"stored objects of {node.path}"), done)
 
     def _set_value(self, key: str, value: str) -> None:
         for r in range(self.table.rowCount()):
@@ -128,11 +127,14 @@ class MetadataPanel(QTabWidget):
         self._json_for = node
         self.json.setPlainText("Reading the metadata document…")
 
-        def done(text: str | None, error: BaseException | None) -> None:
-            if self._json_for is node:
-                self.json.setPlainText(text if error is None else f"The metadata document cannot be read: {error}")
+        def done(answer: Answer[str]) -> None:
+            if not answer.stale and not answer.cancelled and self._json_for is node:
+                error = answer.error
+                self.json.setPlainText(answer.value or "" if error is None
+                                       else f"The metadata document cannot be read: {error}")
 
-        run_in_thread(lambda: to_json(elide(_documents(node))), done, self)
+        self._documents.submit(call_job(lambda: to_json(elide(_documents(node))), label=f"metadata of {node.path}"),
+                               done)
 
     # -- the OME tab ----------------------------------------------------------------------------
     def _ome_for(self, node: Node | None) -> None:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..viewing.labels import labels_group, layers_of
 from ..viewing.ome import OmeImage, OmeLabels, OmeNode, OmePlate, describe
+from ..scheduling import Answer, call_job
 from ..zarrlib import Group
-from .bridge import run_in_thread
 from .label_controls import show_labels
 from .plate_view import show_plate
 
@@ -56,10 +56,12 @@ def summary(node: OmeNode) -> str:
 def _read_labels(window: MainWindow, image: Group) -> None:
     window.pending_opens += 1
 
-    def done(found: Any, error: BaseException | None) -> None:
+    def done(answer: Answer[tuple[OmeLabels | None, tuple[Any, ...]]]) -> None:
         window.pending_opens -= 1
-        labels, layers = found if isinstance(found, tuple) else (None, ())
-        if window._looking_at is image:  # noqa: SLF001  (still the selected group)
+        if answer.stale or answer.cancelled:
+            return  # another image selected meanwhile
+        labels, layers = answer.value if isinstance(answer.value, tuple) else (None, ())
+        if window.looking_at is image:  # still the selected group
             window.meta.show_ome_labels(labels if isinstance(labels, OmeLabels) else None)
             show_labels(window.data, image, layers)
 
@@ -67,4 +69,4 @@ def _read_labels(window: MainWindow, image: Group) -> None:
         labels = labels_group(image)
         return labels, layers_of(labels)
 
-    run_in_thread(read, done, window)
+    window.labels_lane.submit(call_job(read, label=f"labels of {image.path}"), done)

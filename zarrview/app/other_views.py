@@ -2,19 +2,20 @@
 strings, bytes and records of any rank (every field a column; a slider for every dimension
 past those the table shows).
 
-Reads go through the same scheduler as images; each answer carries this object's own
-generation, and any answer that is not the newest is dropped on arrival.
+Reads run on a lane of their own on the shared pool: a newer page or value replaces the one in
+flight, whose answer arrives stale and is dropped.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QTableView, QWidget
 
-from ..scheduling import ReadRequest, ReadResult, ReadScheduler
+from ..scheduling import Answer, Job, Lane, WorkerPool, read_job
 from ..viewing.axes import dim_names
 from ..viewing.line import LineModel, LinePlot
 from ..viewing.readout import format_value, request_label
@@ -28,13 +29,21 @@ TABLE_PAGE = 2_000
 TABLE_COLUMNS = 100
 
 
+@dataclass(frozen=True)
+class ValuesRequest:
+    """A read of a 0-d array's value (``model`` None) or of a page of ``model``'s table."""
+
+    job: Job[Any]
+    model: ArrayTable | None = None
+
+
 class OtherViews:
-    def __init__(self, scheduler: ReadScheduler, owner: Any) -> None:
-        self.scheduler = scheduler
+    def __init__(self, pool: WorkerPool, owner: Any) -> None:
         self.owner = owner  # the DataView: status, loaded, stack, controls_layout
+        self.lane: Lane[Any] = Lane(pool, lambda fn: post(fn, owner), "values")
         self.line = LineView()
         self.plot = self.line.plot
-        self.line_model = LineModel(scheduler, lambda fn: post(fn, owner), self._plotted,
+        self.line_model = LineModel(pool, lambda fn: post(fn, owner), self._plotted,
                                     on_progress=owner.progress.emit)
         self.line.range_changed = self.line_model.set_range
         self.value = QLabel()
@@ -47,16 +56,20 @@ class OtherViews:
         self.table_model: ArrayTable | None = None
         self.array: Array | None = None
         self.fixed: dict[int, int] = {}
-        self.generation = 0
 
     def widgets(self) -> list[QWidget]:
         return [self.line, self.value, self.table]
 
     def clear(self) -> None:
         self.array = None
-        self.generation += 1  # answers still coming are stale
+        self.lane.discard()  # answers still coming are stale
         self.line_model.clear()
         self.line.reset()
+
+    def cancel(self) -> None:
+        """Stop the value, page or line being read: its answer says it was cancelled."""
+        self.lane.cancel()
+        self.line_model.lane.cancel()
 
     def follow_palette(self, pal: QPalette) -> None:
         self.line.follow_palette(pal)
@@ -68,7 +81,7 @@ class OtherViews:
             self._sliders(arr)
             self._start_table(arr)
         elif arr.ndim == 0:
-            self._request((), "value")
+            self._request(())
         else:
             self.owner.stack.setCurrentWidget(self.line)
             self.line_model.show(arr)
@@ -115,52 +128,48 @@ class OtherViews:
 
     def _page(self, start: int) -> None:
         if self.array is not None:
-            self._request(self.selection(self.array, start), "table", model=self.table_model)
+            self._request(self.selection(self.array, start), self.table_model)
 
     # -- reads ------------------------------------------------------------------------------
-    def _request(self, selection: tuple[Any, ...], mode: str, **extra: Any) -> None:
-        arr = self.array
-        assert arr is not None
-        self.generation += 1
+    def request(self, arr: Array, selection: tuple[Any, ...], model: ArrayTable | None = None) -> ValuesRequest:
         label = request_label(arr.path, selection, arr.shape)
-        req = ReadRequest(arr, selection, self.generation, label=label, extra={"mode": mode, **extra})
-        self.owner.status.emit(f"Reading {label}…")
-        self.scheduler.submit(req, lambda r: post(lambda: self._landed(r), self.owner),
-                              lambda rq, d, t: post(lambda: self._progress(rq, d, t), self.owner))
+        return ValuesRequest(read_job(arr, selection, label=label), model)
 
-    def _progress(self, req: ReadRequest, done: int, total: int) -> None:
-        if req.generation == self.generation:
-            self.owner.progress.emit(done, total)
+    def _request(self, selection: tuple[Any, ...], model: ArrayTable | None = None) -> None:
+        assert self.array is not None
+        req = self.request(self.array, selection, model)
+        self.owner.status.emit(f"Reading {req.job.label}…")
+        self.lane.submit(req.job, lambda answer: self.apply(req, answer), on_progress=self.owner.progress.emit)
 
-    def _landed(self, result: ReadResult) -> None:
-        request = result.request
-        if request.generation != self.generation or self.array is None:
+    def apply(self, request: ValuesRequest, result: Answer[Any]) -> None:
+        """Show the value or append the page (nothing for a stale answer)."""
+        if result.stale or self.array is None:
             return
         owner = self.owner
         if result.cancelled:
-            owner.status.emit(f"Cancelled reading {request.label}")
+            owner.status.emit(f"Cancelled reading {request.job.label}")
             owner.loaded.emit()
             return
         if result.error is not None:
             owner.status.emit(f"Error: {result.error}")
-            owner.message.setText(f"Cannot show {request.label}:\n{result.error}")
+            owner.message.setText(f"Cannot show {request.job.label}:\n{result.error}")
             owner.stack.setCurrentWidget(owner.message)
             owner.loaded.emit()
             return
-        data = result.data
+        data = result.value
         assert data is not None
-        if request.extra["mode"] == "value":
+        if request.model is None:
             self.value.setText(format_value(data[()]))
             owner.stack.setCurrentWidget(self.value)
         else:
-            model = request.extra.get("model")
-            if model is self.table.model() and model is not None:
+            model = request.model
+            if model is self.table.model():
                 model.append(data if data.ndim else data.reshape(1), result.failures)
             owner.stack.setCurrentWidget(self.table)
-        owner.status.emit(f"Read {request.label} in {result.seconds * 1000:.0f} ms")
+        owner.status.emit(f"Read {request.job.label} in {result.seconds * 1000:.0f} ms")
         if result.failures:
             n = len(result.failures)
-            owner.status.emit(f"{n} chunk{'s' if n > 1 else ''} of {request.label} could not be read: "
+            owner.status.emit(f"{n} chunk{'s' if n > 1 else ''} of {request.job.label} could not be read: "
                               f"{result.failures[0].message}")
         owner.loaded.emit()
 

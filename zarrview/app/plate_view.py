@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
-from ..scheduling import ReadScheduler
+from ..scheduling import WorkerPool
 from ..viewing.ome import OmePlate
 from ..viewing.plate import PlateModel, PlateMosaic, render
 from ..zarrlib import Group
@@ -24,10 +24,10 @@ class PlateView(QWidget):
     #: the path (from the store's root) of what a click on a well opens: its first field
     open_path = Signal(str)
 
-    def __init__(self, scheduler: ReadScheduler, owner: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, pool: WorkerPool, owner: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.owner = owner  # the DataView: status, progress, loaded
-        self.model = PlateModel(scheduler, lambda fn: post(fn, self), self._draw, on_progress=owner.progress.emit)
+        self.model = PlateModel(pool, lambda fn: post(fn, self), self._draw, on_progress=owner.progress.emit)
         self.group: Group | None = None
         self.header = QLabel()
         self.header.setWordWrap(True)

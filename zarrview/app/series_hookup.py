@@ -48,7 +48,7 @@ class SeriesPanel:
         if self.dock is None:
             from .series_view import SeriesView
 
-            self.view = SeriesView()
+            self.view = SeriesView(self.window.data.pool)
             self.view.follow_palette(self.window.palette())
             self.dock = QDockWidget("Series at a point", self.window)
             self.dock.setObjectName("series")

@@ -2,7 +2,7 @@
 
 A thin widget over ``viewing.series.SeriesModel``: it shows what the model publishes (the
 title, the values read so far, progress while it fills) and turns Cancel and the dimension
-picker into model calls. Reads run on the model's own scheduler, never on the GUI thread;
+picker into model calls. Reads run on the model's own lane, never on the GUI thread;
 tick labels on the x axis are the coordinate's own words (dates, ``45.25 °N``) through
 ``FormatAxis``.
 """
@@ -18,8 +18,8 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout,
                                QWidget)
 
-from ..scheduling import ReadScheduler
-from ..viewing.series import SERIES_CACHE_BYTES, PointQuery, Series, SeriesModel, date_text
+from ..scheduling import WorkerPool
+from ..viewing.series import PointQuery, Series, SeriesModel, date_text
 from .bridge import post
 
 #: the least time between two redraws of a line that is filling in (a line of 10^7 values
@@ -55,13 +55,13 @@ class FormatAxis(pg.AxisItem):
 class SeriesView(QWidget):
     """Show with ``show_point(query)``; ``model`` is the view model, ``series`` what is drawn."""
 
-    def __init__(self, scheduler: ReadScheduler | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, pool: WorkerPool | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        owned = scheduler is None
-        self.scheduler = scheduler or ReadScheduler(cache_bytes=SERIES_CACHE_BYTES)
-        if owned:
-            self.destroyed.connect(self.scheduler.close)
-        self.model = SeriesModel(self.scheduler, lambda fn: post(fn, self), self._show)
+        owned = pool is None
+        self.pool = pool or WorkerPool()
+        if owned:  # a view on its own (tests, embedding) closes the pool it made
+            self.destroyed.connect(self.pool.close)
+        self.model = SeriesModel(self.pool, lambda fn: post(fn, self), self._show)
         self.series = Series()
         self.title = QLabel("Click a point of the image to plot its values along a dimension.")
         self.title.setWordWrap(True)

@@ -1,17 +1,17 @@
 """The tree's filter field: it finds nodes in groups nobody has expanded yet.
 
-Typing starts a walk of every open store on a worker thread (``viewing.tree_walk``) that fills a
+Typing starts a walk of every open store on the shared pool (``viewing.tree_walk``) that fills a
 flat index of every node (``viewing.tree_index``); each keystroke searches the index (milliseconds
 for 100,000 nodes) and puts the first ``MAX_SHOWN`` matches, with their ancestors, into the tree
 (``HierarchyModel.reveal``: groups hold only those rows until someone expands them), so the tree
 never holds more rows than a person can look at. While the walk goes on, what it adds is searched
-as it arrives. The selected row is always kept (the filter never moves the selection, so the
+as it arrives; matches not yet in the tree are carried into the next job that makes nodes of
+them, so a newer job replacing an older one loses none. The selected row is always kept (the filter never moves the selection, so the
 data view is not reloaded), and clearing the field restores the expansion from before filtering.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
@@ -20,8 +20,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTree
 
 from ..viewing.tree_index import NodeIndex
 from ..viewing.tree_walk import MAX_NODES, WalkOutcome, walk
-from ..zarrlib import CancelToken, Group, Node
-from .bridge import post, run_in_thread
+from ..scheduling import Answer, Context, Job, WorkerPool, call_job
+from ..zarrlib import Group, Node
+from .bridge import gui_lane, own_pool, post
 from .tree_model import HierarchyModel, Index, PathRole
 
 #: seconds between progress updates from the walking thread
@@ -51,8 +52,12 @@ class FilterProxy(QSortFilterProxyModel):
 
 class TreeFilter(QObject):
     def __init__(self, model: HierarchyModel, proxy: FilterProxy, view: QTreeView, field: QLineEdit,
-                 parent: QObject | None = None) -> None:
+                 pool: WorkerPool | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        pool = pool or own_pool(self)
+        self._indexing = gui_lane(pool, self, "filter index")  # from consolidated metadata
+        self._walks = gui_lane(pool, self, "filter walk")
+        self._making = gui_lane(pool, self, "filter matches")  # matches made nodes
         self.model, self.proxy, self.view, self.field = model, proxy, view, field
         self.bar = QWidget()
         self.label = QLabel()
@@ -66,7 +71,7 @@ class TreeFilter(QObject):
         self.bar.hide()
         QShortcut(QKeySequence(Qt.Key.Key_Escape), field, self.cancel, context=Qt.ShortcutContext.WidgetShortcut)
         self._saved: list[QPersistentModelIndex] | None = None  # expanded rows before filtering
-        self._token: CancelToken | None = None
+        self._walking = False
         self.outcome: WalkOutcome | None = None
         self.index = NodeIndex()
         self._anchors: list[QPersistentModelIndex] = []
@@ -74,7 +79,8 @@ class TreeFilter(QObject):
         self._searched = 0  # entries of the index searched for the current text
         self._shown = 0  # matches put into the tree for it
         self.matches = 0  # how many entries match it
-        self.pending = 0  # matches being made nodes on a worker
+        self.pending = 0  # jobs making matches nodes, not yet answered
+        self._unplaced: list[int] = []  # matches of the current text not yet put into the tree
         field.textChanged.connect(self._text_changed)
         model.rowsInserted.connect(lambda parent, *_: None if parent.isValid() else post(self._prepare, self))
         proxy.rowsInserted.connect(self._rows_shown)
@@ -87,7 +93,7 @@ class TreeFilter(QObject):
     @property
     def searching(self) -> bool:
         """A walk still filling the index, or matches still being made nodes."""
-        return self._token is not None or self.pending > 0
+        return self._walking or self.pending > 0
 
     # -- the field ------------------------------------------------------------------------------
     def _text_changed(self, text: str) -> None:
@@ -98,6 +104,7 @@ class TreeFilter(QObject):
             if self._stale():
                 self._start_walk()
         self._searched = self._shown = self.matches = 0
+        self._unplaced = []
         if text:
             self._reveal(text)
         self.proxy.setFilterFixedString(text)
@@ -114,13 +121,14 @@ class TreeFilter(QObject):
             return
         tops, roots = self._open_roots()
 
-        def done(index: NodeIndex | None, error: BaseException | None) -> None:
+        def done(answer: Answer[NodeIndex | None]) -> None:
+            index = answer.value
             if index is None or self.active or self.searching or self._stale(roots):  # other stores now
-                return  # (None: a walk lists them when someone filters)
+                return  # (None: a walk lists them when someone filters; stale: a newer store opened)
             self._adopt(index, roots, tops)
             self.outcome = WalkOutcome(nodes=len(index))
 
-        run_in_thread(lambda: NodeIndex.from_consolidated(roots), done, self)
+        self._indexing.submit(call_job(lambda: NodeIndex.from_consolidated(roots), label="filter index"), done)
 
     def _open_roots(self) -> tuple[list[QModelIndex], list[Group]]:
         """The top rows of the open stores that are groups, and their groups."""
@@ -130,6 +138,7 @@ class TreeFilter(QObject):
 
     def _adopt(self, index: NodeIndex, roots: list[Group], tops: list[QModelIndex]) -> None:
         self.index, self._roots = index, roots
+        self._unplaced = []
         self._anchors = [QPersistentModelIndex(t) for t in tops]
 
     def _stale(self, roots: list[Group] | None = None) -> bool:
@@ -138,7 +147,8 @@ class TreeFilter(QObject):
 
     def _reveal(self, text: str) -> None:
         """Search what the index gained since the last search for ``text`` and put the matches
-        (up to ``MAX_SHOWN`` in all) into the tree: their nodes are made on a worker."""
+        (up to ``MAX_SHOWN`` in all) into the tree: their nodes are made on a worker, with those
+        of an earlier search not placed yet (the newer job replaces that one)."""
         hits, count = self.index.search(text, MAX_SHOWN - self._shown, self._searched)
         self._searched = len(self.index)
         self.matches += count
@@ -146,17 +156,17 @@ class TreeFilter(QObject):
         if not hits:
             return
         index = self.index
-
-        def work() -> dict[int, list[list[Node]]]:
-            return index.chains(hits)
-
+        wanted = self._unplaced = self._unplaced + hits
         self.pending += 1
-        run_in_thread(work, lambda chains, error: self._place(text, index, chains), self)
+        self._making.submit(call_job(lambda: index.chains(wanted), label=f"matches of {text!r}"),
+                            lambda answer: self._place(text, index, answer))
 
-    def _place(self, text: str, index: NodeIndex, chains: dict[int, list[list[Node]]] | None) -> None:
+    def _place(self, text: str, index: NodeIndex, answer: Answer[dict[int, list[list[Node]]]]) -> None:
         self.pending -= 1
-        if index is not self.index or text != self.field.text() or not self.active or not chains:
-            return  # another text (or other stores) meanwhile: its own matches come
+        chains = answer.value
+        if answer.stale or index is not self.index or text != self.field.text() or not self.active or not chains:
+            return  # a newer job carries these matches, or another text (or other stores) came
+        self._unplaced = []
         for which, found in chains.items():
             if which < len(self._anchors) and self._anchors[which].isValid():
                 self.model.reveal_many(QModelIndex(self._anchors[which]), found)
@@ -166,7 +176,7 @@ class TreeFilter(QObject):
         if not self.field.text():
             return
         words = []
-        if self._token is not None:
+        if self._walking:
             words.append(f"Searching… {len(self.index):,} nodes")
         if self.matches > self._shown:
             words.append(f"{self._shown:,} of {self.matches:,} matches shown: type more to narrow")
@@ -226,8 +236,9 @@ class TreeFilter(QObject):
 
     # -- the walk -------------------------------------------------------------------------------
     def _start_walk(self) -> None:
-        if self._token is not None:
-            self._token.cancel()
+        self._walks.discard()  # a walk of other stores is of no use now
+        self._walking = False
+        self.cancel_button.hide()
         tops, roots = self._open_roots()
         if not tops:
             self._adopt(NodeIndex(), roots, tops)
@@ -239,7 +250,7 @@ class TreeFilter(QObject):
             return
         index = NodeIndex(roots)
         self._adopt(index, roots, tops)
-        token = self._token = CancelToken()
+        self._walking = True
         self.outcome = None
         self.cancel_button.show()
         self.bar.show()
@@ -248,28 +259,30 @@ class TreeFilter(QObject):
         def listed(which: int, group: Group, members: list[Node]) -> None:
             index.add(which, members)
 
-        def progress(nodes: int) -> None:
-            now = time.monotonic()
-            if now - last[0] >= PROGRESS_EVERY_S:
-                last[0] = now
-                post(lambda: self._progress(token), self)
+        def work(ctx: Context) -> WalkOutcome:
+            def progress(nodes: int) -> None:
+                now = time.monotonic()
+                if now - last[0] >= PROGRESS_EVERY_S:
+                    last[0] = now
+                    ctx.emit(nodes)  # delivered while this walk is the newest
 
-        def work() -> WalkOutcome:
-            threading.current_thread().name = "zarrview-filter-walk"
-            return walk(roots, listed, token, progress)  # type: ignore[arg-type]
+            return walk(roots, listed, ctx.cancel, progress)  # type: ignore[arg-type]
 
-        run_in_thread(work, lambda outcome, error: self._walked(token, outcome, error), self)
+        self._walks.submit(Job(work, "filter walk"), self._walked, on_partial=self._progress)
 
-    def _progress(self, token: CancelToken) -> None:
+    def _progress(self, _nodes: int) -> None:
         """More of the index: its matches go into the tree as they come."""
-        if token is self._token and self.active and self.field.text():
+        if self.active and self.field.text():
             self._reveal(self.field.text())
             self._say()
 
-    def _walked(self, token: CancelToken, outcome: WalkOutcome | None, error: BaseException | None) -> None:
-        if token is not self._token:
-            return
-        self._token = None
+    def _walked(self, answer: Answer[WalkOutcome]) -> None:
+        if answer.stale:
+            return  # a newer walk owns the index
+        self._walking = False
+        outcome, error = answer.value, answer.error
+        if answer.cancelled:
+            outcome = WalkOutcome(cancelled=True)
         self.outcome = outcome
         self.cancel_button.hide()
         if outcome is None or outcome.cancelled:
@@ -286,8 +299,7 @@ class TreeFilter(QObject):
 
     def cancel(self) -> None:
         """Stop the walk (Esc in the field, or the Cancel button); what it found stays."""
-        if self._token is not None:
-            self._token.cancel()
+        self._walks.cancel()
 
 
 def _depth(index: QModelIndex) -> int:

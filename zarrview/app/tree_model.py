@@ -1,7 +1,7 @@
 """The hierarchy as a Qt item model: plain ``TreeItem`` rows (``tree_items``) under a thin model
 (as silx).
 
-Children are listed on expand, on a background thread, in pages (``PAGE`` members a time: a
+Children are listed on expand, on the shared worker pool (a lane keyed by group), in pages (``PAGE`` members a time: a
 group of 100,000 children shows its first rows at once, the next page when the view scrolls to
 the end, through Qt's ``canFetchMore``/``fetchMore``); meanwhile a "Loading…" row shows. A child
 that fails to load becomes an error row; the rest of the tree keeps working. The filter puts only
@@ -25,9 +25,10 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistent
 from PySide6.QtGui import QBrush, QColor
 
 from ..describe import dtype_text, shape_text
-from ..zarrlib import Array, Group, Node, UnsupportedArray, ZarrError
+from ..scheduling import Answer, WorkerPool, call_job
+from ..zarrlib import Array, Group, Node, ReadCancelled, UnsupportedArray, ZarrError
 from ..zarrlib.outline import Outline
-from .bridge import run_in_thread
+from .bridge import gui_lane, own_pool
 from .icons import node_icon
 from .tree_items import OmeMark, TreeItem, error_of, name_of, ome_mark, outline_data
 
@@ -48,8 +49,10 @@ _SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 class HierarchyModel(QAbstractItemModel):
     HEADERS = ("Name", "Shape", "Type")
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, pool: WorkerPool | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        #: listings, one key per group: groups list side by side, a group one page at a time
+        self._pages = gui_lane(pool or own_pool(self), self, "tree pages")
         self.root = TreeItem(None)
         self.root.children = []
         #: while the filter shows its matches, expanding a row does not list its group
@@ -248,12 +251,15 @@ class HierarchyModel(QAbstractItemModel):
             # without consolidated metadata: one batch of requests remotely) as their nodes
             return group.member_outlines(names), pages
 
-        run_in_thread(work, lambda result, error: self._page(persistent, item, result, error, first), self)
+        self._pages.submit(call_job(work, label=f"members of {group.path}"),
+                           lambda answer: self._page(persistent, item, answer, first), key=id(item))
 
-    def _page(self, persistent: QPersistentModelIndex, item: TreeItem, result: Any, error: BaseException | None,
-              first: bool) -> None:
-        members, pages = result if result is not None else ([], None)
+    def _page(self, persistent: QPersistentModelIndex, item: TreeItem, answer: Answer[Any], first: bool) -> None:
+        members, pages = answer.value if answer.value is not None else ([], None)
         item.pages = pages
+        error = answer.error
+        if answer.cancelled and error is None:  # the window is closing
+            error = ReadCancelled("listing cancelled")
         self._listed(persistent, item, members, error, first)
 
     def child_named(self, parent: QModelIndex, name: str) -> QModelIndex:

@@ -21,12 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from .. import zarrlib as zl
-from ..scheduling import ReadScheduler
+from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.ome import OmeImage, detect
 from ..viewing.slice_spec import plane_error
 from ..zarrlib.storage import split_node_path, store_url
 from .icons import app_icon
-from .bridge import run_in_thread
+from .bridge import gui_lane
 from .data_view import DataView
 from .dialogs import OpenUrlDialog, PreferencesDialog
 from .metadata_panel import MetadataPanel
@@ -37,18 +37,23 @@ from .tree_model import HierarchyModel
 from .tree_paging import HierarchyTree
 
 class MainWindow(QMainWindow):
-    def __init__(self, scheduler: ReadScheduler | None = None) -> None:
+    def __init__(self, pool: WorkerPool | None = None) -> None:
         super().__init__()
         self.setWindowTitle("zarrview")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
-        self.scheduler = scheduler or ReadScheduler()
+        #: every background job of this window runs on this pool; closing the window closes it
+        self.pool = pool or WorkerPool()
+        self._opens = gui_lane(self.pool, self, "open")  # keyed by location: stores open side by side
+        self._paths = gui_lane(self.pool, self, "go to path")
+        self._ome = gui_lane(self.pool, self, "OME metadata")
+        self.labels_lane = gui_lane(self.pool, self, "OME labels")
         self.settings = QSettings()
         self.pending_opens = 0
         self._initial_plane: dict[int, int] = {}
         self._looking_at: zl.Node | None = None  # the group whose OME metadata is being read
 
-        self.model = HierarchyModel(self)
+        self.model = HierarchyModel(self.pool, self)
         self._pending_select: tuple[int, list[str]] | None = None
         # after the proxy has seen the new rows: queued to the next event-loop turn
         self._select_timer = QTimer(self)  # owned: cannot fire on a deleted window
@@ -66,13 +71,13 @@ class MainWindow(QMainWindow):
         left = QWidget()
         lay = QVBoxLayout(left)
         lay.setContentsMargins(4, 4, 0, 4)
-        self.tree_filter = TreeFilter(self.model, self.proxy, self.tree, self.filter, self)
+        self.tree_filter = TreeFilter(self.model, self.proxy, self.tree, self.filter, self.pool, self)
         lay.addWidget(self.filter)
         lay.addWidget(self.tree_filter.bar)
         lay.addWidget(self.tree)
 
-        self.meta = MetadataPanel()
-        self.data = DataView(self.scheduler)
+        self.meta = MetadataPanel(self.pool)
+        self.data = DataView(self.pool)
         self.right = QSplitter(Qt.Orientation.Vertical)
         self.right.addWidget(self.meta)
         self.right.addWidget(self.data)
@@ -163,8 +168,11 @@ class MainWindow(QMainWindow):
             except zl.ZarrError as e:  # a broken node in a good store: open the store, name the node's error
                 return root, e, []
 
-        def done(result: Any, error: BaseException | None) -> None:
+        def done(answer: Answer[Any]) -> None:
             self.pending_opens -= 1
+            if answer.stale or answer.cancelled:
+                return  # the same location asked for again, or the window closing
+            result, error = answer.value, answer.error
             if error is not None:
                 message = str(error) if isinstance(error, zl.ZarrError) else f"{type(error).__name__}: {error}"
                 self.model.add_error(label or store_loc, message)
@@ -172,6 +180,7 @@ class MainWindow(QMainWindow):
                 self.data.show_message(f"Cannot open {store_loc}:\n{message}")
                 self.status_label.setText(f"Cannot open {store_loc}: {message}")
                 return
+            assert result is not None
             root, target, chain = result
             index = self.model.add_store(root, label or store_loc)
             self.recent.remember(location, options)
@@ -197,7 +206,7 @@ class MainWindow(QMainWindow):
                 self._pending_select = (index.row(), [p for p in node_path.split("/") if p])
                 self._resolve_selection()
 
-        run_in_thread(work, done, self)
+        self._opens.submit(call_job(work, label=f"open {store_loc}"), done, key=(store_loc, node_path))
 
     def _node_failed(self, row: int, node_path: str, where: str, message: str) -> None:
         """The node a location names cannot be opened, its store can: the store stays open to
@@ -234,15 +243,19 @@ class MainWindow(QMainWindow):
         row = top.row()
         self.pending_opens += 1
 
-        def done(chain: Any, error: BaseException | None) -> None:
+        def done(answer: Answer[list[zl.Node]]) -> None:
             self.pending_opens -= 1
-            if error is not None:
-                self.status_label.setText(f"Cannot open {path}: {error}")
+            if answer.stale or answer.cancelled:
+                return  # another path asked for meanwhile
+            if answer.error is not None:
+                self.status_label.setText(f"Cannot open {path}: {answer.error}")
                 return
+            chain = answer.value
+            assert chain is not None
             if self.model.index(row, 0).isValid() and self.model.node(self.model.index(row, 0)) is root:
                 self.tree.setCurrentIndex(self.proxy.mapFromSource(self.model.insert_path(row, chain)))
 
-        run_in_thread(lambda: path_chain(root, path), done, self)
+        self._paths.submit(call_job(lambda: path_chain(root, path), label=f"go to {path}"), done)
 
     def _resolve_selection(self) -> None:
         """Expand the tree down to a node opened by path, as its parents' children arrive."""
@@ -318,9 +331,13 @@ class MainWindow(QMainWindow):
         self._looking_at = group
         self.pending_opens += 1
 
-        def done(found: Any, error: BaseException | None) -> None:
+        def done(answer: Answer[Any]) -> None:
             self.pending_opens -= 1
-            if self._looking_at is not group or not show_found(self, group, found, error) or not isinstance(found, OmeImage):
+            if answer.stale or answer.cancelled:
+                return  # another group selected meanwhile
+            found = answer.value
+            if self._looking_at is not group or not show_found(self, group, found, answer.error) \
+                    or not isinstance(found, OmeImage):
                 return
             level0 = next((lv.array for lv in found.first.levels if lv.array is not None), None)
             bad = plane_error(level0, plane) if level0 is not None else None
@@ -329,17 +346,22 @@ class MainWindow(QMainWindow):
                 return
             self.data.set_image(found, plane)
 
-        run_in_thread(lambda: detect(group, labels=False), done, self)
+        self._ome.submit(call_job(lambda: detect(group, labels=False), label=f"OME metadata of {group.path}"), done)
+
+    @property
+    def looking_at(self) -> zl.Node | None:
+        """The node selected last (whose OME metadata may still be being read)."""
+        return self._looking_at
 
     # -- preferences ------------------------------------------------------------------------
     def apply_settings(self) -> None:
         cache_mib = int(self.settings.value("cache_mib", 1024))
         budget = int(self.settings.value("chunk_budget", self.data.budget_chunks))
-        self.scheduler.cache.max_bytes = cache_mib << 20
+        self.pool.cache.max_bytes = cache_mib << 20
         self.data.budget_chunks = budget
 
     def _preferences(self) -> None:
-        dialog = PreferencesDialog(int(self.scheduler.cache.max_bytes >> 20), self.data.budget_chunks, self)
+        dialog = PreferencesDialog(int(self.pool.cache.max_bytes >> 20), self.data.budget_chunks, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             cache_mib, budget = dialog.values()
             self.settings.setValue("cache_mib", cache_mib)
@@ -356,7 +378,7 @@ class MainWindow(QMainWindow):
         self.cancel_button.setEnabled(False)
 
     def _cancel(self) -> None:
-        self.scheduler.cancel()
+        self.data.cancel()
         self.status_label.setText("Read cancelled")
         self.cancel_button.setEnabled(False)
 
@@ -377,12 +399,12 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: Any) -> None:  # noqa: N802
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("splitter", self.split.saveState())
-        self.scheduler.close()
+        self.pool.close()
         super().closeEvent(event)
 
     def is_settled(self) -> bool:
         """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""
-        return self.pending_opens == 0 and self.scheduler.idle() and not _loading(self.model.root) \
+        return self.pending_opens == 0 and self.pool.idle() and not _loading(self.model.root) \
             and not self.tree_filter.searching
 
 

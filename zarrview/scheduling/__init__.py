@@ -1,7 +1,12 @@
-"""Scheduling: immutable read requests, a worker that always serves the newest one, and a
-shared decoded-chunk cache. No Qt here: the app wraps the callbacks in queued signals."""
+"""Scheduling: jobs built on the GUI thread, lanes that keep only the newest job of a stream,
+one bounded worker pool every lane shares, its decoded-chunk cache, and reading ahead. No Qt
+here: the app hands each lane a ``post`` that queues answers to the GUI thread."""
 
-from .requests import ReadRequest, ReadResult
-from .scheduler import ReadScheduler
+from .answer import Answer
+from .job import Compute, Context, Job, Progress, call_job, compute_job, read_job
+from .lane import Lane, Post, call_now
+from .pool import DEFAULT_THREADS, PoolClosed, WorkerPool
+from .prefetch import Prefetch, Warm
 
-__all__ = ["ReadRequest", "ReadResult", "ReadScheduler"]
+__all__ = ["Answer", "Compute", "Context", "DEFAULT_THREADS", "Job", "Lane", "PoolClosed", "Post", "Prefetch",
+           "Progress", "Warm", "WorkerPool", "call_job", "call_now", "compute_job", "read_job"]

@@ -1,6 +1,6 @@
-"""The controller of an image view: states in, read requests out, responses in, scenes out.
+"""The controller of an image view: states in, jobs out, answers in, scenes out.
 
-The request cycle looks like this, and lives only here:
+The request cycle, on the controller's lane (``scheduling.Lane``):
 
 1. The Qt view (or a test) calls :meth:`ViewController.set_state` on the GUI thread with the
    new :class:`ViewState`. The controller plans what that view needs (``plan_view``: the whole
@@ -10,13 +10,14 @@ The request cycle looks like this, and lives only here:
    loaded values are drawn (complex mode; in composite mode a channel's colour, window,
    visibility or inversion) draws the loaded tiles again from their values and reads nothing.
    If a loaded tile of the same plane already covers it at that resolution, nothing is read
-   and the status is cleared. Otherwise the controller numbers a request — the controller
-   alone hands out generations, one counter per view — and submits it to the scheduler, which
-   cancels whatever it was reading.
-2. The scheduler answers every request exactly once, on its worker thread: data, an error, or
-   a result marked ``cancelled``. The answer is posted to the GUI thread (``post``).
-3. :meth:`_landed` drops every answer whose generation is not the newest: that view state is
-   gone. The newest answer becomes a tile placed in data coordinates (a preview replaces the
+   and the status is cleared. Otherwise :meth:`request` builds a :class:`PlaneRequest` (the
+   job, with everything it reads bound, and what placing its answer needs) and submits the job
+   to the lane, which numbers it and cancels whatever the view was reading.
+2. The lane answers every job exactly once, on a worker of the shared pool: data, an error,
+   or cancelled. The answer is posted to the GUI thread (``post``); one that a newer job
+   replaced arrives marked stale.
+3. :meth:`apply` drops stale answers: that view state is gone. The newest answer becomes a
+   tile placed in data coordinates (a preview replaces the
    coarse layer, full resolution the detail layer), levels are chosen (in composite mode the
    channel axis was read whole, the tile's image is the RGB composite with levels (0, 1), and
    windows the metadata lacks are taken from this first tile into the state), and the new
@@ -25,7 +26,7 @@ The request cycle looks like this, and lives only here:
    slider step reads again instead of waiting for an answer that will not come.
 4. After a full-resolution tile lands, one prefetch (the neighbouring planes, or a ring of
    chunks around the region) is offered to ``defer``, which runs it once the frame is
-   painted; any newer state makes it void.
+   painted; any newer job makes it void, and any new job stops it.
 
 Label layers (``ViewState.labels``) are read in the same request as the image (``label_reads``);
 a tile carries their planes. Their opacity, visibility and colours redraw; a shown layer a tile
@@ -35,16 +36,16 @@ lacks reads. CF masking and unpacking (``ViewState.decoding``) run on the worker
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from ..scheduling import ReadRequest, ReadResult, ReadScheduler
+from ..scheduling import Answer, Job, Lane, Post, Prefetch, Warm, WorkerPool
 from .axes import dim_names
 from .channels import auto_windows, composite
 from .contrast import displayable, summarize
-from .label_reads import has_labels, prefetch_labels, split, with_labels
+from .label_reads import has_labels, plane_job, prefetch_labels, split
 from .labels import recoloured
 from .levels import LevelView, exact, level_views
 from .planning import PlaneRead, plan_plane, plan_view
@@ -55,28 +56,48 @@ from .state import ViewState
 #: chunks one view may read; about a second of decoding for a local store on a laptop
 DEFAULT_CHUNK_BUDGET = 256
 
-Post = Callable[[Callable[[], None]], None]
+
+
+@dataclass(frozen=True)
+class PlaneRequest:
+    """A read the controller asked for: its job, and what placing the answer needs."""
+
+    job: Job[Any]
+    plan: PlaneRead
+    plane_key: tuple[Any, ...]
+    level: LevelView
+    #: "detail" (full resolution of the level wanted) or "coarse" (a preview or a coarser level)
+    layer: str
+    #: the visible label layers read with it
+    labels: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        return self.job.label
+
+    def same_read(self, other: PlaneRequest | None) -> bool:
+        return other is not None and (self.plan, self.plane_key, self.level.index, self.labels) == (
+            other.plan, other.plane_key, other.level.index, other.labels)
 
 
 class ViewController:
-    def __init__(self, scheduler: ReadScheduler, post: Post, on_scene: Callable[[Scene], None], *,
+    def __init__(self, pool: WorkerPool, post: Post, on_scene: Callable[[Scene], None], *,
                  on_progress: Callable[[int, int], None] | None = None,
                  defer: Callable[[Callable[[], None]], None] | None = None,
                  budget: int = DEFAULT_CHUNK_BUDGET) -> None:
-        self.scheduler = scheduler
-        self.post = post
+        self.lane: Lane[Any] = Lane(pool, post, "image")
+        self.prefetch = Prefetch(pool)
         self.on_scene = on_scene
         self.on_progress = on_progress
         self.defer = defer
         self.budget = budget
         self.state: ViewState | None = None
         self.scene = Scene()
-        self.generation = 0
-        self._inflight: tuple[int, PlaneRead, tuple[Any, ...], int, tuple[str, ...]] | None = None
+        self._inflight: PlaneRequest | None = None
         #: what the automatic levels were taken for; a change (array, axes, complex mode,
         #: Auto contrast) takes them again from the next tile
         self._levels_for: tuple[Any, ...] | None = None
-        self.requests = 0  # submitted reads, for tests and benchmarks
+        self.requests = 0  # submitted jobs, for tests and benchmarks
 
     # -- input ------------------------------------------------------------------------------
     def set_state(self, state: ViewState) -> None:
@@ -107,9 +128,7 @@ class ViewController:
                 scene = self._auto_levels(scene, current[-1], state)
         empty = self._empty(state)
         if empty is not None:
-            self._inflight = None
-            self.generation += 1  # any answer still coming is stale
-            self.scheduler.cancel()
+            self._forget()  # any answer still coming is stale
             self._publish(Scene(message=empty, status=empty, channel_dim=state.channel_dim))
             return
         self.scene = scene
@@ -117,10 +136,7 @@ class ViewController:
 
     def clear(self) -> None:
         """Nothing is viewed any more: answers still coming are stale and the scene is empty."""
-        if self._inflight is not None:
-            self.scheduler.cancel()
-        self._inflight = None
-        self.generation += 1
+        self._forget()
         self.state = None
         self.scene = Scene()
         self._levels_for = None
@@ -138,7 +154,15 @@ class ViewController:
             self._publish(self._auto_levels(self.scene, current[-1], self.state))
 
     def cancel(self) -> None:
-        self.scheduler.cancel()
+        """Stop the read in flight: its answer says it was cancelled."""
+        self.lane.cancel()
+        self.prefetch.stop()
+
+    def _forget(self) -> None:
+        """The read in flight is no longer wanted: its answer will be stale."""
+        self._inflight = None
+        self.lane.discard()
+        self.prefetch.stop()
 
     def readout(self, row: int, col: int) -> str:
         return "" if self.state is None else readout(self.state, self.scene, row, col)
@@ -155,41 +179,41 @@ class ViewController:
         return plan_view(arr.shape, arr.chunks, (state.y_dim, state.x_dim), fixed, lv.region, lv.screen_scale,
                          self.budget, state.channel_dim)
 
-    def _read_if_needed(self, state: ViewState) -> None:
+    def request(self, state: ViewState) -> PlaneRequest | None:
+        """What ``state`` needs read, or None where a loaded tile of its plane covers it."""
         wanted, coarsest = level_views(state)
         plan = self._plan_level(state, wanted)
         key = state.plane_key()
         if self._covered(plan, wanted, key, state):
-            status = self.scene.status
-            if self._inflight is not None:  # a read for an older view is no longer wanted
-                self._inflight = None
-                self.generation += 1
-                self.scheduler.cancel()
-                status = ""  # it said "Reading …" of a view that is gone
-            self._publish(replace(self.scene, status=status, busy=False))
-            return
+            return None
         target, layer = wanted, "detail" if not plan.preview else "coarse"
         if wanted.index != coarsest.index and not any(t.plane_key == key for t in self.scene.tiles()):
             # nothing of this plane on screen: the coarsest level first, at once, then the level wanted
             target, layer = coarsest, "coarse"
             plan = self._plan_level(state, coarsest)
         names = tuple(layer.name for layer in state.visible_labels())
-        if self._inflight is not None and self._inflight[1:] == (plan, key, target.index, names):
-            self._publish(self.scene)
-            return
-        self.generation += 1
-        gen = self.generation
         arr = target.array
         label = request_label(arr.path, plan.selection, arr.shape)
-        req = ReadRequest(arr, plan.selection, gen, level=target.index, label=label, preview=plan.preview,
-                          extra={"plan": plan, "key": key, "level": target, "layer": layer},
-                          decode=None if state.decoding is None else state.decoding.decode)
-        req = with_labels(req, state, target, plan, self.budget)
-        self._inflight = (gen, plan, key, target.index, names)
+        job = plane_job(arr, plan.selection, label, state, target, plan, self.budget)
+        return PlaneRequest(job, plan, key, target, layer, names)
+
+    def _read_if_needed(self, state: ViewState) -> None:
+        req = self.request(state)
+        if req is None:
+            status = self.scene.status
+            if self._inflight is not None:  # a read for an older view is no longer wanted
+                self._forget()
+                status = ""  # it said "Reading …" of a view that is gone
+            self._publish(replace(self.scene, status=status, busy=False))
+            return
+        if req.same_read(self._inflight):
+            self._publish(self.scene)
+            return
+        self._inflight = req
         self.requests += 1
-        self._publish(replace(self.scene, status=f"Reading {label}…", busy=True, message=None))
-        self.scheduler.submit(req, lambda r: self.post(lambda: self._landed(r)),
-                              lambda rq, done, total: self.post(lambda: self._progress(rq, done, total)))
+        self.prefetch.stop()  # reading ahead never delays what is on screen
+        self._publish(replace(self.scene, status=f"Reading {req.label}…", busy=True, message=None))
+        self.lane.submit(req.job, lambda answer: self.apply(req, answer), on_progress=self._progress)
 
     def _covered(self, plan: PlaneRead, lv: LevelView, key: tuple[Any, ...], state: ViewState) -> bool:
         """Whether a loaded tile of this plane covers what ``plan`` would read, at least as finely."""
@@ -210,29 +234,27 @@ class ViewController:
                 return True
         return False
 
-    def _progress(self, request: ReadRequest, done: int, total: int) -> None:
-        if request.generation == self.generation and self.on_progress is not None:
+    def _progress(self, done: int, total: int) -> None:
+        if self.on_progress is not None:
             self.on_progress(done, total)
 
     # -- answers ----------------------------------------------------------------------------
-    def _landed(self, result: ReadResult) -> None:
-        request = result.request
-        if request.generation != self.generation or self.state is None:
-            return  # a newer view state superseded this read
+    def apply(self, request: PlaneRequest, answer: Answer[Any]) -> None:
+        """Place the answer to ``request`` in the scene (nothing for a stale one: that view is gone)."""
+        if answer.stale or self.state is None:
+            return
         self._inflight = None
         state = self.state
-        if result.cancelled:
+        if answer.cancelled:
             self._publish(replace(self.scene, busy=False, status=f"Cancelled reading {request.label}"))
             return
-        if result.error is not None:
-            text = f"Cannot show {request.label}:\n{result.error}"
-            self._publish(Scene(message=text, status=f"Error: {result.error}", channel_dim=state.channel_dim))
+        if answer.error is not None:
+            text = f"Cannot show {request.label}:\n{answer.error}"
+            self._publish(Scene(message=text, status=f"Error: {answer.error}", channel_dim=state.channel_dim))
             return
-        assert result.data is not None
-        plan: PlaneRead = request.extra["plan"]
-        key = request.extra["key"]
-        lv: LevelView = request.extra["level"]
-        data, planes = split(result.data, state.labels)  # recoloured where colours were edited meanwhile
+        assert answer.value is not None
+        plan, key, lv = request.plan, request.plane_key, request.level
+        data, planes = split(answer.value, state.labels)  # recoloured where colours were edited meanwhile
         values = self._oriented(data, state)
         if state.composite and any(c.window is None for c in state.channels):
             # windows not given by the metadata: from the first values of this image shown
@@ -241,11 +263,11 @@ class ViewController:
         (a_r, b_r), (a_c, b_c) = lv.rows, lv.cols
         tile = Tile(values, _display(values, state), exact(a_r * plan.r0 + b_r),
                     exact(a_c * plan.c0 + b_c), exact(a_r * plan.step_r), exact(a_c * plan.step_c), key,
-                    result.failures, plan.chunks, lv.index, planes)
+                    answer.failures, plan.chunks, lv.index, planes)
         scene = self.scene
         coarse = scene.coarse if scene.coarse is not None and scene.coarse.plane_key == key else None
         detail = scene.detail if scene.detail is not None and scene.detail.plane_key == key else None
-        if request.extra["layer"] == "detail":
+        if request.layer == "detail":
             # the detail it replaces may be the better background (a whole plane of a coarser level)
             scene = replace(scene, detail=tile, coarse=_background(coarse, detail, tile), message=None, busy=False)
         else:
@@ -256,9 +278,9 @@ class ViewController:
             scene = replace(scene, levels=state.contrast)
         elif self._levels_key(state) != self._levels_for:
             scene = self._auto_levels(scene, tile, state)
-        scene = replace(scene, status=self._status(tile, plan, request.label, result.seconds, scene))
+        scene = replace(scene, status=self._status(tile, plan, request.label, answer.seconds, scene))
         self._publish(scene)
-        if state.pyramid and request.extra["layer"] == "coarse":
+        if state.pyramid and request.layer == "coarse":
             self._read_if_needed(state)  # the coarsest level is on screen: now the level the zoom needs
         else:
             self._offer_prefetch(plan, state, lv)
@@ -329,20 +351,21 @@ class ViewController:
     def _offer_prefetch(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> None:
         if self.defer is None or plan.preview:
             return
-        gen = self.generation
+        number = self.lane.newest
         rows, cols = lv.array.shape[state.y_dim], lv.array.shape[state.x_dim]
         whole = (plan.r0, plan.r1, plan.c0, plan.c1) == (0, rows, 0, cols)
 
         def run() -> None:
             # still wanted while no newer read was asked for and the plane is the same (a pan
             # that the loaded tiles cover changes the state, not what is worth reading ahead)
-            if gen == self.generation and self.state is not None and self.state.plane_key() == state.plane_key():
+            if (number == self.lane.newest and self._inflight is None and self.state is not None
+                    and self.state.plane_key() == state.plane_key()):
                 ahead = self._neighbours(plan, state, lv) if whole else self._ring(plan, state, lv)
-                self.scheduler.prefetch(prefetch_labels(ahead, state, lv, self.budget))
+                self.prefetch.warm(prefetch_labels(ahead, state, lv, self.budget))
 
         self.defer(run)
 
-    def _ring(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> list[ReadRequest]:
+    def _ring(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> list[Warm]:
         """One ring of chunks around the visible region, so panning is instant."""
         arr = lv.array
         cy, cx = arr.chunks[state.y_dim], arr.chunks[state.x_dim]
@@ -350,9 +373,9 @@ class ViewController:
         fixed = {d: i for d, i in enumerate(lv.indices) if d not in state.plane_dims}
         wider = plan_plane(arr.shape, arr.chunks, (state.y_dim, state.x_dim), fixed, ring, 4 * self.budget,
                            state.channel_dim)
-        return [] if wider.preview else [ReadRequest(arr, wider.selection, self.generation, label=f"{arr.path} ring")]
+        return [] if wider.preview else [Warm(arr, wider.selection, label=f"{arr.path} ring")]
 
-    def _neighbours(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> list[ReadRequest]:
+    def _neighbours(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> list[Warm]:
         """The planes on either side along the first dimension that is not shown."""
         arr = lv.array
         hidden = sorted(state.fixed())
@@ -364,7 +387,7 @@ class ViewController:
             index = lv.indices[dim] + delta
             if 0 <= index < arr.shape[dim]:
                 sel = tuple(index if d == dim else s for d, s in enumerate(plan.selection))
-                out.append(ReadRequest(arr, sel, self.generation, label=f"{arr.path} plane {index}"))
+                out.append(Warm(arr, sel, label=f"{arr.path} plane {index}"))
         return out
 
     _last_moved: int | None = None

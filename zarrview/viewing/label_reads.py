@@ -9,8 +9,8 @@ right), so a ``zyx`` label over a ``czyx`` image works; a label axis of length 1
 Like the image, a label plane touches at most the view's chunk budget: where its pyramid is too
 short for the zoom, it is sampled one element every few chunks (``planning.coarsening``).
 
-The planning (pure arithmetic) is done on the GUI thread by :func:`with_labels`, which gives the
-request a ``compute`` that reads the image's selection, then each label plane, and colours them
+The planning (pure arithmetic) is done on the GUI thread by :func:`plane_job`, which builds a
+job that reads the image's selection, then each label plane, and colours them
 (:func:`~.labels.colorize`) on the worker; :func:`split` takes the answer apart. Every visible
 layer gets a plane in the answer (empty where its level cannot be read or does not reach the
 region), so a tile always says which layers it was read with.
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..scheduling import ReadRequest
+from ..scheduling import Job, Warm, compute_job, read_job
 from ..zarrlib import Array, ReadCancelled, ZarrError
 from .labels import LabelLayer, colorize, recolour
 from .levels import LevelView, exact
@@ -59,24 +59,25 @@ class WithLabels:
     labels: tuple[LabelPlane, ...]
 
 
-def with_labels(request: ReadRequest, state: ViewState, target: LevelView, plan: PlaneRead,
-                budget: int = 256) -> ReadRequest:
-    """``request`` reading the visible label layers too (unchanged where none is shown); each
-    layer's plane touches at most ``budget`` chunks (sampled more coarsely where it would not)."""
+def plane_job(array: Array, selection: tuple[Any, ...], label: str, state: ViewState, target: LevelView,
+              plan: PlaneRead, budget: int = 256) -> Job[Any]:
+    """The job reading ``selection`` of the image (decoded as the state says) and the visible
+    label layers over it (a plain read where none is shown); each layer's plane touches at most
+    ``budget`` chunks (sampled more coarsely where it would not)."""
+    decode = None if state.decoding is None else state.decoding.decode
     layers = state.visible_labels()
     if not layers:
-        return request
+        return read_job(array, selection, label=label, decode=decode)
     reads = tuple(plan_label(layer, state, target.index, plan, budget) for layer in layers)
-    compute = functools.partial(read_with_labels, request.array, request.selection, reads, request.decode)
-    return replace(request, compute=compute)
+    return compute_job(functools.partial(read_with_labels, array, selection, reads, decode), label=label)
 
 
-def prefetch_labels(requests: list[ReadRequest], state: ViewState, target: LevelView, budget: int) -> list[ReadRequest]:
-    """The prefetch of the image (``requests``) and, for each block of the plane shown (the ring
+def prefetch_labels(reads: list[Warm], state: ViewState, target: LevelView, budget: int) -> list[Warm]:
+    """The prefetch of the image (``reads``) and, for each block of the plane shown (the ring
     around the view), the label planes over it: a pan into the ring finds the labels cached too."""
-    out = list(requests)
-    for req in requests:
-        sel = req.selection
+    out = list(reads)
+    for warm in reads:
+        sel = warm.selection
         ys, xs = sel[state.y_dim], sel[state.x_dim]
         same_plane = all(sel[d] == i for d, i in enumerate(target.indices) if d not in state.plane_dims)
         if not (same_plane and isinstance(ys, slice) and isinstance(xs, slice)):
@@ -85,7 +86,7 @@ def prefetch_labels(requests: list[ReadRequest], state: ViewState, target: Level
         for layer in state.visible_labels():
             r = plan_label(layer, state, target.index, plan, budget)
             if r.selection is not None and r.level is not None and r.level.array is not None:
-                out.append(ReadRequest(r.level.array, r.selection, req.generation, label=f"{layer.name} ring"))
+                out.append(Warm(r.level.array, r.selection, label=f"{layer.name} ring"))
     return out
 
 
@@ -169,11 +170,11 @@ def _aligned(image: Level, label: Level, dims: list[int | None]) -> Level:
                  tuple(shape[d] if d is not None and d < len(shape) else n for d, n in zip(dims, label.shape)))
 
 
-# -- reading (the scheduler's worker) -------------------------------------------------------------
+# -- reading (on a worker) -------------------------------------------------------------
 def read_with_labels(array: Array, selection: tuple[Any, ...], reads: tuple[LabelRead, ...],
                      decode: Callable[[np.ndarray], np.ndarray] | None, cancel: Any,
                      cache: Any, progress: Callable[[int, int], None] | None, failures: list[Any]) -> WithLabels:
-    """``ReadRequest.compute``: the image's selection (its progress and failures), then each
+    """The job's work: the image's selection (its progress and failures), then each
     label plane, coloured. A label that cannot be read gives an empty plane that says why (chunks
     that fail are background and counted); a cancel stops all."""
     image = array.read(selection, cancel=cancel, cache=cache, progress=progress, failures=failures)

@@ -4,7 +4,7 @@ draw long series.
 
 A 20-million-element series cannot be drawn point by point (pyqtgraph would hold and paint
 every sample) and must not be read whole at once (that is memory the view does not need).
-The envelope is computed on the scheduler's worker, block by block of whole chunks, each block
+The envelope is computed on a worker of the shared pool, block by block of whole chunks, each block
 reduced to per-column minima and maxima and dropped, so memory stays at one block whatever
 the length. Where the visible chunks exceed the budget, every k-th chunk is read and the plot
 says the envelope is sampled.
@@ -16,10 +16,11 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..scheduling import ReadRequest, ReadResult, ReadScheduler
+from ..scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job, read_job
 from ..zarrlib import Array, CancelToken, ChunkCache, ChunkFailure
 from .contrast import displayable
 from .readout import request_label
@@ -29,8 +30,6 @@ DEFAULT_COLUMNS = 2000
 #: at most this many elements are read and reduced at a time (32 MiB of float64)
 BLOCK_ELEMENTS = 1 << 22
 DEFAULT_CHUNK_BUDGET = 1024
-
-Post = Callable[[Callable[[], None]], None]
 
 
 @dataclass(frozen=True)
@@ -114,26 +113,36 @@ def envelope(arr: Array, plan: LinePlan, cancel: CancelToken, cache: ChunkCache 
     return np.column_stack([centres, lo, hi]), dates
 
 
-class LineModel:
-    """States (an array and a visible x range) in, ``LinePlot`` out; stale answers dropped by
-    generation, as ``ViewController`` does for images."""
+@dataclass(frozen=True)
+class LineRequest:
+    """A read the line model asked for: its job and the plan its answer is drawn by."""
 
-    def __init__(self, scheduler: ReadScheduler, post: Post, on_plot: Callable[[LinePlot], None], *,
+    job: Job[Any]
+    plan: LinePlan
+
+    @property
+    def label(self) -> str:
+        return self.job.label
+
+
+class LineModel:
+    """States (an array and a visible x range) in, ``LinePlot`` out, on a lane of its own:
+    stale answers arrive marked so and are dropped, as ``ViewController`` does for images."""
+
+    def __init__(self, pool: WorkerPool, post: Post, on_plot: Callable[[LinePlot], None], *,
                  on_progress: Callable[[int, int], None] | None = None, budget: int = DEFAULT_CHUNK_BUDGET) -> None:
-        self.scheduler = scheduler
-        self.post = post
+        self.lane: Lane[Any] = Lane(pool, post, "line")
         self.on_plot = on_plot
         self.on_progress = on_progress
         self.budget = budget
         self.array: Array | None = None
-        self.generation = 0
         self.plot = LinePlot()
         self.columns = DEFAULT_COLUMNS
         self._asked: LinePlan | None = None
 
     def clear(self) -> None:
         self.array = None
-        self.generation += 1
+        self.lane.discard()  # answers still coming are stale
         self._asked = None
         self.plot = LinePlot()
 
@@ -146,35 +155,39 @@ class LineModel:
         self.set_range(0, arr.shape[0], self.columns)
 
     def set_range(self, x0: float, x1: float, columns: int | None = None) -> None:
-        arr = self.array
-        if arr is None:
+        if self.array is None:
             return
         self.columns = max(16, columns or self.columns)
+        req = self.request(self.array, x0, x1)
+        if req is None:
+            return
+        self._asked = req.plan
+        self._publish(LinePlot(self.plot.x, self.plot.y, self.plot.envelope, self.plot.dates, self.plot.x0,
+                               self.plot.x1, f"Reading {req.label}…", busy=True))
+        self.lane.submit(req.job, lambda answer: self.apply(req, answer), on_progress=self._progress)
+
+    def request(self, arr: Array, x0: float, x1: float) -> LineRequest | None:
+        """The read that ``x0:x1`` of ``arr`` needs, or None where the plot has it or asked for it."""
         plan = plan_line(arr.shape[0], arr.chunks[0], x0, x1, self.columns, self.budget)
         if plan.x1 <= plan.x0 or self._covers(plan) or plan == self._asked:
-            return
-        self.generation += 1
-        self._asked = plan
+            return None
         sel = (slice(plan.x0, plan.x1),)
         label = request_label(arr.path, sel, arr.shape)
-        compute = functools.partial(envelope, arr, plan) if plan.columns else None
-        req = ReadRequest(arr, sel, self.generation, label=label, extra={"plan": plan}, compute=compute)
-        self._publish(LinePlot(self.plot.x, self.plot.y, self.plot.envelope, self.plot.dates, self.plot.x0,
-                               self.plot.x1, f"Reading {label}…", busy=True))
-        self.scheduler.submit(req, lambda r: self.post(lambda: self._landed(r)),
-                              lambda rq, d, t: self.post(lambda: self._progress(rq, d, t)))
+        if plan.columns:
+            return LineRequest(compute_job(functools.partial(envelope, arr, plan), label=label), plan)
+        return LineRequest(read_job(arr, sel, label=label), plan)
 
     def _covers(self, plan: LinePlan) -> bool:
         p = self.plot
         return (p.y is not None and not p.envelope and p.x0 <= plan.x0 and plan.x1 <= p.x1 and not p.busy)
 
-    def _progress(self, req: ReadRequest, done: int, total: int) -> None:
-        if req.generation == self.generation and self.on_progress is not None:
+    def _progress(self, done: int, total: int) -> None:
+        if self.on_progress is not None:
             self.on_progress(done, total)
 
-    def _landed(self, result: ReadResult) -> None:
-        req = result.request
-        if req.generation != self.generation or self.array is None:
+    def apply(self, req: LineRequest, result: Answer[Any]) -> None:
+        """Draw the answer to ``req`` (nothing for a stale one)."""
+        if result.stale or self.array is None:
             return
         self._asked = None
         if result.cancelled:
@@ -184,10 +197,11 @@ class LineModel:
         if result.error is not None:
             self._publish(LinePlot(status=f"Error: {result.error}", message=f"Cannot show {req.label}:\n{result.error}"))
             return
-        plan: LinePlan = req.extra["plan"]
+        plan = req.plan
         ms = f"{result.seconds * 1000:.0f} ms"
+        assert result.value is not None
         if plan.columns:
-            table, dates = result.data
+            table, dates = result.value
             x = np.repeat(table[:, 0], 2)
             y = table[:, 1:].reshape(-1)
             how = "every chunk" if plan.stride == 1 else f"one chunk in {plan.stride} (sampled)"
@@ -195,7 +209,7 @@ class LineModel:
                       f"{plan.x1 - plan.x0:,} elements, in {ms}")
             plot = LinePlot(x, y, True, dates, plan.x0, plan.x1, status)
         else:
-            y, dates = as_numbers(np.asarray(result.data))
+            y, dates = as_numbers(np.asarray(result.value))
             plot = LinePlot(np.arange(plan.x0, plan.x1, dtype="f8"), y, False, dates, plan.x0, plan.x1,
                             f"Read {req.label} in {ms}")
         if result.failures:

@@ -1,4 +1,4 @@
-"""An OME-Zarr plate as a grid of well thumbnails, read lazily on the scheduler's worker.
+"""An OME-Zarr plate as a grid of well thumbnails, read lazily on the shared worker pool.
 
 Viewers that stitch a plate from its wells' full-resolution images read gigabytes to draw a
 few hundred pixels per well. Here each well is drawn from the lowest-resolution level of its
@@ -8,10 +8,10 @@ of 100-MB images costs a few chunks per well.
 
 ``PlateModel`` works like ``LineModel``: a plate and its group in, ``PlateMosaic`` snapshots out
 (through the injected ``post``, on the caller's thread). The wells are read in batches (a row
-of wells each, chained as each lands) through ``ReadRequest.compute``, so the grid fills in
-row by row; progress counts wells, and a cancel (the scheduler's, or a newer request) stops
-between wells, and inside a well between chunks. Answers of an earlier plate are dropped by
-generation. A well that is listed but cannot be drawn (no group, no well or image metadata, no
+of wells each, chained as each lands) as jobs on the model's lane, so the grid fills in row
+by row; progress counts wells, and a cancel (the lane's, or a newer job) stops between wells,
+and inside a well between chunks. Answers of an earlier plate arrive stale and are dropped. A
+well that is listed but cannot be drawn (no group, no well or image metadata, no
 readable level, chunks that fail) is NaN in the mosaic and named in ``missing`` with the reason;
 grid positions the plate lists no well for are ``absent``.
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..scheduling import ReadRequest, ReadResult, ReadScheduler
+from ..scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job
 from ..zarrlib import Group
 from .contrast import NAN_RGBA, ValueSummary, displayable, summarize
 from .ome import OmePlate, PlateWell
@@ -45,7 +45,6 @@ WELL_CHUNK_BUDGET = 16
 #: wells per request at most (a row of a plate wider than this is split)
 BATCH_WELLS = 24
 
-Post = Callable[[Callable[[], None]], None]
 
 
 def cell_size(rows: int, columns: int) -> int:
@@ -188,27 +187,33 @@ def batches(wells: tuple[PlateWell, ...], size: int = BATCH_WELLS) -> list[tuple
     return out
 
 
-class PlateModel:
-    """A plate in, ``PlateMosaic`` snapshots out as its wells land; stale answers dropped by generation."""
+@dataclass(frozen=True)
+class WellsRequest:
+    """A batch of wells the plate model asked for: the job and the wells it reads."""
 
-    def __init__(self, scheduler: ReadScheduler, post: Post, on_mosaic: Callable[[PlateMosaic], None], *,
+    job: Job[Batch]
+    wells: tuple[PlateWell, ...]
+
+
+class PlateModel:
+    """A plate in, ``PlateMosaic`` snapshots out as its wells land; stale answers are dropped."""
+
+    def __init__(self, pool: WorkerPool, post: Post, on_mosaic: Callable[[PlateMosaic], None], *,
                  on_progress: Callable[[int, int], None] | None = None, budget: int = WELL_CHUNK_BUDGET,
                  cell: int | None = None) -> None:
-        self.scheduler = scheduler
-        self.post = post
+        self.lane: Lane[Batch] = Lane(pool, post, "plate")
         self.on_mosaic = on_mosaic
         self.on_progress = on_progress
         self.budget = budget
         self.cell = cell
         self.group: Group | None = None
-        self.generation = 0
         self.mosaic = PlateMosaic()
         self._batches: list[tuple[PlateWell, ...]] = []
         self._next = 0
         self._values: list[np.ndarray] = []  # every thumbnail's finite values, for the contrast
 
     def clear(self) -> None:
-        self.generation += 1
+        self.lane.discard()  # answers of the plate before are stale
         self.group = None
         self._batches, self._next, self._values = [], 0, []
         self.mosaic = PlateMosaic()
@@ -231,34 +236,37 @@ class PlateModel:
         self._batches = batches(plate.wells)
         self._submit_next()
 
-    def _submit_next(self) -> None:
+    def request(self) -> WellsRequest | None:
+        """The next batch of wells to read, or None when every batch was asked for."""
         group, plate = self.group, self.mosaic.plate
         if group is None or plate is None or self._next >= len(self._batches):
-            return
+            return None
         wells = self._batches[self._next]
-        self._next += 1
         compute = functools.partial(read_batch, group, wells, self.budget, self.mosaic.cell, self.mosaic.done,
                                     self.mosaic.total)
         first = self.mosaic.name(wells[0].row, wells[0].column)
         label = f"wells {first}…{self.mosaic.name(wells[-1].row, wells[-1].column)} of the plate {plate.path}"
-        # the request names the plate's group: compute reads the wells, nothing reads ``array``
-        req = ReadRequest(group, (), self.generation, label=label, compute=compute,  # type: ignore[arg-type]
-                          extra={"wells": wells})
-        self._publish(replace(self.mosaic, busy=True, status=f"Reading the {label} ({self.mosaic.done} of "
-                                                              f"{self.mosaic.total} wells done)…"))
-        self.scheduler.submit(req, lambda r: self.post(lambda: self._landed(r)),
-                              lambda rq, d, t: self.post(lambda: self._progress(rq, d, t)))
+        return WellsRequest(compute_job(compute, label=label), wells)
 
-    def _progress(self, req: ReadRequest, done: int, total: int) -> None:
-        if req.generation == self.generation and self.on_progress is not None:
+    def _submit_next(self) -> None:
+        req = self.request()
+        if req is None:
+            return
+        self._next += 1
+        self._publish(replace(self.mosaic, busy=True, status=f"Reading the {req.job.label} ({self.mosaic.done} of "
+                                                              f"{self.mosaic.total} wells done)…"))
+        self.lane.submit(req.job, lambda answer: self.apply(req, answer), on_progress=self._progress)
+
+    def _progress(self, done: int, total: int) -> None:
+        if self.on_progress is not None:
             self.on_progress(done, total)
 
-    def _landed(self, result: ReadResult) -> None:
-        req = result.request
-        if req.generation != self.generation or self.mosaic.plate is None:
+    def apply(self, req: WellsRequest, result: Answer[Batch]) -> None:
+        """Draw the wells of the answer into the mosaic, then ask for the next batch."""
+        if result.stale or self.mosaic.plate is None:
             return
         m = self.mosaic
-        batch: Batch = result.data if isinstance(result.data, Batch) else Batch([])  # type: ignore[assignment]
+        batch = result.value if isinstance(result.value, Batch) else Batch([])
         thumbs = dict(m.thumbs)
         missing = list(m.missing)
         assert m.image is not None and m.covered is not None
@@ -278,7 +286,7 @@ class PlateModel:
         stopped = result.cancelled or batch.cancelled or result.error is not None
         if stopped:  # the wells not read are missing, and nothing more is asked for
             read = {(t[0], t[1]) if isinstance(t, tuple) else (t.row, t.column) for t in batch.wells}
-            left = [w for b in [req.extra["wells"], *self._batches[self._next:]] for w in b
+            left = [w for b in [req.wells, *self._batches[self._next:]] for w in b
                     if (w.row, w.column) not in read]
             why = f"not read: {result.error}" if result.error is not None else "not read: cancelled"
             missing += [(w.row, w.column, why) for w in left]

@@ -1,8 +1,8 @@
-"""Reading a plate's wells on the scheduler's worker: one thumbnail per well, or why there is none.
+"""Reading a plate's wells on a worker of the shared pool: one thumbnail per well, or why there is none.
 
 Each well is drawn from the lowest-resolution level of its first field, one 2-D plane (t = 0, the
 middle z, channel 0), strided within the per-well chunk budget and to its cell, then resampled to
-fill the cell with the physical aspect of its pixels. ``read_batch`` is the ``ReadRequest.compute``
+fill the cell with the physical aspect of its pixels. ``read_batch`` is the work of the job
 of a batch of wells; ``plate.PlateModel`` chains the batches and assembles the mosaic.
 """
 
@@ -150,7 +150,7 @@ def _read_well(group: Group, well: PlateWell, budget: int, cell: int, cancel: Ca
 def read_batch(group: Group, wells: tuple[PlateWell, ...], budget: int, cell: int, before: int, total: int,
                cancel: CancelToken, cache: ChunkCache | None, progress: Callable[[int, int], None] | None,
                failures: list[ChunkFailure]) -> Batch:
-    """``ReadRequest.compute`` for a batch of wells: progress in wells of the whole plate
+    """The work of a job for a batch of wells: progress in wells of the whole plate
     (``before`` of ``total`` done already), the cancel token checked before every well."""
     out: list[Thumb | Missing] = []
     try:

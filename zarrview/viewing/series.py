@@ -2,14 +2,12 @@
 
 Clicking a pixel of a (time, lat, lon) field asks for the line through it along time: the
 view model answers with a ``Series`` that fills in as the worker reads the line's chunks
-(``series_reads``), so a long line shows its first values early, and every answer carries
-the generation it belongs to, so a click elsewhere, another dimension or Cancel drops whatever
-the old line still had in flight.
-
-The series has its own ``ReadScheduler``: a scheduler serves only its newest request, so
-sharing the image's would make a click cancel the image's reads (and a slider move cancel the
-series). Its decoded-chunk cache (``SERIES_CACHE_BYTES``) keeps the line's chunks, so a click
-on a neighbouring pixel, whose line crosses the same chunks, is answered without reading.
+(``series_reads``), so a long line shows its first values early. The reads run on the series'
+own lane: a click elsewhere, another dimension or Cancel makes whatever the old line still had
+in flight stale, while the image's lane reads on undisturbed (a click never cancels the image,
+a slider move never cancels the series). The pool's decoded-chunk cache keeps the line's
+chunks, so a click on a neighbouring pixel, whose line crosses the same chunks, is answered
+without reading.
 
 Bad input (a point outside the array, a coordinate of the wrong length, a decoder that fails)
 becomes a message or a note on the series; nothing here raises.
@@ -17,22 +15,18 @@ becomes a message or a note on the series; nothing here raises.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..scheduling import ReadRequest, ReadResult, ReadScheduler
+from ..scheduling import Answer, Job, Lane, Post, WorkerPool
 from ..zarrlib import Array
 from .line import as_numbers
 from .series_reads import DEFAULT_BLOCK_CHUNKS, Decode, LineBlock, LineJob, LineSummary, line_chunks, read_line
 
-Post = Callable[[Callable[[], None]], None]
 Format = Callable[[float], str]
 
-#: decoded chunks the series scheduler keeps: the 20 chunks of a (50, 181, 360) float32 line
-SERIES_CACHE_BYTES = 512 << 20
 #: element kinds a line can plot (numbers, booleans, complex as magnitude, dates)
 PLOTTABLE = "biufcmM"
 
@@ -92,20 +86,23 @@ class Series:
     status: str = ""
     message: str | None = None  # why nothing (more) can be shown
     notes: tuple[str, ...] = ()  # what was wrong with the input or some chunks; the rest is shown
+    #: the lane's number of the job this series belongs to (0: none)
     generation: int = 0
 
 
 class SeriesModel:
     """Point queries in, ``Series`` out through ``on_series``, on the thread ``post`` runs on."""
 
-    def __init__(self, scheduler: ReadScheduler, post: Post, on_series: Callable[[Series], None], *,
+    def __init__(self, pool: WorkerPool, post: Post, on_series: Callable[[Series], None], *,
                  block_chunks: int = DEFAULT_BLOCK_CHUNKS) -> None:
-        self.scheduler = scheduler
-        self.post = post
+        self.pool = pool
+        self.lane: Lane[LineSummary] = Lane(pool, post, "series")
         self.on_series = on_series
         self.block_chunks = block_chunks
         self.query: PointQuery | None = None
         self.series = Series()
+        #: names the series published (bumped by every query, cancel and clear), so the view
+        #: tells a new line from more of the same one; stale answers are the lane's business
         self.generation = 0
 
     # -- what the view asks -------------------------------------------------------------------
@@ -115,7 +112,7 @@ class SeriesModel:
         self.query = query
         problem = _problem(query)
         if problem is not None:
-            self.scheduler.cancel()
+            self.lane.discard()
             self._publish(Series(title=query.variable or query.array.path, dim=query.dim, message=problem,
                                  generation=self.generation))
             return
@@ -128,11 +125,9 @@ class SeriesModel:
         gen = self.generation
         self._publish(Series(x, y, x_format, query.axis(dim).name, query.y_label, title, dim, total=total, busy=True,
                              status=f"Reading {title}: 0 of {total} chunks", notes=notes, generation=gen))
-        job = LineJob(arr, tuple(int(p) for p in query.point), dim, query.decode, self.block_chunks)
-        emit = lambda block: self.post(lambda: self._block(gen, block))  # noqa: E731
-        compute = functools.partial(read_line, job, emit)
-        req = ReadRequest(arr, (), gen, label=title, compute=compute)
-        self.scheduler.submit(req, lambda r: self.post(lambda: self._landed(r)))
+        line = LineJob(arr, tuple(int(p) for p in query.point), dim, query.decode, self.block_chunks)
+        job = Job(lambda ctx: read_line(line, ctx.emit, ctx.cancel, ctx.cache, ctx.progress, ctx.failures), title)
+        self.lane.submit(job, self.apply, on_partial=self._block)
 
     def along(self, dim: int) -> None:
         """The same point, plotted along another dimension."""
@@ -143,35 +138,37 @@ class SeriesModel:
         """Stop reading; the values read so far stay."""
         if not self.series.busy:
             return
-        self.scheduler.cancel()
+        self.lane.discard()
         self.generation += 1
         s = self.series
         self._publish(replace(s, busy=False, generation=self.generation,
                               status=f"Cancelled {s.title}: {s.done} of {s.total} chunks read"))
 
     def clear(self) -> None:
-        self.scheduler.cancel()
+        self.lane.discard()
         self.generation += 1
         self.query = None
         self._publish(Series(generation=self.generation))
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
-        """For tests: block until the worker has nothing left (its answers may still be posted)."""
-        return self.scheduler.wait_idle(timeout)
+        """For tests: block until the pool has nothing left (its answers may still be posted)."""
+        return self.pool.wait_until_idle(timeout)
 
     # -- answers, on the GUI thread -----------------------------------------------------------
-    def _block(self, gen: int, block: LineBlock) -> None:
+    def _block(self, block: LineBlock) -> None:
         s = self.series
-        if gen != self.generation or s.y is None:
+        if s.y is None:
             return
         s.y[block.start:block.stop] = block.values
         notes = s.notes + block.failures + ((block.note,) if block.note else ())
         self._publish(replace(s, dates=block.dates, done=block.done, total=block.total, notes=notes,
                               status=f"Reading {s.title}: {block.done} of {block.total} chunks"))
 
-    def _landed(self, result: ReadResult) -> None:
+    def apply(self, result: Answer[LineSummary]) -> None:
+        """The line is read (or failed, or was cancelled): say so; a stale answer is of a line
+        no longer shown."""
         s = self.series
-        if result.request.generation != self.generation:
+        if result.stale:
             return
         if result.cancelled:
             self._publish(replace(s, busy=False, status=f"Cancelled {s.title}: {s.done} of {s.total} chunks read"))
@@ -180,7 +177,8 @@ class SeriesModel:
             what = f"{type(result.error).__name__}: {result.error}"
             self._publish(replace(s, busy=False, status=f"Error reading {s.title}", message=f"Cannot read {s.title}: {what}"))
             return
-        summary: LineSummary = result.data
+        summary = result.value
+        assert summary is not None
         ms = f"{result.seconds * 1000:.0f} ms"
         status = f"{s.title}: {len(s.y) if s.y is not None else 0:,} values from {summary.chunks} chunks in {ms}"
         if summary.failures:

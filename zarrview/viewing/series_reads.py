@@ -11,7 +11,7 @@ The first blocks are small (as many chunks as the decode pool has cores, then do
 the block size), so the first values show after a few chunks; a line whose chunks all fit in
 one block is read in one go, which is fastest when there is nothing to show early.
 
-Runs on the scheduler's worker thread: nothing here touches the view model's state.
+Runs on a worker of the shared pool: nothing here touches the view model's state.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def failure_message(f: ChunkFailure) -> str:
 
 def read_line(job: LineJob, emit: Callable[[LineBlock], None], cancel: CancelToken, cache: ChunkCache | None,
               progress: Callable[[int, int], None] | None, failures: list[ChunkFailure]) -> LineSummary:
-    """``ReadRequest.compute``: every block of the line, each given to ``emit`` once read."""
+    """The series job's work: every block of the line, each given to ``emit`` once read."""
     arr, dim = job.array, job.dim
     length, chunk = arr.shape[dim], arr.chunks[dim]
     blocks = line_blocks(length, chunk, job.block_chunks, len(cpus()) or 2)

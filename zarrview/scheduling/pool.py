@@ -1,0 +1,137 @@
+"""The worker threads every lane shares, and the decoded-chunk cache their reads share.
+
+One pool per app: however many views, panels and dialogs ask for work, at most ``threads``
+jobs run at once, and the rest wait in order. The threads are daemons, so a job stuck on a
+store that never answers cannot keep the program from exiting; closing the pool cancels every
+lane's jobs and answers those not yet answered as cancelled.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable
+from typing import Protocol
+
+from ..zarrlib import ChunkCache
+
+log = logging.getLogger(__name__)
+
+#: jobs at once: reads are mostly waiting on storage (zarrlib decodes on its own pool), and a
+#: slow listing or export must leave threads for the image
+DEFAULT_THREADS = 6
+DEFAULT_CACHE_BYTES = 1 << 30
+
+
+class PoolClosed(RuntimeError):
+    """Work was handed to a pool after it was closed."""
+
+
+class Closable(Protocol):
+    def cancel(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class WorkerPool:
+    def __init__(self, threads: int = DEFAULT_THREADS, cache_bytes: int = DEFAULT_CACHE_BYTES,
+                 name: str = "zarrview-worker") -> None:
+        if threads < 1:
+            raise ValueError(f"a pool needs at least one thread, not {threads}")
+        self.threads = threads
+        self.name = name
+        self.cache = ChunkCache(cache_bytes)
+        self._cond = threading.Condition()
+        self._queue: deque[Callable[[], None]] = deque()
+        self._running = 0
+        self._started: list[threading.Thread] = []
+        self._closed = False
+        self._lanes: weakref.WeakSet[Closable] = weakref.WeakSet()
+        #: the most jobs seen running at once (for tests: never above ``threads``)
+        self.most_running = 0
+
+    # -- lanes ----------------------------------------------------------------------------------
+    def adopt(self, lane: Closable) -> None:
+        """Remember ``lane`` so that ``cancel`` and ``close`` reach its jobs."""
+        with self._cond:
+            self._lanes.add(lane)
+
+    def cancel(self) -> None:
+        """Cancel the newest job of every lane (the Cancel button): each is answered as cancelled."""
+        for lane in list(self._lanes):
+            lane.cancel()
+
+    # -- work -----------------------------------------------------------------------------------
+    def run(self, fn: Callable[[], None]) -> None:
+        """Queue ``fn`` for a worker thread; raises ``PoolClosed`` after ``close``."""
+        with self._cond:
+            if self._closed:
+                raise PoolClosed(f"the pool {self.name} is closed")
+            self._queue.append(fn)
+            if len(self._started) < self.threads and len(self._queue) > self._idle_threads():
+                thread = threading.Thread(target=self._loop, name=f"{self.name}-{len(self._started)}", daemon=True)
+                self._started.append(thread)
+                thread.start()
+            self._cond.notify_all()
+
+    def _idle_threads(self) -> int:
+        return len(self._started) - self._running
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._closed:
+                    self._cond.wait()
+                if not self._queue:
+                    return
+                fn = self._queue.popleft()
+                self._running += 1
+                self.most_running = max(self.most_running, self._running)
+            try:
+                fn()
+            except BaseException:  # a lane answers its own errors: anything here is a bug, logged
+                log.exception("a job of %s failed outside its lane", self.name)
+            finally:
+                with self._cond:
+                    self._running -= 1
+                    self._cond.notify_all()
+
+    # -- state ----------------------------------------------------------------------------------
+    def idle(self) -> bool:
+        with self._cond:
+            return not self._queue and self._running == 0
+
+    def wait_until_idle(self, timeout: float = 30.0) -> bool:
+        """For tests and ``--screenshot``: block until nothing is queued or running; the answers
+        are posted by then (they may still wait on the receiving thread)."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while self._queue or self._running:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Answer every lane's pending jobs as cancelled, drop queued work, and let the threads
+        end (waiting at most ``timeout`` for running jobs to notice their cancel)."""
+        with self._cond:
+            if self._closed:
+                return
+            self._closed = True
+        for lane in list(self._lanes):
+            lane.close()
+        with self._cond:
+            self._queue.clear()
+            self._cond.notify_all()
+        end = time.monotonic() + timeout
+        for thread in self._started:
+            thread.join(max(0.0, end - time.monotonic()))
