@@ -122,7 +122,7 @@ def main() -> int:
             readers = {"zarrlib": bh.open_zarrlib(url, None),
                        "tensorstore": bh.open_tensorstore(url, layout, bh.tensorstore_context())}
             blocks: dict[str, list[dict[str, float]]] = {name: [] for name in readers}
-            for name, read in readers.items():
+            for read in readers.values():
                 for _ in range(3):
                     read(index)
             for _ in range(args.repeats):

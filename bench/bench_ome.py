@@ -2,7 +2,7 @@
 
 Why this exists
 ---------------
-Issue 13 asks that a remote 16384x16384 OME image shows its first pixels after one round trip
+A remote 16384x16384 OME image should show its first pixels after one round trip
 for the metadata documents it needs and one for the coarsest level's chunks. Over a real
 network each round trip costs tens of milliseconds, so how many happen one after another
 decides the wait, more than decoding does. This script serves a 4-level OME-Zarr 0.5 pyramid

@@ -592,7 +592,7 @@ def scaling_report(paths: Sequence[Path], reader: str = "zarrlib") -> tuple[str,
     slower: list[str] = []
     for key in cases:
         cells, prev = [], None
-        for cores, name, by_case in runs:
+        for cores, _name, by_case in runs:
             r = by_case.get(key)
             times = r["times"].get(reader) if r else None
             if not times:

@@ -1,4 +1,4 @@
-"""Hierarchies of 100,000 nodes and arrays of any size (issue 16), against the issue's targets.
+"""Hierarchies of 100,000 nodes and arrays of any size, against their targets.
 
 Why this exists
 ---------------
@@ -319,7 +319,7 @@ def main() -> int:
 def print_table(results: dict[str, Any], runs: int) -> None:
     import platform
 
-    print(f"\nzarrview issue 16 — {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+    print(f"\nzarrview large hierarchies — {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}; medians of {runs} runs (min–max), warm page cache\n")
     print("| measurement | median | min–max | peak RSS | target | |")
     print("|---|---:|---:|---:|---|---|")

@@ -110,7 +110,7 @@ def click(qtbot, w: MainWindow, path: str) -> QModelIndex:  # type: ignore[no-un
     for name in [p for p in path.split("/") if p]:
         w.tree.expand(w.proxy.mapFromSource(index))
         parent = model.item(index)
-        qtbot.waitUntil(lambda: parent.children is not None and not parent.loading, timeout=10000)
+        qtbot.waitUntil(lambda parent=parent: parent.children is not None and not parent.loading, timeout=10000)
         names = [model.data(model.index(r, 0, index)) for r in range(model.rowCount(index))]
         assert name in names, f"{name} is not listed under {model.data(index)}: {names}"
         index = model.index(names.index(name), 0, index)

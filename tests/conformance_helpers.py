@@ -12,7 +12,8 @@ import base64
 import json
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -81,7 +82,7 @@ def expected_dtype(dt: Any) -> np.dtype:
 
 
 def _native(dt: np.dtype) -> np.dtype:
-    if dt == object:
+    if dt == np.dtype(object):
         return dt
     return dt.newbyteorder("=")
 
@@ -90,7 +91,7 @@ def assert_same_dtype(actual: Any, expected: Any, context: str = "") -> None:
     """dtype equality, ignoring byte order ('>i4' == '<i4'), applied to structured fields too."""
     assert isinstance(actual, np.dtype), f"{context}dtype is {type(actual).__name__}, not numpy.dtype"
     expected = expected_dtype(expected)
-    if expected == object:
+    if expected == np.dtype(object):
         assert actual == np.dtype(object), f"{context}dtype {actual!r}, expected object"
         return
     assert _native(actual) == _native(expected), f"{context}dtype {actual!r}, expected {expected!r}"
@@ -219,7 +220,7 @@ def assert_fill_value_equal(actual: Any, expected: Any, dtype: np.dtype, context
         assert actual is None, f"{context}fill_value {actual!r}, expected None"
         return
     assert actual is not None, f"{context}fill_value is None, expected {expected!r}"
-    if dtype == object:
+    if dtype == np.dtype(object):
         if isinstance(actual, np.ndarray) and actual.ndim == 0:
             actual = actual[()]
         assert _category(actual) == _category(expected) and actual == expected, (

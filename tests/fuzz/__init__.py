@@ -1,4 +1,4 @@
-"""Mutation fuzzing of zarrlib against stores written by zarr-python (issue 11).
+"""Mutation fuzzing of zarrlib against stores written by zarr-python.
 
 A corrupt or hostile store must cost a ``ZarrError`` naming the node or key, never another
 exception, a hang, a crash or gigabytes of memory; nothing may write to a store and no

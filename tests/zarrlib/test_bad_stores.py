@@ -30,10 +30,9 @@ from _bad_helpers import (
     write_json,
     write_shard_index,
 )
+from _good_stores import DATA, DATA8, _templates, chunk_key, meta_key, store, v2, v3  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.timeout(60)
-
-from _good_stores import DATA, DATA8, _templates, chunk_key, meta_key, store, v2, v3  # noqa: F401 (fixtures)
 
 
 def random_bytes(n: int, seed: int = 1234) -> bytes:

@@ -1,4 +1,4 @@
-"""Hostile files and chunk bytes: devices, FIFOs, loops, bombs, item counts (issue 11).
+"""Hostile files and chunk bytes: devices, FIFOs, loops, bombs, item counts.
 
 Every one costs a ``ZarrError`` that names the key or node, in bounded time and memory,
 never another exception. Stores start as good ones written by zarr-python and are
@@ -90,7 +90,7 @@ def test_fifo_chunk_does_not_block(v3):
 def _bomb_codec_v2(root: Path, filters, compressor, dtype="<i4") -> None:
     a = zarr.create_array(root, shape=(16,), chunks=(16,), dtype=dtype, zarr_format=2,
                           filters=filters, compressors=compressor)
-    a[:] = np.arange(16).astype(dtype) if dtype != str else [str(i) for i in range(16)]
+    a[:] = np.arange(16).astype(dtype) if dtype is not str else [str(i) for i in range(16)]
 
 
 @pytest.mark.parametrize("case", ["v2_filters_zlib", "v2_objects_zlib", "v2_bz2", "v2_lzma", "v3_vlen_gzip",

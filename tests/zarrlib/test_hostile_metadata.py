@@ -1,4 +1,4 @@
-"""Hostile and corrupt metadata (issue 11).
+"""Hostile and corrupt metadata.
 
 Every one costs a ``ZarrError`` that names the key or node, in bounded time and memory,
 never another exception. Stores start as good ones written by zarr-python and are

@@ -1,4 +1,4 @@
-"""Hostile sizes, shard indexes and zip members at read time (issue 11).
+"""Hostile sizes, shard indexes and zip members at read time.
 
 Every one costs a ``ZarrError`` that names the key or node, in bounded time and memory,
 never another exception. Stores start as good ones written by zarr-python and are

@@ -173,7 +173,7 @@ def test_read_size_follows_the_body_and_never_shrinks() -> None:
 
 
 def test_tree_says_how_to_reach_children_a_server_cannot_list(site: Path, tmp_path: Path) -> None:
-    """Issue 12, item 11: without listing or consolidated metadata, ``zarrview tree`` shows the
+    """Without listing or consolidated metadata, ``zarrview tree`` shows the
     root and says that children are reached by their path, rather than an empty tree."""
     import contextlib
     import io

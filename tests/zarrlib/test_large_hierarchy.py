@@ -1,4 +1,4 @@
-"""Issue 16: hierarchies of many nodes and arrays of any size, against zarr-python's reading.
+"""Hierarchies of many nodes and arrays of any size, against zarr-python's reading.
 
 The stores come from ``tests/large_hierarchy.py`` (documents written directly; checked here,
 byte for byte, against what zarr-python writes). The full 100 x 1000 hierarchy takes 10-20 s

@@ -2,7 +2,7 @@
 few or small, and still reads right.
 
 On many cores more workers than a read has work for only queue for the GIL or wake up for
-nothing (issue 15, bench/README.md), so the counts are behaviour worth keeping: they are
+nothing (docs/performance.md), so the counts are behaviour worth keeping: they are
 checked here by which threads did the work, and results against zarr-python's own data.
 """
 

@@ -19,7 +19,7 @@ import pytest
 ts = pytest.importorskip("tensorstore", reason="tensorstore is not installed")
 
 import zarrview.zarrlib as zl  # noqa: E402
-from conformance_helpers import transport  # noqa: F401  (autouse: every test also runs over HTTP)
+from conformance_helpers import transport  # noqa: F401, E402  (autouse: every test also runs over HTTP)
 from conformance_helpers import (  # noqa: E402
     assert_array_matches,
     assert_bits_equal,

@@ -1,4 +1,4 @@
-"""An array naming a codec or data type zarrlib lacks fails alone (issue 12, item 10): it is
+"""An array naming a codec or data type zarrlib lacks fails alone: it is
 listed with its metadata and the error, raises only when read, and its siblings read normally;
 as the root of a store, ``tree`` and ``info`` still describe it.
 

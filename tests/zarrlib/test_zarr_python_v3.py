@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 import zipfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import pytest

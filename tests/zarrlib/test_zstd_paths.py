@@ -3,8 +3,6 @@ give zarr-python's values, and both turn a damaged frame into a CodecError."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from pathlib import Path
 

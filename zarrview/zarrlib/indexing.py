@@ -13,7 +13,7 @@ from .errors import IndexingError
 
 
 class DimSelection(NamedTuple):
-    """One dimension of a selection (a named tuple: made and read on every read, issue 15)."""
+    """One dimension of a selection (a named tuple: made and read on every read)."""
 
     start: int
     stop: int  # exclusive, already clipped

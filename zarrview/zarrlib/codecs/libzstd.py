@@ -128,8 +128,8 @@ _char = ctypes.c_char
 
 def _address(data: Any) -> Any:
     """What ctypes passes as ``data``'s address. ``c_char.from_buffer`` takes it in a fraction of
-    a microsecond; numpy's ``.ctypes.data`` costs about 1.5 µs, held under the GIL once per chunk
-    (issue 15). Read-only buffers (which ``from_buffer`` refuses) and empty ones go through numpy."""
+    a microsecond; numpy's ``.ctypes.data`` costs about 1.5 µs, held under the GIL once per chunk.
+    Read-only buffers (which ``from_buffer`` refuses) and empty ones go through numpy."""
     if isinstance(data, bytes):
         return data
     try:

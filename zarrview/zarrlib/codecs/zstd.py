@@ -54,7 +54,7 @@ def zstd_decode_into(codec: Zstd, data: Buffer, out: np.ndarray) -> bool:
 
     With libzstd the declared size is read only when decoding fails: a frame declaring another
     size cannot decode to exactly ``out.nbytes``, and parsing its header first cost about 1 µs
-    a chunk, held under the GIL (issue 15)."""
+    a chunk, held under the GIL."""
     fast = libzstd_decoder()
     if fast is not None and out.flags.c_contiguous:
         try:
