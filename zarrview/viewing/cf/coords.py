@@ -201,17 +201,17 @@ def coordinate_axes(group: Group, arr: Array, array_name: str) -> tuple[dict[int
             continue
         rel, node = found
         node_dims = read_dimensions(node).names if isinstance(node, Array) else ()
-        d = next((i for i, n in enumerate(dims.names) if n is not None and node_dims == (n,)), None)
-        if d is None:
+        along = next((i for i, n in enumerate(dims.names) if n is not None and node_dims == (n,)), None)
+        if along is None:
             what = f"dimensions ({', '.join(str(n) for n in node_dims)})" if node_dims else "no dimension names"
             notes.append(f"coordinates: {rel} has {what}, not one of {array_name}'s; listed, not on an axis")
-        elif d in axes:
-            if axes[d].name != rel:
-                notes.append(f"coordinates: {rel} is also along {dims.names[d]}; {axes[d].name} labels it")
+        elif along in axes:
+            if axes[along].name != rel:
+                notes.append(f"coordinates: {rel} is also along {dims.names[along]}; {axes[along].name} labels it")
         else:
-            axis = _axis(node, rel, d, arr.shape[d], notes, None)
+            axis = _axis(node, rel, along, arr.shape[along], notes, None)
             if axis is not None:
-                axes[d] = axis
+                axes[along] = axis
     return axes, notes
 
 

@@ -131,7 +131,9 @@ def nczarr_size_notes(group: Any, dims: Dimensions, shape: tuple[int, ...]) -> l
     array's length along it (groups outside ``group`` are not looked at)."""
     notes: list[str] = []
     for ref, length in zip(dims.refs, shape):
-        rel = under(group, ref.rpartition("/")[0] or "/") if ref else None
+        if not ref:
+            continue
+        rel = under(group, ref.rpartition("/")[0] or "/")
         try:
             home = group if rel == "" else group[rel] if rel else None
         except ZarrError:

@@ -52,7 +52,7 @@ MISSING = "—"
 #: the step of each label resolution in microseconds: date, minutes, seconds, ms, µs
 _STEPS = (US_PER_DAY, 60_000_000, 1_000_000, 1000, 1)
 #: numpy's unit for each label resolution
-_NUMPY_RESOLUTION = ("D", "m", "s", "ms", "us")
+_NUMPY_RESOLUTION: tuple[Any, ...] = ("D", "m", "s", "ms", "us")  # numpy's stubs take units as literals
 _REFORM, _YEAR_10000 = np.datetime64("1582-10-15", "us"), np.datetime64("10000-01-01", "us")
 #: microseconds in one step of numpy's fixed datetime64 units
 _NUMPY_UNIT_US = {
@@ -185,7 +185,7 @@ def time_axis(values: np.ndarray, attrs: Mapping[str, Any]) -> tuple[TimeAxis | 
         return _datetime64_axis(values, notes), notes
     units = attrs.get("units")
     parts = split_units(units) if isinstance(units, str) else None
-    if parts is None:
+    if parts is None or not isinstance(units, str):
         return None, notes
     calendar = _calendar(attrs, notes)
     if calendar is None:
@@ -262,7 +262,7 @@ def _unmasked(values: np.ndarray, attrs: Mapping[str, Any], notes: list[str]) ->
     return valid
 
 
-def _marker(raw: Any, dtype: np.dtype) -> int | float | None:
+def _marker(raw: Any, dtype: np.dtype) -> int | float | np.integer | np.floating | None:
     """A fill value as a number: as written, as a float's name ("NaN"), or in base64 (xarray
     writes a float ``_FillValue`` of a v3 array so, as a little-endian float64 whatever the dtype)."""
     if isinstance(raw, (int, float, np.integer, np.floating)) and not isinstance(raw, bool):

@@ -312,8 +312,9 @@ def _number(value: Any) -> Number | None:
     if isinstance(value, (bool, np.bool_)):
         return None
     if isinstance(value, (int, np.integer)):
+        whole = int(value)
         # beyond 64 bits no integer array holds it: as a float, or nothing where even that overflows
-        return int(value) if -(1 << 64) < value < (1 << 64) else (None if abs(value) > 1e308 else float(value))
+        return whole if -(1 << 64) < whole < (1 << 64) else (None if abs(whole) > 1e308 else float(whole))
     if isinstance(value, (float, np.floating)):
         return float(value)
     return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from .model import Problem, Severity
 
@@ -71,7 +71,7 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[int | float]:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
             and math.isfinite(value))
 

@@ -44,7 +44,7 @@ def _one(group: Group, ns: Namespace, ms: dict[str, Any], where: str, rep: Repor
         _declared_at_least(ns, "0.3") else None
     if written is not None:
         check_axes(written, f"{where}.axes", rep)
-    ndim = next((len(a.shape) for _, a, _ in arrays if a is not None), None)
+    ndim = next((len(a.shape) for _, a, _ in arrays if a is not None and a.shape is not None), None)
     axes = written if written is not None else implied_axes(ndim or 0)
     n = len(axes)
     group_steps = parse_transforms(ms.get("coordinateTransformations"), f"{where}.coordinateTransformations", n, rep,
@@ -56,7 +56,7 @@ def _one(group: Group, ns: Namespace, ms: dict[str, Any], where: str, rep: Repor
         steps = parse_transforms(ds.get("coordinateTransformations"), f"{dwhere}.coordinateTransformations", n, rep,
                                  what=f"level {j} ({path!r})", required=True)
         scale, shift = combine(n, steps, group_steps) if n else identity(0)
-        if arr is not None and len(arr.shape) != n:
+        if arr is not None and arr.shape is not None and len(arr.shape) != n:
             rep.error(dwhere, f"level {j} ({path!r}) has {len(arr.shape)} dimensions; there are {n} axes and "
                               f"their number MUST equal the arrays' dimensions")
             scale, shift = _fit(scale, len(arr.shape)), _fit(shift, len(arr.shape), 0.0)
@@ -66,7 +66,7 @@ def _one(group: Group, ns: Namespace, ms: dict[str, Any], where: str, rep: Repor
             rep.error(dwhere, f"label level {j} ({path!r}) is {arr.dtype}; label images MUST be of an integer type")
         levels.append(_level(j, path, arr, error, scale, shift))
     _check_order(levels, axes, f"{where}.datasets", rep)
-    meta = ms.get("metadata") if isinstance(ms.get("metadata"), dict) else {}
+    meta: dict[str, Any] = ms["metadata"] if isinstance(ms.get("metadata"), dict) else {}
     typ = ms.get("type") if isinstance(ms.get("type"), str) else None
     return Multiscale(name, axes, tuple(levels), typ, meta)
 

@@ -46,8 +46,8 @@ def marker(attrs: Any) -> str:
         return f"[OME {what} {v}, {n if n is not None else '?'} levels{extra}]"
     if "bioformats2raw.layout" in k:
         return f"[OME bioformats2raw {v}]"
-    n = len(k["labels"]) if isinstance(k.get("labels"), list) else "?"
-    return f"[OME labels {v}, {n}]"
+    labels = len(k["labels"]) if isinstance(k.get("labels"), list) else "?"
+    return f"[OME labels {v}, {labels}]"
 
 
 def describe(node: OmeNode) -> list[str]:
