@@ -12,7 +12,8 @@ method; a whole-object bound (``ByteRequest.limit``/``get_bounded``) refused wit
 ``TooLargeError`` naming the key; ``get_ranges`` (a read's one call for its chunk data, into a
 scratch buffer or not) giving the bytes ``get_range`` would, each request answered exactly once,
 with its error in its place, however the store coalesces neighbouring ranges; listing
-(where ``can_list``) of keys and sub-prefixes in name order, or a ``StoreError``; ``size``;
+(where ``can_list``) of keys and sub-prefixes in name order, or a ``StoreError``, page by page
+(``iter_dir``) and recursively with sizes (``walk_sizes``); ``size``; ``close`` twice;
 answers unchanged under concurrent use; and nothing ever written to the backing.
 
 Modelled on zarr-python 3's ``zarr.testing.store.StoreTests``, reduced to reading.
@@ -293,6 +294,28 @@ class StoreContract:
             pytest.skip("this store cannot list")
         assert sorted(store.list_prefix(prefix)) == sorted(k for k in objects if k.startswith(prefix))
 
+    @pytest.mark.parametrize("prefix", ["", "foo/", "nope/"])
+    @pytest.mark.parametrize("page", [1, 2, 1000])
+    def test_iter_dir_pages_add_up_to_the_listing(self, store: Store, objects: dict[str, bytes], prefix: str,
+                                                  page: int) -> None:
+        if not self.can_list:
+            pytest.skip("this store cannot list")
+        pages = list(store.iter_dir(prefix, page=page))
+        assert all(len(keys) + len(dirs) <= page for keys, dirs in pages), pages
+        keys = sorted(k for ks, _ in pages for k in ks)
+        dirs = sorted(d for _, ds in pages for d in ds)
+        assert (keys, dirs) == listing(objects, prefix)
+
+    @pytest.mark.parametrize("prefix", ["", "foo/"])
+    def test_walk_sizes_names_every_object_below_once(self, store: Store, objects: dict[str, bytes],
+                                                      prefix: str) -> None:
+        if not self.can_list:
+            pytest.skip("this store cannot list")
+        walked = list(store.walk_sizes(prefix))
+        assert sorted(k for k, _ in walked) == sorted(k for k in objects if k.startswith(prefix))
+        for key, size in walked:
+            assert size is None or size == len(objects[key]), (key, size)
+
     # -- identity ---------------------------------------------------------------------------
     def test_url_and_key_urls(self, store: Store, objects: dict[str, bytes]) -> None:
         assert isinstance(store.url, str) and store.url
@@ -327,6 +350,14 @@ class StoreContract:
         with ThreadPoolExecutor(8) as pool:
             bad = [b for part in pool.map(worker, range(8)) for b in part]
         assert not bad, bad[:5]
+
+    def test_close_is_safe_to_repeat(self, objects: dict[str, bytes], request: pytest.FixtureRequest,
+                                     tmp_path_factory: pytest.TempPathFactory) -> None:
+        """A store of its own (the class's is shared): closing it twice raises nothing."""
+        own = self.make_store(objects, tmp_path_factory.mktemp(type(self).__name__ + "Closed"), request)
+        assert own.get("zarr.json") == objects["zarr.json"]
+        own.close()
+        own.close()
 
     # -- read-only --------------------------------------------------------------------------
     def test_reading_wrote_nothing(self, store: Store, objects: dict[str, bytes]) -> None:
