@@ -1,4 +1,4 @@
-"""Fuzzing zarrlib with mutated stores written by zarr-python (issue 11), as a bounded CI sample.
+"""Fuzzing zarrlib with mutated stores written by zarr-python, as a bounded CI sample.
 
 A corrupt or hostile store must cost a ZarrError naming the node or key: never another
 exception, a hang, a crash, gigabytes of memory, a write to the store, a checksummed chunk read
@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLE_SEED = 20240611
 SAMPLE_COUNT = 700
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
