@@ -17,7 +17,12 @@ S3_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "test
 
 @contextmanager
 def moto_s3() -> Iterator[str]:
-    """An S3-compatible server; yields its endpoint URL. Needs ``moto[server]``."""
+    """An S3-compatible server, empty; yields its endpoint URL. Needs ``moto[server]``.
+
+    moto keeps its buckets in the process, not in the server: a server started after another
+    would see the buckets and objects written through the first, so each one starts reset."""
+    from urllib.request import ProxyHandler, Request, build_opener
+
     from moto.server import ThreadedMotoServer
 
     saved = {k: os.environ.get(k) for k in S3_CREDENTIALS}
@@ -26,6 +31,8 @@ def moto_s3() -> Iterator[str]:
     server.start()
     try:
         host, port = server.get_host_and_port()
+        reset = Request(f"http://{host}:{port}/moto-api/reset", method="POST")
+        build_opener(ProxyHandler({})).open(reset, timeout=30).close()  # loopback: never a proxy
         yield f"http://{host}:{port}"
     finally:
         server.stop()

@@ -13,7 +13,6 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
-SHARED = TESTS.parents[1] / "shared"
 
 
 @pytest.fixture(scope="session")
@@ -22,7 +21,7 @@ def files_over_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     or read: URL paths are absolute file paths below the test roots."""
     from http_server import serve
 
-    roots = (tmp_path_factory.getbasetemp(), TESTS / "data", SHARED / "peer-data")
+    roots = (tmp_path_factory.getbasetemp(), TESTS / "data")
     with serve(Path("/"), roots=roots) as (url, _):
         yield url
 

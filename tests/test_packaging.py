@@ -99,6 +99,7 @@ def test_version_flag() -> None:
     assert out.stdout.strip() == f"zarrview {__version__}"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_bundle_builds_runs_the_demo_and_leaves_test_packages_out(tmp_path: Path) -> None:
     pytest.importorskip("PyInstaller", reason="pyinstaller is part of the test extras")
@@ -152,6 +153,7 @@ def test_install_desktop_script_places_every_file(tmp_path: Path) -> None:
     assert (share / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_wheel_carries_the_resources(tmp_path: Path) -> None:
     import zipfile

@@ -1,4 +1,4 @@
-"""A hierarchy of 10,000 nodes in the window (issue 16): rows are made only for what is shown
+"""A hierarchy of 10,000 nodes in the window: rows are made only for what is shown
 (counted), the filter finds nodes deep in groups nobody expanded while the tree holds only the
 first matches and their ancestors, a group shown partly by the filter lists all its members once
 expanded afterwards, and the metadata tabs show the 10,000-node consolidated root cut short."""
@@ -126,6 +126,7 @@ def test_an_array_of_10_to_the_15_opens_at_once(qtbot: Any, window: MainWindow, 
                     timeout=15000)
 
 
+@pytest.mark.slow
 def test_a_wide_group_on_s3_shows_its_first_rows_after_a_small_batch(qtbot: Any, window: MainWindow,  # noqa: F811
                                                                     tmp_path: Path) -> None:
     """moto's S3 on loopback, 300 children without consolidated metadata: the first rows after

@@ -82,7 +82,7 @@ def test_image_axes_tick_in_data_coordinates(qtbot: Any, window: MainWindow, tmp
     assert window.settings.value("image_axes") == "false"
 
 
-PEER = Path(__file__).resolve().parents[3] / "shared" / "peer-data" / "zarrs"
+PEER = Path(__file__).resolve().parents[1] / "data" / "zarrs"
 
 
 @pytest.mark.parametrize("node", ["/a/baz", "/a/foo"])

@@ -15,7 +15,7 @@ from zarrview.viewing.contrast import PERCENTILES
 
 from view_harness import Harness
 
-PEER = Path(__file__).resolve().parents[3] / "shared" / "peer-data" / "zarrs"
+PEER = Path(__file__).resolve().parents[1] / "data" / "zarrs"
 
 
 @pytest.fixture

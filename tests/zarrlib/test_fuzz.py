@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLE_SEED = 20240611
 SAMPLE_COUNT = 700
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from conformance_helpers import assert_same_tree, write_bucket_fixtures
 pytest.importorskip("gcsfs", reason="zarrview[cloud] is part of the test extras")
 pytest.importorskip("gcp_storage_emulator.server", reason="gcp-storage-emulator is part of the test extras")
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 BUCKET = "zarr-data"
 DATA = np.arange(3 * 40 * 30, dtype="<u2").reshape(3, 40, 30)

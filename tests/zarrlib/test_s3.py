@@ -24,7 +24,7 @@ from zarrview.zarrlib.storage.credentials import anonymous_unless_credentials
 pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
 pytest.importorskip("moto.server", reason="moto[server] is part of the test extras")
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 BUCKET = "zarr-data"
 DATA = np.arange(3 * 40 * 30, dtype="<i4").reshape(3, 40, 30)

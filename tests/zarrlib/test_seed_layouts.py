@@ -1,6 +1,6 @@
-"""Hand-built stores for layouts that no library writes, built byte by byte from the specs in
-shared/specs (core v3, v2, zarr-extensions and the strings ZEP seed).  Each test's truth is
-the numpy array it encoded itself.
+"""Hand-built stores for layouts that no library writes, built byte by byte from the specs (core
+v3, v2, zarr-extensions and the proposal for string and variable-length binary data types).  Each
+test's truth is the numpy array it encoded itself.
 """
 
 from __future__ import annotations

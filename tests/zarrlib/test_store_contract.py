@@ -163,6 +163,7 @@ def s3_endpoint() -> Iterator[str]:
         yield endpoint
 
 
+@pytest.mark.slow
 class TestS3Store(StoreContract):
     prefers_batches = True
     past_end_is_error = True  # S3 answers InvalidRange (416)
@@ -196,6 +197,7 @@ def gcs_endpoint() -> Iterator[str]:
         yield endpoint
 
 
+@pytest.mark.slow
 class TestGcsStore(StoreContract):
     prefers_batches = True  # gcsfs clips a range past the end, as files do
     known_bugs = FOLDER_SIZE
