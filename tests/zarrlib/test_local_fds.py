@@ -23,8 +23,19 @@ pytestmark = [pytest.mark.timeout(120),
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts /proc/self/fd")]
 
 
-def open_fds() -> set[str]:
-    return set(os.listdir("/proc/self/fd"))
+def open_fds(*under: object) -> set[str]:
+    """This process's descriptors of files below the given folders (or of the given files), as
+    "fd -> path": threads that earlier tests left behind may open and close other files meanwhile."""
+    roots = tuple(os.path.realpath(str(u)) for u in under)
+    found = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # closed meanwhile
+            continue
+        if target.startswith(roots):
+            found.add(f"{fd} -> {target}")
+    return found
 
 
 def run(store: LocalStore, key: str, start: int, stop: int, scratch: Scratch | None = None) -> bytes | None:
@@ -44,30 +55,30 @@ def files(tmp_path):
 
 def test_runs_read_the_bytes_on_disk_through_one_kept_descriptor(files):
     root, blobs = files
-    before = open_fds()
+    before = open_fds(root)
     store = LocalStore(root)
     for start in range(0, 4096, 512):
         assert run(store, "s/3", start, start + 700) == blobs["s/3"][start:start + 700]
     assert run(store, "s/3", 4000, 10**9) == blobs["s/3"][4000:]  # clipped to the size
     assert run(store, "s/missing", 0, 10) is None
-    assert len(open_fds() - before) == 1
+    assert len(open_fds(root) - before) == 1
     store.close()
-    assert open_fds() == before
+    assert open_fds(root) == before
     assert run(store, "s/3", 0, 10) == blobs["s/3"][:10]  # after close: read, nothing kept
-    assert open_fds() == before
+    assert open_fds(root) == before
 
 
 def test_kept_descriptors_are_bounded_and_reused(files):
     root, blobs = files
-    before = open_fds()
+    before = open_fds(root)
     store = LocalStore(root)
     store._fds = FdCache(capacity=4)
     for _ in range(3):
         for k, b in blobs.items():
             assert run(store, k, 100, 3000) == b[100:3000]
-            assert len(open_fds() - before) <= 4
+            assert len(open_fds(root) - before) <= 4
     store.close()
-    assert open_fds() == before
+    assert open_fds(root) == before
 
 
 def test_a_descriptor_evicted_while_in_use_is_closed_by_its_last_reader(tmp_path):
@@ -130,20 +141,20 @@ def test_only_regular_files_are_kept(tmp_path):
     os.symlink("/dev/zero", tmp_path / "zero")
     os.mkfifo(tmp_path / "fifo")
     (tmp_path / "dir").mkdir()
-    before = open_fds()
+    before = open_fds(tmp_path, "/dev/zero")
     store = LocalStore(tmp_path)
     for key, kind in (("zero", "character device"), ("fifo", "FIFO")):
         with pytest.raises(StoreError, match=kind) as e:
             run(store, key, 0, 10)
         assert key in str(e.value)
     assert run(store, "dir", 0, 10) is None
-    assert open_fds() == before and len(store._fds) == 0
+    assert open_fds(tmp_path, "/dev/zero") == before and len(store._fds) == 0
     store.close()
 
 
 def test_many_threads_share_and_evict_descriptors(files):
     root, blobs = files
-    before = open_fds()
+    before = open_fds(root)
     store = LocalStore(root)
     store._fds = FdCache(capacity=3)
     keys = sorted(blobs)
@@ -164,21 +175,21 @@ def test_many_threads_share_and_evict_descriptors(files):
     for th in threads:
         th.join()
     assert not errors
-    assert len(open_fds() - before) <= 3
+    assert len(open_fds(root) - before) <= 3
     store.close()
-    assert open_fds() == before
+    assert open_fds(root) == before
 
 
 def test_a_dropped_store_closes_its_descriptors(files):
     root, blobs = files
     gc.collect()  # descriptors of earlier tests' garbage must not close during this one
-    before = open_fds()
+    before = open_fds(root)
     store = LocalStore(root)
     run(store, "s/1", 0, 10)
-    assert len(open_fds() - before) == 1
+    assert len(open_fds(root) - before) == 1
     del store
     gc.collect()
-    assert open_fds() == before
+    assert open_fds(root) == before
 
 
 def test_sharded_array_written_by_zarr_python(tmp_path):
@@ -188,12 +199,12 @@ def test_sharded_array_written_by_zarr_python(tmp_path):
                           chunks=(1, 8, 8), shards=(2, 32, 24), zarr_format=3)
     z[...] = data
     n_shards = 3 * 2 * 2
-    before = open_fds()
+    before = open_fds(tmp_path)
     store = LocalStore(tmp_path / "a.zarr")
     arr = zl.open(store)
     assert np.array_equal(arr[...], data)
     assert np.array_equal(arr[:, 40, :], data[:, 40, :])
     assert np.array_equal(arr[3, 5:60, 7:47], data[3, 5:60, 7:47])
-    assert 1 <= len(open_fds() - before) <= min(n_shards, CAPACITY)
+    assert 1 <= len(open_fds(tmp_path) - before) <= min(n_shards, CAPACITY)
     store.close()
-    assert open_fds() == before
+    assert open_fds(tmp_path) == before
