@@ -40,7 +40,7 @@ Progress = Callable[[int, int], None]
 MAX_READ_WORKERS = 16
 
 #: the chunk size at which ``WORKERS_AT_REF`` workers read fastest, and that number: measured on
-#: 16 cores (bench/README.md) about 6 workers for 128 KiB chunks and 12 for 512 KiB ones, so the
+#: 16 cores (docs/performance.md) about 6 workers for 128 KiB chunks and 12 for 512 KiB ones, so the
 #: useful count grows with the square root of the chunk's decoded size
 REF_CHUNK_BYTES = 128 << 10
 WORKERS_AT_REF = 6

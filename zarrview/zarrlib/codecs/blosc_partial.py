@@ -3,16 +3,15 @@
 A blosc frame is a series of independently compressed blocks (typically 16-256 KiB), so the
 elements a read takes from a chunk can be decoded without the rest: an XZ section takes one row
 of each 512x512 chunk, and ``blosc_getitem`` decodes the one 32 KiB block holding it in about
-30 µs where the whole 512 KiB chunk takes about 550 µs (bench/README.md). numcodecs no longer
-offers a partial decode, but its extension module exports c-blosc's ``blosc_getitem``, which
-this calls through ctypes; where that symbol cannot be found the whole chunk is decoded, as
-before.
+30 µs where the whole 512 KiB chunk takes about 550 µs. numcodecs offers no partial decode,
+but its extension module exports c-blosc's ``blosc_getitem``, which this calls through ctypes;
+where that symbol cannot be found the whole chunk is decoded.
 
 Safety: c-blosc trusts the frame's header for where its blocks lie, so a frame is first checked
 to be exactly as long as its header says (``check_frame``, as for whole chunks), the range must
 lie inside the declared size, and ``blosc_getitem`` (c-blosc 1.21: a context of its own per
 call, so it is thread-safe) checks each block's offset against that size. Anything it refuses
-(a negative answer) goes to the whole-chunk path, which names the failure as before.
+(a negative answer) goes to the whole-chunk path, which names the failure.
 """
 
 from __future__ import annotations
