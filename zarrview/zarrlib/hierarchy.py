@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from types import EllipsisType
 from typing import Any, Literal
 
 from .errors import (
@@ -119,7 +120,7 @@ class Hierarchy:
         with self._ahead_lock:
             self._ahead.update(zip(keys, answers))
 
-    def _fetched(self, key: str) -> bytes | None | object:
+    def _fetched(self, key: str) -> bytes | None | EllipsisType:
         with self._ahead_lock:
             return self._ahead.pop(key, ...)
 
@@ -127,9 +128,9 @@ class Hierarchy:
         data = self._fetched(key)
         if data is ...:
             data = self.store.get_bounded(key, limits().metadata_bytes)
-        return None if data is None else bytes(data)  # type: ignore[arg-type]
+        return None if data is None else bytes(data)
 
-    def _json(self, key: str, data: bytes | None | object = ...) -> dict[str, Any] | None:
+    def _json(self, key: str, data: bytes | None | EllipsisType = ...) -> dict[str, Any] | None:
         if data is ...:
             data = self._raw(key)
         if data is None:
@@ -232,7 +233,7 @@ class Hierarchy:
 
     def _try_v2(self, path: str) -> NodeDoc | None:
         prefix = prefix_of(path)
-        zattrs_raw: bytes | None | object = ...
+        zattrs_raw: bytes | None | EllipsisType = ...
         ahead = (self._fetched(prefix + ".zarray"), self._fetched(prefix + ".zattrs"))
         if ahead[0] is not ...:
             zarray = self._json(prefix + ".zarray", ahead[0])

@@ -19,7 +19,7 @@ class DimSelection(NamedTuple):
     stop: int  # exclusive, already clipped
     step: int
     dropped: bool  # an integer index removes the dimension from the output
-    count: int  # selected elements
+    length: int  # selected elements (not `count`, which would hide tuple.count)
 
 
 def _dim(start: int, stop: int, step: int, dropped: bool) -> DimSelection:
@@ -71,18 +71,18 @@ def _int(v: Any, dim: int) -> int:
 
 
 def out_shape(sel: tuple[DimSelection, ...]) -> tuple[int, ...]:
-    return tuple(d.count for d in sel if not d.dropped)
+    return tuple(d.length for d in sel if not d.dropped)
 
 
 def full_shape(sel: tuple[DimSelection, ...]) -> tuple[int, ...]:
     """Output shape before integer-indexed dimensions are dropped."""
-    return tuple(d.count for d in sel)
+    return tuple(d.length for d in sel)
 
 
 def dim_chunks(d: DimSelection, chunk: int) -> list[DimChunk]:
     """The chunks of one dimension that hold selected elements."""
     out: list[DimChunk] = []
-    start, step, count = d.start, d.step, d.count
+    start, step, count = d.start, d.step, d.length
     if count == 0:
         return out
     last = start + (count - 1) * step

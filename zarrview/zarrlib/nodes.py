@@ -300,7 +300,7 @@ class StoredObjects(tuple[int, int]):
         return self
 
     @property
-    def count(self) -> int:
+    def count(self) -> int:  # type: ignore[override]  # the name callers read (app's metadata panel); hides tuple.count
         return self[0]
 
     @property

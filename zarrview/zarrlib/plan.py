@@ -58,7 +58,7 @@ class ChunkFailure:
 
 def _chunks_touched(d: DimSelection, chunk: int) -> int:
     """How many chunks of one dimension the selection touches (an upper bound, in O(1))."""
-    count = d.count
+    count = d.length
     if count == 0:
         return 0
     last = d.start + (count - 1) * d.step

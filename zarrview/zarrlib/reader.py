@@ -205,10 +205,10 @@ class ChunkReader:
         """This thread's reusable read and decode buffers."""
         tls = self._scratch
         try:
-            return tls.buffers  # type: ignore[no-any-return]
+            return tls.buffers
         except AttributeError:  # all or none: a failed allocation leaves none behind
             tls.buffers = Buffers(Scratch(), self._decoder)
-            return tls.buffers  # type: ignore[no-any-return]
+            return tls.buffers
 
     def decode_chunk(self, data: Any, key: str, coords: tuple[int, ...]) -> np.ndarray:
         return self._decoder.decode(data, key, coords)

@@ -18,6 +18,12 @@ from ..dtypes import DataType
 Buffer = bytes | bytearray | memoryview | np.ndarray
 
 
+def as_memoryview(data: Buffer) -> memoryview:
+    """``memoryview(data)``. numpy declares ndarray's buffer protocol to type checkers from
+    Python 3.12 on only; ``ndarray.data`` is the same memoryview, typed as one."""
+    return data.data if isinstance(data, np.ndarray) else memoryview(data)
+
+
 @dataclass(frozen=True)
 class ChunkSpec:
     """What a codec produces when decoding: a chunk's shape and data type."""
@@ -45,14 +51,16 @@ class ChunkSpec:
         return replace(self, dt=DataType(dtype, "fixed", str(dtype)))
 
 
-class Codec(ABC):
+class Codec:
+    """What the three kinds share; each kind is an abstract base of its own."""
+
     name: str = ""
 
     def describe(self) -> str:
         return self.name
 
 
-class ArrayArrayCodec(Codec):
+class ArrayArrayCodec(Codec, ABC):
     @abstractmethod
     def encoded_spec(self, spec: ChunkSpec) -> ChunkSpec:
         """The spec of what this codec's encoder would output for an input of ``spec``."""
@@ -62,7 +70,7 @@ class ArrayArrayCodec(Codec):
         """``spec`` describes the decoded output."""
 
 
-class ArrayBytesCodec(Codec):
+class ArrayBytesCodec(Codec, ABC):
     @abstractmethod
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
         ...
@@ -72,7 +80,7 @@ class ArrayBytesCodec(Codec):
         return None
 
 
-class BytesBytesCodec(Codec):
+class BytesBytesCodec(Codec, ABC):
     @abstractmethod
     def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
         """``limit``: the decoded size the next codec expects, when known. Codecs that can
@@ -85,6 +93,9 @@ class BytesBytesCodec(Codec):
 
     def encoded_size(self, decoded_size: int) -> int | None:
         return None
+
+
+AnyCodec = ArrayArrayCodec | ArrayBytesCodec | BytesBytesCodec
 
 
 def configuration(spec: dict[str, Any], where: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import numpy as np
 from numcodecs import blosc
 
 from ..errors import CodecError
-from .base import Buffer, BytesBytesCodec, configuration
+from .base import Buffer, BytesBytesCodec, as_memoryview, configuration
 from .params import parse_choice, parse_int
 
 _CNAMES = ("lz4", "lz4hc", "blosclz", "zstd", "snappy", "zlib")
@@ -70,15 +70,15 @@ class BloscCodec(BytesBytesCodec):
 
 def declared_size(data: Buffer) -> int | None:
     """The uncompressed size in a blosc header (bytes 4-8, little-endian), None if too short."""
-    head = bytes(memoryview(data)[:16])
+    head = bytes(as_memoryview(data)[:16])
     return int.from_bytes(head[4:8], "little") if len(head) == 16 else None
 
 
 def check_frame(data: Buffer) -> None:
     """blosc trusts its header; a truncated frame would be read past its end, so check first."""
-    n = len(memoryview(data))
+    n = len(as_memoryview(data))
     if n < 16:
         raise CodecError(f"blosc: {n} bytes cannot hold a blosc frame")
-    cbytes = int.from_bytes(bytes(memoryview(data)[12:16]), "little")
+    cbytes = int.from_bytes(bytes(as_memoryview(data)[12:16]), "little")
     if cbytes != n:
         raise CodecError(f"blosc: frame truncated or padded (header says {cbytes} bytes, found {n})")

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numcodecs import blosc
 
-from .base import Buffer
+from .base import Buffer, as_memoryview
 from .blosc import check_frame
 
 
@@ -50,7 +50,7 @@ def decode_range(data: Buffer, nbytes: int, start: int, stop: int, out: np.ndarr
     chunk, and that path names what is wrong)."""
     if _getitem is None or not 0 <= start < stop <= nbytes or out.nbytes < stop - start or nbytes > _MAX_INT:
         return False
-    view = memoryview(data).cast("B")
+    view = as_memoryview(data).cast("B")
     if len(view) < 16:
         return False
     check_frame(view)

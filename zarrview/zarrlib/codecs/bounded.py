@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CodecError
-from .base import Buffer
+from .base import Buffer, as_memoryview
 from .libzstd import stream_decoder
 
 _STEP = 1 << 22
@@ -113,5 +113,5 @@ def unzstd(data: Buffer, limit: int, declared: int | None) -> Any:
 
 def lz4_declared(data: Buffer) -> int | None:
     """numcodecs' LZ4 frames start with the decompressed size (little-endian uint32)."""
-    head = bytes(memoryview(data)[:4])
+    head = bytes(as_memoryview(data)[:4])
     return int.from_bytes(head, "little") if len(head) == 4 else None

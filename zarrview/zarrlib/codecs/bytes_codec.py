@@ -6,7 +6,7 @@ plain ``bytes`` stores Arrow-style int32 offsets, padding to 64 bytes, then the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -31,7 +31,7 @@ class BytesCodec(ArrayBytesCodec):
         return f"bytes({self.endian})" if self.endian else "bytes"
 
     def _stored_dtype(self, dtype: np.dtype[Any]) -> np.dtype[Any]:
-        order = "<" if self.endian in (None, "little") else ">"
+        order: Literal["<", ">"] = "<" if self.endian in (None, "little") else ">"
         return dtype.newbyteorder(order) if dtype.itemsize > 1 or dtype.fields else dtype
 
     def encoded_size(self, spec: ChunkSpec) -> int | None:

@@ -26,7 +26,7 @@ class Crc32cCodec(BytesBytesCodec):
         return decoded_size + 4
 
     def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
-        view = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else memoryview(data.reshape(-1).view(np.uint8))
+        view = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data.reshape(-1).view(np.uint8).data
         if len(view) < 4:
             raise CodecError(f"crc32c: {len(view)} bytes cannot hold a checksum")
         body = view[:-4]

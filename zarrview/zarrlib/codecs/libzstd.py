@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CodecError
-from .base import Buffer
+from .base import Buffer, as_memoryview
 
 DecodeInto = Callable[[Buffer, np.ndarray], None]
 
@@ -45,7 +45,8 @@ def _load() -> Any | None:
     names = [n for n in (ctypes.util.find_library("zstd"),) if n] + ["libzstd.so.1"]
     for name in names:
         try:
-            lib = ctypes.CDLL(name)
+            # Any: the loaded library's functions are attributes ctypes makes on first use
+            lib: Any = ctypes.CDLL(name)
             lib.ZSTD_versionNumber.restype = ctypes.c_uint
             if lib.ZSTD_versionNumber() < 10400:  # ZSTD_decompressDCtx semantics we rely on
                 continue
@@ -150,7 +151,7 @@ def make_decoder(lib: Any) -> DecodeInto:
             ctx = _local.ctx
         except AttributeError:
             ctx = _local.ctx = _Context(lib)
-        n = len(data) if isinstance(data, bytes) else memoryview(data).nbytes
+        n = len(data) if isinstance(data, bytes) else as_memoryview(data).nbytes
         if not n:
             raise CodecError("zstd: the stored chunk is empty (0 bytes), not a zstd frame")
         want = out.nbytes

@@ -42,12 +42,12 @@ class CodecPipeline:
             cap = limits().chunk_bytes
             size = self.array_bytes.encoded_size(specs[-1])
             bounds: list[int] = []
-            for codec in self.bytes_bytes:
+            for bb in self.bytes_bytes:
                 bounds.append(cap if size is None else size)
-                size = None if size is None else codec.encoded_size(size)
-            for codec, bound in zip(reversed(self.bytes_bytes), reversed(bounds)):
-                data = codec.decode(data, bound)
+                size = None if size is None else bb.encoded_size(size)
+            for bb, bound in zip(reversed(self.bytes_bytes), reversed(bounds)):
+                data = bb.decode(data, bound)
         arr = self.array_bytes.decode(data, specs[-1])
-        for codec, inner in zip(reversed(self.array_array), reversed(specs[:-1])):
-            arr = codec.decode(arr, inner)
+        for aa, inner in zip(reversed(self.array_array), reversed(specs[:-1])):
+            arr = aa.decode(arr, inner)
         return arr

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import MetadataError, UnsupportedCodecError, short
-from .base import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, configuration
+from .base import AnyCodec, ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, configuration
 from .bitround import BitroundCodec
 from .blosc import BloscCodec
 from .bytes_codec import BytesCodec
@@ -30,7 +30,7 @@ _SIMPLE: dict[str, Any] = {
 }
 
 
-def _numcodecs(cid: str, config: dict[str, Any], where: str) -> Codec:
+def _numcodecs(cid: str, config: dict[str, Any], where: str) -> AnyCodec:
     codec = make_numcodecs(cid, config, where)
     if cid in ARRAY_ARRAY:
         return NumcodecsArrayArray(codec)
@@ -39,7 +39,7 @@ def _numcodecs(cid: str, config: dict[str, Any], where: str) -> Codec:
     return NumcodecsBytesBytes(codec)
 
 
-def parse_codec(item: Any, where: str, spec: ChunkSpec) -> Codec | None:
+def parse_codec(item: Any, where: str, spec: ChunkSpec) -> AnyCodec | None:
     """One codec; None when an unknown codec may be ignored."""
     if isinstance(item, str):
         item = {"name": item}

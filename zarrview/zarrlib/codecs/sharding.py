@@ -103,7 +103,7 @@ class ShardingCodec(ArrayBytesCodec):
         return cls(tuple(chunk_shape), inner, ShardLayout(cps, location, nbytes, index_pipeline))
 
     def split(self, data: Buffer) -> tuple[np.ndarray, memoryview]:
-        view = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else memoryview(data.reshape(-1).view(np.uint8))
+        view = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data.reshape(-1).view(np.uint8).data
         n = self.layout.index_nbytes
         if len(view) < n:
             raise CodecError(f"shard of {len(view)} bytes cannot hold its {n}-byte index")

@@ -6,7 +6,7 @@ the reader the same for both formats.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numcodecs.abc import Codec as NumcodecsCodec
@@ -53,7 +53,8 @@ def filtered_nbytes(filters: list[NumcodecsCodec], spec: ChunkSpec) -> int | Non
 class V2ChunkCodec(ArrayBytesCodec):
     name = "v2"
 
-    def __init__(self, filters: list[NumcodecsCodec], compressor: NumcodecsCodec | None, order: str) -> None:
+    def __init__(self, filters: list[NumcodecsCodec], compressor: NumcodecsCodec | None,
+                 order: Literal["C", "F"]) -> None:
         self.filters = filters
         self.compressor = compressor
         self.order = order

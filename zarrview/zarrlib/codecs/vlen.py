@@ -9,7 +9,7 @@ from numcodecs import VLenBytes, VLenUTF8
 
 from ..errors import CodecError
 from ..limits import human, limits
-from .base import ArrayBytesCodec, Buffer, ChunkSpec
+from .base import ArrayBytesCodec, Buffer, ChunkSpec, as_memoryview
 from .vlen_count import check_vlen_count
 
 
@@ -24,8 +24,8 @@ class VlenCodec(ArrayBytesCodec):
 
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
         check_vlen_count(data, self.name)
-        if len(memoryview(data).cast("B")) > limits().chunk_bytes:
-            raise CodecError(f"{self.name}: a chunk of {len(memoryview(data))} bytes is more than the "
+        if len(as_memoryview(data).cast("B")) > limits().chunk_bytes:
+            raise CodecError(f"{self.name}: a chunk of {len(as_memoryview(data))} bytes is more than the "
                              f"{human(limits().chunk_bytes)} allowed")
         try:
             items = self._codec.decode(data)

@@ -9,13 +9,13 @@ pointers) from a chunk of a few bytes. A count the bytes present cannot hold is 
 from __future__ import annotations
 
 from ..errors import CodecError
-from .base import Buffer
+from .base import Buffer, as_memoryview
 
 
 def check_vlen_count(data: Buffer, name: str) -> None:
-    n = memoryview(data).nbytes
+    n = as_memoryview(data).nbytes
     if n < 4:
         raise CodecError(f"{name}: {n} bytes cannot hold the item count")
-    count = int.from_bytes(bytes(memoryview(data).cast("B")[:4]), "little")
+    count = int.from_bytes(bytes(as_memoryview(data).cast("B")[:4]), "little")
     if count * 4 > n - 4:
         raise CodecError(f"{name}: the chunk claims {count} items, but its {n} bytes hold at most {(n - 4) // 4}")

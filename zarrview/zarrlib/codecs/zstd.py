@@ -9,7 +9,7 @@ from numcodecs import Zstd
 
 from ..errors import CodecError
 from ..limits import limits
-from .base import Buffer, BytesBytesCodec, configuration
+from .base import Buffer, BytesBytesCodec, as_memoryview, configuration
 from .bounded import unzstd
 from .libzstd import decoder as libzstd_decoder
 from .params import parse_bool, parse_int
@@ -38,7 +38,7 @@ class ZstdCodec(BytesBytesCodec):
     def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
         streamed = unzstd(data, limits().chunk_bytes if limit is None else limit, frame_content_size(data))
         if streamed is not None:
-            return streamed  # type: ignore[no-any-return]
+            return streamed
         try:
             return self._codec.decode(data)
         except (RuntimeError, ValueError, MemoryError) as e:
@@ -77,7 +77,7 @@ def zstd_decode_into(codec: Zstd, data: Buffer, out: np.ndarray) -> bool:
 
 def frame_content_size(data: Buffer) -> int | None:
     """The decompressed size a zstd frame header declares, or None when absent or unreadable."""
-    head = bytes(memoryview(data)[:18])
+    head = bytes(as_memoryview(data)[:18])
     if len(head) < 6 or int.from_bytes(head[:4], "little") != _MAGIC:
         return None
     fhd = head[4]

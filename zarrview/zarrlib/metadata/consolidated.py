@@ -187,10 +187,10 @@ def index_v3_root(data: bytes, where: str, entry_where: Callable[[str], str]) ->
     except NotIndexable:  # json names what is wrong, or decodes what the index could not
         doc = load_json_object(data, where)
         held = doc.get("consolidated_metadata")
-        found = _decoded(held, False, entry_where)
-        if found is not None and isinstance(held, dict):  # the same shape as an indexed root's
+        decoded = _decoded(held, False, entry_where)
+        if decoded is not None and isinstance(held, dict):  # the same shape as an indexed root's
             doc = {**doc, "consolidated_metadata": {**held, "metadata": {}}}
-        return doc, found
+        return doc, decoded
     outer = load_json_object(data[:start] + b"{}" + data[stop:], where)
     return outer, Consolidated(data, lambda: found, False, entry_where)
 

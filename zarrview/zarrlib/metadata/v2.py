@@ -61,12 +61,12 @@ def parse_array(doc: dict[str, Any], attrs: dict[str, Any], prefix: str, where: 
 
 
 def _object_kind(dt: Any, filters: list[Any], where: str) -> Any:
-    from ..dtypes import DataType
+    from ..dtypes import DataType, Kind
 
     if not filters:
         raise MetadataError(f"object array in {where} has no object codec among its filters")
     cid = filters[0].codec_id
-    kind = {"vlen-utf8": "str", "vlen-bytes": "bytes"}.get(cid, "str")
+    kind: Kind = "bytes" if cid == "vlen-bytes" else "str"
     if cid not in ("vlen-utf8", "vlen-bytes", "vlen-array", "json2", "msgpack2", "categorize"):
         raise MetadataError(f"object array in {where} must start its filters with an object codec, found {short(cid)}")
     return DataType(dt.dtype, kind if cid in ("vlen-utf8", "vlen-bytes") else "str", cid)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ..codecs import ChunkSpec, ShardingCodec, parse_codecs
 from ..codecs.transpose import TransposeCodec
@@ -17,7 +17,7 @@ _ARRAY_FIELDS = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid",
 _GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_metadata"}
 
 
-def node_type(doc: dict[str, Any], where: str) -> str:
+def node_type(doc: dict[str, Any], where: str) -> Literal["array", "group"]:
     if doc.get("zarr_format") != 3:
         raise MetadataError(f"{where}: zarr_format must be 3, found {short(doc.get('zarr_format'))}")
     kind = doc.get("node_type")

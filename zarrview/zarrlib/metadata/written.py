@@ -26,7 +26,8 @@ class WrittenArray:
 
 def written_array(doc: dict[str, Any], zarr_format: int, draft: bool = False) -> WrittenArray:
     if zarr_format == 2:
-        filters = doc.get("filters") if isinstance(doc.get("filters"), list) else []
+        listed = doc.get("filters")
+        filters: list[Any] = listed if isinstance(listed, list) else []
         compressor = doc.get("compressor")
         chain = [*filters, *([compressor] if compressor is not None else [])]
         return WrittenArray(_shape(doc.get("shape")), _shape(doc.get("chunks")), _text(doc.get("dtype")),

@@ -46,8 +46,9 @@ def _apply() -> bool:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         mallopt = libc.mallopt
-        libc.gnu_get_libc_version  # only glibc has both
     except (OSError, AttributeError):
+        return False
+    if not hasattr(libc, "gnu_get_libc_version"):  # only glibc has both
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int

@@ -169,7 +169,7 @@ class Store(ABC):
         """A human-readable address of a key, for error messages."""
         return f"{self.url.rstrip('/')}/{key}"
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  # optional: a store that holds nothing open keeps this no-op
         """Release files or sessions; reads after close are not supported."""
 
     def __repr__(self) -> str:

@@ -88,7 +88,7 @@ class FsspecStore(Store):
         res = self._run(lambda: self._gather([req]), None)[0]
         if isinstance(res, StoreError):
             raise res
-        return res  # type: ignore[no-any-return]
+        return res
 
     def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
                    scratch: Scratch | None = None) -> None:
@@ -108,7 +108,7 @@ class FsspecStore(Store):
     # -- running on fsspec's loop -----------------------------------------------------------
     def _loop(self) -> asyncio.AbstractEventLoop:
         if getattr(self.fs, "async_impl", False) and getattr(self.fs, "loop", None) is not None:
-            return self.fs.loop  # type: ignore[no-any-return]
+            return self.fs.loop
         from fsspec.asyn import get_loop
         return get_loop()
 
@@ -125,7 +125,8 @@ class FsspecStore(Store):
                     future.cancel()  # cancels every request of the batch still in flight
                     raise ReadCancelled(f"read from {self.url} cancelled") from None
 
-    async def _gather(self, reqs: list[ByteRequest], on_each: OnEach | None = None) -> list[Settled]:
+    async def _gather(self, reqs: list[ByteRequest],
+                      on_each: Callable[[int, Settled], None] | None = None) -> list[Settled]:
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.io_concurrency)
 

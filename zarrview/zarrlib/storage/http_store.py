@@ -111,7 +111,7 @@ class HttpStore(FsspecStore):
             n = r.content_length
             if n is not None and n <= cap and "Content-Encoding" not in r.headers:
                 widen_reads(r)
-                return await r.read()  # type: ignore[no-any-return]
+                return await r.read()
             return await read_capped(r, cap, path, start, stop, limit, ranged)
 
     def _timers_redundant(self, session: Any) -> bool:

@@ -228,7 +228,8 @@ class LocalStore(Store):
         ancestor would otherwise be followed until paths grow too long)."""
         def entries(folder: str) -> list[tuple[str, int | None, bool]]:
             keys, dirs = self.list_dir(folder)
-            return [(k, None, False) for k in keys] + [(d, None, True) for d in dirs]
+            found: list[tuple[str, int | None, bool]] = [(k, None, False) for k in keys]
+            return found + [(d, None, True) for d in dirs]
 
         return [key for key, _ in self._walk(prefix, entries)]
 

@@ -109,7 +109,7 @@ def _filesystem(scheme: str, url: str, options: dict[str, Any]) -> tuple[Any, st
         raise StoreError(f"cannot open {url}: {type(e).__name__}: {e}") from e
 
 
-def _filesystem_class(scheme: str) -> type | None:
+def _filesystem_class(scheme: str) -> type[Any] | None:
     """The driver class where fsspec's registered one is wrong for a read-only viewer.
 
     gcsfs registers an experimental variant for zonal and hierarchical-namespace buckets that
@@ -120,7 +120,7 @@ def _filesystem_class(scheme: str) -> type | None:
     """
     if scheme in ("gs", "gcs"):
         from gcsfs.core import GCSFileSystem
-        return GCSFileSystem  # type: ignore[no-any-return]
+        return GCSFileSystem
     return None
 
 
