@@ -32,7 +32,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 import zarrview.zarrlib as zl  # noqa: E402
 from _bad_helpers import edit_json, read_shard_index, write_shard_index  # noqa: E402
 from _good_stores import DATA, DATA8, _templates, meta_key, store, v2, v3  # noqa: E402,F401 (fixtures)
-from _window_helpers import (Heartbeat, assert_error_on_node, assert_hatched, assert_sentence,  # noqa: E402
+from _window_helpers import (Heartbeat, assert_hatched, assert_sentence,  # noqa: E402
                              assert_shows, broken_node_then_sibling, click, drop, heartbeat, open_url,  # noqa: F401
                              python_peak, seen, shown_image)
 from http_server import ENDLESS_CAP, Body, Faults, serve  # noqa: E402

@@ -71,7 +71,7 @@ def test_a_remote_image_opened_whole_reads_one_level_only(qtbot: Any, window: Ma
     from http_server import serve
 
     data = np.random.default_rng(8).integers(0, 4000, (1, 4096, 4096), dtype="u2")
-    path = ome_zarr_image(tmp_path / "remote.zarr", "0.5", data, "cyx", scale_factors=(2, 4, 8), chunks=(1, 256, 256))
+    ome_zarr_image(tmp_path / "remote.zarr", "0.5", data, "cyx", scale_factors=(2, 4, 8), chunks=(1, 256, 256))
     with serve(tmp_path) as (url, log):
         window.open_location(f"{url}/remote.zarr")
         qtbot.waitUntil(lambda: window.data.scene.detail is not None and not window.data.scene.busy, timeout=20000)

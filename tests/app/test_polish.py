@@ -38,7 +38,8 @@ def test_every_field_shows_without_scrolling(qtbot: Any, window: MainWindow, tmp
         if isinstance(node, zl.Array):
             count = node.stored_objects()
             assert count is not None and stored is not None
-            qtbot.waitUntil(lambda: window.meta.fields().get("Stored", "").startswith(f"{count[0]:,} object"), timeout=5000)
+            qtbot.waitUntil(lambda count=count: window.meta.fields().get("Stored", "").startswith(f"{count[0]:,} object"),
+                            timeout=5000)
         assert not table.verticalScrollBar().isVisible(), node.path
         last = table.rowCount() - 1
         bottom = table.rowViewportPosition(last) + table.rowHeight(last)

@@ -38,8 +38,9 @@ def store(tmp_path: Path) -> Path:
     return tmp_path / "f.zarr"
 
 
-def source_paths(w: MainWindow, parent: QModelIndex = QModelIndex()) -> list[str]:
+def source_paths(w: MainWindow, parent: QModelIndex | None = None) -> list[str]:
     """Paths of every row the model holds (listed so far)."""
+    parent = parent if parent is not None else QModelIndex()
     out: list[str] = []
     for row in range(w.model.rowCount(parent)):
         index = w.model.index(row, 0, parent)
@@ -50,7 +51,8 @@ def source_paths(w: MainWindow, parent: QModelIndex = QModelIndex()) -> list[str
     return out
 
 
-def expanded(w: MainWindow, parent: QModelIndex = QModelIndex()) -> set[str]:
+def expanded(w: MainWindow, parent: QModelIndex | None = None) -> set[str]:
+    parent = parent if parent is not None else QModelIndex()
     out: set[str] = set()
     for row in range(w.model.rowCount(parent)):
         index = w.model.index(row, 0, parent)

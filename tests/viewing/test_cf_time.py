@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime
 import warnings
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,7 @@ def _write(path: Path, ds: Any, zarr_format: int, consolidated: bool) -> Path:
     return path
 
 
-@lru_cache(maxsize=None)
+@cache
 def _store(root: Path, calendar: str, zarr_format: int, consolidated: bool) -> Path:
     """One store a calendar and format, holding each time coordinate of COORDS on its own dim."""
     coords = {}

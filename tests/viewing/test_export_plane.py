@@ -266,7 +266,7 @@ def test_cancel_and_read_errors_leave_no_file(tmp_path: Path) -> None:
     for fmt in (".npy", ".csv", ".png"):  # cancelled once the read is done: nothing is written either
         token = zl.CancelToken()
         with pytest.raises(ExportCancelled, match="cancelled"):
-            export_plane(spec, tmp_path / f"c{fmt}", cancel=token, progress=lambda d, t: token.cancel() if d == t else None)
+            export_plane(spec, tmp_path / f"c{fmt}", cancel=token, progress=lambda d, t, token=token: token.cancel() if d == t else None)
     (path / "c" / "0" / "1" / "1").write_bytes(b"not a chunk")
     with pytest.raises(ReadFailed, match=r"cannot read /\[0, :, :\]"):
         export_plane(default_spec(zl.open(path)), tmp_path / "r.npy")

@@ -169,7 +169,8 @@ def test_label_rules(tmp_path: Path) -> None:
         root = image(tmp_path, version)
         write_group(root / "labels", version, ome_attrs(version, labels=["good", "plain", "float", "short", "absent"]))
 
-        def label(name: str, with_label: bool = True, dtype: str = "uint8", levels: int = 2) -> None:
+        def label(name: str, with_label: bool = True, dtype: str = "uint8", levels: int = 2,
+                  version: str = version, root: Path = root) -> None:
             ms = _ms(version)
             ms["datasets"] = ms["datasets"][:levels]
             keys: dict[str, Any] = {"multiscales": [ms]}

@@ -37,7 +37,7 @@ class LongIndexBox(QLineEdit):
         super().__init__()
         self._maximum = maximum
         self._value = 0
-        self.setValidator(QRegularExpressionValidator(QRegularExpression(r"\d{1,%d}" % len(str(maximum))), self))
+        self.setValidator(QRegularExpressionValidator(QRegularExpression(rf"\d{{1,{len(str(maximum))}}}"), self))
         self.setText("0")
         self.setToolTip(f"index, 0 to {maximum:,}")
         self.editingFinished.connect(lambda: self.setValue(int(self.text() or 0)))

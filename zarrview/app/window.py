@@ -263,7 +263,7 @@ class MainWindow(QMainWindow):
             return
         row, parts = self._pending_select
         index = self.model.index(row, 0)
-        for depth, name in enumerate(parts):
+        for name in parts:
             self.tree.expand(self.proxy.mapFromSource(index))
             item = self.model.item(index)
             if item.children is None or item.loading:

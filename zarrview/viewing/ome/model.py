@@ -12,7 +12,7 @@ Coordinates: ``physical = scale * index + translation`` gives the centre of pixe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from ...zarrlib import Array, Group
 
@@ -250,4 +250,4 @@ class Bioformats2raw(_Found):
     kind = "bioformats2raw"
 
 
-OmeNode = Union[OmeImage, OmeLabels, OmePlate, OmeWell, Bioformats2raw]
+OmeNode = OmeImage | OmeLabels | OmePlate | OmeWell | Bioformats2raw
