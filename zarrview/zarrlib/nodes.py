@@ -74,6 +74,11 @@ class Node:
         return self._h.store.url
 
     @property
+    def hierarchy(self) -> Hierarchy:
+        """The hierarchy this node was found in (its store, format and consolidated metadata)."""
+        return self._h
+
+    @property
     def format_name(self) -> str:
         """``v2``, ``v3``, or ``v3 (2022 draft)``."""
         return {"draft": "v3 (2022 draft)"}.get(self._doc.flavor, f"v{self.zarr_format}")

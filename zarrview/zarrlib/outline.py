@@ -40,7 +40,7 @@ class Outline(NamedTuple):
 def outlines(group: Group, names: Sequence[str]) -> list[Outline]:
     """Outlines of the children ``names`` of ``group``, in that order; names that hold no
     node are left out (as ``load_members`` leaves them out)."""
-    h: Hierarchy = group._h
+    h: Hierarchy = group.hierarchy
     cons = h.consolidated
     if not cons or cons.v2:
         return [Outline(node.name, node) for node in group.load_members(names)]

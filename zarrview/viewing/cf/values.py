@@ -124,12 +124,12 @@ class ValueCoding:
             elif self.unsigned and data.dtype.kind == "u" and _fits(fill + (1 << bits), data.dtype):
                 add(data == fill + (1 << bits))  # a signed stored fill, read as unsigned
         if self.valid_min is not None:
-            add(data < self._as_read(self.valid_min, data.dtype))
+            add(data < self.as_read(self.valid_min, data.dtype))
         if self.valid_max is not None:
-            add(data > self._as_read(self.valid_max, data.dtype))
+            add(data > self.as_read(self.valid_max, data.dtype))
         return masked
 
-    def _as_read(self, bound: float, dtype: np.dtype[Any]) -> float:
+    def as_read(self, bound: float, dtype: np.dtype[Any]) -> float:
         """A bound of an ``_Unsigned`` array written as a negative signed value, read as unsigned."""
         bits = dtype.itemsize * 8
         signed = -(1 << (bits - 1)) <= bound < 0 and float(bound).is_integer()
@@ -170,7 +170,7 @@ def initial_range(arr: Array) -> tuple[float, float] | None:
     coding = value_coding(arr)
     if coding.valid_min is None or coding.valid_max is None:
         return None
-    ends = [coding._as_read(b, np.dtype(f"u{arr.dtype.itemsize}")) if coding.unsigned else b
+    ends = [coding.as_read(b, np.dtype(f"u{arr.dtype.itemsize}")) if coding.unsigned else b
             for b in (coding.valid_min, coding.valid_max)]
     scale = 1.0 if coding.scale_factor is None else coding.scale_factor
     offset = 0.0 if coding.add_offset is None else coding.add_offset

@@ -30,7 +30,7 @@ class BytesCodec(ArrayBytesCodec):
     def describe(self) -> str:
         return f"bytes({self.endian})" if self.endian else "bytes"
 
-    def _stored_dtype(self, dtype: np.dtype[Any]) -> np.dtype[Any]:
+    def stored_dtype(self, dtype: np.dtype[Any]) -> np.dtype[Any]:
         order: Literal["<", ">"] = "<" if self.endian in (None, "little") else ">"
         return dtype.newbyteorder(order) if dtype.itemsize > 1 or dtype.fields else dtype
 
@@ -40,7 +40,7 @@ class BytesCodec(ArrayBytesCodec):
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
         if spec.dt.variable_length:
             return decode_offsets_layout(data, spec)
-        stored = self._stored_dtype(spec.dtype)
+        stored = self.stored_dtype(spec.dtype)
         expected = spec.size * stored.itemsize
         buf = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data.reshape(-1).view(np.uint8)
         if len(buf) != expected:

@@ -68,7 +68,7 @@ def direct_decoder(pipeline: CodecPipeline, spec: ChunkSpec) -> DirectDecoder | 
     nbytes = spec.size * spec.dtype.itemsize
     ab = pipeline.array_bytes
     if isinstance(ab, BytesCodec):
-        if ab._stored_dtype(spec.dtype) != spec.dtype or len(pipeline.bytes_bytes) > 1:
+        if ab.stored_dtype(spec.dtype) != spec.dtype or len(pipeline.bytes_bytes) > 1:
             return None
         if not pipeline.bytes_bytes:
             return DirectDecoder(spec.shape, spec.dtype, "C", nbytes, None)

@@ -16,7 +16,7 @@ from .vlen_count import check_vlen_count
 from .zstd import frame_content_size
 from .base import ArrayArrayCodec, ArrayBytesCodec, Buffer, BytesBytesCodec, ChunkSpec
 
-_DECODE_ERRORS = (RuntimeError, ValueError, TypeError, MemoryError, EOFError, OSError, KeyError, IndexError,
+DECODE_ERRORS = (RuntimeError, ValueError, TypeError, MemoryError, EOFError, OSError, KeyError, IndexError,
                   OverflowError, AttributeError, RecursionError, UnicodeError, ZeroDivisionError)
 
 
@@ -50,7 +50,7 @@ def guarded_decode(codec: NumcodecsCodec, data: Buffer, limit: int | None = None
     return codec.decode(data)
 
 
-def _describe(codec: NumcodecsCodec) -> str:
+def describe_codec(codec: NumcodecsCodec) -> str:
     config = {k: v for k, v in codec.get_config().items() if k != "id"}
     inner = ", ".join(f"{k}={v}" for k, v in config.items())
     return f"{codec.codec_id}({inner})" if inner else str(codec.codec_id)
@@ -62,7 +62,7 @@ class NumcodecsBytesBytes(BytesBytesCodec):
         self.name = f"numcodecs.{codec.codec_id}"
 
     def describe(self) -> str:
-        return _describe(self.codec)
+        return describe_codec(self.codec)
 
     def encoded_size(self, decoded_size: int) -> int | None:
         extra = {"adler32": 4, "crc32": 4, "crc32c": 4, "fletcher32": 4, "jenkins_lookup3": 4}.get(self.codec.codec_id)
@@ -71,7 +71,7 @@ class NumcodecsBytesBytes(BytesBytesCodec):
     def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
         try:
             return guarded_decode(self.codec, data, limit)
-        except _DECODE_ERRORS as e:
+        except DECODE_ERRORS as e:
             raise CodecError(f"{self.codec.codec_id}: {e}") from e
 
 
@@ -81,7 +81,7 @@ class NumcodecsArrayArray(ArrayArrayCodec):
         self.name = f"numcodecs.{codec.codec_id}"
 
     def describe(self) -> str:
-        return _describe(self.codec)
+        return describe_codec(self.codec)
 
     def encoded_spec(self, spec: ChunkSpec) -> ChunkSpec:
         c = self.codec.get_config()
@@ -97,7 +97,7 @@ class NumcodecsArrayArray(ArrayArrayCodec):
     def decode(self, arr: np.ndarray, spec: ChunkSpec) -> np.ndarray:
         try:
             out = np.asarray(self.codec.decode(np.ascontiguousarray(arr)))
-        except _DECODE_ERRORS as e:
+        except DECODE_ERRORS as e:
             raise CodecError(f"{self.codec.codec_id}: {e}") from e
         if out.size != spec.size:
             raise CodecError(f"{self.codec.codec_id}: decoded {out.size} items, expected {spec.size}")
@@ -112,12 +112,12 @@ class NumcodecsArrayBytes(ArrayBytesCodec):
         self.name = f"numcodecs.{codec.codec_id}"
 
     def describe(self) -> str:
-        return _describe(self.codec)
+        return describe_codec(self.codec)
 
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
         try:
             out = np.asarray(self.codec.decode(data))
-        except _DECODE_ERRORS as e:
+        except DECODE_ERRORS as e:
             raise CodecError(f"{self.codec.codec_id}: {e}") from e
         if out.dtype.kind != "O" and out.dtype != spec.dtype:
             flat = np.ascontiguousarray(out).reshape(-1).view(np.uint8)

@@ -28,7 +28,7 @@ class TransposeCodec(ArrayArrayCodec):
             raise MetadataError(f"transpose codec in {where}: {short(order)} is not a permutation")
         return cls(tuple(order))
 
-    def _perm(self, ndim: int) -> tuple[int, ...]:
+    def perm(self, ndim: int) -> tuple[int, ...]:
         if self.order == "C":
             return tuple(range(ndim))
         if self.order == "F":
@@ -42,9 +42,9 @@ class TransposeCodec(ArrayArrayCodec):
         return f"transpose({list(self.order) if isinstance(self.order, tuple) else self.order})"
 
     def encoded_spec(self, spec: ChunkSpec) -> ChunkSpec:
-        perm = self._perm(len(spec.shape))
+        perm = self.perm(len(spec.shape))
         return spec.with_shape(tuple(spec.shape[i] for i in perm))
 
     def decode(self, arr: np.ndarray, spec: ChunkSpec) -> np.ndarray:
-        perm = self._perm(len(spec.shape))
+        perm = self.perm(len(spec.shape))
         return arr.transpose(np.argsort(perm))

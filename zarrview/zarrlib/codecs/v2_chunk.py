@@ -14,7 +14,7 @@ from numcodecs.compat import ensure_ndarray_like
 
 from ..errors import CodecError
 from .base import ArrayBytesCodec, Buffer, ChunkSpec
-from .numcodecs_codec import _DECODE_ERRORS, _describe, guarded_decode
+from .numcodecs_codec import DECODE_ERRORS, describe_codec, guarded_decode
 
 
 #: filters whose encoders output as many bytes as they take in
@@ -60,8 +60,8 @@ class V2ChunkCodec(ArrayBytesCodec):
         self.order = order
 
     def describe(self) -> str:
-        parts = [_describe(f) for f in self.filters]
-        parts.append(_describe(self.compressor) if self.compressor else "no compressor")
+        parts = [describe_codec(f) for f in self.filters]
+        parts.append(describe_codec(self.compressor) if self.compressor else "no compressor")
         if self.order == "F":
             parts.append("order F")
         return " → ".join(parts)
@@ -80,7 +80,7 @@ class V2ChunkCodec(ArrayBytesCodec):
             for f in reversed(self.filters):
                 stage = f.codec_id
                 buf = guarded_decode(f, buf)
-        except _DECODE_ERRORS as e:
+        except DECODE_ERRORS as e:
             name = self.compressor.codec_id if stage == "compressor" and self.compressor else stage
             raise CodecError(f"{name}: {e}") from e
         dtype = spec.dtype

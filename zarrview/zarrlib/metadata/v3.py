@@ -88,7 +88,7 @@ def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
             inner = ab.chunk_shape
             for codec in reversed(pipeline.array_array):  # back to array order
                 if isinstance(codec, TransposeCodec):
-                    perm = codec._perm(len(inner))
+                    perm = codec.perm(len(inner))
                     restored = [0] * len(inner)
                     for pos, axis in enumerate(perm):
                         restored[axis] = inner[pos]
