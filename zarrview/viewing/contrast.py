@@ -8,7 +8,9 @@ than left blank or keeping the previous image.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +25,9 @@ NAN_RGBA = (255, 0, 255, 255)
 def displayable(data: np.ndarray, complex_mode: str = "magnitude") -> np.ndarray:
     """Numbers a display can show: complex reduced, times as float ticks (NaT as NaN), bools as 0/1."""
     if data.dtype.kind == "c":
-        reduce = {"magnitude": np.abs, "phase": np.angle, "real": np.real, "imaginary": np.imag}[complex_mode]
+        reducers: dict[str, Callable[[np.ndarray], Any]] = {"magnitude": np.abs, "phase": np.angle,
+                                                            "real": np.real, "imaginary": np.imag}
+        reduce = reducers[complex_mode]
         return np.asarray(reduce(data))
     if data.dtype.kind in "mM":
         ints = data.view("i8")

@@ -342,7 +342,7 @@ def render(values: np.ndarray, levels: tuple[float, float], lut: np.ndarray | No
     span = (levels[1] - levels[0]) or 1.0
     if v.ndim == 3:
         out = np.clip((v - levels[0]) * (255.0 / span), 0, 255).astype(np.uint8)
-        nan = nan.any(axis=-1)
+        nan = np.asarray(nan.any(axis=-1))
     elif lut is None:
         grey = np.clip((v - levels[0]) * (255.0 / span), 0, 255).astype(np.uint8)
         out = np.repeat(grey[..., None], 3, axis=-1)

@@ -113,9 +113,10 @@ def plan_label(layer: LabelLayer, state: ViewState, level_index: int, plan: Plan
     base = layer.levels[0]
     chosen = arith.choose_level(layer.levels, {ly: img.scale[y] / base.scale[ly], lx: img.scale[x] / base.scale[lx]})
     lab = next(lv for lv in layer.levels if lv.index == chosen)
-    assert lab.array is not None
-    lab = replace(lab, shape=lab.array.shape)
-    nd = lab.array.ndim
+    arr = lab.array
+    assert arr is not None
+    lab = replace(lab, shape=arr.shape)
+    nd = arr.ndim
     region = [(0.0, 1.0)] * nd
     region[ly], region[lx] = (plan.r0, plan.r1), (plan.c0, plan.c1)
     (k0, k1), (j0, j1) = (arith.covering(lab, arith.map_region(_aligned(img, lab, dims), lab, tuple(region)))[a]
@@ -124,7 +125,7 @@ def plan_label(layer: LabelLayer, state: ViewState, level_index: int, plan: Plan
         return LabelRead(layer, lab, None)
     step_r = max(1, round(plan.step_r * img.scale[y] / lab.scale[ly]))
     step_c = max(1, round(plan.step_c * img.scale[x] / lab.scale[lx]))
-    cy, cx = lab.array.chunks[ly], lab.array.chunks[lx]
+    cy, cx = arr.chunks[ly], arr.chunks[lx]
     if touched_chunks(k0, k1, step_r, cy) * touched_chunks(j0, j1, step_c, cx) > budget:  # a label pyramid too short:
         ky, kx = coarsening(chunks_between(k0, k1, cy), chunks_between(j0, j1, cx), max(1, budget))  # sampled
         step_r, step_c = max(step_r, ky * cy if ky > 1 else 1), max(step_c, kx * cx if kx > 1 else 1)

@@ -53,7 +53,7 @@ def _area(scale: Sequence[float], state: ViewState) -> float:
     return scale[state.y_dim] * scale[state.x_dim]
 
 
-def _view(state: ViewState, levels: list, index: int) -> LevelView:  # type: ignore[type-arg]
+def _view(state: ViewState, levels: list, index: int) -> LevelView:
     from .ome import pyramid as arith
 
     level0 = levels[0]

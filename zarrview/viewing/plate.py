@@ -269,7 +269,7 @@ class PlateModel:
         batch = result.value if isinstance(result.value, Batch) else Batch([])
         thumbs = dict(m.thumbs)
         missing = list(m.missing)
-        assert m.image is not None and m.covered is not None
+        assert m.image is not None and m.covered is not None and m.plate is not None
         for got in batch.wells:
             if isinstance(got, Thumb):
                 thumbs[(got.row, got.column)] = got

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field as dataclass_field
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ class Thumb:
     dims: tuple[int, int]           # (row dim, column dim) of the level
     chunks: int                     # chunks the read touched (at most the budget)
     values: np.ndarray              # (h, w)
-    tile: np.ndarray = field(repr=False)   # float32, resampled to fit the cell
+    tile: np.ndarray = dataclass_field(repr=False)   # float32, resampled to fit the cell
     offset: tuple[int, int] = (0, 0)       # the tile's top-left within its cell
 
     @property

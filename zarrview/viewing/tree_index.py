@@ -77,7 +77,7 @@ class NodeIndex:
         root; those known only by path are made, a group's at once (``Group.load_members``: from
         consolidated metadata, or one batch of requests), so this reads metadata: not on the GUI
         thread. A node that cannot be made is left out."""
-        out: dict[int, list[list[Node]]] = {}
+        out: dict[int, list[list[str]]] = {}
         for position in positions:
             which, path = self.entries[position]
             root = self.roots[which] if which < len(self.roots) else None
