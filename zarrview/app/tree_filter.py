@@ -1,7 +1,7 @@
 """The tree's filter field: it finds nodes in groups nobody has expanded yet.
 
-Typing starts a walk of every open store on the shared pool (``viewing.tree_walk``) that fills a
-flat index of every node (``viewing.tree_index``); each keystroke searches the index (milliseconds
+Typing starts a walk of every open store on the shared pool (``viewing.tree.walk``) that fills a
+flat index of every node (``viewing.tree.index``); each keystroke searches the index (milliseconds
 for 100,000 nodes) and puts the first ``MAX_SHOWN`` matches, with their ancestors, into the tree
 (``HierarchyModel.reveal``: groups hold only those rows until someone expands them), so the tree
 never holds more rows than a person can look at. While the walk goes on, what it adds is searched
@@ -18,8 +18,8 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFil
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTreeView, QWidget
 
-from ..viewing.tree_index import NodeIndex
-from ..viewing.tree_walk import MAX_NODES, WalkOutcome, walk
+from ..viewing.tree.index import NodeIndex
+from ..viewing.tree.walk import MAX_NODES, WalkOutcome, walk
 from ..scheduling import Answer, Context, Job, WorkerPool, call_job
 from ..zarrlib import Group, Node
 from .bridge import gui_lane, own_pool, post

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from .. import zarrlib as zl
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.ome import OmeImage, detect
-from ..viewing.slice_spec import plane_error
+from ..viewing.image.slice_spec import plane_error
 from ..zarrlib.storage import split_node_path, store_url
 from .icons import app_icon
 from .bridge import gui_lane
