@@ -87,7 +87,7 @@ def headless(url: str) -> float:
     from zarrview.scheduling import ReadScheduler
     from zarrview.viewing import ViewController
     from zarrview.viewing.ome import OmeImage, detect
-    from zarrview.viewing.ome_view import image_state
+    from zarrview.viewing.ome.view import image_state
 
     t0 = time.perf_counter()
     image = detect(zl.open(url), labels=False)  # type: ignore[arg-type]

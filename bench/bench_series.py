@@ -112,7 +112,7 @@ class Ours:
 
     def __init__(self) -> None:
         from zarrview.scheduling import ReadScheduler
-        from zarrview.viewing.series import SERIES_CACHE_BYTES, Series, SeriesModel
+        from zarrview.viewing.line.series import SERIES_CACHE_BYTES, Series, SeriesModel
 
         self.scheduler = ReadScheduler(cache_bytes=SERIES_CACHE_BYTES)
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
@@ -122,7 +122,7 @@ class Ours:
 
     def run(self, arr: Any, point: tuple[int, int, int], clear: bool = True) -> tuple[float, float, np.ndarray, int]:
         """(seconds to the first values, seconds to the whole line, the line, chunks on it)."""
-        from zarrview.viewing.series import PointQuery
+        from zarrview.viewing.line.series import PointQuery
 
         if clear:
             self.scheduler.cache.clear()

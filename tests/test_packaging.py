@@ -171,3 +171,14 @@ def test_wheel_carries_the_resources(tmp_path: Path) -> None:
     expected = [p for p in (ROOT / "resources" / "demo.zarr").rglob("*") if p.is_file()]
     assert len(demo) == len(expected)  # dot files (.zarray, .zattrs, .zgroup) included
     assert "zarrview/resources/demo.zarr/weather/.zgroup" in names
+    assert "zarrview/viewing/ome/schemas/0.5/image.schema" in names
+
+
+def test_pyproject_lists_every_package() -> None:
+    """setuptools is given the packages by name: one left out would be missing from the wheel
+    (an in-tree ``build/`` left by an earlier build can hide that from a wheel's contents)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "zarrview").rglob("__init__.py")}
+    assert not found - listed, f"add {sorted(found - listed)} to [tool.setuptools] packages"

@@ -11,11 +11,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .viewing.slice_spec import SLICE_HELP
+from .viewing.image.slice_spec import SLICE_HELP
 
 if TYPE_CHECKING:  # the headless commands import their modules when they run
-    from .viewing.export import PlaneSpec
-    from .viewing.labels import LabelLayer
+    from .viewing.export.plane import PlaneSpec
+    from .viewing.labels.layers import LabelLayer
     from .zarrlib import Group, Node
 
 
@@ -138,8 +138,8 @@ def _export(argv: Sequence[str]) -> int:
     sub.add_argument("-o", "--output", required=True, help="FILE.npy (exact values), FILE.csv or FILE.png (grey)")
     ns = sub.parse_args(list(argv))
     from . import zarrlib as zl
-    from .viewing.export import ExportError, UnsupportedExport, export_format, export_plane
-    from .viewing.slice_spec import ArgumentError, choose_plane, read_slice
+    from .viewing.export.plane import ExportError, UnsupportedExport, export_format, export_plane
+    from .viewing.image.slice_spec import ArgumentError, choose_plane, read_slice
 
     try:
         request = read_slice(ns.slice)
@@ -168,9 +168,9 @@ def _export_spec(node: Node, plane: dict[int, int], level: int | None, labels: s
     at pyramid ``level`` (the window's first view of it) with the label images ``labels`` names
     ("": all); None after saying why there is none."""
     from . import zarrlib as zl
-    from .viewing.export import default_spec, image_spec
+    from .viewing.export.plane import default_spec, image_spec
+    from .viewing.image.slice_spec import ArgumentError, check_plane
     from .viewing.ome import OmeImage, detect
-    from .viewing.slice_spec import ArgumentError, check_plane
 
     if isinstance(node, zl.Array):
         for flag, given in (("--level", level), ("--labels", labels)):
@@ -208,8 +208,8 @@ def _decoding(spec: PlaneSpec) -> PlaneSpec:
 
 def _label_layers(image: Group, names: str | None) -> tuple[LabelLayer, ...]:
     """The label images ``--labels`` names (all for ""), every one shown; an unknown name is an error."""
-    from .viewing.labels import labels_group, layers_of
-    from .viewing.slice_spec import ArgumentError
+    from .viewing.image.slice_spec import ArgumentError
+    from .viewing.labels.layers import labels_group, layers_of
 
     if names is None:
         return ()

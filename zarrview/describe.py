@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .zarrlib.metadata.model import ArrayMetadata
     from .zarrlib.outline import Outline
     from .viewing.cf.values import ValueCoding
-    from .viewing.cf_view import CFView
+    from .viewing.cf.view import CFView
 
 
 def human_bytes(n: int | float) -> str:
@@ -151,7 +151,7 @@ def cf_rows(node: Node) -> list[tuple[str, str]]:
     attribute that cannot be used. Reads an array's coordinate variables (not for the GUI
     thread). Empty where there is nothing to say."""
     from .viewing.cf.conventions import geo_metadata
-    from .viewing.cf_view import read_cf
+    from .viewing.cf.view import read_cf
 
     rows: list[tuple[str, str]] = []
     if isinstance(node, Array) and not isinstance(node, UnsupportedArray):

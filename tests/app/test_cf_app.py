@@ -86,7 +86,7 @@ def test_decoded_image_sliders_typed_values_axes(qtbot: Any, window: MainWindow,
     assert data.image.view.titleLabel.text == "2 metre temperature (K)"
     from PySide6.QtWidgets import QCheckBox
 
-    from zarrview.viewing.export import export_plane
+    from zarrview.viewing.export.plane import export_plane
 
     export_plane(data.plane_spec(), tmp_path / "shown.npy")  # Export > Data writes what is shown: decoded
     np.testing.assert_allclose(np.load(tmp_path / "shown.npy"), ds["t2m"].isel(time=2, level=level).values, atol=1e-9)

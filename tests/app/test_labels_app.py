@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from zarrview.app.window import MainWindow
-from zarrview.viewing.labels import palette
+from zarrview.viewing.labels.layers import palette
 
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 from test_channels_app import _close, _pixel
@@ -102,7 +102,7 @@ def test_label_colours_edited_shuffled_reset_and_exported(qtbot: Any, window: Ma
     """A label's colour set by hand, the generated colours shuffled and the metadata's colours
     back: each redrawn from the planes already read (no read), and an exported PNG of the plane
     shows the labels in the colours on screen."""
-    from zarrview.viewing.export import export_plane
+    from zarrview.viewing.export.plane import export_plane
 
     from png_decode import decode_png
 

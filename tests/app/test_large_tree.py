@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import zarr
 
-from zarrview.app.tree_filter import MAX_SHOWN
+from zarrview.app.tree.filter import MAX_SHOWN
 from zarrview.app.window import MainWindow
 
 from test_app import _settle, window  # noqa: F401  (the window fixture)
@@ -87,7 +87,7 @@ def test_filter_finds_deep_nodes_and_shows_only_the_first_matches(qtbot: Any, wi
 def test_a_wide_group_lists_in_pages_as_the_view_scrolls(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
     """2,500 children without consolidated metadata: the first page of rows at once, the next
     when the view reaches the end (Qt's fetchMore), all of them once, in order."""
-    from zarrview.app.tree_model import PAGE
+    from zarrview.app.tree.model import PAGE
 
     path = write_wide_group(tmp_path / "wide.zarr", children=2500)
     window.open_location(str(path))
@@ -138,7 +138,7 @@ def test_a_wide_group_on_s3_shows_its_first_rows_after_a_small_batch(qtbot: Any,
     from moto.s3.models import s3_backends
 
     from cloud_servers import moto_s3
-    from zarrview.app.tree_model import FIRST_REMOTE
+    from zarrview.app.tree.model import FIRST_REMOTE
 
     wide = write_wide_group(tmp_path / "wide.zarr", 300)
     with moto_s3() as endpoint:

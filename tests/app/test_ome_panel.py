@@ -25,7 +25,7 @@ import zarrview.zarrlib as zl  # noqa: E402
 from zarrview.app.bridge import init_bridge  # noqa: E402
 from ome_stores import bioformats2raw, hand_image, ome_zarr_image, ome_zarr_plate, pattern  # noqa: E402
 from test_app import _settle, window  # noqa: E402, F401  (the window fixture)
-from zarrview.app.tree_model import HierarchyModel  # noqa: E402
+from zarrview.app.tree.model import HierarchyModel  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
 from zarrview.viewing.ome import detect  # noqa: E402
 

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from zarrview.app.window import MainWindow
-from zarrview.viewing.plate import MISSING_RGBA
+from zarrview.viewing.plate.mosaic import MISSING_RGBA
 
 from ome_stores import ome_zarr_plate
 from test_app import _settle, window  # noqa: F401  (the window fixture)

@@ -88,7 +88,7 @@ PEER = Path(__file__).resolve().parents[1] / "data" / "zarrs"
 
 @pytest.mark.parametrize("node", ["/a/baz", "/a/foo"])
 def test_a_plane_of_nan_is_drawn_in_the_nan_colour(qtbot: Any, window: MainWindow, tmp_path: Path, node: str) -> None:
-    from zarrview.viewing.contrast import NAN_RGBA
+    from zarrview.viewing.image.contrast import NAN_RGBA
 
     bright = zarr.create_array(tmp_path / "bright", shape=(50, 50), chunks=(25, 25), dtype="u1")
     bright[...] = 255

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from zarrview import zarrlib as zl  # noqa: E402
 from zarrview.app.bridge import init_bridge  # noqa: E402
 from zarrview.app.series_view import SeriesView  # noqa: E402
-from zarrview.viewing.series import LineAxis, PointQuery  # noqa: E402
+from zarrview.viewing.line.series import LineAxis, PointQuery  # noqa: E402
 from zarrview.zarrlib.storage import LocalStore  # noqa: E402
 
 from store_wrappers import CountingStore, is_chunk_key  # noqa: E402

@@ -14,7 +14,7 @@ from PySide6.QtCore import QPersistentModelIndex  # noqa: E402
 
 import zarrview.zarrlib as zl  # noqa: E402
 from zarrview.app.bridge import init_bridge  # noqa: E402
-from zarrview.app.tree_model import HierarchyModel  # noqa: E402
+from zarrview.app.tree.model import HierarchyModel  # noqa: E402
 from zarrview.zarrlib.storage import LocalStore  # noqa: E402
 
 

@@ -10,7 +10,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from zarrview.viewing import colour_axis, initial_state
-from zarrview.viewing.readout import format_value
+from zarrview.viewing.image.readout import format_value
 
 from view_harness import Harness
 

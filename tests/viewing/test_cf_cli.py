@@ -175,7 +175,7 @@ def test_png_is_decoded(v3: tuple[Path, Any], tmp_path: Path, capsys: pytest.Cap
 
 def test_window_slice_is_matched_before_the_window(v3: tuple[Path, Any], capsys: pytest.CaptureFixture[str]) -> None:
     from zarrview.app.main import parse_args, plane_argument, run_app
-    from zarrview.viewing.slice_spec import read_slice
+    from zarrview.viewing.image.slice_spec import read_slice
 
     path, ds = v3
     args = parse_args([f"{path}::/t", "--slice", "time=2004-03-02,level=300"])

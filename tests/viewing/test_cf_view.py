@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import zarrview.zarrlib as zl
-from zarrview.viewing.cf_view import read_cf
-from zarrview.viewing.state import initial_state
+from zarrview.viewing.cf.view import read_cf
+from zarrview.viewing.image.state import initial_state
 
 from view_harness import Harness
 

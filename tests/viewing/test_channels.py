@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 import zarrview.zarrlib as zl
-from zarrview.viewing.channels import (ChannelSetting, auto_windows, channel_axis, composite, palette,
+from zarrview.viewing.image.channels import (ChannelSetting, auto_windows, channel_axis, composite, palette,
                                        settings_from_omero)
 from zarrview.viewing.ome import OmeImage, detect
 from zarrview.viewing.ome.model import Axis, Channel, Omero, Rdefs, Window
-from zarrview.viewing.ome_view import image_state
+from zarrview.viewing.ome.view import image_state
 from zarrview.zarrlib.storage import LocalStore
 
 from store_wrappers import CountingStore

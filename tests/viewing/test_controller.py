@@ -11,7 +11,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from zarrview.viewing import initial_state
-from zarrview.viewing.contrast import PERCENTILES
+from zarrview.viewing.image.contrast import PERCENTILES
 
 from view_harness import Harness
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 import zarrview.zarrlib as zl
-from zarrview.viewing.export import export_plane, image_spec
+from zarrview.viewing.export.plane import export_plane, image_spec
 from zarrview.viewing.ome import OmeImage, detect
 
 from ome_stores import ome_zarr_image

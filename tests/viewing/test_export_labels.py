@@ -13,11 +13,11 @@ import zarr
 
 import zarrview.zarrlib as zl
 from zarrview.cli import main
-from zarrview.viewing.export import export_plane, image_spec
-from zarrview.viewing.export_labels import overlays
-from zarrview.viewing.labels import labels_group, layers_of, palette
+from zarrview.viewing.export.plane import export_plane, image_spec
+from zarrview.viewing.labels.export import overlays
+from zarrview.viewing.labels.layers import labels_group, layers_of, palette
 from zarrview.viewing.ome import OmeImage, detect
-from zarrview.viewing.ome_view import image_state
+from zarrview.viewing.ome.view import image_state
 
 from png_decode import decode_png
 

@@ -13,7 +13,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from png_decode import decode_png
-from zarrview.viewing.export import (
+from zarrview.viewing.export.plane import (
     NAN_RGBA,
     ExportCancelled,
     ExportError,
@@ -25,7 +25,7 @@ from zarrview.viewing.export import (
     export_plane,
     plane_nbytes,
 )
-from zarrview.viewing.planning import plan_plane
+from zarrview.viewing.image.planning import plan_plane
 
 VALUES = (np.arange(5 * 37 * 41, dtype="i4") * 7919 % 100_003).reshape(5, 37, 41).astype("f4") - 5000
 
@@ -233,7 +233,7 @@ def test_a_write_that_fails_midway_leaves_the_old_file(tmp_path: Path, monkeypat
         def __getattr__(self, name):  # type: ignore[no-untyped-def]
             return getattr(self.f, name)
 
-    import zarrview.viewing.export as ex
+    import zarrview.viewing.export.plane as ex
 
     real_fdopen = ex.os.fdopen
     monkeypatch.setattr(ex.os, "fdopen", lambda fd, mode: _Wrapped(real_fdopen(fd, mode), FullDisk))

@@ -15,10 +15,10 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.viewing.labels import LabelLayer, colorize, labels_group, layers_of, palette
+from zarrview.viewing.labels.layers import LabelLayer, colorize, labels_group, layers_of, palette
 from zarrview.viewing.ome import OmeImage, detect
 from zarrview.viewing.ome.model import Level
-from zarrview.viewing.ome_view import image_state
+from zarrview.viewing.ome.view import image_state
 from zarrview.zarrlib.storage import LocalStore
 
 from store_wrappers import CountingStore
@@ -236,9 +236,9 @@ def test_a_label_without_the_channel_axis_over_a_composite(tmp_path: Path, h: Ha
 def test_hand_built_levels_place_a_label_of_another_pixel_size() -> None:
     """A label stored at half the image's resolution (scale 2 over 1) is read at its level 0,
     one label pixel spanning two image pixels."""
-    from zarrview.viewing.label_reads import plan_label
-    from zarrview.viewing.planning import plan_view
-    from zarrview.viewing.state import initial_state
+    from zarrview.viewing.labels.reads import plan_label
+    from zarrview.viewing.image.planning import plan_view
+    from zarrview.viewing.image.state import initial_state
 
     arr = _FakeArray((N, N))  # plans only: nothing is read
     lab = _FakeArray((N // 2, N // 2))

@@ -16,7 +16,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from zarrview.scheduling import WorkerPool
-from zarrview.viewing.line import LineModel, LinePlot
+from zarrview.viewing.line.array import LineModel, LinePlot
 
 N = 20_000_000
 
@@ -112,7 +112,7 @@ import json, resource, sys, queue
 sys.path.insert(0, sys.argv[2])
 import zarrview.zarrlib as zl
 from zarrview.scheduling import WorkerPool
-from zarrview.viewing.line import LineModel
+from zarrview.viewing.line.array import LineModel
 s = WorkerPool(cache_bytes=0)
 inbox = queue.SimpleQueue()
 plots = []

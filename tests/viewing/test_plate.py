@@ -17,9 +17,9 @@ import zarr
 
 import zarrview.zarrlib as zl
 from zarrview.scheduling import WorkerPool
-from zarrview.viewing.contrast import NAN_RGBA, summarize
+from zarrview.viewing.image.contrast import NAN_RGBA, summarize
 from zarrview.viewing.ome import OmePlate, detect
-from zarrview.viewing.plate import (
+from zarrview.viewing.plate.mosaic import (
     ABSENT_RGBA,
     MISSING_RGBA,
     PENDING_RGBA,
@@ -29,7 +29,7 @@ from zarrview.viewing.plate import (
     batches,
     render,
 )
-from zarrview.viewing.plate_reads import read_well
+from zarrview.viewing.plate.reads import read_well
 from zarrview.zarrlib.storage import LocalStore
 
 from ome_stores import hand_image, ome_zarr_plate, write_group

@@ -12,7 +12,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from zarrview.viewing.ome import OmeImage, detect
-from zarrview.viewing.ome_view import image_state
+from zarrview.viewing.ome.view import image_state
 
 from http_server import serve
 from ome_stores import axes_list, ome_attrs

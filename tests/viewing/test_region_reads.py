@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import zarrview.zarrlib as zl
 from zarrview.viewing import initial_state
-from zarrview.viewing.planning import plan_view
+from zarrview.viewing.image.planning import plan_view
 
 from http_server import serve
 from view_harness import Harness

@@ -15,7 +15,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from zarrview.scheduling import WorkerPool
-from zarrview.viewing.series import LineAxis, PointQuery, Series, SeriesModel
+from zarrview.viewing.line.series import LineAxis, PointQuery, Series, SeriesModel
 from zarrview.zarrlib.storage import LocalStore
 
 from store_wrappers import CountingStore, is_chunk_key

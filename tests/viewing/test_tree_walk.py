@@ -9,7 +9,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.viewing.tree_walk import walk
+from zarrview.viewing.tree.walk import walk
 from zarrview.zarrlib.storage import LocalStore
 
 
@@ -75,5 +75,5 @@ def test_the_walk_imports_no_qt() -> None:
     import subprocess
     import sys
 
-    code = "import sys, zarrview.viewing.tree_walk; sys.exit(any(m.startswith('PySide6') for m in sys.modules))"
+    code = "import sys, zarrview.viewing.tree.walk; sys.exit(any(m.startswith('PySide6') for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0

@@ -7,7 +7,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.viewing.planning import plan_plane
+from zarrview.viewing.image.planning import plan_plane
 
 
 @pytest.mark.parametrize("budget", [1, 4, 16, 100, 10_000])

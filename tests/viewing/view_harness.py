@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from zarrview.scheduling import WorkerPool
 from zarrview.viewing import Scene, ViewController
-from zarrview.viewing.state import ViewState
+from zarrview.viewing.image.state import ViewState
 
 
 class Harness:

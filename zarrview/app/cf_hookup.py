@@ -1,4 +1,4 @@
-"""What the window does with an array's CF conventions (``viewing.cf_view``): they are read off
+"""What the window does with an array's CF conventions (``viewing.cf.view``): they are read off
 the GUI thread once the array is shown, then put into the view state (decoding, coordinates,
 units) and into the widgets: slider labels with coordinate values and a box to type one, axes
 ticked in coordinate values with north up, a title and colour bar with the long name and units,
@@ -13,7 +13,7 @@ import numpy as np
 from PySide6.QtWidgets import QCheckBox, QLineEdit
 
 from ..viewing.cf.coords import CoordAxis, CoordError
-from ..viewing.cf_view import CFView, read_cf
+from ..viewing.cf.view import CFView, read_cf
 from ..scheduling import Answer, call_job
 from ..zarrlib import Array
 
@@ -181,7 +181,7 @@ def _tick_values(axis: CoordAxis, item: Any) -> Any:
 
 
 def _names(view: DataView) -> list[str]:
-    from ..viewing.axes import dim_names
+    from ..viewing.image.axes import dim_names
 
     state = view.state
     assert state is not None

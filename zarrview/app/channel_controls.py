@@ -19,8 +19,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractSpinBox, QButtonGroup, QCheckBox, QColorDialog, QDoubleSpinBox, QGridLayout,
                                QHBoxLayout, QLabel, QPushButton, QRadioButton, QScrollArea, QToolButton, QWidget)
 
-from ..viewing.channels import ChannelSetting
-from ..viewing.state import ViewState
+from ..viewing.image.channels import ChannelSetting
+from ..viewing.image.state import ViewState
 from .plane_controls import PlaneControls
 
 #: rows of channels shown before the list scrolls

@@ -16,12 +16,12 @@ from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QStackedWidget, QV
 
 from ..scheduling import WorkerPool
 from ..viewing import Scene, ViewController, ViewState, initial_state
-from ..viewing.axes import dim_names
-from ..viewing.export import PlaneSpec, level_error, table_selection
-from ..viewing.export_labels import overlays
+from ..viewing.image.axes import dim_names
+from ..viewing.export.plane import PlaneSpec, level_error, table_selection
+from ..viewing.labels.export import overlays
 from ..viewing.ome import OmeImage, OmePlate
-from ..viewing.ome_view import image_state
-from ..viewing.state import Region
+from ..viewing.ome.view import image_state
+from ..viewing.image.state import Region
 from ..zarrlib import Array, Group
 from .bridge import gui_lane, post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider

@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QProgressDialog, QWidget
 
-from ..viewing.export import (
+from ..viewing.export.plane import (
     ExportCancelled,
     ExportError,
     PlaneSpec,

@@ -23,7 +23,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QGraphicsRectItem, QWidget
 
 from ..viewing import Scene, Tile
-from ..viewing.contrast import NAN_RGBA
+from ..viewing.image.contrast import NAN_RGBA
 from .failure_boxes import FailureBoxes
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)

@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QCheckBox, QColorDialog, QGridLayout, QGroupBox, QInputDialog, QLabel, QMenu,
                                QSlider, QToolButton, QWidget)
 
-from ..viewing.labels import RGBA, LabelLayer
+from ..viewing.labels.layers import RGBA, LabelLayer
 from ..zarrlib import Group
 
 if TYPE_CHECKING:

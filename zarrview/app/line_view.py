@@ -11,7 +11,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ..viewing.line import LinePlot
+from ..viewing.line.array import LinePlot
 
 SETTLE_MS = 150
 

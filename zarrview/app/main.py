@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 
 from .. import __version__
-from ..viewing.slice_spec import SLICE_HELP, ArgumentError, SliceText, parse_slice, read_slice  # noqa: F401
+from ..viewing.image.slice_spec import SLICE_HELP, ArgumentError, SliceText, parse_slice, read_slice  # noqa: F401
 
 
 _COMMANDS = """commands without a window:
@@ -133,7 +133,7 @@ def plane_argument(args: argparse.Namespace, request: SliceText) -> dict[int, in
     after saying why the node cannot be opened. Raises ``ArgumentError``."""
     if not request.named:
         return request.positions
-    from ..viewing.slice_spec import choose_plane
+    from ..viewing.image.slice_spec import choose_plane
     from ..zarrlib import ZarrError, open as open_node
 
     location = args.location

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..describe import human_bytes, summary, to_json
-from ..viewing.json_view import MAX_ITEMS, elide
+from ..viewing.metadata import MAX_ITEMS, elide
 from ..viewing.ome import OmeLabels, OmeNode, marker
 from ..scheduling import Answer, Context, Job, WorkerPool, call_job
 from ..zarrlib import Array, ErrorNode, Group, Node, ReadCancelled, UnsupportedArray

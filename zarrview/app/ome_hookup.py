@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..viewing.labels import labels_group, layers_of
+from ..viewing.labels.layers import labels_group, layers_of
 from ..viewing.ome import OmeImage, OmeLabels, OmeNode, OmePlate, describe
 from ..scheduling import Answer, call_job
 from ..zarrlib import Group

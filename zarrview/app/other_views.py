@@ -16,9 +16,9 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QTableView, QWidget
 
 from ..scheduling import Answer, Job, Lane, WorkerPool, read_job
-from ..viewing.axes import dim_names
-from ..viewing.line import LineModel, LinePlot
-from ..viewing.readout import format_value, request_label
+from ..viewing.image.axes import dim_names
+from ..viewing.image.readout import format_value, request_label
+from ..viewing.line.array import LineModel, LinePlot
 from ..zarrlib import Array
 from .bridge import post
 from .line_view import LineView

@@ -13,7 +13,7 @@ import math
 
 import pyqtgraph as pg
 
-from ..viewing.ome_view import symbol
+from ..viewing.ome.view import symbol
 from .image_view import ImagePane
 
 #: the scale bar's length, as a share of the visible width

@@ -16,10 +16,10 @@ from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QRegularExpressionValidator
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QPushButton, QSlider, QSpinBox, QWidget
 
-from ..viewing.axes import colour_axis, dim_names
+from ..viewing.image.axes import colour_axis, dim_names
 from ..viewing.ome.model import Multiscale, OmeImage
-from ..viewing.ome_view import level_label
-from ..viewing.state import COMPLEX_MODES, ViewState
+from ..viewing.ome.view import level_label
+from ..viewing.image.state import COMPLEX_MODES, ViewState
 
 #: the largest value a QSlider or QSpinBox can hold
 INT_MAX = 2**31 - 1

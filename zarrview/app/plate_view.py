@@ -1,4 +1,4 @@
-"""An OME-Zarr plate on screen: the mosaic of well thumbnails that ``viewing.plate.PlateModel``
+"""An OME-Zarr plate on screen: the mosaic of well thumbnails that ``viewing.plate.mosaic.PlateModel``
 builds, row letters and column numbers along the axes, missing wells hatched with their reason
 under the cursor; a click on a well asks (``open_path``) for its first field to be opened.
 
@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
 from ..scheduling import WorkerPool
 from ..viewing.ome import OmePlate
-from ..viewing.plate import PlateModel, PlateMosaic, render
+from ..viewing.plate.mosaic import PlateModel, PlateMosaic, render
 from ..zarrlib import Group
 from .bridge import post
 

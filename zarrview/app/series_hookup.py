@@ -14,9 +14,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget
 from shiboken6 import isValid
 
-from ..viewing.axes import dim_names
-from ..viewing.series import LineAxis, PointQuery
-from ..viewing.state import ViewState
+from ..viewing.image.axes import dim_names
+from ..viewing.image.state import ViewState
+from ..viewing.line.series import LineAxis, PointQuery
 
 if TYPE_CHECKING:
     from .series_view import SeriesView

@@ -1,6 +1,6 @@
 """The time series at a clicked point: a plot that fills in as the line's chunks are read.
 
-A thin widget over ``viewing.series.SeriesModel``: it shows what the model publishes (the
+A thin widget over ``viewing.line.series.SeriesModel``: it shows what the model publishes (the
 title, the values read so far, progress while it fills) and turns Cancel and the dimension
 picker into model calls. Reads run on the model's own lane, never on the GUI thread;
 tick labels on the x axis are the coordinate's own words (dates, ``45.25 °N``) through
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QProgressBar, QPu
                                QWidget)
 
 from ..scheduling import WorkerPool
-from ..viewing.series import PointQuery, Series, SeriesModel, date_text
+from ..viewing.line.series import PointQuery, Series, SeriesModel, date_text
 from .bridge import post
 
 #: the least time between two redraws of a line that is filling in (a line of 10^7 values

@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QWidget
 
-from ..viewing.readout import format_value
+from ..viewing.image.readout import format_value
 from ..zarrlib import ChunkFailure
 
 UNREADABLE = "(unreadable)"

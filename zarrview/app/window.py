@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 
 from .. import zarrlib as zl
 from ..scheduling import Answer, WorkerPool, call_job
+from ..viewing.image.slice_spec import plane_error
 from ..viewing.ome import OmeImage, detect
-from ..viewing.slice_spec import plane_error
 from ..zarrlib.storage import split_node_path, store_url
 from .icons import app_icon
 from .bridge import gui_lane
@@ -32,9 +32,10 @@ from .dialogs import OpenUrlDialog, PreferencesDialog
 from .metadata_panel import MetadataPanel
 from .menus import build_menus
 from .ome_hookup import show_found
-from .tree_filter import FilterProxy, TreeFilter
-from .tree_model import HierarchyModel
-from .tree_paging import HierarchyTree
+from .tree.columns import NAME_COLUMN, SHAPE_COLUMN
+from .tree.filter import FilterProxy, TreeFilter
+from .tree.model import HierarchyModel
+from .tree.paging import HierarchyTree
 
 class MainWindow(QMainWindow):
     def __init__(self, pool: WorkerPool | None = None) -> None:
@@ -65,8 +66,9 @@ class MainWindow(QMainWindow):
         self.filter.setPlaceholderText("Filter by name or path (Ctrl+F)")
         self.filter.setClearButtonEnabled(True)
         self.tree = HierarchyTree(self.proxy, self.model)  # further pages of a group when scrolled to
-        for column, width in enumerate((180, 110)):  # Type ("image (4 levels)", "uint16 · level 1") fits beside
-            self.tree.setColumnWidth(column, width)
+        # Type ("image (4 levels)", "uint16 · level 1") takes the rest beside them
+        self.tree.setColumnWidth(NAME_COLUMN, 180)
+        self.tree.setColumnWidth(SHAPE_COLUMN, 110)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
         left = QWidget()
         lay = QVBoxLayout(left)
@@ -222,7 +224,7 @@ class MainWindow(QMainWindow):
         cannot list (plain HTTP without consolidated metadata)."""
         index = self.proxy.mapToSource(self.tree.currentIndex())
         if not index.isValid() and self.model.rowCount() > 0:
-            index = self.model.index(self.model.rowCount() - 1, 0)
+            index = self.model.index(self.model.rowCount() - 1, NAME_COLUMN)
         if not index.isValid():
             self.status_label.setText("Open a store first")
             return
@@ -252,7 +254,7 @@ class MainWindow(QMainWindow):
                 return
             chain = answer.value
             assert chain is not None
-            if self.model.index(row, 0).isValid() and self.model.node(self.model.index(row, 0)) is root:
+            if self.model.index(row, NAME_COLUMN).isValid() and self.model.node(self.model.index(row, NAME_COLUMN)) is root:
                 self.tree.setCurrentIndex(self.proxy.mapFromSource(self.model.insert_path(row, chain)))
 
         self._paths.submit(call_job(lambda: path_chain(root, path), label=f"go to {path}"), done)
@@ -262,7 +264,7 @@ class MainWindow(QMainWindow):
         if self._pending_select is None:
             return
         row, parts = self._pending_select
-        index = self.model.index(row, 0)
+        index = self.model.index(row, NAME_COLUMN)
         for name in parts:
             self.tree.expand(self.proxy.mapFromSource(index))
             item = self.model.item(index)
@@ -272,7 +274,7 @@ class MainWindow(QMainWindow):
             if found is None:
                 self._pending_select = None
                 return
-            index = self.model.index(found, 0, index)
+            index = self.model.index(found, NAME_COLUMN, index)
         self._pending_select = None
         self.tree.setCurrentIndex(self.proxy.mapFromSource(index))
 

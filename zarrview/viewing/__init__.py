@@ -8,10 +8,10 @@ coordinates. Tests drive it without a QApplication.
 
 from __future__ import annotations
 
-from .axes import colour_axis, default_axes, dim_names
-from .controller import ViewController
-from .scene import Scene, Tile
-from .state import ViewState, initial_state
+from .image.axes import colour_axis, default_axes, dim_names
+from .image.controller import ViewController
+from .image.scene import Scene, Tile
+from .image.state import ViewState, initial_state
 
 __all__ = ["Scene", "Tile", "ViewController", "ViewState", "colour_axis", "default_axes", "dim_names",
            "initial_state"]

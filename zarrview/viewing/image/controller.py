@@ -28,7 +28,7 @@ The request cycle, on the controller's lane (``scheduling.Lane``):
    chunks around the region) is offered to ``defer``, which runs it once the frame is
    painted; any newer job makes it void, and any new job stops it.
 
-Label layers (``ViewState.labels``) are read in the same request as the image (``label_reads``);
+Label layers (``ViewState.labels``) are read in the same request as the image (``labels.reads``);
 a tile carries their planes. Their opacity, visibility and colours redraw; a shown layer a tile
 lacks reads. CF masking and unpacking (``ViewState.decoding``) run on the worker with the read.
 """
@@ -41,12 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from ..scheduling import Answer, Job, Lane, Post, Prefetch, Warm, WorkerPool
+from ...scheduling import Answer, Job, Lane, Post, Prefetch, Warm, WorkerPool
+from ..labels.layers import recoloured
+from ..labels.reads import has_labels, plane_job, prefetch_labels, split
 from .axes import dim_names
 from .channels import auto_windows, composite
 from .contrast import displayable, summarize
-from .label_reads import has_labels, plane_job, prefetch_labels, split
-from .labels import recoloured
 from .levels import LevelView, exact, level_views
 from .planning import PlaneRead, plan_plane, plan_view
 from .readout import readout, request_label

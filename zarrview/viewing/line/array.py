@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job, read_job
-from ..zarrlib import Array, CancelToken, ChunkCache, ChunkFailure
-from .contrast import displayable
-from .readout import request_label
+from ...scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job, read_job
+from ...zarrlib import Array, CancelToken, ChunkCache, ChunkFailure
+from ..image.contrast import displayable
+from ..image.readout import request_label
 
 #: screen columns an envelope has when the widget has not said how wide it is
 DEFAULT_COLUMNS = 2000

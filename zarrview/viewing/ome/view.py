@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .channels import channel_axis, initial_mode, settings_from_omero
-from .ome.model import Level, Multiscale, OmeImage
-from .state import ViewState, initial_state
+from ..image.channels import channel_axis, initial_mode, settings_from_omero
+from ..image.state import ViewState, initial_state
+from .model import Level, Multiscale, OmeImage
 
 
 def image_state(image: OmeImage, plane: Mapping[int, int] | None = None, multiscale: int = 0) -> ViewState | None:

@@ -4,8 +4,8 @@ A :class:`LabelLayer` is one label image of the viewed image as the view draws i
 levels, its colours (``image-label.colors``, the last entry winning where a value repeats; a
 generated palette for every other value, 0 transparent as the background), its properties per
 value, its opacity and whether it is shown. ``ViewState.labels`` holds them; the controller reads
-the planes of the visible layers in the same request as the image (``label_reads.py``) and each
-tile carries them (``scene.LabelPlane``) as RGBA from :func:`colorize`. A layer's opacity and
+the planes of the visible layers in the same request as the image (``reads.py``) and each
+tile carries them (``image.scene.LabelPlane``) as RGBA from :func:`colorize`. A layer's opacity and
 visibility change how the loaded planes are drawn, never what is read.
 """
 
@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..zarrlib import Group, ZarrError
-from .ome.model import Level, OmeImage, OmeLabels
+from ...zarrlib import Group, ZarrError
+from ..ome.model import Level, OmeImage, OmeLabels
 
 if TYPE_CHECKING:
-    from .scene import LabelPlane, Scene, Tile
+    from ..image.scene import LabelPlane, Scene, Tile
 
 RGBA = tuple[int, int, int, int]
 #: how a label layer opens
@@ -114,7 +114,7 @@ def layer_of(name: str, image: OmeImage, **changes: Any) -> LabelLayer | None:
 
 def labels_group(image: Group) -> OmeLabels | None:
     """The ``labels`` group of an image, detected with its label images' checks; None without one."""
-    from .ome import detect
+    from ..ome import detect
 
     try:
         sub = image["labels"]
@@ -127,7 +127,7 @@ def labels_group(image: Group) -> OmeLabels | None:
 def layers_of(labels: OmeLabels | None) -> tuple[LabelLayer, ...]:
     """Every readable label image of an image's ``labels`` group, as a layer (it opens their level
     arrays: call it off the GUI thread). A label image that cannot be read is left out."""
-    from .ome import detect  # detect imports the whole model; only needed here
+    from ..ome import detect  # detect imports the whole model; only needed here
 
     if labels is None:
         return ()

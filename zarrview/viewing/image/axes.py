@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..zarrlib import Array
+from ...zarrlib import Array
 
 #: dimension names that mean "channels" in microscopy (OME), remote sensing and photography
 CHANNEL_NAMES = frozenset({"c", "ch", "channel", "channels", "band", "bands", "rgb", "rgba", "colour", "color"})

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..zarrlib import Group, Node, ZarrError
+from ...zarrlib import Group, Node, ZarrError
 
 
 class NodeIndex:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..zarrlib import Array
+from ...zarrlib import Array
 from .state import Region, ViewState
 
 
@@ -38,7 +38,7 @@ def level_views(state: ViewState) -> tuple[LevelView, LevelView]:
         view = LevelView(0, state.array, state.indices, state.region, state.screen_scale)
         return view, view
     levels = [lv for lv in state.pyramid if lv.array is not None]
-    from .ome import pyramid as arith  # the OME model is only needed for pyramids
+    from ..ome import pyramid as arith  # the OME model is only needed for pyramids
 
     if state.level is not None and any(lv.index == state.level for lv in levels):
         wanted = state.level
@@ -54,7 +54,7 @@ def _area(scale: Sequence[float], state: ViewState) -> float:
 
 
 def _view(state: ViewState, levels: list, index: int) -> LevelView:
-    from .ome import pyramid as arith
+    from ..ome import pyramid as arith
 
     level0 = levels[0]
     level = next(lv for lv in levels if lv.index == index)

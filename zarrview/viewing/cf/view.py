@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ..zarrlib import Array, Group, ZarrError
-from .cf.coords import CoordAxis, coordinate_axes, flip_vertical
-from .cf.dims import read_dimensions
-from .cf.flags import FlagLegend, flag_legend
-from .cf.values import ValueCoding, initial_range, value_coding, value_title
+from ...zarrlib import Array, Group, ZarrError
+from .coords import CoordAxis, coordinate_axes, flip_vertical
+from .dims import read_dimensions
+from .flags import FlagLegend, flag_legend
+from .values import ValueCoding, initial_range, value_coding, value_title
 
 
 @dataclass(frozen=True, eq=False)

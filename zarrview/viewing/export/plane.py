@@ -27,15 +27,15 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..zarrlib import Array, CancelToken, ReadCancelled, ZarrError
-from .channels import ChannelSetting, auto_windows, composite
-from .contrast import NAN_RGBA, displayable, percentile_levels
-from .cf.values import value_coding
-from .export_labels import LabelExportError, LabelOverlay, blend, overlays, read_overlays
-from .labels import LabelLayer
-from .ome.model import OmeImage
+from ...zarrlib import Array, CancelToken, ReadCancelled, ZarrError
+from ..cf.values import value_coding
+from ..image.channels import ChannelSetting, auto_windows, composite
+from ..image.contrast import NAN_RGBA, displayable, percentile_levels
+from ..image.state import COMPLEX_MODES, initial_state
+from ..labels.export import LabelExportError, LabelOverlay, blend, overlays, read_overlays
+from ..labels.layers import LabelLayer
+from ..ome.model import OmeImage
 from .png import PngShapeError, write_png
-from .state import COMPLEX_MODES, initial_state
 
 FORMATS = (".npy", ".csv", ".png")
 #: elements rendered or written at a time, bounding the extra memory of a PNG or CSV export
@@ -103,7 +103,7 @@ class PlaneSpec:
     #: the channels of a composite (their colours, windows, visibility): with ``channel_dim``,
     #: a PNG is drawn as the view draws it, not as raw RGB
     channels: tuple[ChannelSetting, ...] = ()
-    #: label layers drawn over a PNG (``export_labels.overlays``), as the window shows them
+    #: label layers drawn over a PNG (``labels.export.overlays``), as the window shows them
     labels: tuple[LabelOverlay, ...] = ()
     #: CF values (masked as NaN, unpacked: ``cf.values``), as xarray reads them; else as stored
     decode: bool = False
@@ -172,8 +172,8 @@ def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: i
     of its first multiscale: the fixed indices are carried into that level as the view carries
     them; ``labels`` are drawn over a PNG. Raises ``ValueError`` (with :func:`level_error`'s words)
     for a level that cannot be read."""
-    from .levels import level_views
-    from .ome_view import image_state
+    from ..image.levels import level_views
+    from ..ome.view import image_state
 
     why = level_error(image, level)
     state = image_state(image, plane) if why is None else None

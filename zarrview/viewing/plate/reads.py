@@ -3,7 +3,7 @@
 Each well is drawn from the lowest-resolution level of its first field, one 2-D plane (t = 0, the
 middle z, channel 0), strided within the per-well chunk budget and to its cell, then resampled to
 fill the cell with the physical aspect of its pixels. ``read_batch`` is the work of the job
-of a batch of wells; ``plate.PlateModel`` chains the batches and assembles the mosaic.
+of a batch of wells; ``mosaic.PlateModel`` chains the batches and assembles the mosaic.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..zarrlib import CancelToken, ChunkCache, ChunkFailure, Group, NodeNotFoundError, ReadCancelled, ZarrError
-from .contrast import displayable
-from .ome import OmeImage, OmeWell, PlateWell, detect
-from .planning import plan_plane, touched_chunks
+from ...zarrlib import CancelToken, ChunkCache, ChunkFailure, Group, NodeNotFoundError, ReadCancelled, ZarrError
+from ..image.contrast import displayable
+from ..image.planning import plan_plane, touched_chunks
+from ..ome import OmeImage, OmeWell, PlateWell, detect
 
 Missing = tuple[int, int, str]  # (row index, column index, why the well is not drawn)
 

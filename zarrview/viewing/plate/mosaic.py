@@ -17,7 +17,7 @@ grid positions the plate lists no well for are ``absent``.
 
 Each cell is scaled on its own, so wells of different sizes (or of pyramids with different
 numbers of levels) fill their cells; the physical aspect of the pixels is kept. The contrast
-comes from the finite values of all thumbnails (``contrast.summarize``).
+comes from the finite values of all thumbnails (``image.contrast.summarize``).
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job
-from ..zarrlib import Group
-from .contrast import NAN_RGBA, ValueSummary, displayable, summarize
-from .ome import OmePlate, PlateWell
-from .plate_reads import Batch, Missing, Thumb, read_batch
+from ...scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job
+from ...zarrlib import Group
+from ..image.contrast import NAN_RGBA, ValueSummary, displayable, summarize
+from ..ome import OmePlate, PlateWell
+from .reads import Batch, Missing, Thumb, read_batch
 
 #: pixels of a cell's side (largest plates get smaller cells, see ``cell_size``)
 CELL = 96

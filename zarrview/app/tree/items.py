@@ -14,11 +14,12 @@ from typing import Any, NamedTuple
 
 from PySide6.QtCore import Qt
 
-from ..describe import meta_dtype_text, shape_text
-from ..viewing.ome.doc import namespace
-from ..zarrlib import Array, ErrorNode, Group, Node, ZarrError
-from ..zarrlib.outline import Outline
-from .icons import node_icon
+from ...describe import meta_dtype_text, shape_text
+from ...viewing.ome.doc import namespace
+from ...zarrlib import Array, ErrorNode, Group, Node, ZarrError
+from ...zarrlib.outline import Outline
+from ..icons import node_icon
+from .columns import NAME_COLUMN, SHAPE_COLUMN
 
 Role = Qt.ItemDataRole
 
@@ -177,15 +178,15 @@ def outline_data(item: TreeItem, outline: Outline, col: int, role: int, node_rol
     """What the model says of an outlined row (``HierarchyModel.data``), without making its node."""
     like = outline.like
     if role == Role.DisplayRole:
-        if col == 0:
+        if col == NAME_COLUMN:
             return outline.name
-        if col == 1:
+        if col == SHAPE_COLUMN:
             return shape_text(outline.shape)
         level = item.level()
         return (meta_dtype_text(like) if like is not None else "") + ("" if level is None else f" · level {level}")
     if role == Role.ToolTipRole:
         return item.path
-    if role == Role.DecorationRole and col == 0:
+    if role == Role.DecorationRole and col == NAME_COLUMN:
         return node_icon("sharded" if like is not None and like.shard_layout is not None else "array")
     if role == node_role:
         return item.node

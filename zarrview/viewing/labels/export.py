@@ -1,10 +1,10 @@
 """Label overlays in an exported image: the PNG shows what the window shows, labels included.
 
 An export is at full resolution (or at the ``--level`` asked for), so each shown label layer is
-read whole at the label level matching the exported level (``label_reads.plan_label`` with no
+read whole at the label level matching the exported level (``reads.plan_label`` with no
 chunk budget: nothing is sampled) and drawn over the image's pixels block by block, each output
 pixel taking the label element under its centre (nearest, as the view places label tiles by
-their level-0 coordinates), coloured by ``labels.colorize`` and blended with the layer's opacity.
+their level-0 coordinates), coloured by ``layers.colorize`` and blended with the layer's opacity.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..zarrlib import CancelToken, ReadCancelled, ZarrError
-from .label_reads import LabelRead, plan_label
-from .labels import LabelLayer, colorize
-from .levels import level_views
-from .planning import PlaneRead
-from .state import ViewState
+from ...zarrlib import CancelToken, ReadCancelled, ZarrError
+from ..image.levels import level_views
+from ..image.planning import PlaneRead
+from ..image.state import ViewState
+from .layers import LabelLayer, colorize
+from .reads import LabelRead, plan_label
 
 
 class LabelExportError(Exception):

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..zarrlib import Array, CancelToken, ChunkCache, ChunkFailure, ZarrError
-from ..zarrlib.decode_pool import cpus
-from .line import as_numbers
+from ...zarrlib import Array, CancelToken, ChunkCache, ChunkFailure, ZarrError
+from ...zarrlib.decode_pool import cpus
+from .array import as_numbers
 
 Decode = Callable[[np.ndarray], np.ndarray]
 

@@ -20,7 +20,7 @@ import numpy as np
 from .contrast import summarize
 
 if TYPE_CHECKING:  # the OME model (and its JSON schemas) is not needed to composite a plain array
-    from .ome.model import Axis, Omero
+    from ..ome.model import Axis, Omero
 
 RGB = tuple[int, int, int]
 CHANNEL_MODES = ("composite", "single")

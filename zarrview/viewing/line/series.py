@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..scheduling import Answer, Job, Lane, Post, WorkerPool
-from ..zarrlib import Array
-from .line import as_numbers
+from ...scheduling import Answer, Job, Lane, Post, WorkerPool
+from ...zarrlib import Array
+from .array import as_numbers
 from .series_reads import DEFAULT_BLOCK_CHUNKS, Decode, LineBlock, LineJob, LineSummary, line_chunks, read_line
 
 Format = Callable[[float], str]

@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..zarrlib import Array
+from ...zarrlib import Array
 from .axes import colour_axis, colour_by_default, default_axes
 from .channels import ChannelSetting
 
 if TYPE_CHECKING:
-    from .cf.values import ValueCoding
-    from .cf_view import CFView
-    from .labels import LabelLayer
+    from ..cf.values import ValueCoding
+    from ..cf.view import CFView
+    from ..labels.layers import LabelLayer
 
 #: rows r0:r1, columns c0:c1 of the displayed plane, in data coordinates (floats while panning)
 Region = tuple[float, float, float, float]
@@ -56,9 +56,9 @@ class ViewState:
     #: "composite": the active channels added in their colours (``channel_dim`` is then
     #: ``channel_axis``, read whole); "single": one channel on a slider, through the histogram
     channel_mode: str = "single"
-    #: the label images overlaid on it (``labels.LabelLayer``: levels, colours, opacity, shown)
+    #: the label images overlaid on it (``labels.layers.LabelLayer``: levels, colours, opacity, shown)
     labels: tuple[LabelLayer, ...] = ()
-    #: the CF conventions of the array (``cf_view.CFView``): decoding, coordinates, units
+    #: the CF conventions of the array (``cf.view.CFView``): decoding, coordinates, units
     cf: CFView | None = None
     #: show the stored values, not the CF-decoded ones
     raw: bool = False

@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..zarrlib import Array, Group, Node
+from ...zarrlib import Array, Group, Node
 
 if TYPE_CHECKING:
-    from .cf.coords import CoordAxis
+    from ..cf.coords import CoordAxis
 
 #: the index form of a named part: ``level=#3`` is index 3 whatever the coordinate says
 INDEX_MARK = "#"
@@ -109,7 +109,7 @@ def resolve_slice(request: SliceText, path: str, names: tuple[str | None, ...],
     """The indices ``request`` names, for a node at ``path`` whose dimensions are ``names`` with
     coordinate ``axes`` (by dimension index); ``notes`` on those coordinates are quoted where a
     value cannot be matched. No I/O. Raises ``ArgumentError`` with one line naming the part."""
-    from .cf.coords import CoordError
+    from ..cf.coords import CoordError
 
     plane = dict(request.positions)
     choices: list[SliceChoice] = []
@@ -161,7 +161,7 @@ def choose_plane(node: Node, request: SliceText) -> tuple[dict[int, int], list[S
         check_plane(node, plane)
         return plane, choices
     if isinstance(node, Group):
-        from .ome import OmeImage, detect
+        from ..ome import OmeImage, detect
 
         image = detect(node, labels=False)
         if isinstance(image, OmeImage):
@@ -178,8 +178,8 @@ def choose_plane(node: Node, request: SliceText) -> tuple[dict[int, int], list[S
 def _array_dimensions(arr: Array, needs_axes: bool) -> tuple[tuple[str | None, ...], dict[int, CoordAxis],
                                                               tuple[str, ...]]:
     """Dimension names, coordinate axes (read only where needed) and their notes."""
-    from .cf.dims import dimension_names
-    from .cf_view import read_cf
+    from ..cf.dims import dimension_names
+    from ..cf.view import read_cf
 
     view = read_cf(arr) if needs_axes else None  # coordinates searched up to the store's root
     return dimension_names(arr), dict(view.axes) if view else {}, view.notes if view else ()

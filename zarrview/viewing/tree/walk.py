@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..zarrlib import CancelToken, Group, Node, ZarrError
+from ...zarrlib import CancelToken, Group, Node, ZarrError
 
 #: the most nodes one walk visits: enough for large hierarchies, bounded for endless ones
 MAX_NODES = 100_000

@@ -1,17 +1,17 @@
 """Reading the label layers with the image: one request, one answer.
 
-For a read of the image at some level, each visible :class:`~.labels.LabelLayer` is read at the
+For a read of the image at some level, each visible :class:`~.layers.LabelLayer` is read at the
 label level whose pixels match that level's in physical space (the coarsest as fine as it:
 a label pyramid with fewer levels than the image is read at its coarsest, finer than the image),
 over the same region, at the same slider positions carried through physical space
 (``ome.pyramid``). Label axes are matched to the image's by name (else by position from the
 right), so a ``zyx`` label over a ``czyx`` image works; a label axis of length 1 broadcasts.
 Like the image, a label plane touches at most the view's chunk budget: where its pyramid is too
-short for the zoom, it is sampled one element every few chunks (``planning.coarsening``).
+short for the zoom, it is sampled one element every few chunks (``image.planning.coarsening``).
 
 The planning (pure arithmetic) is done on the GUI thread by :func:`plane_job`, which builds a
 job that reads the image's selection, then each label plane, and colours them
-(:func:`~.labels.colorize`) on the worker; :func:`split` takes the answer apart. Every visible
+(:func:`~.layers.colorize`) on the worker; :func:`split` takes the answer apart. Every visible
 layer gets a plane in the answer (empty where its level cannot be read or does not reach the
 region), so a tile always says which layers it was read with.
 """
@@ -25,15 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from ..scheduling import Job, Warm, compute_job, read_job
-from ..zarrlib import Array, ReadCancelled, ZarrError
-from .labels import LabelLayer, colorize, recolour
-from .levels import LevelView, exact
-from .ome import pyramid as arith
-from .ome.model import Level
-from .planning import PlaneRead, chunks_between, coarsening, touched_chunks
-from .scene import LabelPlane, Tile
-from .state import ViewState
+from ...scheduling import Job, Warm, compute_job, read_job
+from ...zarrlib import Array, ReadCancelled, ZarrError
+from ..image.levels import LevelView, exact
+from ..image.planning import PlaneRead, chunks_between, coarsening, touched_chunks
+from ..image.scene import LabelPlane, Tile
+from ..image.state import ViewState
+from ..ome import pyramid as arith
+from ..ome.model import Level
+from .layers import LabelLayer, colorize, recolour
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The tree's filter field: it finds nodes in groups nobody has expanded yet.
 
-Typing starts a walk of every open store on the shared pool (``viewing.tree_walk``) that fills a
-flat index of every node (``viewing.tree_index``); each keystroke searches the index (milliseconds
+Typing starts a walk of every open store on the shared pool (``viewing.tree.walk``) that fills a
+flat index of every node (``viewing.tree.index``); each keystroke searches the index (milliseconds
 for 100,000 nodes) and puts the first ``MAX_SHOWN`` matches, with their ancestors, into the tree
 (``HierarchyModel.reveal``: groups hold only those rows until someone expands them), so the tree
 never holds more rows than a person can look at. While the walk goes on, what it adds is searched
@@ -18,12 +18,13 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFil
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTreeView, QWidget
 
-from ..viewing.tree_index import NodeIndex
-from ..viewing.tree_walk import MAX_NODES, WalkOutcome, walk
-from ..scheduling import Answer, Context, Job, WorkerPool, call_job
-from ..zarrlib import Group, Node
-from .bridge import gui_lane, own_pool, post
-from .tree_model import HierarchyModel, Index, PathRole
+from ...scheduling import Answer, Context, Job, WorkerPool, call_job
+from ...viewing.tree.index import NodeIndex
+from ...viewing.tree.walk import MAX_NODES, WalkOutcome, walk
+from ...zarrlib import Group, Node
+from ..bridge import gui_lane, own_pool, post
+from .columns import NAME_COLUMN
+from .model import HierarchyModel, Index, PathRole
 
 #: seconds between progress updates from the walking thread
 PROGRESS_EVERY_S = 0.1
@@ -132,7 +133,7 @@ class TreeFilter(QObject):
 
     def _open_roots(self) -> tuple[list[QModelIndex], list[Group]]:
         """The top rows of the open stores that are groups, and their groups."""
-        tops = [self.model.index(r, 0) for r in range(self.model.rowCount())]
+        tops = [self.model.index(r, NAME_COLUMN) for r in range(self.model.rowCount())]
         tops = [t for t in tops if isinstance(self.model.node(t), Group)]
         return tops, [self.model.node(t) for t in tops]  # type: ignore[misc]
 
@@ -205,7 +206,7 @@ class TreeFilter(QObject):
     def _expanded(self, parent: QModelIndex) -> list[QModelIndex]:
         out: list[QModelIndex] = []
         for row in range(self.model.rowCount(parent)):
-            index = self.model.index(row, 0, parent)
+            index = self.model.index(row, NAME_COLUMN, parent)
             if self.model.item(index).children and self.view.isExpanded(self.proxy.mapFromSource(index)):
                 out.append(index)
                 out += self._expanded(index)
@@ -222,7 +223,7 @@ class TreeFilter(QObject):
                 self.view.expand(ancestor)
             ancestor = ancestor.parent()
         for row in range(first, last + 1):
-            self._expand_below(self.proxy.index(row, 0, parent))
+            self._expand_below(self.proxy.index(row, NAME_COLUMN, parent))
 
     def _expand_below(self, parent: QModelIndex) -> None:
         """Expand every shown row that has shown children (only ancestors of matches have them)."""
@@ -232,7 +233,7 @@ class TreeFilter(QObject):
             count = self.proxy.rowCount(index)
             if count and index.isValid() and not self.view.isExpanded(index):
                 self.view.expand(index)
-            stack.extend(self.proxy.index(r, 0, index) for r in range(count))
+            stack.extend(self.proxy.index(r, NAME_COLUMN, index) for r in range(count))
 
     # -- the walk -------------------------------------------------------------------------------
     def _start_walk(self) -> None:

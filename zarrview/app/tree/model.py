@@ -24,13 +24,14 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from ..describe import dtype_text, shape_text
-from ..scheduling import Answer, WorkerPool, call_job
-from ..zarrlib import Array, Group, Node, ReadCancelled, UnsupportedArray, ZarrError
-from ..zarrlib.outline import Outline
-from .bridge import gui_lane, own_pool
-from .icons import node_icon
-from .tree_items import OmeMark, TreeItem, error_of, name_of, ome_mark, outline_data
+from ...describe import dtype_text, shape_text
+from ...scheduling import Answer, WorkerPool, call_job
+from ...zarrlib import Array, Group, Node, ReadCancelled, UnsupportedArray, ZarrError
+from ...zarrlib.outline import Outline
+from ..bridge import gui_lane, own_pool
+from ..icons import node_icon
+from .columns import COLUMN_COUNT, HEADERS, NAME_COLUMN, SHAPE_COLUMN, TYPE_COLUMN
+from .items import OmeMark, TreeItem, error_of, name_of, ome_mark, outline_data
 
 __all__ = ["HierarchyModel", "TreeItem", "OmeMark", "ome_mark", "NodeRole", "PathRole", "PAGE"]
 
@@ -47,8 +48,6 @@ _SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
 class HierarchyModel(QAbstractItemModel):
-    HEADERS = ("Name", "Shape", "Type")
-
     def __init__(self, pool: WorkerPool | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         #: listings, one key per group: groups list side by side, a group one page at a time
@@ -84,13 +83,13 @@ class HierarchyModel(QAbstractItemModel):
         self.root.children.append(item)
         self.root.changed()
         self.endInsertRows()
-        return self.index(row, 0)
+        return self.index(row, NAME_COLUMN)
 
     def find_store(self, url: str) -> QModelIndex:
         """The top row of the store open at ``url``, or an invalid index."""
         for row, child in enumerate(self.root.children or []):
             if child.node is not None and child.node.url == url:
-                return self.index(row, 0)
+                return self.index(row, NAME_COLUMN)
         return QModelIndex()
 
     def remove_top(self, row: int) -> None:
@@ -105,7 +104,7 @@ class HierarchyModel(QAbstractItemModel):
     def insert_path(self, top_row: int, chain: list[Node]) -> QModelIndex:
         """Place nodes reached by path (child, grandchild, …) under the store in ``top_row``,
         reusing rows already listed; the index of the last one."""
-        return self.reveal(self.index(top_row, 0), chain)
+        return self.reveal(self.index(top_row, NAME_COLUMN), chain)
 
     def reveal(self, top: QModelIndex, chain: list[Node]) -> QModelIndex:
         """The rows of ``chain`` (a node below the store at ``top``, preceded by its ancestors
@@ -129,7 +128,7 @@ class HierarchyModel(QAbstractItemModel):
                 item.children.insert(row, self._item(item, node))
                 item.changed()
                 self.endInsertRows()
-            index = self.index(row, 0, index)
+            index = self.index(row, NAME_COLUMN, index)
         return index
 
     def reveal_many(self, top: QModelIndex, chains: list[list[Node]]) -> None:
@@ -162,7 +161,7 @@ class HierarchyModel(QAbstractItemModel):
         return item
 
     def _index_of(self, item: TreeItem) -> QModelIndex:
-        return QModelIndex() if item is self.root or item.parent is None else self.createIndex(item.row(), 0, item)
+        return QModelIndex() if item is self.root or item.parent is None else self.createIndex(item.row(), NAME_COLUMN, item)
 
     # -- lookup -----------------------------------------------------------------------------
     def item(self, index: Index) -> TreeItem:
@@ -178,7 +177,7 @@ class HierarchyModel(QAbstractItemModel):
     # -- QAbstractItemModel -----------------------------------------------------------------
     def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
         item = self.item(parent)
-        if item.children is None or not (0 <= row < len(item.children)) or not (0 <= column < 3):
+        if item.children is None or not (0 <= row < len(item.children)) or not (0 <= column < COLUMN_COUNT):
             return QModelIndex()
         return self.createIndex(row, column, item.children[row])
 
@@ -188,19 +187,19 @@ class HierarchyModel(QAbstractItemModel):
         parent = self.item(index).parent
         if parent is None or parent is self.root:
             return QModelIndex()
-        return self.createIndex(parent.row(), 0, parent)
+        return self.createIndex(parent.row(), NAME_COLUMN, parent)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        if parent.isValid() and parent.column() != 0:
+        if parent.isValid() and parent.column() != NAME_COLUMN:
             return 0
         item = self.item(parent)
         return 0 if item.children is None else len(item.children)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 3
+        return COLUMN_COUNT
 
     def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: N802, B008
-        if parent.isValid() and parent.column() != 0:
+        if parent.isValid() and parent.column() != NAME_COLUMN:
             return False
         item = self.item(parent)
         if item.children is None or item.partial:
@@ -269,7 +268,7 @@ class HierarchyModel(QAbstractItemModel):
             return QModelIndex()
         path = item.node.path.rstrip("/") + "/" + name
         row = item.child_row(path)
-        return QModelIndex() if row is None else self.index(row, 0, parent)
+        return QModelIndex() if row is None else self.index(row, NAME_COLUMN, parent)
 
     def _listed(self, persistent: QPersistentModelIndex, item: TreeItem, members: Any, error: BaseException | None,
                 first: bool = True) -> None:
@@ -322,8 +321,8 @@ class HierarchyModel(QAbstractItemModel):
             i = end
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 3:
-            return self.HEADERS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < COLUMN_COUNT:
+            return HEADERS[section]
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -339,18 +338,18 @@ class HierarchyModel(QAbstractItemModel):
             return outline_data(item, item.outline, index.column(), role, NodeRole, PathRole)
         node, col = item.node, index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
+            if col == NAME_COLUMN:
                 if item.text and (node is None or node.path == "/"):
                     return item.text
                 return node.name if node is not None else item.text
             if isinstance(node, Array):
-                if col == 1:
+                if col == SHAPE_COLUMN:
                     return shape_text(node.shape)
                 level = item.level()
                 return dtype_text(node) + ("" if level is None else f" · level {level}")
-            if col == 1 and isinstance(node, UnsupportedArray) and node.shape is not None:
+            if col == SHAPE_COLUMN and isinstance(node, UnsupportedArray) and node.shape is not None:
                 return shape_text(node.shape)
-            if col == 2 and node is not None:
+            if col == TYPE_COLUMN and node is not None:
                 if item.error:
                     return "error"
                 return item.ome.text if item.ome is not None else "group" + (" (implicit)" if node.implicit else "")
@@ -359,7 +358,7 @@ class HierarchyModel(QAbstractItemModel):
             if item.error or node is None:
                 return item.error
             return node.path + (f"\nOME-NGFF {item.ome.version} {item.ome.kind}" if item.ome is not None else "")
-        if role == Qt.ItemDataRole.DecorationRole and col == 0 and not item.placeholder:
+        if role == Qt.ItemDataRole.DecorationRole and col == NAME_COLUMN and not item.placeholder:
             if item.error:
                 return node_icon("error")
             if item.is_group:

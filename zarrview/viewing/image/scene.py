@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..zarrlib import ChunkFailure
+from ...zarrlib import ChunkFailure
 
 
 def _element(r0: float, c0: float, step_r: float, step_c: float, shape: tuple[int, ...], row: int,
@@ -27,7 +27,7 @@ def _element(r0: float, c0: float, step_r: float, step_c: float, shape: tuple[in
 
 @dataclass(frozen=True, eq=False)
 class LabelPlane:
-    """The plane of a label layer (``labels.LabelLayer``) read with a tile: ``values`` (rows,
+    """The plane of a label layer (``labels.layers.LabelLayer``) read with a tile: ``values`` (rows,
     columns) as read and ``rgba`` their colours, placed in level-0 coordinates like a tile, with
     the steps of the label level read (which may differ from the image's)."""
 
@@ -41,7 +41,7 @@ class LabelPlane:
     level: int = 0
     #: why some or all of it could not be read (its values are then the background there)
     error: str | None = None
-    #: the layer whose colours ``rgba`` holds (``labels.LabelLayer``): an edit colours it again
+    #: the layer whose colours ``rgba`` holds (``labels.layers.LabelLayer``): an edit colours it again
     coloured_by: Any = field(default=None, compare=False, repr=False)
 
     def rect(self) -> tuple[float, float, float, float]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSortFilterProxyModel
 from PySide6.QtWidgets import QTreeView
 
-from .tree_model import HierarchyModel
+from .model import HierarchyModel
 
 
 class HierarchyTree(QTreeView):

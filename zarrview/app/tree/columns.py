@@ -1,0 +1,15 @@
+"""The tree's columns by name, so the model, its rows, the filter and the window agree on which
+column holds what without repeating bare numbers."""
+
+from __future__ import annotations
+
+#: the node's name, its icon, and the children of a row (Qt's tree hangs them off column 0)
+NAME_COLUMN = 0
+#: an array's shape
+SHAPE_COLUMN = 1
+#: an array's data type and pyramid level, or what kind of group it is (OME-NGFF, implicit)
+TYPE_COLUMN = 2
+
+#: the header of each column, in column order
+HEADERS = ("Name", "Shape", "Type")
+COLUMN_COUNT = len(HEADERS)

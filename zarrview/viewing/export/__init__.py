@@ -1,0 +1,1 @@
+"""Writing what the view shows to files (npy, csv, png) without Qt."""

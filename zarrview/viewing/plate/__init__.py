@@ -1,0 +1,1 @@
+"""An OME-Zarr plate as a mosaic of well thumbnails, and the reads behind each well."""
