@@ -97,7 +97,7 @@ def open_url(qtbot, w: MainWindow, url: str, options: str = "") -> None:  # type
         typed.append(True)
 
     QTimer.singleShot(0, type_into_dialog)
-    w._open_url()  # the menu action's slot; returns when the dialog closes
+    w.open_url()  # the menu action's slot; returns when the dialog closes
     assert typed
     _settle(qtbot, w)
 

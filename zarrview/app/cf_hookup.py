@@ -54,7 +54,7 @@ def apply(view: DataView, cf: CFView) -> None:
         for combo in (plane.y_combo, plane.x_combo):
             for d, n in enumerate(names):
                 combo.setItemText(d, f"{n} ({state.array.shape[d]})")
-        view._label_axes()  # noqa: SLF001
+        view.label_axes()
     if plane is not None:
         for dim, axis in cf.axes.items():
             if dim in plane.sliders:

@@ -127,6 +127,12 @@ class DataView(QWidget):
     def plot(self) -> Any:
         return self.others.plot
 
+    @property
+    def ome(self) -> OmeImage | None:
+        """The OME image shown (None for a plain array): what arrives after it is read (its label
+        layers) checks it still belongs to the image on screen."""
+        return self._ome
+
     def show_message(self, text: str) -> None:
         """``text`` instead of data; the status bar, which spoke of the previous view, is cleared."""
         self._reset(None)
@@ -203,7 +209,7 @@ class DataView(QWidget):
         self._fit_on_paint = True
         self._region_shown = region
         self.controller.set_state(state)
-        self._label_axes()
+        self.label_axes()
 
     def request_plane(self) -> None:
         """Read again what the view needs (after the chunk budget changed)."""
@@ -232,9 +238,11 @@ class DataView(QWidget):
     def set_axes_shown(self, shown: bool) -> None:
         """Image axes with ticks in data coordinates (View menu)."""
         self.axes_shown = shown
-        self._label_axes()
+        self.label_axes()
 
-    def _label_axes(self) -> None:
+    def label_axes(self) -> None:
+        """The image's axes named after the shown dimensions, when axes are on; called again
+        whenever the names or the shown dimensions change (NCZarr's names arrive with the CF read)."""
         state = self.state
         names = dim_names(state.array, state.axis_names) if state is not None else ["", ""]
         y, x = (state.y_dim, state.x_dim) if state is not None else (0, 1)
@@ -276,7 +284,7 @@ class DataView(QWidget):
         units = {axes[d].unit for d in (state.y_dim, state.x_dim) if d < len(axes)}
         unit = units.pop() if len(units) == 1 else None  # rows in µm and columns in s share no unit
         self.physical.apply((scale[state.y_dim], scale[state.x_dim]), unit)
-        self._label_axes()
+        self.label_axes()
         self._label_sliders()
 
     def _axes_changed(self, y: int, x: int, channel: int | None) -> None:
@@ -288,7 +296,7 @@ class DataView(QWidget):
         if self.state is not None:
             sync_channel_slider(self.plane, self.state)
         self._apply_physical()
-        self._label_axes()
+        self.label_axes()
         if self.state is not None and self.state.cf is not None:
             cf_hookup.present(self, self.state.cf)
 

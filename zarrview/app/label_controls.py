@@ -105,7 +105,7 @@ def show_labels(view: DataView, image: Group, layers: tuple[LabelLayer, ...]) ->
     """The label layers of ``image`` (read after it, off the GUI thread) into the data view's
     state, with their panel; nothing where the view shows another image or has them already."""
     state = view.state
-    if not layers or state is None or view._ome is None or view._ome.group is not image:  # noqa: SLF001
+    if not layers or state is None or view.ome is None or view.ome.group is not image:
         return
     if state.labels and state.labels is not layers:
         return  # the image's layers are there already

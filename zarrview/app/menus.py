@@ -17,10 +17,10 @@ if TYPE_CHECKING:
 def build_menus(w: MainWindow) -> None:
     file_menu = w.menuBar().addMenu("&File")
     for text, shortcut, slot in [
-        ("Open &Folder…", QKeySequence.StandardKey.Open, w._open_folder),
-        ("Open &File (zip)…", None, w._open_file),
-        ("Open &URL…", QKeySequence("Ctrl+L"), w._open_url),
-        ("&Go to Path…", QKeySequence("Ctrl+G"), w._go_to_path),
+        ("Open &Folder…", QKeySequence.StandardKey.Open, w.open_folder),
+        ("Open &File (zip)…", None, w.open_file),
+        ("Open &URL…", QKeySequence("Ctrl+L"), w.open_url),
+        ("&Go to Path…", QKeySequence("Ctrl+G"), w.ask_path),
     ]:
         act = QAction(text, w)
         if shortcut is not None:
@@ -44,7 +44,7 @@ def build_menus(w: MainWindow) -> None:
     axes.setCheckable(True)
     axes.setToolTip("Axes with ticks in data coordinates along the image")
     axes.setChecked(w.settings.value("image_axes", "false") == "true")
-    axes.toggled.connect(w._axes_toggled)
+    axes.toggled.connect(w.show_axes)
     view_menu.addAction(axes)
     w.data.set_axes_shown(axes.isChecked())
     from .series_hookup import SeriesPanel
@@ -59,7 +59,7 @@ def build_menus(w: MainWindow) -> None:
     w.series_action = series
     prefs = QAction("&Preferences…", w)
     prefs.setShortcut(QKeySequence.StandardKey.Preferences)
-    prefs.triggered.connect(w._preferences)
+    prefs.triggered.connect(w.edit_preferences)
     view_menu.addAction(prefs)
     help_menu = w.menuBar().addMenu("&Help")
     about = QAction("&About zarrview", w)

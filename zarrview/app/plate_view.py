@@ -146,7 +146,6 @@ def open_in_tree(window: Any, path: str) -> None:
         return
     root = window.model.node(top)
     if isinstance(root, Group) and root.can_list_members:
-        window._pending_select = (top.row(), [p for p in path.split("/") if p])  # noqa: SLF001
-        window._resolve_selection()  # noqa: SLF001
+        window.select_path(top.row(), path)
     else:
         window.go_to_path(top, path)

@@ -120,21 +120,22 @@ class MainWindow(QMainWindow):
         self._data_said = text
         self.status_label.setText(text)
 
-    def _axes_toggled(self, shown: bool) -> None:
+    def show_axes(self, shown: bool) -> None:
+        """Image axes on or off (View menu), remembered for the next session."""
         self.settings.setValue("image_axes", "true" if shown else "false")
         self.data.set_axes_shown(shown)
 
-    def _open_folder(self) -> None:
+    def open_folder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open Zarr folder")
         if path:
             self.open_location(path)
 
-    def _open_file(self) -> None:
+    def open_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open zipped Zarr store", "", "Zip archives (*.zip);;All files (*)")
         if path:
             self.open_location(path)
 
-    def _open_url(self) -> None:
+    def open_url(self) -> None:
         dialog = OpenUrlDialog(self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             url, options = dialog.values()
@@ -205,8 +206,7 @@ class MainWindow(QMainWindow):
             else:
                 self.meta.show_node(target)
                 self._show_node(target)
-                self._pending_select = (index.row(), [p for p in node_path.split("/") if p])
-                self._resolve_selection()
+                self.select_path(index.row(), node_path)
 
         self._opens.submit(call_job(work, label=f"open {store_loc}"), done, key=(store_loc, node_path))
 
@@ -216,10 +216,9 @@ class MainWindow(QMainWindow):
         self.meta.show_node(None, message, path=node_path)
         self.data.show_message(f"Cannot open {node_path}:\n{message}")
         self.status_label.setText(f"Cannot open {where}: {message}")
-        self._pending_select = (row, [p for p in node_path.split("/") if p])  # a listed error row, if any
-        self._resolve_selection()
+        self.select_path(row, node_path)  # a listed error row, if any
 
-    def _go_to_path(self) -> None:
+    def ask_path(self) -> None:
         """Open a node by its path in the current store: how to reach children of a store that
         cannot list (plain HTTP without consolidated metadata)."""
         index = self.proxy.mapToSource(self.tree.currentIndex())
@@ -258,6 +257,12 @@ class MainWindow(QMainWindow):
                 self.tree.setCurrentIndex(self.proxy.mapFromSource(self.model.insert_path(row, chain)))
 
         self._paths.submit(call_job(lambda: path_chain(root, path), label=f"go to {path}"), done)
+
+    def select_path(self, row: int, node_path: str) -> None:
+        """Select the node at ``node_path`` below the store in top row ``row``: the tree expands
+        down to it as each level is listed (a node opened by its location, a plate's well)."""
+        self._pending_select = (row, [p for p in node_path.split("/") if p])
+        self._resolve_selection()
 
     def _resolve_selection(self) -> None:
         """Expand the tree down to a node opened by path, as its parents' children arrive."""
@@ -362,7 +367,7 @@ class MainWindow(QMainWindow):
         self.pool.cache.max_bytes = cache_mib << 20
         self.data.budget_chunks = budget
 
-    def _preferences(self) -> None:
+    def edit_preferences(self) -> None:
         dialog = PreferencesDialog(int(self.pool.cache.max_bytes >> 20), self.data.budget_chunks, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             cache_mib, budget = dialog.values()
