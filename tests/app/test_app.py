@@ -341,7 +341,7 @@ def test_auto_contrast_uses_percentiles_of_the_loaded_plane(qtbot, window: MainW
 
 
 def test_opening_an_open_store_again_selects_it(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
-    """Issue 12: a store dropped or typed a second time is not listed twice; the open one is
+    """A store dropped or typed a second time is not listed twice; the open one is
     selected, and a node path in the second location is opened in it."""
     window.open_location(str(store))
     _settle(qtbot, window)
@@ -368,7 +368,7 @@ def test_a_slice_out_of_range_is_an_error_not_clamped(qtbot, window: MainWindow,
 
 
 def test_the_free_dimensions_of_a_slice_are_the_displayed_ones(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
-    """``--slice :,20,:`` shows rows t and columns x at y = 20 (an XZ-like view), issue 12."""
+    """``--slice :,20,:`` shows rows t and columns x at y = 20 (an XZ-like view)."""
     window.open_location(f"{store}::/vol", plane={1: 20})
     _settle(qtbot, window)
     np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[:, 20, :])

@@ -51,7 +51,7 @@ def test_window_icon_and_about_dialog(qtbot, window: MainWindow) -> None:  # typ
     text = dialog.text.text()
     assert f"zarrview {__version__}" in text and "Zarr v3" in text and "Zarr v2" in text and "sharding" in text
     assert "https://zarr-specs.readthedocs.io" in text
-    assert "github.com/zarrview" not in text  # no link to a home that does not exist (issue 12)
+    assert "github.com/zarrview" not in text  # no link to a home that does not exist
     assert [a.text() for a in window.menuBar().actions()][-1] == "&Help"
 
 

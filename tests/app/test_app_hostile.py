@@ -1,4 +1,4 @@
-"""Hostile and corrupt stores through the real window (issue 11): one test per defect class.
+"""Hostile and corrupt stores through the real window: one test per defect class.
 
 Each store holds the broken node next to good siblings, is opened the way a person opens one
 (a dropped folder, ``zarrview PATH::/node``, File ▸ Open URL), and the broken node is clicked in

@@ -1,5 +1,5 @@
 """The command line as a person types it: help that names every command, and malformed values
-answered with one line and exit status 2 before any window opens (issue 12, item 11)."""
+answered with one line and exit status 2 before any window opens."""
 
 from __future__ import annotations
 

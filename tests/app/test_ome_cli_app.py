@@ -1,4 +1,4 @@
-"""OME-Zarr on the command line (issue 13): ``--level N`` starts an image at that pyramid level,
+"""OME-Zarr on the command line: ``--level N`` starts an image at that pyramid level,
 ``--screenshot`` works on an image group, a label image and a plate, and ``zarrview export``
 writes the shown plane of the chosen level of an image (level 0 by default). Truth: the arrays
 ome-zarr-py (and a hand-built Z-downsampled pyramid) wrote."""

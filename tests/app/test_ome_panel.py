@@ -1,4 +1,4 @@
-"""OME-Zarr in the tree and the metadata panel's OME tab (issue 13): images, label images, labels
+"""OME-Zarr in the tree and the metadata panel's OME tab: images, label images, labels
 groups, plates and wells marked in the tree from their attributes, an image's levels as its
 children; the OME tab's rows against what was written (ome-zarr-py 0.4 and 0.5) and the model,
 and a bad document's problems listed while its image still shows."""

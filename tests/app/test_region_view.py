@@ -77,7 +77,7 @@ def test_region_of_a_huge_array_is_drawn_at_full_resolution(qtbot: Any, window: 
 
 def test_after_cancel_the_next_pan_reads_again(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:
     """Cancel used to leave the view waiting for an answer that never came: it refused detail
-    reads until a slider moved (issue 12)."""
+    reads until a slider moved."""
     from zarrview.zarrlib.storage import LocalStore
 
     from store_wrappers import CountingStore

@@ -1,4 +1,4 @@
-"""The tree filter through the real window (issue 12, item 9): it finds nodes in groups nobody
+"""The tree filter through the real window: it finds nodes in groups nobody
 expanded, shows them with their ancestors expanded, never moves the selection, can be cancelled
 with Esc, says when a store cannot list, and clearing it restores the expansion from before.
 

@@ -1,4 +1,4 @@
-"""The tree model's listing of a group meeting rows opened by path while it ran (issue 12)."""
+"""The tree model's listing of a group meeting rows opened by path while it ran."""
 
 from __future__ import annotations
 

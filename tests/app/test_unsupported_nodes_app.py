@@ -1,4 +1,4 @@
-"""An array with a codec or data type zarrlib lacks, in the window (issue 12, item 10): its row is
+"""An array with a codec or data type zarrlib lacks, in the window: its row is
 marked, the metadata panel shows what its document says and the error, the data view shows the
 error instead of an image, and its siblings open normally; a root array like it opens too.
 

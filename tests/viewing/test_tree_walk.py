@@ -1,4 +1,4 @@
-"""The tree filter's walk (issue 12, item 9), without Qt: every group listed breadth first, with
+"""The tree filter's walk, without Qt: every group listed breadth first, with
 progress, a cancel token, a bound on the nodes seen, and a note on what it could not list."""
 
 from __future__ import annotations
