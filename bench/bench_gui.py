@@ -32,10 +32,11 @@ plane used is read once, untimed, before anything is timed.
    with the view model's scene no longer busy (the newest request answered) and a new image in the image item
    ("loaded"), and until the window's next repaint has been handled ("painted"). Each
    step starts from a quiet app: nothing read or prefetched, then 50 ms of idle loop.
-   *Cold*: planes never shown before, with ``w.scheduler.cache`` cleared before each
-   step. *Cached*: back and forth between two planes already shown. *Next plane*
-   (information only): z -> z + 1 after clearing the cache once, so only the app's own
-   prefetching of neighbouring planes can have warmed it.
+   *Cold*: planes never shown before, with the pool's chunk cache (``w.pool.cache``)
+   cleared before each step. *Cached*: back and forth between two planes already shown.
+   *Next plane* (information only): z -> z + 1 after clearing the cache once, so only the
+   app's own prefetching of neighbouring planes can have warmed it (how many planes it
+   warmed meanwhile goes to stderr).
 3. **Event-loop stalls.** A 10 ms ``Qt.PreciseTimer`` stamps every tick. For each step,
    the gaps between ticks from just before ``set_index`` until 40 ms after "painted" are
    kept; a stall is a gap minus 10 ms. Reported: the largest and the 99th percentile.
@@ -274,7 +275,7 @@ def new_window() -> MainWindow:
 
 
 def close_window(app: QApplication, w: MainWindow) -> None:
-    w.close()  # also stops the window's scheduler
+    w.close()  # also closes the window's worker pool
     w.deleteLater()
     app.processEvents()
 
@@ -516,13 +517,9 @@ class StepResult:
 
 
 def reader_quiet(w: MainWindow) -> bool:
-    """Nothing read or prefetched: ``is_settled()`` does not cover the scheduler's prefetching.
-
-    The scheduler has no public way to say that its prefetch queue is drained, so this peeks
-    at two private attributes; if they go away it falls back to ``is_settled()``.
-    """
-    sched = w.scheduler
-    return w.is_settled() and not getattr(sched, "_prefetch", None) and getattr(sched, "_token", None) is None
+    """Nothing opening, read or prefetched: every lane of the window, the image's prefetch lane
+    included, runs on ``w.pool``, so an idle pool means no job is queued or running."""
+    return w.is_settled() and w.pool.idle()
 
 
 def run_steps(w: MainWindow, probe: FrameProbe, ticks: TickProbe, planes: Sequence[int], clear_cache: bool) -> StepResult:
@@ -532,7 +529,7 @@ def run_steps(w: MainWindow, probe: FrameProbe, ticks: TickProbe, planes: Sequen
     for z in planes:
         run_until(lambda: reader_quiet(w))
         if clear_cache:
-            w.scheduler.cache.clear()
+            w.pool.cache.clear()
         idle(SETTLE_S)
         probe.arm()
         t0 = time.perf_counter()
@@ -616,11 +613,13 @@ def bench_layout(app: QApplication, name: str, path: Path, steps: int, launches:
         cached = run_steps(w, probe, ticks, cached_planes, clear_cache=False)
         log(f"{name}: {steps} steps to the next plane, cache cleared first (only the app's prefetch warms it)")
         run_until(lambda: reader_quiet(w))
-        w.scheduler.cache.clear()
+        w.pool.cache.clear()
         probe.arm()
         w.data.request_plane()  # the current plane again, which also prefetches its neighbours
         probe.wait_painted()
+        warmed = w.data.controller.prefetch.warmed
         adjacent = run_steps(w, probe, ticks, bounce(cached_planes[-1], steps, nz), clear_cache=False)
+        log(f"{name}: the app prefetched {w.data.controller.prefetch.warmed - warmed} plane(s) during those steps")
     finally:
         close_window(app, w)
     return LayoutResult(name, describe(arr), launch, warm_first, plain, cold, cached, adjacent)

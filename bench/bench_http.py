@@ -96,7 +96,7 @@ HTTP_CASES = ("xy_plane", "viewport")
 TARGET_UNSHARDED = 1.25  # zarrlib/tensorstore, v3_chunked and v2_blosc
 TARGET_SHARDED = 1.6  # zarrlib/tensorstore, v3_sharded
 LATENCY_SLACK_RTT = 0.5  # "about one round trip": at most 1.5 (2.5 cold sharded) extra round trips
-READERS = br.READER_NAMES
+READERS = ("zarrlib", "tensorstore", "zarr-python")  # bench_read.py's baseline reader is local only
 
 Index = br.Index
 Array = br.Array
@@ -645,7 +645,8 @@ class Variant:
     read: ReadFn | None = None
     fresh: Callable[[], ReadFn] | None = None
 
-    def run(self, index: Index) -> float:
+    def run(self, index: Index) -> tuple[float, list[float]]:
+        """Seconds of one read, and the process's context switches and CPU seconds meanwhile."""
         if self.fresh is not None:
             fn = self.fresh()  # opening is not timed
             return br.timed(fn, index)
@@ -658,12 +659,15 @@ def run_rounds(res: br.CaseResult, groups: dict[str, list[Variant]], index: Inde
     names = list(groups)
     for v in (v for vs in groups.values() for v in vs):
         res.times.setdefault(v.key, [])
+        res.usage.setdefault(v.key, [])
     for r in range(rounds):
         order = names[r % len(names):] + names[: r % len(names)]
         res.orders.append(order)
         for name in order:
             for v in groups[name]:
-                res.times[v.key].append(v.run(index))
+                elapsed, usage = v.run(index)
+                res.times[v.key].append(elapsed)
+                res.usage[v.key].append(usage)
 
 
 # --------------------------------------------------------------------------- results & report

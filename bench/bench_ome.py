@@ -84,7 +84,7 @@ def _counts(log: Any) -> tuple[int, int]:
 
 def headless(url: str) -> float:
     import zarrview.zarrlib as zl
-    from zarrview.scheduling import ReadScheduler
+    from zarrview.scheduling import WorkerPool
     from zarrview.viewing import ViewController
     from zarrview.viewing.ome import OmeImage, detect
     from zarrview.viewing.ome.view import image_state
@@ -94,15 +94,15 @@ def headless(url: str) -> float:
     assert isinstance(image, OmeImage)
     state = image_state(image)
     assert state is not None
-    sched = ReadScheduler(cache_bytes=0)
+    pool = WorkerPool(cache_bytes=0)
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    ctl = ViewController(sched, inbox.put, lambda s: None)
+    ctl = ViewController(pool, inbox.put, lambda s: None)
     ctl.set_state(state.with_(region=(0, N, 0, N), screen_scale=(800 / N, 800 / N)))
     while ctl.scene.detail is None:
         inbox.get(timeout=60)()
     elapsed = time.perf_counter() - t0
     assert ctl.scene.detail.level == LEVELS - 1, ctl.scene.detail.level
-    sched.close()
+    pool.close()
     return elapsed
 
 

@@ -21,7 +21,8 @@ each before compression, under ``--data-dir`` (or ``$ZARRVIEW_BENCH_DATA``, else
 
 Warm OS page cache, cold decoded-chunk cache: one untimed round first (also the correctness
 check: our values must equal xarray's), then ``--rounds`` rounds, the readers interleaved.
-Before each of our runs the series scheduler's chunk cache is emptied (the first click);
+Our series model runs on a worker pool with the window's default decoded-chunk cache
+(``DEFAULT_CACHE_BYTES``), emptied before each of our runs (the first click);
 ``zarrview, next pixel`` times a click on the pixel diagonally next to the one before, whose
 line crosses the same chunks: answered from that cache where the line's chunks fit in half of
 it (the (50, 181, 360) layout), read again where they do not. Ours is timed from
@@ -71,12 +72,13 @@ def field(t0: int, t1: int, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def ensure_data(root: Path) -> dict[str, Path]:
+def ensure_data(root: Path, names: list[str]) -> dict[str, Path]:
+    """The stores of ``names``, written where missing."""
     import zarr
 
-    paths = {name: root / f"{name}.zarr" for name in LAYOUTS}
-    for name, chunks in LAYOUTS.items():
-        path = paths[name]
+    paths = {name: root / f"{name}.zarr" for name in names}
+    for name, path in paths.items():
+        chunks = LAYOUTS[name]
         marker = path / ".complete"
         if marker.exists():
             continue
@@ -111,13 +113,13 @@ class Ours:
     """The series model as the window drives it, its answers drained as a GUI thread would."""
 
     def __init__(self) -> None:
-        from zarrview.scheduling import ReadScheduler
-        from zarrview.viewing.line.series import SERIES_CACHE_BYTES, Series, SeriesModel
+        from zarrview.scheduling import WorkerPool
+        from zarrview.viewing.line.series import Series, SeriesModel
 
-        self.scheduler = ReadScheduler(cache_bytes=SERIES_CACHE_BYTES)
+        self.pool = WorkerPool()  # the window's pool: its threads and its cache size
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.published: list[tuple[float, Series]] = []
-        self.model = SeriesModel(self.scheduler, self.inbox.put,
+        self.model = SeriesModel(self.pool, self.inbox.put,
                                  lambda s: self.published.append((time.perf_counter(), s)))
 
     def run(self, arr: Any, point: tuple[int, int, int], clear: bool = True) -> tuple[float, float, np.ndarray, int]:
@@ -125,7 +127,7 @@ class Ours:
         from zarrview.viewing.line.series import PointQuery
 
         if clear:
-            self.scheduler.cache.clear()
+            self.pool.cache.clear()
         self.published.clear()
         start = time.perf_counter()
         self.model.request(PointQuery(arr, point, 0))
@@ -138,7 +140,7 @@ class Ours:
         return first - start, end - start, np.array(s.y), s.total
 
     def close(self) -> None:
-        self.scheduler.close()
+        self.pool.close()
 
 
 def chunk_reads(path: Path, point: tuple[int, int, int]) -> int:
@@ -163,7 +165,8 @@ def main() -> int:
     p.add_argument("--data-dir", type=Path,
                    default=Path(os.environ.get("ZARRVIEW_BENCH_DATA", REPO / "bench" / "_data" / "series")))
     p.add_argument("--point", default="300,700", help="lat,lon indices of the clicked pixel")
-    p.add_argument("--layouts", default=",".join(LAYOUTS))
+    p.add_argument("--layouts", default=",".join(LAYOUTS),
+                   help=f"comma-separated subset of {','.join(LAYOUTS)} (only these are written)")
     p.add_argument("--json", type=Path)
     args = p.parse_args()
 
@@ -175,10 +178,13 @@ def main() -> int:
     warnings.filterwarnings("ignore", message="Object at .complete is not recognized")
     i, j = (int(v) for v in args.point.split(","))
     point = (0, i, j)
-    paths = ensure_data(args.data_dir)
+    names = [n.strip() for n in args.layouts.split(",") if n.strip()]
+    unknown = [n for n in names if n not in LAYOUTS]
+    if unknown or not names:
+        p.error(f"unknown layout(s) {unknown}; choose from {', '.join(LAYOUTS)}")
+    paths = ensure_data(args.data_dir, names)
     rows: dict[str, dict[str, Any]] = {}
-    for name in args.layouts.split(","):
-        path = paths[name]
+    for name, path in paths.items():
         arr = zl.open(path)["t2m"]
         dask_ds = xr.open_zarr(path, consolidated=False)
         plain_ds = xr.open_zarr(path, consolidated=False, chunks=None)
