@@ -216,6 +216,24 @@ def test_the_pool_never_runs_more_than_its_threads(pool: WorkerPool) -> None:
     assert most[0] == pool.threads == 3 and pool.most_running <= 3
 
 
+def test_one_job_after_another_runs_on_the_thread_that_went_idle_last(pool: WorkerPool) -> None:
+    """Slider steps one at a time stay on one warm thread (its read buffers and caches hot),
+    even after several threads were started for jobs at once."""
+    inbox = Inbox()
+    lanes: list[Lane[str]] = [Lane(pool, inbox.post) for _ in range(3)]
+    release = threading.Event()
+    for lane in lanes:  # three at once: every thread of the pool is started
+        lane.submit(Job(lambda ctx: release.wait(5) and threading.current_thread().name), lambda a: None)
+    time.sleep(0.05)
+    release.set()
+    inbox.drain(pool)
+    names: list[str] = []
+    for _ in range(20):  # then one at a time, each after the last has ended
+        lanes[0].submit(Job(lambda ctx: threading.current_thread().name), lambda a: names.append(a.value))
+        inbox.drain(pool)
+    assert len(names) == 20 and len(set(names)) == 1, names
+
+
 def test_close_answers_pending_jobs_as_cancelled() -> None:
     pool = WorkerPool(threads=1)
     inbox = Inbox()

@@ -4,6 +4,11 @@ One pool per app: however many views, panels and dialogs ask for work, at most `
 jobs run at once, and the rest wait in order. The threads are daemons, so a job stuck on a
 store that never answers cannot keep the program from exiting; closing the pool cancels every
 lane's jobs and answers those not yet answered as cancelled.
+
+A job goes to the thread that went idle last (a stack, not the queue of waiters a
+``Condition`` keeps): a stream of slider steps runs on one warm thread, whose read buffers,
+decompression context and CPU caches are still hot, where handing each job to the thread idle
+longest made every read of a 64-chunk plane about 10 % slower.
 """
 
 from __future__ import annotations
@@ -44,8 +49,12 @@ class WorkerPool:
         self.threads = threads
         self.name = name
         self.cache = ChunkCache(cache_bytes)
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        #: notified whenever a job ends (``wait_until_idle``)
+        self._cond = threading.Condition(self._lock)
         self._queue: deque[Callable[[], None]] = deque()
+        #: each waiting thread's own wake-up, the one that went idle last on top
+        self._idle: list[threading.Condition] = []
         self._running = 0
         self._started: list[threading.Thread] = []
         self._closed = False
@@ -56,7 +65,7 @@ class WorkerPool:
     # -- lanes ----------------------------------------------------------------------------------
     def adopt(self, lane: Closable) -> None:
         """Remember ``lane`` so that ``cancel`` and ``close`` reach its jobs."""
-        with self._cond:
+        with self._lock:
             self._lanes.add(lane)
 
     def cancel(self) -> None:
@@ -67,24 +76,25 @@ class WorkerPool:
     # -- work -----------------------------------------------------------------------------------
     def run(self, fn: Callable[[], None]) -> None:
         """Queue ``fn`` for a worker thread; raises ``PoolClosed`` after ``close``."""
-        with self._cond:
+        with self._lock:
             if self._closed:
                 raise PoolClosed(f"the pool {self.name} is closed")
             self._queue.append(fn)
-            if len(self._started) < self.threads and len(self._queue) > self._idle_threads():
-                thread = threading.Thread(target=self._loop, name=f"{self.name}-{len(self._started)}", daemon=True)
+            if self._idle:
+                self._idle.pop().notify()
+            elif len(self._started) < self.threads:
+                wake = threading.Condition(self._lock)
+                thread = threading.Thread(target=self._loop, args=(wake,), name=f"{self.name}-{len(self._started)}",
+                                          daemon=True)
                 self._started.append(thread)
                 thread.start()
-            self._cond.notify_all()
 
-    def _idle_threads(self) -> int:
-        return len(self._started) - self._running
-
-    def _loop(self) -> None:
+    def _loop(self, wake: threading.Condition) -> None:
         while True:
-            with self._cond:
+            with self._lock:
                 while not self._queue and not self._closed:
-                    self._cond.wait()
+                    self._idle.append(wake)
+                    wake.wait()  # ``run`` or ``close`` took it off the stack
                 if not self._queue:
                     return
                 fn = self._queue.popleft()
@@ -95,13 +105,13 @@ class WorkerPool:
             except BaseException:  # a lane answers its own errors: anything here is a bug, logged
                 log.exception("a job of %s failed outside its lane", self.name)
             finally:
-                with self._cond:
+                with self._lock:
                     self._running -= 1
                     self._cond.notify_all()
 
     # -- state ----------------------------------------------------------------------------------
     def idle(self) -> bool:
-        with self._cond:
+        with self._lock:
             return not self._queue and self._running == 0
 
     def wait_until_idle(self, timeout: float = 30.0) -> bool:
@@ -123,14 +133,17 @@ class WorkerPool:
     def close(self, timeout: float = 5.0) -> None:
         """Answer every lane's pending jobs as cancelled, drop queued work, and let the threads
         end (waiting at most ``timeout`` for running jobs to notice their cancel)."""
-        with self._cond:
+        with self._lock:
             if self._closed:
                 return
             self._closed = True
         for lane in list(self._lanes):
             lane.close()
-        with self._cond:
+        with self._lock:
             self._queue.clear()
+            for wake in self._idle:
+                wake.notify()
+            self._idle.clear()
             self._cond.notify_all()
         end = time.monotonic() + timeout
         for thread in self._started:
