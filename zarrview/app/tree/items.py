@@ -10,12 +10,12 @@ someone expands it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from PySide6.QtCore import Qt
 
 from ...describe import meta_dtype_text, shape_text
-from ...viewing.ome.doc import namespace
+from ...viewing.ome.text import OmeMark, ome_mark
 from ...zarrlib import Array, ErrorNode, Group, Node, ZarrError
 from ...zarrlib.outline import Outline
 from ..icons import node_icon
@@ -120,49 +120,6 @@ class TreeItem:
     def search_text(self) -> str:
         path = self.path
         return self.text if path is None else f"{self.name} {path}"
-
-
-class OmeMark(NamedTuple):
-    kind: str                  # "image", "label image", "labels", "plate", "well", "bioformats2raw"
-    version: str
-    text: str                  # the Type column
-    levels: dict[str, int]     # an image's level array paths -> level index
-
-
-def ome_mark(attrs: Any) -> OmeMark | None:
-    """What OME-Zarr node a group's attributes make it, in words for the Type column; None for a
-    plain group. Reads nothing: a listed group's attributes are in hand already."""
-    if not isinstance(attrs, dict):
-        return None
-    ns = namespace(attrs, "", [])
-    if ns is None:
-        return None
-    keys, levels = ns.keys, {}
-
-    def count(value: Any, key: str) -> str:
-        return str(len(value[key])) if isinstance(value, dict) and isinstance(value.get(key), list) else "?"
-
-    if "plate" in keys:
-        plate = keys["plate"]
-        kind, text = "plate", f"plate {count(plate, 'rows')}×{count(plate, 'columns')}, {count(plate, 'wells')} wells"
-    elif "well" in keys:
-        n = count(keys["well"], "images")
-        kind, text = "well", f"well ({n} field{'' if n == '1' else 's'})"
-    elif "multiscales" in keys or "image-label" in keys:
-        ms = keys.get("multiscales")
-        first = ms[0] if isinstance(ms, list) and ms and isinstance(ms[0], dict) else {}
-        datasets = first.get("datasets") if isinstance(first.get("datasets"), list) else []
-        levels = {d["path"]: i for i, d in enumerate(datasets)
-                  if isinstance(d, dict) and isinstance(d.get("path"), str)}
-        kind = "label image" if "image-label" in keys else "image"
-        more = f", {len(ms)} multiscales" if isinstance(ms, list) and len(ms) > 1 else ""
-        n = count(first, "datasets")
-        text = f"{kind} ({n} level{'' if n == '1' else 's'}{more})"
-    elif "bioformats2raw.layout" in keys:
-        kind, text = "bioformats2raw", "bioformats2raw series"
-    else:
-        kind, text = "labels", f"labels ({count(keys, 'labels')})"
-    return OmeMark(kind, ns.version, text, levels)
 
 
 def error_of(node: Node) -> str | None:

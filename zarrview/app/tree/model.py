@@ -26,12 +26,13 @@ from PySide6.QtGui import QBrush, QColor
 
 from ...describe import dtype_text, shape_text
 from ...scheduling import Answer, WorkerPool, call_job
+from ...viewing.ome.text import OmeMark, ome_mark, type_text
 from ...zarrlib import Array, Group, Node, ReadCancelled, UnsupportedArray, ZarrError
 from ...zarrlib.outline import Outline
 from ..bridge import gui_lane, own_pool
 from ..icons import node_icon
 from .columns import COLUMN_COUNT, HEADERS, NAME_COLUMN, SHAPE_COLUMN, TYPE_COLUMN
-from .items import OmeMark, TreeItem, error_of, name_of, ome_mark, outline_data
+from .items import TreeItem, error_of, name_of, outline_data
 
 __all__ = ["HierarchyModel", "TreeItem", "OmeMark", "ome_mark", "NodeRole", "PathRole", "PAGE"]
 
@@ -352,7 +353,7 @@ class HierarchyModel(QAbstractItemModel):
             if col == TYPE_COLUMN and node is not None:
                 if item.error:
                     return "error"
-                return item.ome.text if item.ome is not None else "group" + (" (implicit)" if node.implicit else "")
+                return type_text(item.ome) if item.ome is not None else "group" + (" (implicit)" if node.implicit else "")
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if item.error or node is None:

@@ -1,10 +1,11 @@
-"""Plain text for OME nodes: the ``[OME image 0.5, 4 levels]`` mark of ``zarrview tree`` (from
-the attributes alone, no request) and the description ``zarrview info`` prints."""
+"""Plain text for OME nodes: what a group's attributes mark it as (from the attributes alone, no
+request: the tree's Type column and the ``[OME image 0.5, 4 levels]`` of ``zarrview tree``) and
+the description ``zarrview info`` prints."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from .doc import namespace
 from .model import Bioformats2raw, Level, Multiscale, OmeImage, OmeLabels, OmeNode, OmePlate, OmeWell
@@ -18,36 +19,82 @@ def _num(v: float) -> str:
     return f"{v:.6g}"
 
 
-def marker(attrs: Any) -> str:
-    """``[OME image 0.5, 4 levels]``, ``[OME plate 0.4, 8x12, 2 wells]``... for a group's
-    attributes, or "" where they hold no OME metadata. Reads nothing from the store."""
+class OmeMark(NamedTuple):
+    """What OME-Zarr node a group's attributes make it, from the attributes alone (no request):
+    one reading for every place that marks OME groups (the tree's Type column, ``zarrview tree``)."""
+
+    kind: str                     # "image", "label image", "labels", "plate", "well", "bioformats2raw"
+    version: str
+    #: plate: rows, columns, wells; well: fields; (label) image: levels, multiscales; labels: label
+    #: images; None where the metadata does not say
+    counts: tuple[int | None, ...]
+    levels: dict[str, int]        # an image's level array paths -> level index
+
+
+def ome_mark(attrs: Any) -> OmeMark | None:
+    """The OME mark of a group's attributes; None for a plain group."""
     if not isinstance(attrs, dict):
-        return ""
+        return None
     ns = namespace(attrs, "", [])
     if ns is None:
-        return ""
-    k, v = ns.keys, ns.version
+        return None
+    keys, v = ns.keys, ns.version
 
     def count(value: Any, key: str) -> int | None:
         return len(value[key]) if isinstance(value, dict) and isinstance(value.get(key), list) else None
 
-    if "plate" in k:
-        rows, cols, wells = (count(k["plate"], x) for x in ("rows", "columns", "wells"))
-        return f"[OME plate {v}, {rows or '?'}x{cols or '?'}, {wells if wells is not None else '?'} wells]"
-    if "well" in k:
-        n = count(k["well"], "images")
-        return f"[OME well {v}, {n if n is not None else '?'} fields]"
-    if "multiscales" in k or "image-label" in k:
-        what = "label" if "image-label" in k else "image"
-        ms = k.get("multiscales")
+    if "plate" in keys:
+        return OmeMark("plate", v, tuple(count(keys["plate"], x) for x in ("rows", "columns", "wells")), {})
+    if "well" in keys:
+        return OmeMark("well", v, (count(keys["well"], "images"),), {})
+    if "multiscales" in keys or "image-label" in keys:
+        ms = keys.get("multiscales")
         first = ms[0] if isinstance(ms, list) and ms else None
-        n = count(first, "datasets")
-        extra = f", {len(ms)} multiscales" if isinstance(ms, list) and len(ms) > 1 else ""
-        return f"[OME {what} {v}, {n if n is not None else '?'} levels{extra}]"
-    if "bioformats2raw.layout" in k:
+        datasets: list[Any] = first["datasets"] if isinstance(first, dict) and isinstance(first.get("datasets"), list) else []
+        levels = {d["path"]: i for i, d in enumerate(datasets) if isinstance(d, dict) and isinstance(d.get("path"), str)}
+        kind = "label image" if "image-label" in keys else "image"
+        return OmeMark(kind, v, (count(first, "datasets"), len(ms) if isinstance(ms, list) else None), levels)
+    if "bioformats2raw.layout" in keys:
+        return OmeMark("bioformats2raw", v, (), {})
+    return OmeMark("labels", v, (count(keys, "labels"),), {})
+
+
+def _n(value: int | None) -> str:
+    return "?" if value is None else str(value)
+
+
+def marker(attrs: Any) -> str:
+    """``[OME image 0.5, 4 levels]``, ``[OME plate 0.4, 8x12, 2 wells]``... for a group's
+    attributes (``zarrview tree``), or "" where they hold no OME metadata."""
+    mark = ome_mark(attrs)
+    if mark is None:
+        return ""
+    kind, v, c = mark.kind, mark.version, mark.counts
+    if kind == "plate":
+        return f"[OME plate {v}, {c[0] or '?'}x{c[1] or '?'}, {_n(c[2])} wells]"
+    if kind == "well":
+        return f"[OME well {v}, {_n(c[0])} fields]"
+    if kind in ("image", "label image"):
+        extra = f", {c[1]} multiscales" if c[1] is not None and c[1] > 1 else ""
+        return f"[OME {'label' if kind == 'label image' else 'image'} {v}, {_n(c[0])} levels{extra}]"
+    if kind == "bioformats2raw":
         return f"[OME bioformats2raw {v}]"
-    labels = len(k["labels"]) if isinstance(k.get("labels"), list) else "?"
-    return f"[OME labels {v}, {labels}]"
+    return f"[OME labels {v}, {_n(c[0])}]"
+
+
+def type_text(mark: OmeMark) -> str:
+    """The words of the tree's Type column: ``image (4 levels)``, ``plate 8×12, 2 wells``..."""
+    kind, c = mark.kind, mark.counts
+    if kind == "plate":
+        return f"plate {_n(c[0])}×{_n(c[1])}, {_n(c[2])} wells"
+    if kind == "well":
+        return f"well ({_n(c[0])} field{'' if c[0] == 1 else 's'})"
+    if kind in ("image", "label image"):
+        more = f", {c[1]} multiscales" if c[1] is not None and c[1] > 1 else ""
+        return f"{kind} ({_n(c[0])} level{'' if c[0] == 1 else 's'}{more})"
+    if kind == "bioformats2raw":
+        return "bioformats2raw series"
+    return f"labels ({_n(c[0])})"
 
 
 def describe(node: OmeNode) -> list[str]:
