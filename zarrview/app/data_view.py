@@ -44,6 +44,11 @@ class DataView(QWidget):
     stale = Signal()
     progress = Signal(int, int)
     loaded = Signal()
+    #: (row, column) of the plane's pixel under a single left click on the image (Python ints:
+    #: a plane may be wider than a C int)
+    pixel_clicked = Signal(object, object)
+    #: a slider or index box moved the plane shown along a dimension (after the state has it)
+    plane_moved = Signal()
 
     def __init__(self, pool: WorkerPool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -61,6 +66,7 @@ class DataView(QWidget):
         self.image.region_changed = self._region_changed
         self.image.levels_changed = lambda levels: self._update(contrast=levels)
         self.image.hovered = self._hovered
+        self.image.clicked = self.pixel_clicked.emit
         self.message = QLabel("Select an array to see its data.")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
@@ -261,6 +267,7 @@ class DataView(QWidget):
         indices[dim] = value
         self._update(indices=tuple(indices))
         self._label_sliders()
+        self.plane_moved.emit()
 
     def _label_sliders(self) -> None:
         """Each slider of an OME image says where its plane lies, in the axis's unit (µm, s)."""

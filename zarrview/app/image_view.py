@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QTimer
+from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QGraphicsRectItem, QWidget
 
@@ -34,7 +34,8 @@ SETTLE_MS = 120
 
 class ImagePane(pg.ImageView):
     """``region_changed(region, screen_scale)`` fires once the view rests after a pan or zoom;
-    ``levels_changed`` when the user drags the histogram; ``hovered(row, col)`` under the mouse."""
+    ``levels_changed`` when the user drags the histogram; ``hovered(row, col)`` under the mouse;
+    ``clicked(row, col)`` on a single left click on the image."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent, view=pg.PlotItem())  # a plot item, so that axes can be shown
@@ -45,6 +46,7 @@ class ImagePane(pg.ImageView):
         self.region_changed: Callable[[tuple[float, float, float, float], tuple[float, float]], None] = lambda r, s: None
         self.levels_changed: Callable[[tuple[float, float]], None] = lambda lv: None
         self.hovered: Callable[[int, int], None] = lambda r, c: None
+        self.clicked: Callable[[int, int], None] = lambda r, c: None
         self.detail = pg.ImageItem()
         self.detail.setZValue(10)
         self.view.addItem(self.detail)
@@ -63,6 +65,7 @@ class ImagePane(pg.ImageView):
         hist.sigLevelsChanged.connect(self._levels_dragged)
         hist.sigLookupTableChanged.connect(lambda *_: self._sync_detail())
         self.getImageItem().scene().sigMouseMoved.connect(self._mouse_moved)
+        self.getImageItem().scene().sigMouseClicked.connect(self._mouse_clicked)
 
     def quickMinMax(self, data: np.ndarray) -> list[tuple[float, float]]:  # noqa: N802 - pyqtgraph's name
         """pyqtgraph sizes the histogram from the data's min and max, which are NaN for a plane
@@ -218,6 +221,14 @@ class ImagePane(pg.ImageView):
             return
         p = self.view.getViewBox().mapSceneToView(pos)
         self.hovered(int(np.floor(p.y())), int(np.floor(p.x())))
+
+    def _mouse_clicked(self, event: Any) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or event.double():
+            return
+        if self.shown is None or not self.shown.tiles():
+            return
+        p = self.view.getViewBox().mapSceneToView(event.scenePos())
+        self.clicked(int(np.floor(p.y())), int(np.floor(p.x())))
 
 
 def _same_levels(current: Any, wanted: tuple[float, float]) -> bool:

@@ -47,9 +47,6 @@ def build_menus(w: MainWindow) -> None:
     axes.toggled.connect(w.show_axes)
     view_menu.addAction(axes)
     w.data.set_axes_shown(axes.isChecked())
-    from .series_hookup import SeriesPanel
-
-    w.series = SeriesPanel(w)
     series = QAction("&Series at a Point", w)
     series.setCheckable(True)
     series.setShortcut(QKeySequence("Ctrl+T"))

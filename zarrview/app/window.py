@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from .. import zarrlib as zl
 from ..scheduling import Answer, WorkerPool, call_job
@@ -32,6 +33,7 @@ from .dialogs import OpenUrlDialog, PreferencesDialog
 from .metadata_panel import MetadataPanel
 from .menus import build_menus
 from .ome_hookup import show_found
+from .series_panel import SeriesPanel
 from .tree.columns import NAME_COLUMN, SHAPE_COLUMN
 from .tree.filter import FilterProxy, TreeFilter
 from .tree.model import HierarchyModel
@@ -104,6 +106,10 @@ class MainWindow(QMainWindow):
         self.data.progress.connect(self._progress)
         self.data.loaded.connect(self._loaded)
 
+        self.series = SeriesPanel(self.pool, self, lambda: self.data.state)
+        self.data.pixel_clicked.connect(self.series.point_clicked)
+        self.data.plane_moved.connect(self.series.plane_moved)
+        self.series.shown_changed.connect(self._series_shown)
         build_menus(self)
         self.apply_settings()
         geometry = self.settings.value("geometry")
@@ -119,6 +125,14 @@ class MainWindow(QMainWindow):
     def _data_status(self, text: str) -> None:
         self._data_said = text
         self.status_label.setText(text)
+
+    def _series_shown(self, visible: bool) -> None:
+        """The series dock shown or closed (by its own button too): its menu entry says so."""
+        if not isValid(self):  # the window is going away
+            return
+        action = getattr(self, "series_action", None)
+        if action is not None and action.isChecked() != visible and not self.isMinimized():
+            action.setChecked(visible)
 
     def show_axes(self, shown: bool) -> None:
         """Image axes on or off (View menu), remembered for the next session."""

@@ -1,38 +1,47 @@
-"""The window's time series at a point: a dock under the data with ``SeriesView`` (made on
-first use, so the window does not pay for it at launch). While it is shown, a click on the
-image plots the values through that pixel along a dimension (time where there is one), with
-the dimension's coordinates on the x axis and the values CF-decoded as the image shows them;
-moving a slider of another dimension, or clicking elsewhere, moves the line with it.
+"""The time series at a point: a dock under the data with ``SeriesView`` (made on first use,
+so the window does not pay for it at launch). While it is shown, a click on the image plots the
+values through that pixel along a dimension (time where there is one), with the dimension's
+coordinates on the x axis and the values CF-decoded as the image shows them; moving a slider of
+another dimension, or clicking elsewhere, moves the line with it.
+
+The panel knows no other widget: the window hands it the view state to read, connects the data
+view's clicks and slider moves to its slots, and keeps its menu action in step with ``shown_changed``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget
-from shiboken6 import isValid
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QDockWidget, QMainWindow
 
+from ..scheduling import WorkerPool
 from ..viewing.image.axes import dim_names
 from ..viewing.image.state import ViewState
 from ..viewing.line.series import LineAxis, PointQuery
 
 if TYPE_CHECKING:
     from .series_view import SeriesView
-    from .window import MainWindow
 
 
-class SeriesPanel:
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+class SeriesPanel(QObject):
+    """``show(on)`` from the menu, ``point_clicked(row, col)`` for a click on the image and
+    ``plane_moved()`` for a slider moved; ``shown_changed(visible)`` when the dock appears or is
+    closed (by its own button too). ``state`` is the view state of the data shown, read when
+    the line is drawn so that it is always the current one."""
+
+    shown_changed = Signal(bool)
+
+    def __init__(self, pool: WorkerPool, host: QMainWindow, state: Callable[[], ViewState | None]) -> None:
+        super().__init__(host)
+        self.pool = pool
+        self.host = host  # the window the dock is docked in
+        self.state = state
         self.dock: QDockWidget | None = None
         self.view: SeriesView | None = None
         #: (row, column) of the point in the plane, with the array it belongs to
         self.point: tuple[Any, int, int] | None = None
-        self._watched: Any = None
-        pane = window.data.image
-        pane.getImageItem().scene().sigMouseClicked.connect(self._clicked)
 
     @property
     def shown(self) -> bool:
@@ -48,16 +57,16 @@ class SeriesPanel:
         if self.dock is None:
             from .series_view import SeriesView
 
-            self.view = SeriesView(self.window.data.pool)
-            self.view.follow_palette(self.window.palette())
-            self.dock = QDockWidget("Series at a point", self.window)
+            self.view = SeriesView(self.pool)
+            self.view.follow_palette(self.host.palette())
+            self.dock = QDockWidget("Series at a point", self.host)
             self.dock.setObjectName("series")
             self.dock.setWidget(self.view)
-            self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
-            self.window.resizeDocks([self.dock], [max(180, self.window.height() // 4)], Qt.Orientation.Vertical)
+            self.host.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+            self.host.resizeDocks([self.dock], [max(180, self.host.height() // 4)], Qt.Orientation.Vertical)
             self.dock.visibilityChanged.connect(self._visibility)
         self.dock.show()
-        state = self.window.data.state
+        state = self.state()
         if self.point is None and state is not None:  # opened from the menu: the centre of the view
             r0, r1, c0, c1 = state.region or (0.0, *state.plane_shape[:1], 0.0, state.plane_shape[1])
             self.show_at(int((r0 + r1) / 2), int((c0 + c1) / 2))
@@ -65,7 +74,7 @@ class SeriesPanel:
     def show_at(self, row: int, col: int) -> bool:
         """Plot the line through pixel (``row``, ``col``) of the plane shown; False where there is
         none (no image, or no dimension beyond the image's)."""
-        state = self.window.data.state
+        state = self.state()
         if state is None or self.view is None:
             return False
         rows, cols = state.plane_shape
@@ -76,41 +85,24 @@ class SeriesPanel:
             self.view.title.setText(f"{state.array.path} has no dimension beyond the image's to plot along.")
             return False
         self.point = (state.array, row, col)
-        self._watch()
         self.view.show_point(query)
         return True
 
-    def _clicked(self, event: Any) -> None:
-        if not self.shown or event.button() != Qt.MouseButton.LeftButton or event.double():
-            return
-        pane = self.window.data.image
-        if pane.shown is None or not pane.shown.tiles():
-            return
-        p = pane.view.getViewBox().mapSceneToView(event.scenePos())
-        self.show_at(int(np.floor(p.y())), int(np.floor(p.x())))
+    def point_clicked(self, row: int, col: int) -> None:
+        """A click on pixel (``row``, ``col``) of the image: the line through it, while shown."""
+        if self.shown:
+            self.show_at(row, col)
 
-    def _watch(self) -> None:
-        """Follow the sliders of the plane shown (a new plane's controls are new widgets)."""
-        plane = self.window.data.plane
-        if plane is None or plane is self._watched:
-            return
-        self._watched = plane
-        for _, box in plane.sliders.values():
-            box.valueChanged.connect(lambda *_: self._moved())
-
-    def _moved(self) -> None:
-        state = self.window.data.state
+    def plane_moved(self) -> None:
+        """A slider of the data shown moved: the line through the same point of the new plane."""
+        state = self.state()
         if self.shown and self.point is not None and state is not None and state.array is self.point[0]:
             self.show_at(self.point[1], self.point[2])
 
     def _visibility(self, visible: bool) -> None:
         if not visible and self.view is not None:
             self.view.model.cancel()
-        if not isValid(self.window):  # the window is going away
-            return
-        action = getattr(self.window, "series_action", None)  # the dock closed by its own button
-        if action is not None and action.isChecked() != visible and not self.window.isMinimized():
-            action.setChecked(visible)
+        self.shown_changed.emit(visible)
 
 
 def point_query(state: ViewState, row: int, col: int) -> PointQuery | None:
