@@ -19,6 +19,7 @@ from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.image.axes import dim_names
 from ..viewing.export.plane import PlaneSpec, level_error, table_selection
 from ..viewing.labels.export import overlays
+from ..viewing.labels.layers import LabelLayer
 from ..viewing.ome import OmeImage, OmePlate
 from ..viewing.ome.view import image_state
 from ..viewing.image.state import Region
@@ -184,6 +185,11 @@ class DataView(QWidget):
             self.channels = add_channel_panel(self.controls_layout, state, self.plane, self._channel_changed,
                                               self._channel_mode)
         show_labels(self, image.group, kept)  # another pyramid of the image keeps its label layers
+
+    def show_labels(self, image: Group, layers: tuple[LabelLayer, ...]) -> None:
+        """The label layers of ``image``, read after it: drawn over it with their panel, while
+        ``image`` is the one shown."""
+        show_labels(self, image, layers)
 
     def set_plate(self, plate: OmePlate, group: Group) -> PlateView:
         """An OME-Zarr plate: a grid of its wells' thumbnails (``app/plate_view.py``), read until

@@ -24,15 +24,16 @@ from shiboken6 import isValid
 from .. import zarrlib as zl
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.image.slice_spec import plane_error
-from ..viewing.ome import OmeImage, detect
+from ..viewing.ome import OmeImage, OmePlate, detect
 from ..zarrlib.storage import split_node_path, store_url
 from .icons import app_icon
 from .bridge import gui_lane
 from .data_view import DataView
 from .dialogs import OpenUrlDialog, PreferencesDialog
 from .metadata_panel import MetadataPanel
+from .plate_view import show_plate
 from .menus import build_menus
-from .ome_hookup import show_found
+from .ome_groups import OmeGroupHandler
 from .series_panel import SeriesPanel
 from .tree.columns import NAME_COLUMN, SHAPE_COLUMN
 from .tree.filter import FilterProxy, TreeFilter
@@ -50,7 +51,6 @@ class MainWindow(QMainWindow):
         self._opens = gui_lane(self.pool, self, "open")  # keyed by location: stores open side by side
         self._paths = gui_lane(self.pool, self, "go to path")
         self._ome = gui_lane(self.pool, self, "OME metadata")
-        self.labels_lane = gui_lane(self.pool, self, "OME labels")
         self.settings = QSettings()
         self.pending_opens = 0
         self._initial_plane: dict[int, int] = {}
@@ -106,6 +106,12 @@ class MainWindow(QMainWindow):
         self.data.progress.connect(self._progress)
         self.data.loaded.connect(self._loaded)
 
+        self.ome_groups = OmeGroupHandler(self.pool, lambda: self._looking_at, self)
+        self.ome_groups.metadata_found.connect(self.meta.show_ome)
+        self.ome_groups.labels_read.connect(self.meta.show_ome_labels)
+        self.ome_groups.labels_found.connect(self.data.show_labels)
+        self.ome_groups.plate_found.connect(self._show_plate)
+        self.ome_groups.message.connect(self.data.show_message)
         self.series = SeriesPanel(self.pool, self, lambda: self.data.state)
         self.data.pixel_clicked.connect(self.series.point_clicked)
         self.data.plane_moved.connect(self.series.plane_moved)
@@ -357,7 +363,7 @@ class MainWindow(QMainWindow):
             if answer.stale or answer.cancelled:
                 return  # another group selected meanwhile
             found = answer.value
-            if self._looking_at is not group or not show_found(self, group, found, answer.error) \
+            if self._looking_at is not group or not self.ome_groups.show_found(group, found, answer.error) \
                     or not isinstance(found, OmeImage):
                 return
             level0 = next((lv.array for lv in found.first.levels if lv.array is not None), None)
@@ -369,10 +375,8 @@ class MainWindow(QMainWindow):
 
         self._ome.submit(call_job(lambda: detect(group, labels=False), label=f"OME metadata of {group.path}"), done)
 
-    @property
-    def looking_at(self) -> zl.Node | None:
-        """The node selected last (whose OME metadata may still be being read)."""
-        return self._looking_at
+    def _show_plate(self, plate: OmePlate, group: zl.Group) -> None:
+        show_plate(self, plate, group)
 
     # -- preferences ------------------------------------------------------------------------
     def apply_settings(self) -> None:
@@ -425,7 +429,7 @@ class MainWindow(QMainWindow):
 
     def is_settled(self) -> bool:
         """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""
-        return self.pending_opens == 0 and self.pool.idle() and not _loading(self.model.root) \
+        return self.pending_opens == 0 and self.ome_groups.reading == 0 and self.pool.idle() and not _loading(self.model.root) \
             and not self.tree_filter.searching
 
 

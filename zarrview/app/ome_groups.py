@@ -1,0 +1,91 @@
+"""What the window does with the OME-Zarr metadata it read for a selected group.
+
+The window reads ``detect(group, labels=False)`` off the GUI thread when a group is selected (it
+opens the level arrays) and hands the answer to ``OmeGroupHandler.show_found``, once. The handler
+says what each part of the window is to show, as signals the window connects: the metadata for
+the metadata panel's OME tab; an image's ``labels`` group, read after it (so the image's first
+pixels do not wait for it), for the OME tab and as the data view's label layers; a plate, for
+the plate view; a well, labels group or bioformats2raw collection summed up where its data would
+be, until views of their own exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from ..scheduling import Answer, WorkerPool, call_job
+from ..viewing.labels.layers import labels_group, layers_of
+from ..viewing.ome import OmeImage, OmeLabels, OmeNode, OmePlate, describe
+from ..zarrlib import Group, Node
+from .bridge import gui_lane
+
+
+class OmeGroupHandler(QObject):
+    """Turns what ``detect`` found for a selected group into signals: ``metadata_found(found,
+    error)`` first, then for an image ``labels_read(labels)`` and ``labels_found(image group,
+    layers)`` once its labels are read (only while it is still ``selected()``), for a plate
+    ``plate_found(plate, group)``, and for anything else ``message(text)``."""
+
+    metadata_found = Signal(object, object)  # OmeNode | None, BaseException | None
+    labels_read = Signal(object)  # OmeLabels | None
+    labels_found = Signal(object, object)  # Group, tuple[LabelLayer, ...]
+    plate_found = Signal(object, object)  # OmePlate, Group
+    message = Signal(str)
+
+    def __init__(self, pool: WorkerPool, selected: Callable[[], Node | None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        #: the node selected now: labels read for an image no longer selected are dropped
+        self.selected = selected
+        self.lane = gui_lane(pool, self, "OME labels")
+        #: label reads under way, for the window's ``is_settled``
+        self.reading = 0
+
+    def show_found(self, group: Group, found: Any, error: BaseException | None) -> bool:
+        """Show what ``detect`` found for ``group`` (the node still selected); True when it is an
+        image for the data view to show."""
+        self.metadata_found.emit(found, error)
+        if error is not None or found is None:
+            return False
+        if isinstance(found, OmeImage):
+            if not found.is_label:
+                self._read_labels(group)
+            return True
+        if isinstance(found, OmePlate):  # a grid of its wells; a click opens a well's first field
+            self.plate_found.emit(found, group)
+            return False
+        self.message.emit(summary(found))
+        return False
+
+    def _read_labels(self, image: Group) -> None:
+        self.reading += 1
+
+        def done(answer: Answer[tuple[OmeLabels | None, tuple[Any, ...]]]) -> None:
+            self.reading -= 1
+            if answer.stale or answer.cancelled:
+                return  # another image selected meanwhile
+            labels, layers = answer.value if isinstance(answer.value, tuple) else (None, ())
+            if self.selected() is image:  # still the selected group
+                self.labels_read.emit(labels if isinstance(labels, OmeLabels) else None)
+                self.labels_found.emit(image, layers)
+
+        def read() -> tuple[OmeLabels | None, tuple[Any, ...]]:
+            labels = labels_group(image)
+            return labels, layers_of(labels)
+
+        self.lane.submit(call_job(read, label=f"labels of {image.path}"), done)
+
+
+def summary(node: OmeNode) -> str:
+    """The words the data view shows for an OME group that is not an image."""
+    lines = describe(node)
+    lines = [line.strip() for line in lines[: next((i for i, x in enumerate(lines) if x.startswith("  Problems")),
+                                                    len(lines))]]
+    what = {"plate": "a well's field", "well": "a field", "labels": "a label image", "bioformats2raw": "a series"}
+    lines.append(f"\nExpand it in the tree and select {what.get(node.kind, 'an image')} to see its image.")
+    if node.problems:
+        lines.append(f"Its metadata has {len(node.problems)} problem{'s' if len(node.problems) != 1 else ''}: "
+                     f"see the OME tab.")
+    return "\n".join(lines)
