@@ -24,12 +24,12 @@ from ..viewing.ome import OmeImage, OmePlate
 from ..viewing.ome.view import image_state
 from ..viewing.image.state import Region
 from ..zarrlib import Array, Group
-from .bridge import gui_lane, post
+from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
 from .other_views import OtherViews
-from . import cf_hookup
+from .cf_presenter import CFPresenter
 from .physical_view import PhysicalSpace, slider_text
 from .plate_view import PlateView
 from .plane_controls import PlaneControls, add_level_picker, add_multiscale_picker, build_plane_controls
@@ -54,8 +54,6 @@ class DataView(QWidget):
     def __init__(self, pool: WorkerPool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.pool = pool
-        #: the CF conventions of the array shown, read off the GUI thread (``cf_hookup``)
-        self.cf_lane = gui_lane(pool, self, "CF attributes")
         self.array: Array | None = None
         self.controls = QWidget()
         self.controls_layout = QGridLayout(self.controls)
@@ -94,6 +92,10 @@ class DataView(QWidget):
         self.plate_view: PlateView | None = None  # built on the first plate (set_plate)
         self.controller = ViewController(pool, lambda fn: post(fn, self), self._paint,
                                          on_progress=self.progress.emit, defer=self._defer)
+        #: the CF conventions of the array shown, read off the GUI thread
+        self.cf = CFPresenter(pool, self.controller, self.image, self.controls_layout, self)
+        self.cf.status.connect(self.status)
+        self.cf.names_changed.connect(self.label_axes)
         #: (r0, r1, c0, c1) to show first (``--region``)
         self.pending_region: tuple[int, int, int, int] | None = None
         #: the pyramid level the next OME-Zarr image starts at (``--level``), not the zoom's
@@ -155,7 +157,7 @@ class DataView(QWidget):
             self.others.show(arr, as_table=self.as_table.isChecked())
             return
         self._start(initial_state(arr, plane or {}))
-        cf_hookup.start(self, arr)  # coordinates, units and decoding: read on a worker, then applied
+        self.cf.start(arr, self.plane)  # coordinates, units and decoding: read on a worker, then applied
 
     def set_image(self, image: OmeImage, plane: dict[int, int] | None = None) -> None:
         """An OME-Zarr image: its pyramid (the level chosen by zoom, or picked), axis names and
@@ -278,7 +280,7 @@ class DataView(QWidget):
     def _label_sliders(self) -> None:
         """Each slider of an OME image says where its plane lies, in the axis's unit (µm, s)."""
         state, image = self.state, self._ome
-        if cf_hookup.label_sliders(self) or state is None or image is None or not state.pyramid or self.plane is None:
+        if self.cf.label_sliders() or state is None or image is None or not state.pyramid or self.plane is None:
             return
         level0, axes = state.pyramid[0], image.first.axes
         for dim, label in self.plane.labels.items():
@@ -311,7 +313,7 @@ class DataView(QWidget):
         self._apply_physical()
         self.label_axes()
         if self.state is not None and self.state.cf is not None:
-            cf_hookup.present(self, self.state.cf)
+            self.cf.present(self.state.cf)
 
     def _channel_changed(self, position: int, changes: dict[str, Any]) -> None:
         if self.state is not None:
@@ -400,7 +402,7 @@ class DataView(QWidget):
         self.plane = None
         self.channels = None
         self.label_panel = None
-        cf_hookup.present(self, None)
+        self.cf.clear()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):

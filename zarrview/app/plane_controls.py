@@ -111,7 +111,7 @@ class PlaneControls:
     rgb_dim: int | None = None
     sliders: dict[int, tuple[QSlider, IndexBox]] = field(default_factory=dict)
     labels: dict[int, QLabel] = field(default_factory=dict)
-    #: a box to type a coordinate value in, per dimension that has coordinates (``cf_hookup``)
+    #: a box to type a coordinate value in, per dimension that has coordinates (``CFPresenter``)
     values: dict[int, QWidget] = field(default_factory=dict)
 
     def shown(self) -> tuple[int, int, int | None]:

@@ -1,0 +1,210 @@
+"""An array's CF conventions (``viewing.cf.view``) on screen: they are read off the GUI thread
+once the array is shown, then put into the view state (decoding, coordinates, units) and into
+the widgets: slider labels with coordinate values and a box to type one, axes ticked in
+coordinate values with north up, a title and colour bar with the long name and units, and a
+check box for the stored values. Everything here only presents; the view model decides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QCheckBox, QGridLayout, QLineEdit
+
+from ..scheduling import Answer, WorkerPool, call_job
+from ..viewing import ViewController
+from ..viewing.cf.coords import CoordAxis, CoordError
+from ..viewing.cf.view import CFView, read_cf
+from ..viewing.image.axes import dim_names
+from ..zarrlib import Array
+from .bridge import gui_lane
+from .image_view import ImagePane
+from .plane_controls import PlaneControls
+
+#: the column of a slider's row where the coordinate value can be typed
+VALUE_COLUMN = 5
+
+
+class CFPresenter(QObject):
+    """The data view's CF part. It is given what it draws on: the view's ``controller`` (whose
+    state it reads and extends), the ``image`` pane (axes, title, colour bar) and the
+    ``controls`` grid (value boxes, the stored-values box); the plane's controls come with each
+    array (``start``). It says ``status(text)`` for the status bar and ``names_changed()`` when
+    the CF read named the dimensions, for the axes to be named again."""
+
+    status = Signal(str)
+    names_changed = Signal()
+
+    def __init__(self, pool: WorkerPool, controller: ViewController, image: ImagePane, controls: QGridLayout,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.lane = gui_lane(pool, self, "CF attributes")
+        self.controller = controller
+        self.image = image
+        self.controls = controls
+        #: the array whose conventions are read or shown, and its plane's controls
+        self.array: Array | None = None
+        self.plane: PlaneControls | None = None
+
+    def start(self, arr: Array, plane: PlaneControls | None) -> None:
+        """Read ``arr``'s CF conventions on a worker and apply them if it is still the one shown."""
+        self.clear()
+        self.array, self.plane = arr, plane
+
+        def done(answer: Answer[CFView | None]) -> None:
+            if answer.stale or answer.cancelled:
+                return  # another array shown meanwhile
+            cf, error = answer.value, answer.error
+            state = self.controller.state
+            if self.array is not arr or state is None or state.array is not arr:
+                return  # another array is shown now
+            if error is not None:
+                self.status.emit(f"The CF attributes of {arr.path} could not be read: {error}")
+                return
+            if cf is not None:
+                self._apply(cf)
+
+        self.lane.submit(call_job(lambda: read_cf(arr), label=f"CF attributes of {arr.path}"), done)
+
+    def clear(self) -> None:
+        """Nothing shown (the view's controls are going): pyqtgraph's own axes, no title, no legend."""
+        self.array = self.plane = None
+        self.present(None)
+
+    def _apply(self, cf: CFView) -> None:
+        state = self.controller.state
+        assert state is not None
+        contrast = state.contrast if state.contrast is not None or cf.range is None else cf.range
+        names = cf.names if cf.names and state.axis_names is None else state.axis_names
+        self.controller.set_state(state.with_(cf=cf, contrast=contrast, axis_names=names))
+        plane = self.plane
+        if plane is not None and names != state.axis_names and names:  # NCZarr's names, read with the rest
+            for combo in (plane.y_combo, plane.x_combo):
+                for d, n in enumerate(names):
+                    combo.setItemText(d, f"{n} ({state.array.shape[d]})")
+            self.names_changed.emit()
+        if plane is not None:
+            for dim, axis in cf.axes.items():
+                if dim in plane.sliders:
+                    self._value_box(plane, dim, axis)
+            if cf.coding.active:
+                box = QCheckBox("Stored values")
+                box.setToolTip("Show the values as stored, without CF masking (_FillValue, missing_value, valid "
+                               "range) and unpacking (scale_factor, add_offset)")
+                box.toggled.connect(self._stored_values)
+                self.controls.addWidget(box, 0, VALUE_COLUMN)
+        self.label_sliders()
+        self.present(cf)
+        if cf.notes:
+            self.status.emit(f"CF attributes of {state.array.path}: " + "; ".join(cf.notes))
+
+    def _stored_values(self, raw: bool) -> None:
+        state = self.controller.state
+        if state is not None:
+            self.controller.set_state(state.with_(raw=bool(raw)))
+
+    def _value_box(self, plane: PlaneControls, dim: int, axis: CoordAxis) -> None:
+        edit = QLineEdit()
+        name = axis.name.rsplit("/", 1)[-1]  # "time", not "weather/time"
+        edit.setPlaceholderText(f"{name} value")
+        edit.setToolTip(f"Type a value of {axis.name}{f' ({axis.units})' if axis.units else ''}: "
+                        "the nearest one is shown")
+
+        def typed() -> None:
+            text = edit.text().strip()
+            if not text or self.plane is None:
+                return
+            try:
+                index = axis.nearest(text)
+            except CoordError as e:
+                edit.setStyleSheet("color: #c00")
+                self.status.emit(str(e))
+                return
+            edit.setStyleSheet("")
+            self.plane.sliders[dim][1].setValue(index)
+            self.status.emit(f"{name} = {axis.label(index)} (index {index})")
+
+        edit.editingFinished.connect(typed)
+        self.controls.addWidget(edit, dim + 1, VALUE_COLUMN)
+        plane.values[dim] = edit
+        plane.show_sliders()
+
+    def label_sliders(self) -> bool:
+        """Each slider along a coordinate says its value (``time  2001-03-04 06:00``); False where
+        the view has no CF coordinates."""
+        state, plane = self.controller.state, self.plane
+        if state is None or state.cf is None or plane is None:
+            return False
+        names = list(dim_names(state.array, state.axis_names))
+        for dim, label in plane.labels.items():
+            place = state.cf.place(dim, state.indices[dim])
+            label.setText(names[dim] if place is None else f"{names[dim]}  {place}")
+        return True
+
+    def present(self, cf: CFView | None) -> None:
+        """Axes ticked in coordinate values with north up, the title and the colour bar's label."""
+        pane = self.image
+        state = self.controller.state
+        plot = pane.view
+        y_axis = x_axis = None
+        if cf is not None and state is not None:
+            y_axis, x_axis = cf.axes.get(state.y_dim), cf.axes.get(state.x_dim)
+        for side, axis in (("left", y_axis), ("bottom", x_axis)):
+            item = plot.getAxis(side)
+            item.__dict__.pop("tickStrings", None)  # pyqtgraph's own numbers again, unless…
+            item.__dict__.pop("tickValues", None)
+            if axis is not None:
+                item.tickStrings = _ticks(axis)  # type: ignore[method-assign]
+                values = _tick_values(axis, item)
+                if values is not None:  # round coordinate values (60 °N, not the value at pixel 50)
+                    item.tickValues = values  # type: ignore[method-assign]
+            item.picture = None
+            item.update()
+        plot.invertY(not (cf is not None and state is not None and cf.flipped(state.y_dim)))
+        plot.setTitle(None if cf is None else cf.heading)
+        bar = pane.ui.histogram.item.axis
+        bar.setLabel("" if cf is None or not cf.units else cf.units)
+        # flag values: the colour bar is their legend, each value ticked with its meaning
+        flags = None if cf is None else cf.flags
+        bar.setTicks(None if flags is None or flags.values is None else
+                     [[(float(v), f"{v} {m}") for v, m in zip(flags.values, flags.meanings)]])
+
+
+def _ticks(axis: CoordAxis) -> Any:
+    positions = axis.numeric()
+    index = np.arange(len(positions), dtype=np.float64)
+
+    def tick_strings(values: list[float], scale: float, spacing: float) -> list[str]:
+        out = []
+        for v in values:
+            i = v - 0.5  # element i covers [i, i + 1): its value sits at its centre
+            out.append(axis.format(float(np.interp(i, index, positions))) if -0.5 <= i <= len(index) - 0.5 else "")
+        return out
+
+    return tick_strings
+
+
+def _tick_values(axis: CoordAxis, item: Any) -> Any:
+    """Ticks where the coordinate takes round values, for a coordinate that runs one way: the
+    shown pixel range becomes a coordinate range, pyqtgraph picks round values in it, and each is
+    placed at the pixel where the coordinate takes it. None where the coordinate turns back."""
+    positions = np.asarray(axis.numeric(), dtype=np.float64)
+    if len(positions) < 2 or not np.isfinite(positions).all():
+        return None
+    steps = np.diff(positions)
+    if not (np.all(steps > 0) or np.all(steps < 0)):
+        return None
+    index = np.arange(len(positions), dtype=np.float64)
+    xs, ys = (positions, index) if steps[0] > 0 else (positions[::-1], index[::-1])
+    own = type(item).tickValues
+
+    def tick_values(lo: float, hi: float, size: float) -> list[tuple[float, list[float]]]:
+        a, b = sorted(float(np.interp(p - 0.5, index, positions)) for p in (lo, hi))
+        if not b > a:
+            return own(item, lo, hi, size)
+        return [(spacing, [float(np.interp(v, xs, ys)) + 0.5 for v in values if xs[0] <= v <= xs[-1]])
+                for spacing, values in own(item, a, b, size)]
+
+    return tick_values
