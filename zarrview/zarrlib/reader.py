@@ -209,6 +209,3 @@ class ChunkReader:
         except AttributeError:  # all or none: a failed allocation leaves none behind
             tls.buffers = Buffers(Scratch(), self._decoder)
             return tls.buffers
-
-    def decode_chunk(self, data: Any, key: str, coords: tuple[int, ...]) -> np.ndarray:
-        return self._decoder.decode(data, key, coords)

@@ -20,7 +20,7 @@ from ..image.contrast import displayable
 from ..image.planning import plan_plane, touched_chunks
 from ..ome import OmeImage, OmeWell, PlateWell, detect
 
-Missing = tuple[int, int, str]  # (row index, column index, why the well is not drawn)
+Missing = tuple[int, int, str]  # (row index, column index, why the well is missing from the mosaic)
 
 
 @dataclass(frozen=True)

@@ -36,19 +36,9 @@ class Scratch:
         self._buf = bytearray()
 
     def view(self, n: int) -> memoryview:
-        if len(self._buf) < n:  # with an eighth to spare: objects of about the size seen fit in ``room``
+        if len(self._buf) < n:  # with an eighth to spare: objects of about the size seen fit next time
             self._buf = bytearray(max(n + (n >> 3) + 64, 2 * len(self._buf)))
         return memoryview(self._buf)[:n]
-
-    def grown(self, n: int) -> bytearray:
-        """The buffer, made at least ``n`` bytes long."""
-        self.view(n)
-        return self._buf
-
-    def room(self) -> int:
-        """Bytes the next view can have without a new buffer (a store may read that many
-        before it knows an object's size)."""
-        return len(self._buf)
 
     def holds(self, arr: np.ndarray) -> bool:
         """Whether ``arr`` may be a view of this buffer, which the next read overwrites (codecs
