@@ -17,6 +17,7 @@ from .fsspec_store import FsspecStore
 from .http_store import HttpStore
 from .local import LocalStore
 from .credentials import anonymous_unless_credentials
+from .references import AUTHORIZE, is_json_references, is_parquet_references, open_references, reference_url
 from .retry import RetryPolicy
 from .zip import ZipStore
 
@@ -26,34 +27,72 @@ _EXTRAS = {"s3": "zarrview[cloud] (s3fs)", "s3a": "zarrview[cloud] (s3fs)",
            "http": "aiohttp", "https": "aiohttp"}
 
 
+#: prefixes that wrap the URL after them (``zip::URL``, ``reference::URL``); the ``::`` after
+#: a prefix is never the start of a node path, so ``zip::/abs/x.zip`` names a file
+CHAINS = ("zip::", "reference::")
+
+
+def _chain(location: str) -> tuple[str, str]:
+    """(``"zip::"``, ``"reference::"`` or ``""``, the rest)."""
+    for prefix in CHAINS:
+        if location.startswith(prefix):
+            return prefix, location[len(prefix):]
+    return "", location
+
+
 def split_node_path(location: str) -> tuple[str, str]:
-    """``"store.zarr::/a/b"`` -> ``("store.zarr", "/a/b")``; ``zip::`` chains are left alone."""
-    head, sep, tail = location.rpartition("::")
-    if sep and tail.startswith("/"):
-        return head, tail
+    """``"store.zarr::/a/b"`` -> ``("store.zarr", "/a/b")``; ``zip::/abs/x.zip`` and
+    ``reference::/abs/refs.json`` name files, with a node path only after a further ``::``."""
+    prefix, rest = _chain(location)
+    head, sep, tail = rest.rpartition("::")
+    if sep and tail.startswith("/") and head:
+        return prefix + head, tail
     return location, "/"
 
 
-def store_url(location: str) -> str:
-    """The ``url`` the store opened from ``location`` reports, found without opening it: the
-    resolved path of a folder or local zip, else the location as typed (so a viewer can tell
-    that a store is open already)."""
-    loc = location[len("zip::"):] if location.startswith("zip::") else location
+def store_url(location: str, **options: Any) -> str:
+    """The ``url`` the store opened from ``location`` (and ``options``) reports, found without
+    opening it: the resolved path of a folder or local zip, ``reference::`` and the reference
+    file (``fo`` of ``reference://``), else the location as typed (so a viewer can tell that a
+    store is open already)."""
+    prefix, loc = _chain(location)
+    if prefix == "reference::" or _is_fsspec_reference(loc):
+        fo = options.get("fo", "") if prefix == "" else loc
+        return reference_url(os.fspath(fo)) if isinstance(fo, str | os.PathLike) else f"reference::{fo!r}"
     m = _SCHEME.match(loc)
     if m is None or m.group(1).lower() == "file":
         return str(Path(loc[len("file://"):] if m else loc).expanduser().resolve())
     return loc
 
 
+def store_identity(location: str, options: dict[str, Any]) -> str:
+    """What tells two open stores apart: the URL and the options that change what is read (two
+    ``reference://`` stores differ by ``fo``, two S3 stores by ``endpoint_url``); the access
+    policy and I/O tuning are left out."""
+    url = store_url(location, **options)
+    rest = {k: repr(v) for k, v in options.items() if k not in ("fo", AUTHORIZE, *IO_OPTIONS)}
+    return url if not rest else f"{url} {sorted(rest.items())}"
+
+
+def _is_fsspec_reference(loc: str) -> bool:
+    return loc.lower().startswith("reference://")
+
+
 def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Store:
     loc = os.fspath(location)
     if loc.startswith("zip::"):
         return _open_zip(loc[len("zip::"):], storage_options)
+    if loc.startswith("reference::") or _is_fsspec_reference(loc):
+        return _open_references(loc, storage_options)
     m = _SCHEME.match(loc)
     if m is None or m.group(1).lower() == "file":
         path = Path(loc[len("file://"):] if m else loc).expanduser()
         if path.is_dir():
+            if is_parquet_references(path):  # read as a folder, every chunk would be the fill value
+                return open_references(str(path), storage_options, open_store)
             return LocalStore(path)
+        if path.is_file() and path.suffix.lower() == ".json" and is_json_references(path):
+            return open_references(str(path), storage_options, open_store)
         if path.is_file() and path.suffix.lower() == ".zip":
             try:
                 return ZipStore(open(path, "rb"), str(path.resolve()))
@@ -122,6 +161,18 @@ def _filesystem_class(scheme: str) -> type[Any] | None:
         from gcsfs.core import GCSFileSystem
         return GCSFileSystem
     return None
+
+
+def _open_references(loc: str, options: dict[str, Any]) -> Store:
+    """``reference::URL`` or fsspec's ``reference://`` with the reference set in ``fo``."""
+    if loc.startswith("reference::"):
+        return open_references(loc[len("reference::"):], options, open_store)
+    options = dict(options)
+    fo = options.pop("fo", None)
+    if fo is None:
+        raise StoreError("reference:// needs the reference set: open('reference://', fo='refs.json') "
+                         "or spell it reference::refs.json")
+    return open_references(fo, options, open_store)
 
 
 def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:

@@ -1,0 +1,163 @@
+"""Opening a reference set from what a user typed: ``reference::URL`` (a JSON file or a
+Parquet folder, local or remote), ``reference://`` with ``fo=URL`` (fsspec's spelling), a
+``.json`` reference file, or a Parquet reference folder opened as a folder.
+
+The reference file itself and the files it points into are read through zarrlib's own stores
+(``open_store``, passed in by ``location.py`` so the two modules do not import each other).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ...errors import StoreError, StoreNotFoundError
+from ...limits import limits
+from ..access import AccessPolicy, normal_url
+from ..base import Store
+from ..local import LocalStore
+from .entries import BadReferenceError
+from .json_refs import JsonReferences, looks_like_references
+from .parquet_refs import ParquetReferences
+from .store import ReferenceStore
+from .targets import Targets, beside
+
+__all__ = ["open_references", "is_parquet_references", "is_json_references", "reference_url", "AUTHORIZE"]
+
+Opener = Callable[..., Store]
+#: the storage option that names the prefixes a reference set may read besides its own folder
+#: (a list of URL prefixes, or an ``AccessPolicy`` the caller widens later)
+AUTHORIZE = "authorize"
+#: fsspec ``ReferenceFileSystem`` options that mean nothing here (targets are zarrlib stores)
+_FSSPEC_ONLY = ("remote_protocol", "target_protocol", "skip_instance_cache", "lazy", "simple_templates",
+                "cache_size", "max_gap", "max_block", "asynchronous", "loop", "ref_storage_args", "fs",
+                "template_overrides", "target", "listings_expiry_time")
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
+#: bytes of ``.zmetadata`` looked at (its two ends) to tell a Parquet reference folder from Zarr
+_SNIFF = 4096
+_RECORD_SIZE = re.compile(rb'"record_size"\s*:\s*\d+')
+
+
+def _local(url: str) -> Path | None:
+    m = _SCHEME.match(url)
+    if m is None:
+        return Path(url).expanduser().resolve()
+    if m.group(1).lower() == "file":
+        return Path(url[len("file://"):]).expanduser().resolve()
+    return None
+
+
+def reference_url(url: str) -> str:
+    """The ``url`` of the store that ``reference::url`` opens: a local path resolved."""
+    path = _local(url)
+    return "reference::" + (str(path) if path is not None else url)
+
+
+def is_parquet_references(folder: Path) -> bool:
+    """Whether a local folder is a Parquet reference set: its ``.zmetadata`` carries
+    ``record_size`` (looked for at both ends of the file, so a large consolidated metadata
+    document of a plain Zarr store is not read whole)."""
+    zmeta = folder / ".zmetadata"
+    try:
+        with open(zmeta, "rb") as f:
+            head = f.read(_SNIFF)
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - _SNIFF))
+            tail = f.read(_SNIFF)
+    except OSError:
+        return False
+    return bool(_RECORD_SIZE.search(head) or _RECORD_SIZE.search(tail))
+
+
+def is_json_references(path: Path) -> bool:
+    """Whether a local ``.json`` file is a reference set (kerchunk's ``refs``/``version`` keys)."""
+    try:
+        if path.stat().st_size > limits().metadata_bytes:
+            return False
+        return looks_like_references(orjson.loads(path.read_bytes()))
+    except (OSError, orjson.JSONDecodeError):
+        return False
+
+
+def open_references(url: str, options: dict[str, Any], opener: Opener) -> ReferenceStore:
+    """The store of the reference set at ``url`` (``fo`` of ``reference://``, or what follows
+    ``reference::``); other options go to the stores of the reference file and its targets."""
+    options = dict(options)
+    for name in _FSSPEC_ONLY:
+        options.pop(name, None)
+    authorize = options.pop(AUTHORIZE, None)
+    file_options = {**options, **(options.pop("target_options", None) or {})}
+    target_options = {**options, **(options.pop("remote_options", None) or {})}
+    file_options.pop("remote_options", None)
+    target_options.pop("target_options", None)
+    if not isinstance(url, str | os.PathLike) or not os.fspath(url):
+        raise StoreError(f"reference: cannot open {url!r}; name a JSON or Parquet reference set "
+                         "(reference::refs.json, or reference:// with fo='refs.json')")
+    url = os.fspath(url)
+    path = _local(url)
+    owned: list[Store] = []
+    refs: JsonReferences | ParquetReferences
+    if path is not None:
+        if path.is_dir():
+            folder: Store = LocalStore(path)
+            owned.append(folder)
+            refs = ParquetReferences(folder, path.name)
+            base = normal_url(str(path.parent)).rstrip("/") + "/"
+        elif path.is_file():
+            refs = JsonReferences(_read_local(path), path.name)
+            base = normal_url(str(path.parent)).rstrip("/") + "/"
+        else:
+            raise StoreNotFoundError(f"reference set {path} does not exist")
+        name = path.name
+    else:
+        trimmed = url.rstrip("/")
+        parent, _, name = trimmed.rpartition("/")
+        base = parent + "/"
+        if trimmed.lower().split("?", 1)[0].endswith(".json"):
+            store = opener(base, **file_options)
+            owned.append(store)
+            raw = store.get_bounded(name, limits().metadata_bytes)
+            if raw is None:
+                raise StoreNotFoundError(f"reference set {url} does not exist")
+            refs = JsonReferences(raw, name)
+        else:
+            folder = opener(trimmed + "/", **file_options)
+            owned.append(folder)
+            refs = ParquetReferences(folder, name)
+    policy = _policy(authorize, base)
+    targets = Targets(lambda folder: opener(folder, **target_options), policy)
+    return ReferenceStore(refs, reference_url(url), name, base, targets, owned)
+
+
+def _read_local(path: Path) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > limits().metadata_bytes:
+            raise BadReferenceError(f"{path}: {size} bytes, more than the {limits().metadata_bytes} allowed "
+                                    "for a metadata document (limits.metadata_bytes)")
+        return path.read_bytes()
+    except OSError as e:
+        raise StoreError(f"cannot read {path}: {e.strerror or e}") from e
+
+
+def _policy(authorize: Any, base: str) -> AccessPolicy:
+    """The store's policy: the caller's (widened to the reference set's own folder or host),
+    or a new one of the prefixes given."""
+    if isinstance(authorize, AccessPolicy):
+        policy = authorize
+    elif authorize is None:
+        policy = AccessPolicy()
+    elif isinstance(authorize, str):
+        policy = AccessPolicy([authorize])
+    elif isinstance(authorize, Iterable):
+        policy = AccessPolicy(str(p) for p in authorize)
+    else:
+        raise StoreError(f"{AUTHORIZE} must be a list of URL prefixes or an AccessPolicy, not {type(authorize).__name__}")
+    policy.allow(beside(base))
+    return policy

@@ -1,0 +1,201 @@
+"""A reference set as a read-only store: each key is inline bytes or a range of another file.
+
+A read resolves every requested key to its entry, checks each target against the store's
+``AccessPolicy``, and hands the ranges of each target folder to that folder's zarrlib store in
+one ``get_ranges`` call, which coalesces neighbouring ranges (a kerchunk'd NetCDF file's chunks
+lie one after another) and bounds them like any read. A key that cannot be read (a bad entry,
+a refused or missing target, a file shorter than the entry says) is answered with an error
+naming it, so the reader records that chunk as a failure and reads the rest.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+from ...cancel import CancelToken
+from ...errors import StoreError, TooLargeError
+from ...limits import human
+from ..access import AccessDeniedError, AccessPolicy
+from ..base import ByteRequest, OnEach, Scratch, Store, slice_range
+from .entries import BadReferenceError, Entry, Inline, Pointer
+from .targets import Targets, folder_of, resolve_url
+
+__all__ = ["ReferenceStore", "References"]
+
+
+class References(Protocol):
+    """What a reference set offers the store (``JsonReferences``, ``ParquetReferences``)."""
+
+    def keys(self) -> object: ...
+
+    def lookup(self, key: str) -> Entry | None: ...
+
+
+class ReferenceStore(Store):
+    """``reference::URL``: the keys of a JSON or Parquet reference set, read through the
+    stores of the files they point into."""
+
+    prefers_batches = True
+
+    def __init__(self, refs: References, url: str, name: str, base: str, targets: Targets,
+                 owned: Sequence[Store] = ()) -> None:
+        super().__init__(url)
+        #: the reference file's name (``refs.json``), for messages and the tree's row
+        self.name = name
+        #: the folder (URL ending in ``/``) relative target paths are resolved against
+        self.base = base
+        self.refs = refs
+        self.targets = targets
+        self._owned = list(owned)
+        self._listing: dict[str, tuple[list[str], list[str]]] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def policy(self) -> AccessPolicy:
+        """The prefixes this store may read; the app widens it once the user agrees."""
+        return self.targets.policy
+
+    # -- reads ------------------------------------------------------------------------------
+    def get(self, key: str) -> bytes | None:
+        return self.get_range(ByteRequest(key))
+
+    def get_range(self, req: ByteRequest) -> bytes | None:
+        out: list[bytes | None | StoreError] = [None]
+
+        def landed(_: int, answer: bytes | memoryview | None | StoreError) -> None:
+            out[0] = bytes(answer) if isinstance(answer, memoryview) else answer
+
+        self.get_ranges([req], landed)
+        if isinstance(out[0], StoreError):
+            raise out[0]
+        return out[0]
+
+    def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
+                   scratch: Scratch | None = None) -> None:
+        by_folder: dict[str, list[tuple[int, ByteRequest, int | None, str]]] = {}
+        for i, req in enumerate(reqs):
+            try:
+                entry = self.refs.lookup(req.key)
+                if entry is None:
+                    on_each(i, None)
+                elif isinstance(entry, Inline):
+                    if req.start is None and len(entry.data) > req.max_bytes():
+                        raise TooLargeError(f"reference {req.key}: {human(len(entry.data))} inline, more than the "
+                                            f"{human(req.max_bytes())} allowed for {req.bound_name()}")
+                    on_each(i, slice_range(entry.data, req))
+                else:
+                    url = resolve_url(entry.url, self.base)
+                    self.policy.check(url, f"reference {req.key} of {self.name}")
+                    folder, name = folder_of(url)
+                    target, expected = _translate(req, entry, name)
+                    if expected == 0:
+                        on_each(i, b"")
+                    else:
+                        by_folder.setdefault(folder, []).append((i, target, expected, url))
+            except StoreError as e:
+                on_each(i, e)
+        for folder, items in by_folder.items():
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            self._read_folder(folder, items, reqs, on_each, cancel, scratch)
+
+    def _read_folder(self, folder: str, items: list[tuple[int, ByteRequest, int | None, str]],
+                     reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None,
+                     scratch: Scratch | None) -> None:
+        """The ranges of one folder's files in one call to that folder's store."""
+        try:
+            store = self.targets.store(folder)
+        except StoreError as e:
+            for i, _, _, url in items:
+                on_each(i, _named(e, reqs[i].key, url))
+            return
+
+        def landed(j: int, answer: bytes | memoryview | None | StoreError) -> None:
+            i, target, expected, url = items[j]
+            key = reqs[i].key
+            if answer is None:
+                on_each(i, StoreNotFound(f"reference {key} points to {url}, which does not exist"))
+            elif isinstance(answer, StoreError):
+                on_each(i, _named(answer, key, url))
+            elif expected is not None and len(answer) != expected:
+                on_each(i, BadReferenceError(
+                    f"reference {key}: {url} ends before byte {target.stop} "
+                    f"({len(answer)} of {expected} bytes from byte {target.start})"))
+            else:
+                on_each(i, answer)
+
+        store.get_ranges([t for _, t, _, _ in items], landed, cancel, scratch)
+
+    # -- listing ----------------------------------------------------------------------------
+    def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
+        listing = self._listed()
+        keys, dirs = listing.get(prefix, ([], []))
+        return list(keys), list(dirs)
+
+    def _listed(self) -> dict[str, tuple[list[str], list[str]]]:
+        """Every folder's (keys, sub-folders), built once from the reference set's keys."""
+        with self._lock:
+            if self._listing is None:
+                keys: dict[str, set[str]] = {}
+                dirs: dict[str, set[str]] = {}
+                for key in self.refs.keys():  # type: ignore[attr-defined]
+                    parts = key.split("/")
+                    for n in range(len(parts) - 1):
+                        dirs.setdefault("/".join(parts[:n]) + ("/" if n else ""), set()).add(parts[n])
+                    keys.setdefault("/".join(parts[:-1]) + ("/" if len(parts) > 1 else ""), set()).add(parts[-1])
+                self._listing = {p: (sorted(keys.get(p, ())), sorted(dirs.get(p, ())))
+                                 for p in keys.keys() | dirs.keys()}
+            return self._listing
+
+    def size(self, key: str) -> int | None:
+        try:
+            entry = self.refs.lookup(key)
+        except StoreError:
+            return None
+        if isinstance(entry, Inline):
+            return len(entry.data)
+        return entry.length if isinstance(entry, Pointer) else None
+
+    def key_url(self, key: str) -> str:
+        return f"{self.url}::{key}"
+
+    def close(self) -> None:
+        self.targets.close()
+        for s in self._owned:
+            s.close()
+
+
+class StoreNotFound(BadReferenceError):
+    """A reference's target file does not exist."""
+
+
+def _translate(req: ByteRequest, entry: Pointer, name: str) -> tuple[ByteRequest, int | None]:
+    """The request for ``req``'s bytes in the target file, and how many bytes it must bring
+    (None where the entry is a whole file, whose size the target store bounds)."""
+    if entry.length is None:
+        return ByteRequest(name, req.start, req.stop, req.limit), None
+    offset, n = entry.offset, entry.length
+    if req.start is None:
+        if n > req.max_bytes():
+            raise TooLargeError(f"reference {req.key}: {human(n)}, more than the {human(req.max_bytes())} "
+                                f"allowed for {req.bound_name()}")
+        start, stop = 0, n
+    elif req.start < 0:
+        start, stop = max(0, n + req.start), n
+    else:
+        start, stop = min(req.start, n), n if req.stop is None else max(min(req.stop, n), min(req.start, n))
+    return ByteRequest(name, offset + start, offset + stop), stop - start
+
+
+def _named(e: StoreError, key: str, url: str) -> StoreError:
+    """``e`` with the reference's key in its message (an access refusal names it already)."""
+    if isinstance(e, AccessDeniedError) or f"reference {key}" in str(e):
+        return e
+    try:
+        named = type(e)(f"reference {key} ({url}): {e}")
+    except TypeError:
+        named = BadReferenceError(f"reference {key} ({url}): {e}")
+    named.__cause__ = e
+    return named
