@@ -61,7 +61,11 @@ def store_url(location: str, **options: Any) -> str:
         return reference_url(os.fspath(fo)) if isinstance(fo, str | os.PathLike) else f"reference::{fo!r}"
     m = _SCHEME.match(loc)
     if m is None or m.group(1).lower() == "file":
-        return str(Path(loc[len("file://"):] if m else loc).expanduser().resolve())
+        path = Path(loc[len("file://"):] if m else loc).expanduser().resolve()
+        if prefix == "" and (path.is_dir() and is_parquet_references(path)
+                             or path.suffix.lower() == ".json" and is_json_references(path)):
+            return reference_url(str(path))
+        return str(path)
     return loc
 
 
