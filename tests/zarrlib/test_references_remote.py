@@ -1,0 +1,71 @@
+"""References over loopback HTTP: the reference file, its targets beside it, the ranges of one
+target read in coalesced requests, and targets on another host refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from zarrview import zarrlib as zl
+from zarrview.zarrlib.storage.access import AccessDeniedError
+
+pytest.importorskip("kerchunk")
+pytest.importorskip("h5py")
+
+from http_server import serve  # noqa: E402
+from reference_sets import kerchunk_json, kerchunk_parquet, truth, write_hdf5  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("site")
+    h5 = write_hdf5(root / "data.h5")
+    doc = kerchunk_json(h5, root / "abs.json")
+    for k, v in doc["refs"].items():  # targets named relative to the reference file, as served
+        if isinstance(v, list):
+            v[0] = "data.h5"
+    (root / "refs.json").write_text(json.dumps(doc))
+    kerchunk_parquet(doc, root / "refs.parq", record_size=4)
+    return root
+
+
+@pytest.mark.parametrize("name", ["refs.json", "refs.parq"])
+def test_remote_references_read_what_h5py_reads(site: Path, name: str) -> None:
+    with serve(site) as (url, state):
+        root = zl.open(f"reference::{url}/{name}")
+        for array in ("temp", "counts", "level", "grp/deep", "scalar"):
+            np.testing.assert_array_equal(root[array][...], truth(site / "data.h5", array))
+        node = zl.open(f"reference::{url}/{name}::/temp")
+        np.testing.assert_array_equal(node[3:17, 4:29], truth(site / "data.h5", "temp")[3:17, 4:29])
+
+
+def test_ranges_of_one_target_are_coalesced(site: Path) -> None:
+    with serve(site) as (url, state):
+        arr = zl.open(f"reference::{url}/refs.json::/temp")
+        doc = json.loads((site / "refs.json").read_text())["refs"]
+        chunks = [k for k in doc if k.startswith("temp/") and not k.startswith("temp/.z")]
+        assert len(chunks) == int(np.prod(arr.chunk_grid_shape())) > 1
+        state.clear()
+        np.testing.assert_array_equal(arr[...], truth(site / "data.h5", "temp"))
+        gets = [r for r in state.requests("GET") if r[1].endswith("/data.h5")]
+        assert len(gets) == 1, gets  # the chunks lie one after another in the file: one ranged GET
+        assert gets[0][2] is not None and gets[0][2].startswith("bytes=")
+
+
+def test_a_remote_reference_cannot_point_at_local_files_or_other_hosts(site: Path, tmp_path: Path) -> None:
+    doc = json.loads((site / "refs.json").read_text())
+    doc["refs"]["temp/0.0"] = [f"file://{site}/data.h5", 0, 10]
+    doc["refs"]["temp/0.1"] = ["http://127.0.0.2:1/data.h5", 0, 10]
+    (tmp_path / "evil.json").write_text(json.dumps(doc))
+    (tmp_path / "data.h5").write_bytes((site / "data.h5").read_bytes())
+    with serve(tmp_path) as (url, state):
+        arr = zl.open(f"reference::{url}/evil.json::/temp")
+        failures: list = []
+        arr.read(failures=failures)
+        assert sorted(f.key for f in failures) == ["temp/0.0", "temp/0.1"]
+        assert all("not authorised" in f.message for f in failures)
+        with pytest.raises(AccessDeniedError, match="temp/0.0"):
+            arr[0:1, 0:1]
