@@ -24,7 +24,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("site")
     h5 = write_hdf5(root / "data.h5")
     doc = kerchunk_json(h5, root / "abs.json")
-    for k, v in doc["refs"].items():  # targets named relative to the reference file, as served
+    for v in doc["refs"].values():  # targets named relative to the reference file, as served
         if isinstance(v, list):
             v[0] = "data.h5"
     (root / "refs.json").write_text(json.dumps(doc))
