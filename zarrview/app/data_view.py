@@ -24,6 +24,7 @@ from ..viewing.ome import OmeImage, OmePlate
 from ..viewing.ome.view import image_state
 from ..viewing.image.state import Region
 from ..zarrlib import Array, Group
+from ..zarrlib.storage.access import AccessDeniedError
 from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
@@ -50,6 +51,9 @@ class DataView(QWidget):
     pixel_clicked = Signal(object, object)
     #: a slider or index box moved the plane shown along a dimension (after the state has it)
     plane_moved = Signal()
+    #: a read of the array shown was refused by its store's access policy (the AccessDeniedError):
+    #: the window may ask to allow the prefix and call ``request_plane``
+    access_denied = Signal(object)
 
     def __init__(self, pool: WorkerPool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -359,6 +363,9 @@ class DataView(QWidget):
             return
         if not scene.tiles():
             return  # the first read is under way: what was there stays until it lands
+        refused = next((f.error for t in scene.tiles() for f in t.failures if isinstance(f.error, AccessDeniedError)), None)
+        if refused is not None:
+            self.access_denied.emit(refused)
         self.image.paint(scene, state.y_dim, state.x_dim)
         self.stack.setCurrentWidget(self.image)
         if self._fit_on_paint:

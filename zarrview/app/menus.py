@@ -19,6 +19,7 @@ def build_menus(w: MainWindow) -> None:
     for text, shortcut, slot in [
         ("Open &Folder…", QKeySequence.StandardKey.Open, w.open_folder),
         ("Open &File (zip)…", None, w.open_file),
+        ("Open &References (JSON, Parquet)…", None, w.open_references),
         ("Open &URL…", QKeySequence("Ctrl+L"), w.open_url),
         ("&Go to Path…", QKeySequence("Ctrl+G"), w.ask_path),
     ]:

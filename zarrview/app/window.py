@@ -25,7 +25,8 @@ from .. import zarrlib as zl
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.image.slice_spec import plane_error
 from ..viewing.ome import OmeImage, OmePlate, detect
-from ..zarrlib.storage import split_node_path, store_url
+from ..zarrlib.storage import split_node_path, store_identity, store_url
+from .access_prompt import AccessPrompt
 from .icons import app_icon
 from .bridge import gui_lane
 from .data_view import DataView
@@ -52,6 +53,8 @@ class MainWindow(QMainWindow):
         self._paths = gui_lane(self.pool, self, "go to path")
         self._ome = gui_lane(self.pool, self, "OME metadata")
         self.settings = QSettings()
+        #: asks to allow reads that a store's access policy refused (reference sets)
+        self.access = AccessPrompt(self, self.settings)
         self.pending_opens = 0
         self._initial_plane: dict[int, int] = {}
         self._looking_at: zl.Node | None = None  # the group whose OME metadata is being read
@@ -82,6 +85,7 @@ class MainWindow(QMainWindow):
 
         self.meta = MetadataPanel(self.pool)
         self.data = DataView(self.pool)
+        self.data.access_denied.connect(self._access_denied)
         self.right = QSplitter(Qt.Orientation.Vertical)
         self.right.addWidget(self.meta)
         self.right.addWidget(self.data)
@@ -155,6 +159,19 @@ class MainWindow(QMainWindow):
         if path:
             self.open_location(path)
 
+    def open_references(self) -> None:
+        """A reference set: a JSON file, or a Parquet reference folder (chosen as a folder)."""
+        path, _ = QFileDialog.getOpenFileName(self, "Open reference set", "",
+                                              "Reference sets (*.json *.parq *.parquet);;All files (*)")
+        if path:  # a Parquet set's .zmetadata stands for its folder
+            self.open_location(f"reference::{str(Path(path).parent) if Path(path).name == '.zmetadata' else path}")
+
+    def _access_denied(self, error: Any) -> None:
+        """The image shown was read in part from nowhere its store may read: ask, then read again."""
+        array = self.data.array
+        if array is not None:
+            self.access.denied(error, array.store, self.data.request_plane)
+
     def open_url(self) -> None:
         dialog = OpenUrlDialog(self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
@@ -166,7 +183,8 @@ class MainWindow(QMainWindow):
     def open_location(self, location: str, plane: dict[int, int] | None = None, **options: Any) -> None:
         """Open a store in the background; ``location`` may end in ``::/node/path``."""
         store_loc, node_path = split_node_path(location)
-        open_already = self.model.find_store(store_url(store_loc))
+        identity = store_identity(store_loc, options)
+        open_already = self.model.find_store(identity)
         if open_already.isValid():  # the same store again: go to it (and to the node named)
             self.status_label.setText(f"{store_loc} is open already")
             if node_path == "/":
@@ -174,13 +192,16 @@ class MainWindow(QMainWindow):
             else:
                 self.go_to_path(open_already, node_path)
             return
-        label = Path(store_loc).name if "://" not in store_loc else store_loc
+        label = store_label(store_loc, options)
+        read_options = dict(options)
+        if identity.startswith("reference::") and "authorize" not in options:
+            read_options["authorize"] = self.access.policy()  # the prefixes allowed in earlier sessions
         self.status_label.setText(f"Opening {store_loc}…")
         self.pending_opens += 1
         self._initial_plane = plane or {}
 
         def work() -> tuple[zl.Node, zl.Node | zl.ZarrError, list[zl.Node]]:
-            root = zl.open(store_loc, **options)
+            root = zl.open(store_loc, **read_options)
             if node_path == "/" or not isinstance(root, zl.Group):
                 return root, root, []
             try:
@@ -205,7 +226,7 @@ class MainWindow(QMainWindow):
                 return
             assert result is not None
             root, target, chain = result
-            index = self.model.add_store(root, label or store_loc)
+            index = self.model.add_store(root, label or store_loc, identity)
             self.recent.remember(location, options)
             self.status_label.setText(f"Opened {store_loc}")
             proxy_index = self.proxy.mapFromSource(index)
@@ -431,6 +452,14 @@ class MainWindow(QMainWindow):
         """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""
         return self.pending_opens == 0 and self.ome_groups.reading == 0 and self.pool.idle() and not _loading(self.model.root) \
             and not self.tree_filter.searching
+
+
+def store_label(location: str, options: dict[str, Any]) -> str:
+    """The tree row's name: a folder's or file's name (a reference set's file), else the URL."""
+    url = store_url(location, **options)
+    if url.startswith("reference::"):
+        return url.removeprefix("reference::").rstrip("/").rsplit("/", 1)[-1]
+    return Path(location).name if "://" not in location else location
 
 
 def path_chain(root: zl.Group, path: str) -> list[zl.Node]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .errors import IndexingError, ZarrError
@@ -54,6 +54,8 @@ class ChunkFailure:
     coords: tuple[int, ...]  # read-chunk grid coordinates
     box: tuple[tuple[int, int], ...]  # [start, stop) per dimension, in array coordinates
     message: str
+    #: the error itself, for callers that act on its kind (an access refusal the window can lift)
+    error: ZarrError | None = field(default=None, compare=False, repr=False)
 
 
 def _chunks_touched(d: DimSelection, chunk: int) -> int:

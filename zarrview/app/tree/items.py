@@ -47,6 +47,8 @@ class TreeItem:
         self._ome: OmeMark | None | bool = False  # False: not looked at yet
         self._rows: dict[int, int] | None = None  # id(child) -> row, rebuilt after a change
         self._paths: dict[str, int] | None = None  # child node path -> row
+        #: a store's top row: what tells it from other stores (URL and options, ``store_identity``)
+        self.identity: str | None = None
 
     @property
     def node(self) -> Node | None:

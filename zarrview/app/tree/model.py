@@ -71,8 +71,12 @@ class HierarchyModel(QAbstractItemModel):
         return TreeItem(parent, node, error=error_of(node) if node is not None else kw.pop("error", None), **kw)
 
     # -- stores -----------------------------------------------------------------------------
-    def add_store(self, node: Node, label: str) -> QModelIndex:
-        return self._add_top(self._item(self.root, node, text=label))
+    def add_store(self, node: Node, label: str, identity: str | None = None) -> QModelIndex:
+        """A store's top row; ``identity`` (``store_identity``: URL and options) tells it from
+        other stores at the same URL, and defaults to the store's URL."""
+        item = self._item(self.root, node, text=label)
+        item.identity = identity
+        return self._add_top(item)
 
     def add_error(self, label: str, message: str) -> QModelIndex:
         return self._add_top(self._item(self.root, None, text=label, error=message))
@@ -86,10 +90,11 @@ class HierarchyModel(QAbstractItemModel):
         self.endInsertRows()
         return self.index(row, NAME_COLUMN)
 
-    def find_store(self, url: str) -> QModelIndex:
-        """The top row of the store open at ``url``, or an invalid index."""
+    def find_store(self, identity: str) -> QModelIndex:
+        """The top row of the store open with ``identity`` (its URL where none was given), or an
+        invalid index."""
         for row, child in enumerate(self.root.children or []):
-            if child.node is not None and child.node.url == url:
+            if child.node is not None and (child.identity or child.node.url) == identity:
                 return self.index(row, NAME_COLUMN)
         return QModelIndex()
 

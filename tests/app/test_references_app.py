@@ -1,0 +1,99 @@
+"""Reference sets in the window: two open at once, a dropped ``.json`` and Parquet folder, the
+row named after the reference file, and the question to allow a prefix outside the set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+
+from test_app import _settle, window  # noqa: F401
+from zarrview.app.access_prompt import SETTINGS_KEY
+from zarrview.app.window import MainWindow
+
+pytest.importorskip("kerchunk")
+pytest.importorskip("h5py")
+
+from _window_helpers import click, drop  # noqa: E402
+from reference_sets import kerchunk_json, kerchunk_parquet, truth, write_hdf5  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def refs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("apprefs")
+    h5 = write_hdf5(root / "data.h5")
+    doc = kerchunk_json(h5, root / "a.json")
+    kerchunk_json(h5, root / "b.json", inline=200)
+    kerchunk_parquet(doc, root / "c.parq")
+    (root / "away").mkdir()
+    (root / "away" / "far.json").write_text(json.dumps(doc))  # targets in the folder above it
+    return root
+
+
+def top_names(w: MainWindow) -> list[str]:
+    return [w.model.data(w.model.index(r, 0)) for r in range(w.model.rowCount())]
+
+
+def test_two_reference_stores_open_at_once(qtbot, window: MainWindow, refs: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location("reference://", fo=str(refs / "a.json"))
+    _settle(qtbot, window)
+    window.open_location("reference://", fo=str(refs / "b.json"))
+    _settle(qtbot, window)
+    assert top_names(window) == ["a.json", "b.json"]
+    click(qtbot, window, "temp")
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, truth(refs / "data.h5", "temp"))
+    window.open_location(f"reference::{refs}/a.json")  # the same set, spelled otherwise: open already
+    _settle(qtbot, window)
+    assert top_names(window) == ["a.json", "b.json"] and "open already" in window.status_label.text()
+
+
+def test_dropped_reference_files_open_as_references(qtbot, window: MainWindow, refs: Path) -> None:  # type: ignore[no-untyped-def]
+    drop(qtbot, window, refs / "a.json")
+    drop(qtbot, window, refs / "c.parq")
+    assert top_names(window) == ["a.json", "c.parq"]
+    click(qtbot, window, "temp")  # in c.parq, the last store: real values, not the fill value
+    plane = window.data.image.getImageItem().image
+    assert not np.isnan(plane).any()
+    np.testing.assert_array_equal(plane, truth(refs / "data.h5", "temp"))
+
+
+def test_refused_reads_ask_and_remember(qtbot, window: MainWindow, refs: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    asked: list[tuple[str, str]] = []
+
+    def answer(parent, name: str, prefix: str) -> tuple[bool, bool]:  # type: ignore[no-untyped-def]
+        asked.append((name, prefix))
+        return True, True
+
+    monkeypatch.setattr(window.access, "question", answer)
+    window.open_location(f"reference::{refs}/away/far.json::/temp")
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: bool(asked), timeout=10000)
+    _settle(qtbot, window)
+    assert asked == [("far.json", f"file://{refs}/")]
+    qtbot.waitUntil(lambda: not np.isnan(window.data.image.getImageItem().image).all(), timeout=10000)
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, truth(refs / "data.h5", "temp"))
+    assert QSettings().value(SETTINGS_KEY) in ([f"file://{refs}/"], f"file://{refs}/")
+    # opened again (another window, a later session): allowed at once, no question
+    window.model.remove_top(0)
+    asked.clear()
+    window.open_location(f"reference::{refs}/away/far.json::/counts")
+    _settle(qtbot, window)
+    assert asked == []
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, truth(refs / "data.h5", "counts"))
+
+
+def test_a_refusal_stands_and_leaves_the_window_working(qtbot, window: MainWindow, refs: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    asked: list[str] = []
+    monkeypatch.setattr(window.access, "question", lambda parent, name, prefix: (asked.append(prefix), (False, False))[1])
+    window.open_location(f"reference::{refs}/away/far.json::/temp")
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: bool(asked), timeout=10000)
+    _settle(qtbot, window)
+    window.data.request_plane()  # read again: refused again, not asked again
+    _settle(qtbot, window)
+    assert len(asked) == 1
+    assert "not authorised" in window.status_label.text() or window.data.scene.tiles()
+    assert QSettings().value(SETTINGS_KEY) in (None, [], "")
