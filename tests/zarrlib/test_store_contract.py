@@ -280,3 +280,47 @@ def test_faults_are_raised_or_settled_in_place(counted: tuple[dict[str, bytes], 
     assert isinstance(got[1], StoreError) and "injected" in str(got[1])
     assert sorted(seen) == [0, 1, 2] and seen[1] is got[1]
     assert store.bytes["big"] == 0  # never read
+
+
+class ReferenceBacked(StoreContract):
+    """A kerchunk JSON reference set: each object a range of one packed file beside it (or, with
+    ``inline``, its bytes in the set as base64); the backing is the set decoded by hand."""
+
+    prefers_batches = True
+    inline = False
+
+    def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
+        import base64
+        import json
+
+        refs: dict[str, object] = {}
+        pack = bytearray()
+        for key, data in objects.items():
+            if self.inline:
+                refs[key] = "base64:" + base64.b64encode(data).decode()
+            else:
+                refs[key] = ["pack.bin", len(pack), len(data)]
+                pack += data + b"\xee" * 3  # a gap: neighbours must not bleed into each other
+        (where / "pack.bin").write_bytes(bytes(pack))
+        type(self).root = where
+        (where / "refs.json").write_text(json.dumps({"version": 1, "refs": refs}))
+        return open_store(f"reference::{where}/refs.json")
+
+    def backing(self, store: Store) -> dict[str, bytes]:
+        import base64
+        import json
+
+        pack = (self.root / "pack.bin").read_bytes()
+        refs = json.loads((self.root / "refs.json").read_text())["refs"]
+        return {k: base64.b64decode(v[7:]) if isinstance(v, str) else pack[v[1]:v[1] + v[2]] for k, v in refs.items()}
+
+    def expected_url(self, store: Store) -> str:
+        return f"reference::{self.root.resolve()}/refs.json"
+
+
+class TestReferenceStore(ReferenceBacked):
+    pass
+
+
+class TestInlineReferenceStore(ReferenceBacked):
+    inline = True

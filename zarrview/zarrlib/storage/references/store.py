@@ -15,10 +15,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ...cancel import CancelToken
-from ...errors import StoreError, TooLargeError
-from ...limits import human
+from ...errors import StoreError
 from ..access import AccessDeniedError, AccessPolicy
-from ..base import ByteRequest, OnEach, Scratch, Store, slice_range
+from ..base import ByteRequest, OnEach, Scratch, Store, check_size, slice_range
 from .entries import BadReferenceError, Entry, Inline, Pointer
 from .targets import Targets, folder_of, resolve_url
 
@@ -81,15 +80,14 @@ class ReferenceStore(Store):
                 if entry is None:
                     on_each(i, None)
                 elif isinstance(entry, Inline):
-                    if req.start is None and len(entry.data) > req.max_bytes():
-                        raise TooLargeError(f"reference {req.key}: {human(len(entry.data))} inline, more than the "
-                                            f"{human(req.max_bytes())} allowed for {req.bound_name()}")
+                    if req.start is None:
+                        check_size(self.key_url(req.key), req, len(entry.data))
                     on_each(i, slice_range(entry.data, req))
                 else:
                     url = resolve_url(entry.url, self.base)
                     self.policy.check(url, f"reference {req.key} of {self.name}")
                     folder, name = folder_of(url)
-                    target, expected = _translate(req, entry, name)
+                    target, expected = _translate(req, entry, name, self.key_url(req.key))
                     if expected == 0:
                         on_each(i, b"")
                     else:
@@ -158,9 +156,6 @@ class ReferenceStore(Store):
             return len(entry.data)
         return entry.length if isinstance(entry, Pointer) else None
 
-    def key_url(self, key: str) -> str:
-        return f"{self.url}::{key}"
-
     def close(self) -> None:
         self.targets.close()
         for s in self._owned:
@@ -171,16 +166,14 @@ class StoreNotFound(BadReferenceError):
     """A reference's target file does not exist."""
 
 
-def _translate(req: ByteRequest, entry: Pointer, name: str) -> tuple[ByteRequest, int | None]:
+def _translate(req: ByteRequest, entry: Pointer, name: str, where: str) -> tuple[ByteRequest, int | None]:
     """The request for ``req``'s bytes in the target file, and how many bytes it must bring
     (None where the entry is a whole file, whose size the target store bounds)."""
     if entry.length is None:
         return ByteRequest(name, req.start, req.stop, req.limit), None
     offset, n = entry.offset, entry.length
     if req.start is None:
-        if n > req.max_bytes():
-            raise TooLargeError(f"reference {req.key}: {human(n)}, more than the {human(req.max_bytes())} "
-                                f"allowed for {req.bound_name()}")
+        check_size(where, req, n)
         start, stop = 0, n
     elif req.start < 0:
         start, stop = max(0, n + req.start), n
