@@ -69,3 +69,32 @@ def test_a_remote_reference_cannot_point_at_local_files_or_other_hosts(site: Pat
         assert all("not authorised" in f.message for f in failures)
         with pytest.raises(AccessDeniedError, match="temp/0.0"):
             arr[0:1, 0:1]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_references_in_an_s3_bucket(site: Path) -> None:
+    pytest.importorskip("moto.server")
+    import boto3
+
+    from cloud_servers import moto_s3
+
+    with moto_s3() as endpoint:
+        client = boto3.client("s3", endpoint_url=endpoint)
+        client.create_bucket(Bucket="refs")
+        for path in site.rglob("*"):
+            if path.is_file():
+                client.put_object(Bucket="refs", Key=path.relative_to(site).as_posix(), Body=path.read_bytes())
+        doc = json.loads((site / "refs.json").read_text())
+        doc["refs"]["temp/0.0"][0] = "s3://refs/data.h5"  # absolute, same bucket: allowed
+        doc["refs"]["temp/0.1"][0] = "s3://elsewhere/data.h5"  # another bucket: refused
+        client.put_object(Bucket="refs", Key="mixed.json", Body=json.dumps(doc).encode())
+        for name in ("refs.json", "refs.parq"):
+            root = zl.open(f"reference::s3://refs/{name}", endpoint_url=endpoint)
+            np.testing.assert_array_equal(root["counts"][...], truth(site / "data.h5", "counts"))
+            np.testing.assert_array_equal(root["grp/deep"][...], truth(site / "data.h5", "grp/deep"))
+        arr = zl.open("reference::s3://refs/mixed.json::/temp", endpoint_url=endpoint)
+        failures: list = []
+        out = arr.read(failures=failures)
+        assert [f.key for f in failures] == ["temp/0.1"] and "s3://elsewhere/" in failures[0].message
+        np.testing.assert_array_equal(out[:10, :15], truth(site / "data.h5", "temp")[:10, :15])
