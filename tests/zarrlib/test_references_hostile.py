@@ -137,3 +137,25 @@ def test_an_evaluator_runs_nothing_but_arithmetic(tmp_path: Path) -> None:
             "dimensions": {"i": {"start": 0, "stop": 1}}}]
     with pytest.raises(BadReferenceError, match="cannot evaluate"):
         zl.open(f"reference::{write(tmp_path, [], {'gen': gen})}")
+
+
+def test_gen_entries_share_one_bound(tmp_path: Path) -> None:
+    from zarrview.zarrlib.limits import configure, restore
+
+    gen = [{"key": f"x/{{{{i + {100 * g}}}}}", "url": "data.bin", "offset": "{{i}}", "length": "1",
+            "dimensions": {"i": {"start": 0, "stop": 60}}} for g in range(3)]
+    path = write(tmp_path, [], {"gen": gen})
+    old = configure(chunks_per_read=150)  # each entry's 60 keys fit; all three's 180 do not
+    try:
+        with pytest.raises(BadReferenceError, match=r"gen\[2\] makes 60 keys, more than the 30 left"):
+            zl.open(f"reference::{path}")
+    finally:
+        restore(old)
+
+
+def test_version_0_references(tmp_path: Path) -> None:
+    """Spec version 0: the keys at the top level, no ``version`` or ``refs``."""
+    path = write(tmp_path, [["data.bin", 9, 1], "base64:" + "BQ==", "\x03"])
+    doc = json.loads(path.read_text())["refs"]
+    path.write_text(json.dumps(doc))
+    np.testing.assert_array_equal(zl.open(path)["x"][...], [9, 5, 3])  # a plain .json path, sniffed as references

@@ -98,3 +98,11 @@ def test_references_in_an_s3_bucket(site: Path) -> None:
         out = arr.read(failures=failures)
         assert [f.key for f in failures] == ["temp/0.1"] and "s3://elsewhere/" in failures[0].message
         np.testing.assert_array_equal(out[:10, :15], truth(site / "data.h5", "temp")[:10, :15])
+
+
+def test_a_json_url_is_a_reference_set_or_refused(site: Path, tmp_path: Path) -> None:
+    (tmp_path / "zarr.json").write_text(json.dumps({"zarr_format": 3, "node_type": "group"}))
+    with serve(site) as (url, _):
+        np.testing.assert_array_equal(zl.open(f"{url}/refs.json::/counts")[...], truth(site / "data.h5", "counts"))
+    with serve(tmp_path) as (url, _), pytest.raises(zl.StoreError, match="zarr.json is JSON but not a reference set"):
+        zl.open(f"{url}/zarr.json")

@@ -17,7 +17,7 @@ from .fsspec_store import FsspecStore
 from .http_store import HttpStore
 from .local import LocalStore
 from .credentials import anonymous_unless_credentials
-from .references import AUTHORIZE, is_json_references, is_parquet_references, open_references, reference_url
+from .references import AUTHORIZE, REQUIRE_REFERENCES, is_json_references, is_parquet_references, open_references, reference_url
 from .retry import RetryPolicy
 from .zip import ZipStore
 
@@ -107,6 +107,8 @@ def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Stor
         raise StoreNotFoundError(f"{path} does not exist")
     if loc.lower().split("?", 1)[0].endswith(".zip"):
         return _open_zip(loc, storage_options)
+    if loc.lower().split("?", 1)[0].endswith(".json"):  # a reference set (a store has no such name)
+        return open_references(loc, {**storage_options, REQUIRE_REFERENCES: True}, open_store)
     scheme = m.group(1).lower()
     options = dict(storage_options)
     retry, io_concurrency = _io_options(options, loc)

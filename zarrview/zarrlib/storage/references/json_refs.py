@@ -35,19 +35,25 @@ def looks_like_references(doc: Any) -> bool:
         return False
     if isinstance(doc.get("refs"), dict) and ("version" in doc or "templates" in doc or "gen" in doc or not doc.keys() - {"refs"}):
         return True
-    return any(k in doc and isinstance(doc[k], str) for k in (".zgroup", ".zarray", "zarr.json"))
+    return any(isinstance(k, str) and k.rsplit("/", 1)[-1] in (".zgroup", ".zarray", "zarr.json")
+               and isinstance(v, str) for k, v in doc.items())
 
 
 class JsonReferences:
     """Every key of a JSON reference set, its value decoded when the key is read."""
 
-    def __init__(self, raw: bytes, name: str) -> None:
+    def __init__(self, raw: bytes, name: str, require: bool = False) -> None:
+        """``require``: the document must look like a reference set (a ``.json`` URL opened
+        without ``reference::``), not merely parse."""
         try:
             doc = orjson.loads(raw)
         except orjson.JSONDecodeError as e:
             raise BadReferenceError(f"{name} is not a JSON reference set: {e}") from None
         if not isinstance(doc, dict):
             raise BadReferenceError(f"{name} is not a JSON reference set: its top level is not an object")
+        if require and not looks_like_references(doc):
+            raise BadReferenceError(f"{name} is JSON but not a reference set (no 'refs' or 'version', no "
+                                    ".zgroup, .zarray or zarr.json keys); to open a Zarr store, name its folder")
         version = doc.get("version", 0 if "refs" not in doc else 1)
         if version == 1 or "refs" in doc:
             if version not in (0, 1):
@@ -65,12 +71,12 @@ class JsonReferences:
         self.name = name
         self.templates: dict[str, str] = templates
         self._values: dict[str, Any] = {}
+        budget = limits().chunks_per_read  # keys all ``gen`` entries together may make
         for spec_index, spec in enumerate(gen):
-            for key, value in _generate(spec, spec_index, name, templates):
+            for key, value in _generate(spec, spec_index, name, templates, budget):
                 self._values[key] = value
+                budget -= 1
         self._values.update((k.lstrip("/"), v) for k, v in refs.items() if isinstance(k, str))
-        if len(self._values) > limits().chunks_per_read + len(refs):
-            raise BadReferenceError(f"{name}: more than {limits().chunks_per_read} references")
 
     def keys(self) -> Iterator[str]:
         return iter(self._values)
@@ -85,7 +91,7 @@ class JsonReferences:
         return decode_entry(key, self._values[key], self.templates)
 
 
-def _generate(spec: Any, index: int, name: str, templates: Mapping[str, str]) -> Iterator[tuple[str, Any]]:
+def _generate(spec: Any, index: int, name: str, templates: Mapping[str, str], bound: int) -> Iterator[tuple[str, Any]]:
     """The keys of one ``gen`` entry, after checking that their number is bounded."""
     what = f"{name}: gen[{index}]"
     if not isinstance(spec, dict) or not all(isinstance(spec.get(f), str | int) for f in ("key", "url")):
@@ -106,9 +112,9 @@ def _generate(spec: Any, index: int, name: str, templates: Mapping[str, str]) ->
             raise BadReferenceError(f"{what}: dimension {dim!r} must be a range object or a list of integers")
         axes.append((dim, axis))
     count = math.prod(len(a) for _, a in axes)
-    bound = limits().chunks_per_read
     if count > bound:
-        raise BadReferenceError(f"{what} makes {count} keys, more than the {bound} allowed (limits.chunks_per_read)")
+        raise BadReferenceError(f"{what} makes {count} keys, more than the {bound} left of the "
+                                f"{limits().chunks_per_read} allowed (limits.chunks_per_read)")
     names = [d for d, _ in axes]
     for values in itertools.product(*(a for _, a in axes)):
         env = dict(zip(names, values))

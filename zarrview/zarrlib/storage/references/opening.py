@@ -27,12 +27,15 @@ from .parquet_refs import ParquetReferences
 from .store import ReferenceStore
 from .targets import Targets, beside
 
-__all__ = ["open_references", "is_parquet_references", "is_json_references", "reference_url", "AUTHORIZE"]
+__all__ = ["REQUIRE_REFERENCES", "open_references", "is_parquet_references", "is_json_references", "reference_url", "AUTHORIZE"]
 
 Opener = Callable[..., Store]
 #: the storage option that names the prefixes a reference set may read besides its own folder
 #: (a list of URL prefixes, or an ``AccessPolicy`` the caller widens later)
 AUTHORIZE = "authorize"
+#: an option of ``open_store``'s own: a ``.json`` URL opened without ``reference::`` must be a
+#: reference set by its keys, or it is refused (a pasted ``zarr.json`` URL is not one)
+REQUIRE_REFERENCES = "_require_references"
 #: fsspec ``ReferenceFileSystem`` options that mean nothing here (targets are zarrlib stores)
 _FSSPEC_ONLY = ("remote_protocol", "target_protocol", "skip_instance_cache", "lazy", "simple_templates",
                 "cache_size", "max_gap", "max_block", "asynchronous", "loop", "ref_storage_args", "fs",
@@ -92,10 +95,12 @@ def open_references(url: str, options: dict[str, Any], opener: Opener) -> Refere
     for name in _FSSPEC_ONLY:
         options.pop(name, None)
     authorize = options.pop(AUTHORIZE, None)
-    file_options = {**options, **(options.pop("target_options", None) or {})}
-    target_options = {**options, **(options.pop("remote_options", None) or {})}
-    file_options.pop("remote_options", None)
-    target_options.pop("target_options", None)
+    sniffed = bool(options.pop(REQUIRE_REFERENCES, False))
+    # fsspec's names: target_options for the reference file, remote_options for its targets
+    for_file = options.pop("target_options", None) or {}
+    for_targets = options.pop("remote_options", None) or {}
+    file_options = {**options, **for_file}
+    target_options = {**options, **for_targets}
     if not isinstance(url, str | os.PathLike) or not os.fspath(url):
         raise StoreError(f"reference: cannot open {url!r}; name a JSON or Parquet reference set "
                          "(reference::refs.json, or reference:// with fo='refs.json')")
@@ -125,7 +130,7 @@ def open_references(url: str, options: dict[str, Any], opener: Opener) -> Refere
             raw = store.get_bounded(name, limits().metadata_bytes)
             if raw is None:
                 raise StoreNotFoundError(f"reference set {url} does not exist")
-            refs = JsonReferences(raw, name)
+            refs = JsonReferences(raw, name, require=sniffed)
         else:
             folder = opener(trimmed + "/", **file_options)
             owned.append(folder)
