@@ -147,3 +147,13 @@ def test_listing_and_sizes(refs: Path) -> None:
     assert {"temp", "counts", "mask", "level", "scalar", "grp"} <= set(root.member_names())
     doc = json.loads((refs / "refs.json").read_text())["refs"]
     assert root.store.size("temp/0.0") == doc["temp/0.0"][2]
+
+
+@pytest.mark.parametrize("name", ["refs.json", "refs.parq"])
+def test_stored_chunks_are_counted_from_the_references(refs: Path, name: str) -> None:
+    doc = json.loads((refs / "refs.json").read_text())["refs"]
+    for array in ("temp", "grp/deep", "mask"):
+        stored = [k for k, v in doc.items() if k.startswith(array + "/") and isinstance(v, list)]
+        count, nbytes = zl.open(f"reference::{refs}/{name}::/{array}").stored_objects()
+        assert count == len(stored) > 0
+        assert nbytes == sum(doc[k][2] for k in stored)

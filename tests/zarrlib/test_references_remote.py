@@ -93,6 +93,9 @@ def test_references_in_an_s3_bucket(site: Path) -> None:
             root = zl.open(f"reference::s3://refs/{name}", endpoint_url=endpoint)
             np.testing.assert_array_equal(root["counts"][...], truth(site / "data.h5", "counts"))
             np.testing.assert_array_equal(root["grp/deep"][...], truth(site / "data.h5", "grp/deep"))
+        split = zl.open("reference::s3://refs/refs.json::/level", target_options={"endpoint_url": endpoint},
+                        remote_options={"endpoint_url": endpoint})  # fsspec's names for each side's options
+        np.testing.assert_array_equal(split[...], truth(site / "data.h5", "level"))
         arr = zl.open("reference::s3://refs/mixed.json::/temp", endpoint_url=endpoint)
         failures: list = []
         out = arr.read(failures=failures)

@@ -76,6 +76,29 @@ class ParquetReferences:
     def keys(self) -> Iterator[str]:
         return iter(self.metadata)
 
+    def chunk_keys(self, prefix: str) -> list[str]:
+        """The chunk keys stored for the array at ``prefix`` (``"a/b/"``), read from its record
+        files: listing an array (the count of its stored chunks) costs a read of each."""
+        field = prefix.rstrip("/")
+        grid = self._grid(field)
+        if grid is None or grid[1] != ".":
+            return []
+        sizes, _ = grid
+        total = math.prod(sizes)
+        out: list[str] = []
+        for record in range(math.ceil(total / self.record_size)):
+            cols = self._record(field, record, f"{prefix}refs.{record}.parq")
+            raws = cols.get("raw", [None] * len(cols["path"]))
+            for row, (path, raw) in enumerate(zip(cols["path"], raws)):
+                number = record * self.record_size + row
+                if number < total and (path is not None and not _missing(path) or raw is not None and not _missing(raw)):
+                    index = []
+                    for n in reversed(sizes):
+                        number, i = divmod(number, n)
+                        index.append(str(i))
+                    out.append(prefix + ".".join(reversed(index)))
+        return out
+
     def lookup(self, key: str) -> Entry | None:
         if key in self.metadata:
             value = self.metadata[key]

@@ -130,6 +130,9 @@ class ReferenceStore(Store):
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
         listing = self._listed()
         keys, dirs = listing.get(prefix, ([], []))
+        chunk_keys = getattr(self.refs, "chunk_keys", None)  # a Parquet set lists its chunks on demand
+        if chunk_keys is not None and ".zarray" in keys:
+            keys = sorted({*keys, *(k[len(prefix):] for k in chunk_keys(prefix))})
         return list(keys), list(dirs)
 
     def _listed(self) -> dict[str, tuple[list[str], list[str]]]:
