@@ -97,3 +97,28 @@ def test_a_refusal_stands_and_leaves_the_window_working(qtbot, window: MainWindo
     assert len(asked) == 1
     assert "not authorised" in window.status_label.text() or window.data.scene.tiles()
     assert QSettings().value(SETTINGS_KEY) in (None, [], "")
+
+
+def test_file_open_references_dialog(qtbot, window: MainWindow, refs: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QFileDialog
+
+    picked = iter([str(refs / "b.json"), str(refs / "c.parq" / ".zmetadata")])  # a Parquet set by its .zmetadata
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (next(picked), ""))
+    action = next(a for a in window.menuBar().actions()[0].menu().actions() if a.text().startswith("Open &References"))
+    action.trigger()
+    _settle(qtbot, window)
+    action.trigger()
+    _settle(qtbot, window)
+    assert top_names(window) == ["b.json", "c.parq"]
+    click(qtbot, window, "counts")
+    np.testing.assert_array_equal(window.data.image.getImageItem().image, truth(refs / "data.h5", "counts"))
+
+
+def test_app_command_line_spelling(qtbot, window: MainWindow, refs: Path) -> None:  # type: ignore[no-untyped-def]
+    from zarrview.app.main import parse_args
+
+    args = parse_args([f"reference::file://{refs}/c.parq::/grp/deep"])
+    window.open_location(args.location)
+    _settle(qtbot, window)
+    assert top_names(window) == ["c.parq"]
+    assert window.data.array is not None and window.data.array.path == "/grp/deep"

@@ -159,3 +159,12 @@ def test_version_0_references(tmp_path: Path) -> None:
     doc = json.loads(path.read_text())["refs"]
     path.write_text(json.dumps(doc))
     np.testing.assert_array_equal(zl.open(path)["x"][...], [9, 5, 3])  # a plain .json path, sniffed as references
+
+
+def test_a_link_beside_the_set_cannot_lead_out_of_it(tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.bin").write_bytes(b"\x09" * 4)
+    path = write(tmp_path / "set", [["link/secret.bin", 0, 1]])
+    (tmp_path / "set" / "link").symlink_to(tmp_path / "outside")
+    _, failed = read(path)
+    assert "not authorised" in failed["x/0"] and f"{tmp_path}/outside/secret.bin" in failed["x/0"]

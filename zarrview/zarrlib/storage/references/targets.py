@@ -4,6 +4,7 @@ coalesces them by its own policy (and bounds them by zarrlib's limits)."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import threading
@@ -19,16 +20,16 @@ _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
 
 def resolve_url(url: str, base: str) -> str:
     """A reference's target as an absolute, normalised URL: a relative path is relative to the
-    folder of the reference set (``base``, a URL ending in ``/``); ``..`` is folded away, so
-    it cannot hide where the URL leads."""
+    folder of the reference set (``base``, a URL ending in ``/``); ``..`` is folded away and a
+    local path's links resolved, so neither can hide where the URL leads."""
     if _SCHEME.match(url) is None:
         if url.startswith("/"):
             url = "file://" + url
         else:
             url = base + url
     scheme, _, rest = url.partition("://")
-    if scheme.lower() == "file":
-        return normal_url(url)
+    if scheme.lower() == "file":  # symbolic links followed: a link beside the set cannot lead out of it
+        return normal_url("file://" + os.path.realpath(normal_url(url)[len("file://"):]))
     host, _, path = rest.partition("/")
     return f"{scheme.lower()}://{host}/" + posixpath.normpath("/" + path).lstrip("/") if path else f"{scheme.lower()}://{host}/"
 
