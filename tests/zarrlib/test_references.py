@@ -110,7 +110,7 @@ def test_fsspec_spelling_without_fo_says_how(refs: Path) -> None:
 
 def test_a_json_that_is_not_a_reference_set_is_not_opened_as_one(tmp_path: Path) -> None:
     (tmp_path / "plain.json").write_text(json.dumps({"zarr_format": 3, "node_type": "group"}))
-    with pytest.raises(zl.StoreNotFoundError, match="neither a folder"):
+    with pytest.raises(zl.StoreError, match="plain.json is JSON but not a reference set"):
         zl.open(tmp_path / "plain.json")
 
 

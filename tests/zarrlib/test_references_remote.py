@@ -109,3 +109,10 @@ def test_a_json_url_is_a_reference_set_or_refused(site: Path, tmp_path: Path) ->
         np.testing.assert_array_equal(zl.open(f"{url}/refs.json::/counts")[...], truth(site / "data.h5", "counts"))
     with serve(tmp_path) as (url, _), pytest.raises(zl.StoreError, match="zarr.json is JSON but not a reference set"):
         zl.open(f"{url}/zarr.json")
+
+
+def test_a_remote_parquet_set_opened_as_a_store_says_how_to_open_it(site: Path) -> None:
+    with serve(site) as (url, _):
+        with pytest.raises(zl.ZarrError, match=rf"Parquet reference set.*reference::{url}/refs.parq"):
+            zl.open(f"{url}/refs.parq")
+        np.testing.assert_array_equal(zl.open(f"reference::{url}/refs.parq::/mask")[...], truth(site / "data.h5", "mask"))

@@ -36,6 +36,7 @@ from .metadata.consolidated import Consolidated, index_v2, index_v3_root
 from .metadata.model import ArrayMetadata, parse_attributes
 from .metadata.templates import parse_v3_array
 from .storage.base import Store
+from .storage.references import zmetadata_names_references
 from . import children
 
 Flavor = Literal["v3", "v2", "draft"]
@@ -299,6 +300,9 @@ class Hierarchy:
         raw = self._raw(".zmetadata")
         if raw is None:
             return
+        if zmetadata_names_references(raw[:4096], raw[-4096:]):  # every chunk would read as the fill value
+            raise UnsupportedFeatureError(f"{self._name('.zmetadata')} belongs to a Parquet reference set, not a Zarr "
+                                          f"store: open it as reference::{self.store.url}")
         self.consolidated = index_v2(raw, self._name(".zmetadata"), self._cons_where)
         if self.consolidated is not None and self.flavor is None:
             self.flavor = "v2"

@@ -17,7 +17,7 @@ from .fsspec_store import FsspecStore
 from .http_store import HttpStore
 from .local import LocalStore
 from .credentials import anonymous_unless_credentials
-from .references import AUTHORIZE, REQUIRE_REFERENCES, is_json_references, is_parquet_references, open_references, reference_url
+from .references import AUTHORIZE, REQUIRE_REFERENCES, is_parquet_references, open_references, reference_url
 from .retry import RetryPolicy
 from .zip import ZipStore
 
@@ -57,13 +57,14 @@ def store_url(location: str, **options: Any) -> str:
     store is open already)."""
     prefix, loc = _chain(location)
     if prefix == "reference::" or _is_fsspec_reference(loc):
-        fo = options.get("fo", "") if prefix == "" else loc
-        return reference_url(os.fspath(fo)) if isinstance(fo, str | os.PathLike) else f"reference::{fo!r}"
+        fo = options.get("fo") if prefix == "" else loc
+        if not isinstance(fo, str | os.PathLike) or not os.fspath(fo):
+            return loc if fo is None else f"reference::{fo!r}"  # opening it says what is missing
+        return reference_url(os.fspath(fo))
     m = _SCHEME.match(loc)
     if m is None or m.group(1).lower() == "file":
         path = Path(loc[len("file://"):] if m else loc).expanduser().resolve()
-        if prefix == "" and (path.is_dir() and is_parquet_references(path)
-                             or path.suffix.lower() == ".json" and is_json_references(path)):
+        if prefix == "" and (path.suffix.lower() == ".json" or path.is_dir() and is_parquet_references(path)):
             return reference_url(str(path))
         return str(path)
     return loc
@@ -95,8 +96,8 @@ def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Stor
             if is_parquet_references(path):  # read as a folder, every chunk would be the fill value
                 return open_references(str(path), storage_options, open_store)
             return LocalStore(path)
-        if path.is_file() and path.suffix.lower() == ".json" and is_json_references(path):
-            return open_references(str(path), storage_options, open_store)
+        if path.is_file() and path.suffix.lower() == ".json":  # a reference set, or refused as not one
+            return open_references(str(path), {**storage_options, REQUIRE_REFERENCES: True}, open_store)
         if path.is_file() and path.suffix.lower() == ".zip":
             try:
                 return ZipStore(open(path, "rb"), str(path.resolve()))

@@ -2,10 +2,11 @@
 
 from .entries import BadReferenceError, Inline, Pointer
 from .json_refs import JsonReferences, looks_like_references
-from .opening import AUTHORIZE, REQUIRE_REFERENCES, is_json_references, is_parquet_references, open_references, reference_url
+from .opening import (AUTHORIZE, REQUIRE_REFERENCES, is_parquet_references, open_references, reference_url,
+                      zmetadata_names_references)
 from .parquet_refs import EXTRA, MissingExtraError, ParquetReferences
 from .store import ReferenceStore
 
 __all__ = ["AUTHORIZE", "REQUIRE_REFERENCES", "BadReferenceError", "EXTRA", "Inline", "JsonReferences", "MissingExtraError",
-           "ParquetReferences", "Pointer", "ReferenceStore", "is_json_references", "is_parquet_references",
-           "looks_like_references", "open_references", "reference_url"]
+           "ParquetReferences", "Pointer", "ReferenceStore", "is_parquet_references",
+           "looks_like_references", "open_references", "reference_url", "zmetadata_names_references"]

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import orjson
 
 from ...errors import StoreError, StoreNotFoundError
 from ...limits import limits
@@ -22,12 +21,12 @@ from ..access import AccessPolicy, normal_url
 from ..base import Store
 from ..local import LocalStore
 from .entries import BadReferenceError
-from .json_refs import JsonReferences, looks_like_references
+from .json_refs import JsonReferences
 from .parquet_refs import ParquetReferences
 from .store import ReferenceStore
 from .targets import Targets, beside
 
-__all__ = ["REQUIRE_REFERENCES", "open_references", "is_parquet_references", "is_json_references", "reference_url", "AUTHORIZE"]
+__all__ = ["REQUIRE_REFERENCES", "zmetadata_names_references", "open_references", "is_parquet_references", "reference_url", "AUTHORIZE"]
 
 Opener = Callable[..., Store]
 #: the storage option that names the prefixes a reference set may read besides its own folder
@@ -43,7 +42,15 @@ _FSSPEC_ONLY = ("remote_protocol", "target_protocol", "skip_instance_cache", "la
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
 #: bytes of ``.zmetadata`` looked at (its two ends) to tell a Parquet reference folder from Zarr
 _SNIFF = 4096
-_RECORD_SIZE = re.compile(rb'"record_size"\s*:\s*\d+')
+#: ``record_size`` as the first or last member of the document (kerchunk writes it last)
+_RECORD_HEAD = re.compile(rb'^\s*{\s*"record_size"\s*:\s*\d+')
+_RECORD_TAIL = re.compile(rb'[,{]\s*"record_size"\s*:\s*\d+\s*}\s*$')
+
+
+def zmetadata_names_references(head: bytes, tail: bytes) -> bool:
+    """Whether a ``.zmetadata`` (its first and last few KiB) is a Parquet reference set's:
+    ``record_size`` beside ``metadata`` at its top level."""
+    return bool(_RECORD_HEAD.search(head) or _RECORD_TAIL.search(tail))
 
 
 def _local(url: str) -> Path | None:
@@ -75,17 +82,7 @@ def is_parquet_references(folder: Path) -> bool:
             tail = f.read(_SNIFF)
     except OSError:
         return False
-    return bool(_RECORD_SIZE.search(head) or _RECORD_SIZE.search(tail))
-
-
-def is_json_references(path: Path) -> bool:
-    """Whether a local ``.json`` file is a reference set (kerchunk's ``refs``/``version`` keys)."""
-    try:
-        if path.stat().st_size > limits().metadata_bytes:
-            return False
-        return looks_like_references(orjson.loads(path.read_bytes()))
-    except (OSError, orjson.JSONDecodeError):
-        return False
+    return zmetadata_names_references(head, tail)
 
 
 def open_references(url: str, options: dict[str, Any], opener: Opener) -> ReferenceStore:
@@ -115,7 +112,7 @@ def open_references(url: str, options: dict[str, Any], opener: Opener) -> Refere
             refs = ParquetReferences(folder, path.name)
             base = normal_url(str(path.parent)).rstrip("/") + "/"
         elif path.is_file():
-            refs = JsonReferences(_read_local(path), path.name)
+            refs = JsonReferences(_read_local(path), path.name, require=sniffed)
             base = normal_url(str(path.parent)).rstrip("/") + "/"
         else:
             raise StoreNotFoundError(f"reference set {path} does not exist")
