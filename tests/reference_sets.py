@@ -18,6 +18,8 @@ DATASETS: dict[str, tuple[np.ndarray, dict[str, Any]]] = {
     "level": (np.arange(50, dtype=">i2") - 25, {"chunks": (20,), "shuffle": True}),
     "scalar": (np.array(6.25, dtype="f8"), {}),
     "grp/deep": (np.linspace(0, 1, 24, dtype="f8").reshape(2, 3, 4), {"chunks": (1, 3, 2), "compression": "gzip"}),
+    "names": (np.array([b"alpha", b"beta", b"gamma"], dtype="S6"), {}),  # fixed-length strings
+    "wave": ((np.arange(12) + 0.5j).astype("c8"), {"chunks": (5,)}),
 }
 
 
