@@ -286,7 +286,7 @@ class ReferenceBacked(StoreContract):
     """A kerchunk JSON reference set: each object a range of one packed file beside it (or, with
     ``inline``, its bytes in the set as base64); the backing is the set decoded by hand."""
 
-    prefers_batches = True
+    prefers_batches = False  # a local set: each decode worker reads its own block
     inline = False
 
     def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:

@@ -36,8 +36,6 @@ class ReferenceStore(Store):
     """``reference::URL``: the keys of a JSON or Parquet reference set, read through the
     stores of the files they point into."""
 
-    prefers_batches = True
-
     def __init__(self, refs: References, url: str, name: str, base: str, targets: Targets,
                  owned: Sequence[Store] = ()) -> None:
         super().__init__(url)
@@ -46,6 +44,9 @@ class ReferenceStore(Store):
         #: the folder (URL ending in ``/``) relative target paths are resolved against
         self.base = base
         self.refs = refs
+        #: a remote set's targets are fetched in one batch per read; a local set's are read by
+        #: each decode worker for its own block of chunks, so reading and decoding overlap
+        self.prefers_batches = not base.startswith("file://")
         self.targets = targets
         self._owned = list(owned)
         self._listing: dict[str, tuple[list[str], list[str]]] | None = None
