@@ -11,7 +11,7 @@ naming it, so the reader records that chunk as a failure and reads the rest.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from ...cancel import CancelToken
@@ -27,7 +27,7 @@ __all__ = ["ReferenceStore", "References"]
 class References(Protocol):
     """What a reference set offers the store (``JsonReferences``, ``ParquetReferences``)."""
 
-    def keys(self) -> object: ...
+    def keys(self) -> Iterator[str]: ...
 
     def lookup(self, key: str) -> Entry | None: ...
 
@@ -76,25 +76,27 @@ class ReferenceStore(Store):
                    scratch: Scratch | None = None) -> None:
         by_folder: dict[str, list[tuple[int, ByteRequest, int | None, str]]] = {}
         for i, req in enumerate(reqs):
+            answer: bytes | None | StoreError
             try:
                 entry = self.refs.lookup(req.key)
                 if entry is None:
-                    on_each(i, None)
+                    answer = None
                 elif isinstance(entry, Inline):
                     if req.start is None:
                         check_size(self.key_url(req.key), req, len(entry.data))
-                    on_each(i, slice_range(entry.data, req))
+                    answer = slice_range(entry.data, req)
                 else:
                     url = resolve_url(entry.url, self.base)
                     self.policy.check(url, f"reference {req.key} of {self.name}")
                     folder, name = folder_of(url)
                     target, expected = _translate(req, entry, name, self.key_url(req.key))
-                    if expected == 0:
-                        on_each(i, b"")
-                    else:
+                    if expected != 0:
                         by_folder.setdefault(folder, []).append((i, target, expected, url))
+                        continue
+                    answer = b""
             except StoreError as e:
-                on_each(i, e)
+                answer = e
+            on_each(i, answer)
         for folder, items in by_folder.items():
             if cancel is not None:
                 cancel.raise_if_cancelled()
@@ -142,7 +144,7 @@ class ReferenceStore(Store):
             if self._listing is None:
                 keys: dict[str, set[str]] = {}
                 dirs: dict[str, set[str]] = {}
-                for key in self.refs.keys():  # type: ignore[attr-defined]
+                for key in self.refs.keys():
                     parts = key.split("/")
                     for n in range(len(parts) - 1):
                         dirs.setdefault("/".join(parts[:n]) + ("/" if n else ""), set()).add(parts[n])
