@@ -168,3 +168,11 @@ def test_a_link_beside_the_set_cannot_lead_out_of_it(tmp_path: Path) -> None:
     (tmp_path / "set" / "link").symlink_to(tmp_path / "outside")
     _, failed = read(path)
     assert "not authorised" in failed["x/0"] and f"{tmp_path}/outside/secret.bin" in failed["x/0"]
+
+
+def test_whole_file_and_inline_text_entries(tmp_path: Path) -> None:
+    path = write(tmp_path, [["one.bin"], ["file://" + str(tmp_path / "one.bin")], "\x04", ["data.bin", 0, 0]])
+    (tmp_path / "one.bin").write_bytes(b"\x08")
+    out, failed = read(path)
+    np.testing.assert_array_equal(out[:3], [8, 8, 4])
+    assert list(failed) == ["x/3"]  # a zero-length chunk does not decode to one byte: named, not a crash
