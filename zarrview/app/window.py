@@ -249,7 +249,7 @@ class MainWindow(QMainWindow):
                 self._show_node(target)
                 self.select_path(index.row(), node_path)
 
-        self._opens.submit(call_job(work, label=f"open {store_loc}"), done, key=(store_loc, node_path))
+        self._opens.submit(call_job(work, label=f"open {store_loc}"), done, key=(identity, node_path))
 
     def _node_failed(self, row: int, node_path: str, where: str, message: str) -> None:
         """The node a location names cannot be opened, its store can: the store stays open to
