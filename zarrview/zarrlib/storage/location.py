@@ -18,6 +18,7 @@ from .http_store import HttpStore
 from .local import LocalStore
 from .credentials import anonymous_unless_credentials
 from .retry import RetryPolicy
+from .ozx import ZIP_SUFFIXES
 from .zip import ZipStore
 
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
@@ -29,7 +30,7 @@ _EXTRAS = {"s3": "zarrview[cloud] (s3fs)", "s3a": "zarrview[cloud] (s3fs)",
 def split_node_path(location: str) -> tuple[str, str]:
     """``"store.zarr::/a/b"`` -> ``("store.zarr", "/a/b")``; ``zip::`` chains are left alone."""
     head, sep, tail = location.rpartition("::")
-    if sep and tail.startswith("/"):
+    if sep and tail.startswith("/") and head != "zip":  # zip::/abs/x.ozx names a file, not a node
         return head, tail
     return location, "/"
 
@@ -54,15 +55,15 @@ def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Stor
         path = Path(loc[len("file://"):] if m else loc).expanduser()
         if path.is_dir():
             return LocalStore(path)
-        if path.is_file() and path.suffix.lower() == ".zip":
+        if path.is_file() and path.suffix.lower() in ZIP_SUFFIXES:
             try:
                 return ZipStore(open(path, "rb"), str(path.resolve()))
             except OSError as e:
                 raise StoreError(f"cannot open {path}: {e.strerror or e}") from e
         if path.exists():
-            raise StoreNotFoundError(f"{path} is neither a folder nor a .zip file")
+            raise StoreNotFoundError(f"{path} is neither a folder nor a .zip or .ozx file")
         raise StoreNotFoundError(f"{path} does not exist")
-    if loc.lower().split("?", 1)[0].endswith(".zip"):
+    if loc.lower().split("?", 1)[0].endswith(ZIP_SUFFIXES):
         return _open_zip(loc, storage_options)
     scheme = m.group(1).lower()
     options = dict(storage_options)
@@ -135,7 +136,7 @@ def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
     _io_options(options, url)
     fs, root = _filesystem(m.group(1).lower(), url, options)
     try:
-        f = fs.open(root, "rb")
+        f = fs.open(root, "rb", cache_type="none")  # ZipStore reads exactly the ranges it needs
     except FileNotFoundError as e:
         raise StoreNotFoundError(f"{url} does not exist") from e
     except Exception as e:
