@@ -108,16 +108,20 @@ def _name_bytes(info: zipfile.ZipInfo) -> int:
 def member_problems(infos: list[zipfile.ZipInfo], data_end: int) -> dict[str, str]:
     """Entry name -> why it cannot be read, for entries whose bytes would lie past the end of
     the members' region (``data_end``: where the central directory starts) or overlap another
-    entry's. A member's smallest extent (its local header without an extra field, and its
-    compressed bytes) is used, so no readable archive is refused."""
+    entry's. A member's smallest extent (its local header without an extra field, and for a
+    stored member its bytes) is used, so no readable archive is refused: a compressed stream
+    ends where its own data says, whatever size its entry claims, and what it inflates to is
+    bounded when it is read."""
     problems: dict[str, str] = {}
     spans: list[tuple[int, int, str]] = []
     for info in infos:
         start = info.header_offset
-        end = start + _LOCAL.size + _name_bytes(info) + info.compress_size
+        stored = info.compress_type == zipfile.ZIP_STORED
+        end = start + _LOCAL.size + _name_bytes(info) + (info.compress_size if stored else 0)
         if start < 0 or end > data_end:
-            problems[info.filename] = (f"its {human(info.compress_size)} at byte {start:,} run past the members' "
-                                       f"region, which ends at byte {data_end:,}")
+            what = f"its {info.compress_size:,} bytes" if stored else "its local header"
+            problems[info.filename] = (f"{what} at byte {start:,} run past the members' region, "
+                                       f"which ends at byte {data_end:,}")
         else:
             spans.append((start, end, info.filename))
     spans.sort()
