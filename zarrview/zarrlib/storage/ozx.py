@@ -9,6 +9,7 @@ never a refusal.
 
 from __future__ import annotations
 
+import struct
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ class ArchiveInfo:
     ome_version: str | None
     #: ``ome.zipFile.centralDirectory.jsonFirst``: the ``zarr.json`` entries lead the directory
     json_first: bool
+    #: an end record or a directory entry in the ZIP64 format
     zip64: bool
     entries: int
     #: whether the archive presents itself as single-file OME-Zarr (its name or its comment)
@@ -86,6 +88,17 @@ def _ome_fields(comment: dict[str, Any] | None) -> tuple[str | None, bool, list[
     return version, json_first, notes
 
 
+def _has_zip64_field(extra: bytes) -> bool:
+    """Whether a directory entry's extra field holds a ZIP64 record (header id 1)."""
+    at = 0
+    while at + 4 <= len(extra):
+        tag, size = struct.unpack_from("<2H", extra, at)
+        if tag == 1:
+            return True
+        at += 4 + size
+    return False
+
+
 def _named(items: list[str]) -> str:
     shown = ", ".join(repr(n) for n in items[:_NAMED])
     return shown + (f" and {len(items) - _NAMED:,} more" if len(items) > _NAMED else "")
@@ -95,6 +108,7 @@ def describe_archive(url: str, raw_comment: bytes, zip64: bool, infos: list[zipf
                      unreadable: dict[str, str]) -> ArchiveInfo:
     """The archive's comment and its notes; ``infos``: its file entries in directory order,
     ``prefix``: the folder its hierarchy was found in, ``unreadable``: entry -> why."""
+    zip64 = zip64 or any(_has_zip64_field(i.extra) for i in infos)
     comment, comment_problem = parse_comment(raw_comment)
     version, json_first, comment_notes = _ome_fields(comment)
     is_ozx = url.lower().split("?", 1)[0].endswith(OZX_SUFFIX) or (comment is not None and "ome" in comment)

@@ -25,7 +25,8 @@ from ..errors import StoreError, TooLargeError
 from ..limits import human, limits
 from .base import ByteRequest, Store, check_size
 from .ozx import ArchiveInfo, describe_archive
-from .zip_directory import LOCAL_HEADER_SIZE, ZipDirectoryError, local_data_start, member_problems, read_end_record
+from .zip_directory import (LOCAL_HEADER_SIZE, TailCachedFile, ZipDirectoryError, local_data_start, member_problems,
+                            read_end_record)
 
 #: what zipfile raises for damaged, encrypted or unsupported members (zlib.error and lzma's
 #: LZMAError from corrupt data, NotImplementedError for unknown methods, RuntimeError when
@@ -41,8 +42,11 @@ def _reason(e: BaseException) -> str:
 _META_NAMES = ("zarr.json", ".zgroup", ".zarray", ".zattrs", ".zmetadata")
 #: bytes read past a member's local header guess, so one read usually holds header and data
 _HEADER_SLACK = 256
-#: members up to this size are read together with their local header
+#: a range ending within this many bytes of a member's start is read together with its local
+#: header the first time, where it starts within ``_SMALL_GAP`` bytes of it (the bytes between
+#: are read for nothing)
 _SMALL = 1 << 20
+_SMALL_GAP = 16 << 10
 #: the most bytes read at once for the leading zarr.json entries of an archive
 _METADATA_SPAN = 8 << 20
 
@@ -50,10 +54,11 @@ _METADATA_SPAN = 8 << 20
 class ZipStore(Store):
     def __init__(self, fileobj: IO[bytes], url: str) -> None:
         super().__init__(url)
-        self._file = fileobj
+        self._file: IO[bytes] = fileobj
         try:
             end = read_end_record(fileobj)
-            self._zip = zipfile.ZipFile(fileobj, "r")
+            self._file = TailCachedFile(fileobj, end)  # type: ignore[assignment]  # the methods zipfile uses
+            self._zip = zipfile.ZipFile(self._file, "r")
         except ZipDirectoryError as e:
             raise StoreError(f"{url} is not a readable zip archive: {e}") from e
         except _ZIP_ERRORS as e:
@@ -160,7 +165,8 @@ class ZipStore(Store):
                 if data_start is not None:
                     return self._read_at(data_start + start, stop - start)
                 guess = self._header_guess(info)
-                want = min(guess + stop if stop <= _SMALL else guess, self._data_end - info.header_offset)
+                together = stop <= _SMALL and start <= _SMALL_GAP
+                want = min(guess + stop if together else guess, self._data_end - info.header_offset)
                 blob = self._read_at(info.header_offset, want)
                 data_start, head = local_data_start(blob, info.header_offset)
                 if data_start + info.compress_size > self._data_end:

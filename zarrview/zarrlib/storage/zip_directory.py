@@ -42,6 +42,9 @@ class EndRecord:
     comment: bytes
     zip64: bool
     file_size: int
+    #: the file's last bytes, read to find the record, and where they start
+    tail: bytes
+    tail_start: int
 
 
 def read_end_record(f: IO[bytes]) -> EndRecord:
@@ -87,7 +90,47 @@ def read_end_record(f: IO[bytes]) -> EndRecord:
     if entries > MAX_ENTRIES or entries * 46 > dir_size:
         raise ZipDirectoryError(f"its end record declares {entries:,} entries in a directory of {dir_size:,} bytes "
                                 f"(at most {MAX_ENTRIES:,} entries are read, of at least 46 bytes each)")
-    return EndRecord(directory_start, dir_size, entries, comment, zip64, size)
+    return EndRecord(directory_start, dir_size, entries, comment, zip64, size, tail, size - tail_len)
+
+
+class TailCachedFile:
+    """A file whose last bytes, read once already, answer reads that fall within them: zipfile
+    looks for the end record and the ZIP64 records with reads of its own, and a small
+    archive's central directory lies in those bytes too, so over a network opening an archive
+    costs the one read of its tail (and one of its directory, where that lies before)."""
+
+    def __init__(self, f: IO[bytes], end: EndRecord) -> None:
+        self._f = f
+        self._tail = end.tail
+        self._start = end.tail_start
+        self._size = end.file_size
+        self._pos = 0
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self._pos = offset if whence == 0 else self._pos + offset if whence == 1 else self._size + offset
+        if self._pos < 0:
+            raise ValueError(f"negative seek position {self._pos}")
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, n: int | None = -1) -> bytes:
+        if n is None or n < 0:
+            n = max(0, self._size - self._pos)
+        if self._pos >= self._start:
+            out = self._tail[self._pos - self._start: self._pos - self._start + n]
+        else:
+            self._f.seek(self._pos)
+            out = self._f.read(n)
+        self._pos += len(out)
+        return out
+
+    def close(self) -> None:
+        self._f.close()
 
 
 def _read_at(f: IO[bytes], pos: int, n: int) -> bytes:
