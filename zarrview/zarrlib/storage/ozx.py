@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import struct
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,9 +121,10 @@ def describe_archive(url: str, raw_comment: bytes, zip64: bool, infos: list[zipf
                      (f"; and {len(bad) - _NAMED:,} more" if len(bad) > _NAMED else ""))
     names = [i.filename for i in infos]
     if len(set(names)) != len(names):
-        seen: set[str] = set()
-        dupes = [n for n in names if n in seen or seen.add(n)]  # type: ignore[func-returns-value]
-        notes.append(f"the directory lists {_named(dupes)} more than once (the last entry is read)")
+        counts = Counter(names)
+        dupes = [n for n, k in counts.items() if k > 1]
+        notes.append(f"{len(dupes):,} names are listed more than once in the directory (such as {_named(dupes)}): "
+                     "the last entry of each is read, as zipfile reads it")
     if not is_ozx:
         return ArchiveInfo(comment, version, json_first, zip64, len(infos), False, tuple(notes))
     if comment_problem:
