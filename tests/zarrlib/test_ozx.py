@@ -355,3 +355,16 @@ def test_an_ozx_in_s3_opens(ozx: Path) -> None:
         root = zl.open("s3://ozx/img.ozx", endpoint_url=endpoint)
         assert isinstance(root.store, ZipStore) and root.store.archive.ome_version == "0.5"
         np.testing.assert_array_equal(root["s0"][...], DATA)
+
+
+def test_a_name_listed_twice_is_a_note_and_the_last_entry_is_read(folder: Path, tmp_path: Path) -> None:
+    name = "s1/c/0/0/0"
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        path = zip_folder(folder, tmp_path / "d.ozx", extra={name: b"not a chunk"})
+    pass_through = zipfile.ZipFile(path).read(name)  # zipfile reads the last entry of a name
+    assert pass_through == b"not a chunk"
+    store = _store(path)
+    assert any(f"1 name is listed more than once in the directory (such as '{name}')" in n
+               for n in store.archive.notes), store.archive.notes
+    assert store.get(name) == pass_through
+    np.testing.assert_array_equal(zl.open(f"{path}::/s0")[...], DATA)

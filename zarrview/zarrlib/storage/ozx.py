@@ -123,7 +123,8 @@ def describe_archive(url: str, raw_comment: bytes, zip64: bool, infos: list[zipf
     if len(set(names)) != len(names):
         counts = Counter(names)
         dupes = [n for n, k in counts.items() if k > 1]
-        notes.append(f"{len(dupes):,} names are listed more than once in the directory (such as {_named(dupes)}): "
+        what = "1 name is" if len(dupes) == 1 else f"{len(dupes):,} names are"
+        notes.append(f"{what} listed more than once in the directory (such as {_named(dupes)}): "
                      "the last entry of each is read, as zipfile reads it")
     if not is_ozx:
         return ArchiveInfo(comment, version, json_first, zip64, len(infos), False, tuple(notes))
