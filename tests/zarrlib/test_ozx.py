@@ -368,3 +368,13 @@ def test_a_name_listed_twice_is_a_note_and_the_last_entry_is_read(folder: Path, 
                for n in store.archive.notes), store.archive.notes
     assert store.get(name) == pass_through
     np.testing.assert_array_equal(zl.open(f"{path}::/s0")[...], DATA)
+
+
+def test_a_root_zarr_json_listed_again_later_is_the_one_read(folder: Path, tmp_path: Path) -> None:
+    doc = json.loads((folder / "zarr.json").read_text())
+    doc["attributes"]["added"] = "later"
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        path = zip_folder(folder, tmp_path / "r.ozx", extra={"zarr.json": json.dumps(doc).encode()})
+    assert json.loads(zipfile.ZipFile(path).read("zarr.json"))["attributes"]["added"] == "later"
+    root = zl.open(path)
+    assert root.store.archive.json_first and root.attrs["added"] == "later"

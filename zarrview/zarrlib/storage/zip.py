@@ -59,10 +59,10 @@ class ZipStore(Store):
             end = read_end_record(fileobj)
             self._file = TailCachedFile(fileobj, end)  # type: ignore[assignment]  # the methods zipfile uses
             self._zip = zipfile.ZipFile(self._file, "r")
-        except ZipDirectoryError as e:
-            raise StoreError(f"{url} is not a readable zip archive: {e}") from e
-        except _ZIP_ERRORS as e:
-            raise StoreError(f"{url} is not a readable zip archive: {_reason(e)}") from e
+        except (ZipDirectoryError, *_ZIP_ERRORS) as e:
+            fileobj.close()  # nothing will read it: the caller opened it for this store
+            reason = str(e) if isinstance(e, ZipDirectoryError) else _reason(e)
+            raise StoreError(f"{url} is not a readable zip archive: {reason}") from e
         self._lock = threading.Lock()
         entries = [i for i in self._zip.infolist() if not i.is_dir()]
         self._infos = {i.filename: i for i in entries}
@@ -80,6 +80,7 @@ class ZipStore(Store):
         """The archive's comment (single-file OME-Zarr: its version, whether ``zarr.json``
         entries come first) and how its layout departs from the single-file specification."""
         return self._archive
+
     def _detect_prefix(self) -> str:
         if any(n in self._infos for n in _META_NAMES):
             return ""
@@ -97,7 +98,8 @@ class ZipStore(Store):
         for info in entries:
             if info.filename != "zarr.json" and not info.filename.endswith("/zarr.json"):
                 break
-            if info.compress_type == zipfile.ZIP_STORED and info.filename not in self._unreadable:
+            readable = info.filename not in self._unreadable and self._infos[info.filename] is info  # the last of a name
+            if info.compress_type == zipfile.ZIP_STORED and readable:
                 leading.append(info)
         if not leading:
             return []
