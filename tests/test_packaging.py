@@ -50,6 +50,7 @@ def test_mime_definition_installs(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     globs = (tmp_path / "globs2").read_text()
     assert "inode/x-zarr-store:*.zarr" in globs
+    assert "application/x-ome-zarr-zip:*.ozx" in globs
 
 
 def test_desktop_metainfo_mime_and_app_agree() -> None:
@@ -63,7 +64,9 @@ def test_desktop_metainfo_mime_and_app_agree() -> None:
     mimes = d["MimeType"].rstrip(";").split(";")
     assert "application/zip" in mimes
     mime_types = [m.get("type") for m in ET.parse(MIME).getroot()]
-    assert mime_types[0] in mimes
+    assert set(mime_types) <= set(mimes)
+    provided = {m.text for m in ET.parse(METAINFO).getroot().iter("mediatype")}
+    assert set(mime_types) <= provided
     meta = ET.parse(METAINFO).getroot()
     assert meta.findtext("id") == APP_ID
     assert meta.find("launchable").text == DESKTOP.name  # type: ignore[union-attr]

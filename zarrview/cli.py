@@ -126,7 +126,7 @@ def _export(argv: Sequence[str]) -> int:
     """Write the plane the window would show for ``--slice`` at full resolution (no Qt)."""
     sub = _OneLineParser(prog="zarrview export",
                           description="Write one plane of an array or an OME-Zarr image to .npy, .csv or .png.")
-    sub.add_argument("location", help="path, URL or .zip, followed by ::/node/path of an array or an OME-Zarr image")
+    sub.add_argument("location", help="path, URL, .zip or .ozx, followed by ::/node/path of an array or an OME-Zarr image")
     sub.add_argument("--slice", help=SLICE_HELP)
     sub.add_argument("--level", type=int, help="the pyramid level of an OME-Zarr image (0, the finest, by default)")
     sub.add_argument("--labels", nargs="?", const="", metavar="NAMES",
@@ -246,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _export(args[1:])
     if args and args[0] in ("tree", "info"):
         sub = argparse.ArgumentParser(prog=f"zarrview {args[0]}")
-        sub.add_argument("location", help="path, URL or .zip, optionally followed by ::/node/path")
+        sub.add_argument("location", help="path, URL, .zip or .ozx, optionally followed by ::/node/path")
         ns = sub.parse_args(args[1:])
         from .zarrlib import ZarrError
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .zarrlib import Array, ErrorNode, Node, UnsupportedArray
+from .zarrlib.storage import ZipStore
 from .viewing.ome.text import marker as ome_marker
 
 if TYPE_CHECKING:
@@ -111,6 +112,7 @@ def _array_details(meta: ArrayMetadata) -> str:
 def summary(node: Node) -> list[tuple[str, str]]:
     """(field, value) rows describing a node, in display order."""
     rows = [("Path", node.path), ("Kind", node.kind), ("Zarr format", node.format_name), ("Store", node.url)]
+    rows += archive_rows(node)
     if isinstance(node, UnsupportedArray):  # what the document says, and why it cannot be read
         w = node.written
         return rows + [("Shape", _opt(shape_text, w.shape)), ("Data type", w.data_type or "?"),
@@ -133,6 +135,17 @@ def summary(node: Node) -> list[tuple[str, str]]:
         if node.dtype.kind != "O":
             rows.append(("Logical size", f"{human_bytes(node.nbytes)} ({node.nbytes:,} bytes)"))
     return rows
+
+
+def archive_rows(node: Node) -> list[tuple[str, str]]:
+    """What a zip archive's comment and layout say, on its root node only: single-file
+    OME-Zarr names its version there, and the notes say how the archive departs from the
+    single-file specification (slower reads, not wrong ones)."""
+    store = getattr(node, "store", None)
+    if node.path != "/" or not isinstance(store, ZipStore):
+        return []
+    archive = store.archive
+    return [("Archive", archive.summary())] + [("Archive note", note) for note in archive.notes]
 
 
 def _opt(fmt: Any, value: Any) -> str:

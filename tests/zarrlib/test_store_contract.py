@@ -20,6 +20,7 @@ from urllib.parse import quote
 import pytest
 
 from cloud_servers import gcs_emulator, moto_s3
+from ozx_files import add_zip64_end, rfc9_comment, rfc9_order
 from store_contract import ODD_NAMES, StoreContract, sample_objects
 from store_wrappers import CountingStore
 from zarrview.zarrlib.errors import StoreError
@@ -123,6 +124,34 @@ class TestZipDeflated(ZipBacked):
 
 class TestZipUnderATopFolder(ZipBacked):
     top = "store.zarr/"
+
+
+class TestOzx(ZipBacked):
+    """Single-file OME-Zarr: stored entries, zarr.json files first, a ZIP64 end record and the
+    comment that says so (the metadata is read in one piece, the rest straight from the file)."""
+
+    def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
+        path = type(self).path = where / "store.ozx"
+        with zipfile.ZipFile(path, "w") as zf:
+            for key in rfc9_order(list(objects)):
+                zf.writestr(key, objects[key])
+            zf.comment = rfc9_comment()
+        add_zip64_end(path)
+        return self.open_ozx(path, request)
+
+    def open_ozx(self, path: Path, request: pytest.FixtureRequest) -> Store:
+        return ZipStore(open(path, "rb"), str(path))
+
+
+class TestOzxOverHttp(TestOzx):
+    """The same archive read through fsspec from the loopback HTTP server, in ranges."""
+
+    def open_ozx(self, path: Path, request: pytest.FixtureRequest) -> Store:
+        type(self).url = request.getfixturevalue("files_over_http") + quote(str(path.resolve()))
+        return open_store(self.url)
+
+    def expected_url(self, store: Store) -> str:
+        return self.url
 
 
 class TestMemoryStore(StoreContract):

@@ -25,7 +25,7 @@ FEATURES = [
     "The 2022 draft of v3 with its sharding storage transformer (zarr-python 2.x)",
     "Codecs: bytes, transpose, gzip, zstd, blosc, crc32c, vlen-utf8/bytes, numcodecs.* "
     "(pcodec and zfpy with zarrview[codecs]); pickle is refused",
-    "Stores: folders, .zip, HTTP(S), S3 and GCS (zarrview[cloud]); consolidated metadata",
+    "Stores: folders, .zip, .ozx (single-file OME-Zarr), HTTP(S), S3 and GCS (zarrview[cloud]); consolidated metadata",
     "Read-only: zarrview never writes to your data",
     "Broken or hostile stores cost an error naming the key, within bounded time and memory "
     "(ZARRVIEW_LIMITS raises the bounds)",

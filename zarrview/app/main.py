@@ -27,7 +27,7 @@ printed. level=#2 is index 2; a dimension without a coordinate variable takes an
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="zarrview", description="Browse Zarr v2 and v3 hierarchies.", epilog=_COMMANDS,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("location", nargs="?", help="folder, .zip, or URL, optionally with ::/node/path")
+    p.add_argument("location", nargs="?", help="folder, .zip, .ozx, or URL, optionally with ::/node/path")
     p.add_argument("--demo", action="store_true", help="open the bundled demo dataset")
     p.add_argument("--slice", help=SLICE_HELP)
     p.add_argument("--region", help="the initial visible region, Y0:Y1,X0:X1 in plane coordinates")

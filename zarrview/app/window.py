@@ -155,7 +155,7 @@ class MainWindow(QMainWindow):
             self.open_location(path)
 
     def open_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open zipped Zarr store", "", "Zip archives (*.zip);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Open zipped Zarr store", "", "Zarr archives (*.zip *.ozx);;All files (*)")
         if path:
             self.open_location(path)
 

@@ -19,6 +19,7 @@ from .local import LocalStore
 from .credentials import anonymous_unless_credentials
 from .references import AUTHORIZE, REQUIRE_REFERENCES, is_parquet_references, open_references, reference_url
 from .retry import RetryPolicy
+from .ozx import ZIP_SUFFIXES
 from .zip import ZipStore
 
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
@@ -98,15 +99,15 @@ def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Stor
             return LocalStore(path)
         if path.is_file() and path.suffix.lower() == ".json":  # a reference set, or refused as not one
             return open_references(str(path), {**storage_options, REQUIRE_REFERENCES: True}, open_store)
-        if path.is_file() and path.suffix.lower() == ".zip":
+        if path.is_file() and path.suffix.lower() in ZIP_SUFFIXES:
             try:
                 return ZipStore(open(path, "rb"), str(path.resolve()))
             except OSError as e:
                 raise StoreError(f"cannot open {path}: {e.strerror or e}") from e
         if path.exists():
-            raise StoreNotFoundError(f"{path} is neither a folder nor a .zip file")
+            raise StoreNotFoundError(f"{path} is neither a folder nor a .zip or .ozx file")
         raise StoreNotFoundError(f"{path} does not exist")
-    if loc.lower().split("?", 1)[0].endswith(".zip"):
+    if loc.lower().split("?", 1)[0].endswith(ZIP_SUFFIXES):
         return _open_zip(loc, storage_options)
     if loc.lower().split("?", 1)[0].endswith(".json"):  # a reference set (a store has no such name)
         return open_references(loc, {**storage_options, REQUIRE_REFERENCES: True}, open_store)
@@ -193,7 +194,7 @@ def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
     _io_options(options, url)
     fs, root = _filesystem(m.group(1).lower(), url, options)
     try:
-        f = fs.open(root, "rb")
+        f = fs.open(root, "rb", cache_type="none")  # ZipStore reads exactly the ranges it needs
     except FileNotFoundError as e:
         raise StoreNotFoundError(f"{url} does not exist") from e
     except Exception as e:
