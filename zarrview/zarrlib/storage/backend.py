@@ -1,0 +1,55 @@
+"""Which client reads a remote store: obstore (Rust) or the fsspec driver.
+
+``open(url, backend="obstore" | "fsspec")`` chooses; without it the environment variable
+``ZARRLIB_REMOTE_BACKEND`` does, else ``DEFAULT``. The automatic choice takes obstore only
+where it can: the scheme is one obstore reads (http, https, s3, gs, az/abfs), obstore is
+installed and every storage option has an obstore spelling (``obstore_options``); otherwise
+the fsspec driver reads, as it does for everything only fsspec reaches (zip members over
+HTTP, ``reference://``, other protocols). Asked for by name, obstore either opens or says why not.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import StoreError
+from .base import Store
+from .retry import RetryPolicy
+
+#: the backend when nothing says otherwise: "obstore" (where it can) or "fsspec"
+DEFAULT = "fsspec"
+BACKENDS = ("obstore", "fsspec", "auto")
+
+
+def pop_backend(options: dict[str, Any], url: str) -> str:
+    """Pop the ``backend`` option; ``"auto"`` unless a backend is named there or in the environment."""
+    chosen = options.pop("backend", None) or os.environ.get("ZARRLIB_REMOTE_BACKEND") or DEFAULT
+    if chosen not in BACKENDS:
+        raise StoreError(f"cannot open {url}: backend must be one of {', '.join(BACKENDS)}, not {chosen!r}")
+    return str(chosen)
+
+
+def open_with_obstore(backend: str, scheme: str, url: str, options: dict[str, Any], *, retry: RetryPolicy,
+                      io_concurrency: int) -> Store | None:
+    """The store through obstore, or None where the fsspec driver is to read it."""
+    if backend == "fsspec":
+        return None
+    from .credentials import anonymous_unless_credentials
+    from .obstore_options import SCHEMES, Unmapped
+    from .obstore_store import open_obstore
+
+    if backend == "auto":
+        if scheme not in SCHEMES:
+            return None
+        try:
+            import obstore  # noqa: F401
+        except ImportError:
+            return None
+    try:
+        return open_obstore(url, scheme, anonymous_unless_credentials(scheme, options),
+                            retry=retry, io_concurrency=io_concurrency)
+    except Unmapped:
+        if backend == "auto":
+            return None
+        raise
