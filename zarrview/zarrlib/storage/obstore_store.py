@@ -27,7 +27,7 @@ from typing import Any
 from ..cancel import CancelToken
 from ..errors import ReadCancelled, StoreAccessError, StoreError
 from ..limits import limits
-from .base import ByteRequest, OnEach, Scratch, Store, slice_range, too_large
+from .base import ByteRequest, OnEach, Scratch, Store, too_large
 from .coalesce import REMOTE, coalesce, member
 from .retry import TRANSIENT_STATUS, RetryPolicy
 
@@ -83,6 +83,21 @@ def is_transient(error: BaseException) -> bool:
     return any(word in text for word in _CONNECTION)
 
 
+def _cut(data: bytes | memoryview, req: ByteRequest) -> bytes | memoryview:
+    """A requested range out of a whole object (``base.slice_range``, without copying)."""
+    if req.start is None:
+        return data
+    if req.start < 0:
+        return data[req.start:] if -req.start <= len(data) else data
+    return data[req.start:req.stop]
+
+
+def _unsatisfiable(error: BaseException) -> bool:
+    """A range that starts at or past the end of the object (obstore checks, or the server's 416)."""
+    text = str(error)
+    return "StartTooLarge" in text or "InvalidRange" in text or status_of(error) == 416
+
+
 def _range_not_supported(error: BaseException) -> bool:
     return type(error).__name__ == "NotSupportedError" and "range" in str(error).lower()
 
@@ -102,8 +117,8 @@ class ObstoreStore(Store):
         self.refuses_suffix = False  # learned: the server rejects "bytes=-N"
         self._can_list = can_list
         self._semaphore: asyncio.Semaphore | None = None
-        self._whole: OrderedDict[str, bytes] = OrderedDict()
-        self._whole_pending: dict[str, asyncio.Future[bytes]] = {}
+        self._whole: OrderedDict[str, bytes | memoryview] = OrderedDict()
+        self._whole_pending: dict[str, asyncio.Future[bytes | memoryview]] = {}
 
     # -- the synchronous API ----------------------------------------------------------------
     def get(self, key: str) -> bytes | None:
@@ -201,7 +216,7 @@ class ObstoreStore(Store):
         if req.start is None:
             return await self._whole_bounded(req.key, path, req.limit)
         if self.ignores_ranges:
-            return slice_range(await self._whole_object(req.key, path), req)
+            return _cut(await self._whole_object(req.key, path), req)
         if req.stop is not None and 0 <= req.stop <= req.start:
             return b""
         try:
@@ -212,7 +227,7 @@ class ObstoreStore(Store):
             if not _range_not_supported(e):
                 raise
             self.ignores_ranges = True  # the server answered a range with the whole object
-        return slice_range(await self._whole_object(req.key, path), req)
+        return _cut(await self._whole_object(req.key, path), req)
 
     async def _range(self, path: str, start: int, stop: int | None) -> memoryview:
         import obstore
@@ -223,7 +238,7 @@ class ObstoreStore(Store):
         try:
             return memoryview(await obstore.get_range_async(self.store, path, start=start, end=stop))
         except Exception as e:
-            if "StartTooLarge" in str(e) or "InvalidRange" in str(e):
+            if _unsatisfiable(e):
                 return memoryview(b"")  # a range past the end of the object holds nothing
             raise
 
@@ -241,34 +256,42 @@ class ObstoreStore(Store):
         size = int((await obstore.head_async(self.store, path))["size"])
         return await self._range(path, max(0, size - want), size) if size else memoryview(b"")
 
-    async def _whole_bounded(self, key: str, path: str, limit: int | None) -> bytes:
-        """The whole object, refused from its stated size before its body is read, and cut at
-        the bound while streaming should the body run longer than it said."""
+    async def _whole_bounded(self, key: str, path: str, limit: int | None) -> bytes | memoryview:
+        """The whole object, at most ``limit`` bytes (None: ``limits().object_bytes``).
+
+        Asked for as its first ``bound + 1`` bytes: one round trip and one answer handed from
+        Rust to Python, and a larger object is refused after ``bound + 1`` bytes, never read to
+        its end. An empty object has no first byte (the range is unsatisfiable): it is then
+        asked for without a range and refused from its stated size before its body is read."""
         import obstore
 
         bound = limit if limit is not None else limits().object_bytes
+        if not self.ignores_ranges:
+            try:
+                data = memoryview(await obstore.get_range_async(self.store, path, start=0, end=bound + 1))
+            except Exception as e:
+                if _range_not_supported(e):
+                    self.ignores_ranges = True
+                elif not _unsatisfiable(e):
+                    raise
+            else:
+                if len(data) > bound:
+                    raise too_large(self.key_url(key), ByteRequest(key, limit=limit), f"more than {bound} bytes")
+                return data
         result = await obstore.get_async(self.store, path)
         size = result.meta.get("size")
         if isinstance(size, int) and size > bound:
             raise too_large(self.key_url(key), ByteRequest(key, limit=limit), size)
-        if isinstance(size, int):
-            data = bytes(await result.bytes_async())
-        else:
-            parts: list[bytes] = []
-            got = 0
-            async for part in result.stream(min_chunk_size=1 << 20):
-                got += len(part)
-                if got > bound:
-                    break
-                parts.append(bytes(part))
-            data = b"".join(parts)
-            got = max(got, len(data))
-            size = got
-        if len(data) > bound or size > bound:
-            raise too_large(self.key_url(key), ByteRequest(key, limit=limit), max(len(data), size))
-        return data
+        got = 0
+        parts: list[bytes] = []
+        async for part in result.stream(min_chunk_size=1 << 20):
+            got += len(part)
+            if got > bound:
+                raise too_large(self.key_url(key), ByteRequest(key, limit=limit), f"more than {bound} bytes")
+            parts.append(bytes(part))
+        return b"".join(parts)
 
-    async def _whole_object(self, key: str, path: str) -> bytes:
+    async def _whole_object(self, key: str, path: str) -> bytes | memoryview:
         """Each object once, however many ranges of it are wanted at the same time (a server
         that ignores ``Range``)."""
         if path in self._whole:
@@ -277,7 +300,7 @@ class ObstoreStore(Store):
         pending = self._whole_pending.get(path)
         if pending is not None:
             return await asyncio.shield(pending)
-        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[bytes | memoryview] = asyncio.get_running_loop().create_future()
         self._whole_pending[path] = future
         try:
             data = await self._whole_bounded(key, path, None)
