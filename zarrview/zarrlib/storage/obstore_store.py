@@ -9,8 +9,9 @@ measured against each other on the same terms. obstore's own retries are off: za
 ``RetryPolicy`` retries, times each try and names the attempts, the same on both backends.
 
 Bounds: a whole object is asked for with a plain GET and refused from its stated size
-(``Content-Length``) before its body is read; a body longer than it said is cut at the bound
-while streaming. Servers that ignore ``Range`` or refuse suffix ranges are learned from their
+(``Content-Length``) before its body is read. obstore needs that size: an answer without one
+(chunked transfer) is an error naming the key, never an unbounded read; a compressed answer
+(``Content-Encoding``) is handed over as sent, not inflated. Servers that ignore ``Range`` or refuse suffix ranges are learned from their
 answers, as ``FsspecStore`` learns them.
 """
 
@@ -96,6 +97,13 @@ def _unsatisfiable(error: BaseException) -> bool:
     """A range that starts at or past the end of the object (obstore checks, or the server's 416)."""
     text = str(error)
     return "StartTooLarge" in text or "InvalidRange" in text or status_of(error) == 416
+
+
+def _odd_suffix_answer(error: BaseException) -> bool:
+    """What obstore says of the answers servers give to the suffix of an empty object: a 200
+    (S3: "non-partial response") or a 206 of no bytes ("Requested 0..0, got 0..1")."""
+    text = str(error)
+    return "non-partial response" in text or "Requested 0..0" in text
 
 
 def _range_not_supported(error: BaseException) -> bool:
@@ -205,10 +213,14 @@ class ObstoreStore(Store):
             return StoreError(f"{where}: no answer within {self.retry.timeout:g} s{tries}")
         if _denied(e):
             return StoreAccessError(f"{where}: access denied ({status or 403}); check credentials or use anonymous access")
+        text = str(e).split("\n", 1)[0]
         if status is not None:
             detail = f"HTTP {status}"
+        elif "Content-Length Header missing" in text or "CONTENT_RANGE" in text:
+            detail = (f"the server's answer does not state its size ({text.rsplit(': ', 1)[-1]}), "
+                      "which obstore requires; open it with backend='fsspec'")
         else:
-            detail = f"{type(e).__name__}: {str(e).split(chr(10), 1)[0]}"
+            detail = f"{type(e).__name__}: {text}"
         return StoreError(f"{where}: {detail}{tries}")
 
     async def _answer(self, req: ByteRequest) -> bytes | memoryview:
@@ -222,12 +234,18 @@ class ObstoreStore(Store):
         try:
             if req.start < 0:
                 return await self._suffix(req.key, path, -req.start)
-            return await self._range(path, req.start, req.stop)
+            data = await self._range(path, req.start, req.stop)
         except Exception as e:
             if not _range_not_supported(e):
                 raise
-            self.ignores_ranges = True  # the server answered a range with the whole object
-        return _cut(await self._whole_object(req.key, path), req)
+            # the server answered a range with the whole object (which obstore does not hand
+            # over): the object is read whole once, and if it fits, ranges are cut from it from now on
+            whole = await self._whole_object(req.key, path)
+            self.ignores_ranges = True
+            return _cut(whole, req)
+        if req.stop is not None and len(data) > req.stop - req.start:
+            raise too_large(self.key_url(req.key), req, len(data))
+        return data
 
     async def _range(self, path: str, start: int, stop: int | None) -> memoryview:
         import obstore
@@ -250,46 +268,32 @@ class ObstoreStore(Store):
                 result = await obstore.get_async(self.store, path, options={"range": {"suffix": want}})
                 return memoryview(await result.bytes_async())
             except Exception as e:
-                if status_of(e) not in _RANGE_REFUSED:
+                status = status_of(e)
+                if status in _RANGE_REFUSED:
+                    self.refuses_suffix = True
+                elif not _odd_suffix_answer(e):
                     raise
-                self.refuses_suffix = True
+                # else the object may be empty, which servers answer oddly: its size decides
         size = int((await obstore.head_async(self.store, path))["size"])
         return await self._range(path, max(0, size - want), size) if size else memoryview(b"")
 
     async def _whole_bounded(self, key: str, path: str, limit: int | None) -> bytes | memoryview:
-        """The whole object, at most ``limit`` bytes (None: ``limits().object_bytes``).
-
-        Asked for as its first ``bound + 1`` bytes: one round trip and one answer handed from
-        Rust to Python, and a larger object is refused after ``bound + 1`` bytes, never read to
-        its end. An empty object has no first byte (the range is unsatisfiable): it is then
-        asked for without a range and refused from its stated size before its body is read."""
+        """The whole object, at most ``limit`` bytes (None: ``limits().object_bytes``), with a
+        plain GET: obstore hands over the answer's head before its body, so an object whose
+        stated size (``Content-Length``, which obstore requires and HTTP framing holds the body
+        to) is over the bound is refused before its body is read."""
         import obstore
 
         bound = limit if limit is not None else limits().object_bytes
-        if not self.ignores_ranges:
-            try:
-                data = memoryview(await obstore.get_range_async(self.store, path, start=0, end=bound + 1))
-            except Exception as e:
-                if _range_not_supported(e):
-                    self.ignores_ranges = True
-                elif not _unsatisfiable(e):
-                    raise
-            else:
-                if len(data) > bound:
-                    raise too_large(self.key_url(key), ByteRequest(key, limit=limit), f"more than {bound} bytes")
-                return data
         result = await obstore.get_async(self.store, path)
-        size = result.meta.get("size")
-        if isinstance(size, int) and size > bound:
+        size = int(result.meta["size"])
+        if size > bound:
+            del result  # hang up now: the body is never read
             raise too_large(self.key_url(key), ByteRequest(key, limit=limit), size)
-        got = 0
-        parts: list[bytes] = []
-        async for part in result.stream(min_chunk_size=1 << 20):
-            got += len(part)
-            if got > bound:
-                raise too_large(self.key_url(key), ByteRequest(key, limit=limit), f"more than {bound} bytes")
-            parts.append(bytes(part))
-        return b"".join(parts)
+        data = memoryview(await result.bytes_async())
+        if len(data) > bound:
+            raise too_large(self.key_url(key), ByteRequest(key, limit=limit), len(data))
+        return data
 
     async def _whole_object(self, key: str, path: str) -> bytes | memoryview:
         """Each object once, however many ranges of it are wanted at the same time (a server
