@@ -390,6 +390,14 @@ class ObstoreStore(Store):
             raise self._error(ByteRequest(prefix), e, 1) from e
 
 
+#: obstore stores (each with its own connection pool) by URL and options, reused by the next
+#: open of the same URL as fsspec reuses its filesystem instances: reopening an array, or the
+#: viewer opening a node again, then costs no new connections (a round trip each, more with TLS)
+_CLIENTS_KEPT = 32
+_clients: OrderedDict[str, Any] = OrderedDict()
+_clients_lock = threading.Lock()
+
+
 def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: RetryPolicy,
                  io_concurrency: int) -> ObstoreStore:
     """An ObstoreStore for ``url`` with the user's storage options (see ``obstore_options``);
@@ -404,12 +412,22 @@ def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: Retry
     # one try per request and its own timers as a backstop only: zarrlib's policy retries and times tries
     client = {"timeout": f"{max(retry.timeout * 2, 1):g}s", "connect_timeout": f"{retry.timeout:g}s",
               **mapped.client}
-    try:
-        make: Any = from_url  # its overloads are per scheme; the options were mapped per scheme
-        store = make(mapped.url, config=mapped.config or None, client_options=client,
+    key = repr((mapped.url, sorted(mapped.config.items()), sorted(client.items())))
+    with _clients_lock:
+        store = _clients.get(key)
+        if store is not None:
+            _clients.move_to_end(key)
+    if store is None:
+        try:
+            make: Any = from_url  # its overloads are per scheme; the options were mapped per scheme
+            store = make(mapped.url, config=mapped.config or None, client_options=client,
                          retry_config={"max_retries": 0})
-    except Exception as e:  # obstore validates the URL and options its own way
-        raise StoreError(f"cannot open {url}: {type(e).__name__}: {str(e).split(chr(10), 1)[0]}") from e
+        except Exception as e:  # obstore validates the URL and options its own way
+            raise StoreError(f"cannot open {url}: {type(e).__name__}: {str(e).split(chr(10), 1)[0]}") from e
+        with _clients_lock:
+            _clients[key] = store
+            while len(_clients) > _CLIENTS_KEPT:
+                _clients.popitem(last=False)
     http = SCHEMES[scheme] == "http"  # no standard listing (obstore would try WebDAV's PROPFIND)
     # obstore percent-encodes each key segment itself (as HttpStore does by hand)
     return ObstoreStore(store, url, retry=retry, io_concurrency=io_concurrency, can_list=not http)
