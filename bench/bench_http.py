@@ -22,8 +22,16 @@ What is measured
 ----------------
 The data and layouts are those of ``bench_read.py`` (imported from it, written by it if
 missing, shared on disk under ``bench/_data/``): a (64, 2048, 2048) uint16 stack as
-``v3_chunked``, ``v3_sharded`` and ``v2_blosc``. Cases: ``xy_plane`` ``[32, :, :]`` and
-``viewport`` ``[32, 700:1212, 900:1412]`` (512x512, not chunk-aligned).
+``v3_chunked``, ``v3_sharded`` and ``v2_blosc``. Cases: ``xy_plane`` ``[32, :, :]``,
+``viewport`` ``[32, 700:1212, 900:1412]`` (512x512, not chunk-aligned) and ``xz``
+``[:, 1000, :]`` (a section across every plane).
+
+Readers: zarrlib through its fsspec/aiohttp store (``zarrlib``) and through obstore
+(``zarrlib-obstore``, ``backend="obstore"``), tensorstore's ``http`` kvstore, zarr-python
+through fsspec (``zarr-python``) and through obstore (``zarr-obstore``:
+``zarr.storage.ObjectStore`` over ``obstore.store.HTTPStore``). A second table sets zarrlib on
+obstore against the others: targets obstore/tensorstore <= 1.0 and zarr-python on obstore at
+least 1.3x slower than zarrlib on obstore, direct and, with ``--latency-ms``, warm and cold.
 
 The server is Debian's nginx when installed (started here with a generated config on
 127.0.0.1 and a free port: ``sendfile``, keep-alive, byte ranges, no directory listing, an
