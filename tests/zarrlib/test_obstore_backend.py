@@ -136,3 +136,23 @@ def test_cancel_stops_issuing_requests_and_io_concurrency_bounds_them(site: Path
         assert time.monotonic() - t0 < 1.5
         time.sleep(1.0)
         assert len([r for r in state.requests("GET") if "/c/" in r[1]]) == 2
+
+
+def test_auto_keeps_s3fs_where_only_botocore_finds_the_credentials(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A profile is read by botocore alone: the automatic choice keeps s3fs for it, and takes
+    obstore for anonymous access and for keys in the environment."""
+    pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.aws
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",
+                 "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                 "AWS_CONTAINER_CREDENTIALS_FULL_URI"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ZARRLIB_REMOTE_BACKEND", "auto")
+    endpoint = {"endpoint_url": "http://127.0.0.1:1"}
+    assert isinstance(open_store("s3://bucket/x", **endpoint), ObstoreStore)  # anonymous
+    monkeypatch.setenv("AWS_PROFILE", "work")
+    assert type(open_store("s3://bucket/x", **endpoint)) is FsspecStore
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "K")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "S")
+    assert isinstance(open_store("s3://bucket/x", **endpoint), ObstoreStore)

@@ -60,10 +60,21 @@ def open_with_obstore(backend: str, scheme: str, url: str, options: dict[str, An
             import obstore  # noqa: F401
         except ImportError:
             return None
+    options = anonymous_unless_credentials(scheme, options)
+    if backend == "auto" and not _credentials_obstore_reads(scheme, options):
+        return None
     try:
-        return open_obstore(url, scheme, anonymous_unless_credentials(scheme, options),
-                            retry=retry, io_concurrency=io_concurrency)
+        return open_obstore(url, scheme, options, retry=retry, io_concurrency=io_concurrency)
     except Unmapped:
         if backend == "auto":
             return None
         raise
+
+
+def _credentials_obstore_reads(scheme: str, options: dict[str, Any]) -> bool:
+    """Whether obstore finds the credentials the fsspec driver would use: anonymous access, keys
+    given as options, or keys in the environment. A profile or credentials file is read by
+    botocore alone; obstore, not finding keys, would ask the cloud's metadata endpoint instead."""
+    if scheme not in ("s3", "s3a"):
+        return True
+    return bool(options.get("anon") or options.get("key") or os.environ.get("AWS_ACCESS_KEY_ID"))
