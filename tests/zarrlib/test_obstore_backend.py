@@ -17,7 +17,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from http_server import Faults, serve
-from zarrview.zarrlib.storage import open_store
+from zarrview.zarrlib.storage import ByteRequest, open_store
 from zarrview.zarrlib.storage.fsspec_store import FsspecStore
 from zarrview.zarrlib.storage.http_store import HttpStore
 from zarrview.zarrlib.storage.obstore_options import Unmapped, map_options
@@ -156,3 +156,18 @@ def test_auto_keeps_s3fs_where_only_botocore_finds_the_credentials(tmp_path: Pat
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "K")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "S")
     assert isinstance(open_store("s3://bucket/x", **endpoint), ObstoreStore)
+
+
+def test_a_range_to_the_end_is_bounded_from_the_range_the_answer_states(tmp_path: Path) -> None:
+    data = bytes(range(256)) * 100
+    (tmp_path / "blob").write_bytes(data)
+    with serve(tmp_path) as (url, _):
+        store = open_store(url, backend="obstore")
+        assert store.get_range(ByteRequest("blob", 100)) == data[100:]
+        old = zl.limits.configure(object_bytes=1000)
+        try:
+            with pytest.raises(zl.TooLargeError, match=r"/blob: 24\.9 KiB, more than the 1000 bytes"):
+                store.get_range(ByteRequest("blob", 100))
+            assert store.get_range(ByteRequest("blob", len(data) - 900)) == data[-900:]
+        finally:
+            zl.limits.restore(old)

@@ -250,8 +250,12 @@ class ObstoreStore(Store):
     async def _range(self, path: str, start: int, stop: int | None) -> memoryview:
         import obstore
 
-        if stop is None:
+        if stop is None:  # to the end: bounded as a whole object is, from the range the answer states
             result = await obstore.get_async(self.store, path, options={"range": {"offset": start}})
+            lo, hi = result.range
+            if hi - lo > limits().object_bytes:
+                del result  # hang up now: the body is never read
+                raise too_large(self.url.rstrip("/") + "/" + path, ByteRequest(path, start), hi - lo)
             return memoryview(await result.bytes_async())
         try:
             return memoryview(await obstore.get_range_async(self.store, path, start=start, end=stop))
