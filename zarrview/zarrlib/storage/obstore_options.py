@@ -18,7 +18,14 @@ http(s)://   ``headers``: the client's default headers
 
 Anything else (a profile, a session object, aiohttp's ``client_kwargs``, a credentials
 object) has no obstore spelling: ``Unmapped`` names it, and the automatic choice then keeps
-the fsspec driver, which understands it.
+the fsspec driver, which understands it. Access is anonymous unless credentials exist, as for
+fsspec (``credentials.py``); obstore itself reads keys from the environment (``AWS_*``,
+``GOOGLE_APPLICATION_CREDENTIALS``, ``AZURE_*``) but no profile or credentials file.
+
+Tested against servers on loopback: HTTP and S3 (moto). obstore's GCSStore reads through GCS's
+XML API (objects need a ``Last-Modified`` header, listings are ``?list-type=2``), which the
+JSON-API emulator of the tests does not serve, and there is no Azure server in the tests: gs://
+and az:// are mapped here and read through obstore only when asked for by name.
 """
 
 from __future__ import annotations
