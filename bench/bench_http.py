@@ -22,8 +22,16 @@ What is measured
 ----------------
 The data and layouts are those of ``bench_read.py`` (imported from it, written by it if
 missing, shared on disk under ``bench/_data/``): a (64, 2048, 2048) uint16 stack as
-``v3_chunked``, ``v3_sharded`` and ``v2_blosc``. Cases: ``xy_plane`` ``[32, :, :]`` and
-``viewport`` ``[32, 700:1212, 900:1412]`` (512x512, not chunk-aligned).
+``v3_chunked``, ``v3_sharded`` and ``v2_blosc``. Cases: ``xy_plane`` ``[32, :, :]``,
+``viewport`` ``[32, 700:1212, 900:1412]`` (512x512, not chunk-aligned) and ``xz``
+``[:, 1000, :]`` (a section across every plane).
+
+Readers: zarrlib through its fsspec/aiohttp store (``zarrlib``) and through obstore
+(``zarrlib-obstore``, ``backend="obstore"``), tensorstore's ``http`` kvstore, zarr-python
+through fsspec (``zarr-python``) and through obstore (``zarr-obstore``:
+``zarr.storage.ObjectStore`` over ``obstore.store.HTTPStore``). A second table sets zarrlib on
+obstore against the others: targets obstore/tensorstore <= 1.0 and zarr-python on obstore at
+least 1.3x slower than zarrlib on obstore, direct and, with ``--latency-ms``, warm and cold.
 
 The server is Debian's nginx when installed (started here with a generated config on
 127.0.0.1 and a free port: ``sendfile``, keep-alive, byte ranges, no directory listing, an
@@ -92,11 +100,15 @@ if str(BENCH_DIR) not in sys.path:
 import bench_read as br  # noqa: E402  (shared data, layouts, cases and checks)
 import numpy as np  # noqa: E402
 
-HTTP_CASES = ("xy_plane", "viewport")
+HTTP_CASES = ("xy_plane", "viewport", "xz")
 TARGET_UNSHARDED = 1.25  # zarrlib/tensorstore, v3_chunked and v2_blosc
 TARGET_SHARDED = 1.6  # zarrlib/tensorstore, v3_sharded
 LATENCY_SLACK_RTT = 0.5  # "about one round trip": at most 1.5 (2.5 cold sharded) extra round trips
-READERS = ("zarrlib", "tensorstore", "zarr-python")  # bench_read.py's baseline reader is local only
+#: zarrlib reads through its fsspec/aiohttp store ("zarrlib") and through obstore ("zarrlib-obstore");
+#: zarr-python through fsspec ("zarr-python") and through obstore ("zarr-obstore": zarr.storage.ObjectStore)
+READERS = ("zarrlib", "zarrlib-obstore", "tensorstore", "zarr-python", "zarr-obstore")
+READER_ALIASES = {**br.READER_ALIASES, "zlo": "zarrlib-obstore", "zarrlib-fsspec": "zarrlib",
+                  "zo": "zarr-obstore", "zarr-python-obstore": "zarr-obstore"}
 
 Index = br.Index
 Array = br.Array
@@ -555,9 +567,11 @@ def tensorstore_context() -> Any:
     return br.tensorstore_context()  # cache_pool total_bytes_limit 0, verified
 
 
-def open_zarrlib(url: str, io_concurrency: int | None) -> ReadFn:
+def open_zarrlib(url: str, io_concurrency: int | None, backend: str = "fsspec") -> ReadFn:
     zl = br.import_zarrlib()
-    opts = {} if io_concurrency is None else {"io_concurrency": io_concurrency}
+    opts: dict[str, Any] = {"backend": backend}
+    if io_concurrency is not None:
+        opts["io_concurrency"] = io_concurrency
     arr = zl.open(url, **opts)
 
     def read(index: Index) -> Array:
@@ -590,10 +604,28 @@ def open_zarr_python(url: str) -> ReadFn:
     return read
 
 
+def open_zarr_obstore(url: str) -> ReadFn:
+    import zarr
+    from obstore.store import HTTPStore
+    from zarr.storage import ObjectStore
+
+    store = ObjectStore(HTTPStore.from_url(url, client_options={"allow_http": True}), read_only=True)
+    arr = zarr.open_array(store=store, mode="r")
+
+    def read(index: Index) -> Array:
+        return np.asarray(arr[index])
+
+    return read
+
+
 def opener(name: str, url: str, layout: br.Layout, ts_ctx: Any, io_concurrency: int | None) -> Callable[[], ReadFn]:
     """A function that opens ``layout`` at ``url`` afresh each time it is called."""
     if name == "zarrlib":
         return lambda: open_zarrlib(url, io_concurrency)
+    if name == "zarrlib-obstore":
+        return lambda: open_zarrlib(url, io_concurrency, backend="obstore")
+    if name == "zarr-obstore":
+        return lambda: open_zarr_obstore(url)
     if name == "tensorstore":
         return lambda: open_tensorstore(url, layout, ts_ctx)
     if name == "zarr-python":
@@ -693,6 +725,36 @@ def request_verdict(counts: dict[str, Counts]) -> str:
         return "—"
     ok = len(zl.warm) <= len(ts.warm) and len(zl.cold) <= len(ts.cold)
     return "PASS" if ok else "FAIL"
+
+
+def backend_table(results: Sequence[HttpResult]) -> tuple[str, int, int]:
+    """zarrlib on obstore against zarrlib on fsspec, tensorstore and zarr-python on obstore.
+
+    Targets: obstore/ts <= 1.0 and zarr-obstore/obstore >= 1.3 (zarrlib 1.3x faster)."""
+    lines = ["| layout | case | link | zarrlib-obstore ms | zarrlib (fsspec) ms | tensorstore ms | zarr-obstore ms "
+             "| obstore/fsspec | obstore/ts | fsspec/ts | zarr-obstore/obstore | obstore <= ts | >= 1.3x zarr-obstore |",
+             "|" + "---|" * 13]
+    passed = checked = 0
+    for hr in results:
+        r = hr.case
+        for link, sfx in (("direct", ""), ("+latency warm", "@lat"), ("+latency cold", "@cold")):
+            ob, fs, ts, zo = (n + sfx for n in ("zarrlib-obstore", "zarrlib", "tensorstore", "zarr-obstore"))
+            if ob not in r.times:
+                continue
+            ob_ts = r.median_ratio(ob, ts)
+            zo_ob = r.median_ratio(zo, ob)
+            v1 = br.verdict(ob_ts, lambda v: v <= 1.0)
+            v2 = br.verdict(zo_ob, lambda v: v >= 1.3)
+            for v in (v1, v2):
+                if v != "—":
+                    checked += 1
+                    passed += v == "PASS"
+            lines.append(
+                f"| {r.layout} | {r.case} | {link} | {br.fmt_ms(r.median_ms(ob))} | {br.fmt_ms(r.median_ms(fs))} "
+                f"| {br.fmt_ms(r.median_ms(ts))} | {br.fmt_ms(r.median_ms(zo))} "
+                f"| {br.fmt_ratio(r.median_ratio(ob, fs))} | {br.fmt_ratio(ob_ts)} "
+                f"| {br.fmt_ratio(r.median_ratio(fs, ts))} | {br.fmt_ratio(zo_ob)} | {v1} | {v2} |")
+    return "\n".join(lines), passed, checked
 
 
 def speed_table(results: Sequence[HttpResult]) -> tuple[str, int, int]:
@@ -936,7 +998,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--layouts", default=",".join(br.LAYOUTS), help="comma list of: " + ", ".join(br.LAYOUTS))
     p.add_argument("--cases", default=",".join(HTTP_CASES), help="comma list of: " + ", ".join(HTTP_CASES))
     p.add_argument("--readers", default=",".join(READERS),
-                   help="comma list of: zarrlib (zl), tensorstore (ts), zarr-python (zarr, zp)")
+                   help="comma list of: zarrlib (zl, zarrlib-fsspec), zarrlib-obstore (zlo), tensorstore (ts), "
+                        "zarr-python (zarr, zp), zarr-obstore (zo)")
     p.add_argument("--server", choices=("auto", "nginx", "python"), default="auto",
                    help="auto: nginx if installed, else the Python server")
     p.add_argument("--latency-ms", type=float, default=0.0,
@@ -950,7 +1013,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         layouts = [br.LAYOUTS[n] for n in br.parse_list(args.layouts, list(br.LAYOUTS), "layout")]
         case_names = br.parse_list(args.cases, list(HTTP_CASES), "case")
-        readers = br.parse_list(args.readers, READERS, "reader", br.READER_ALIASES)
+        readers = br.parse_list(args.readers, list(READERS), "reader", READER_ALIASES)
     except argparse.ArgumentTypeError as exc:
         p.error(str(exc))
     if args.rounds < 1:
@@ -1004,6 +1067,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     table, passed, checked = speed_table(results)
     print(table)
     print()
+    btable, bp, bc = backend_table(results)
+    if bc:
+        passed, checked = passed + bp, checked + bc
+        print("Backends: zarrlib on obstore against zarrlib on fsspec/aiohttp, tensorstore and zarr-python on obstore")
+        print("(zarr.storage.ObjectStore); ratios are medians of per-round ratios. Targets: obstore/ts <= 1.0,")
+        print("zarr-obstore/obstore >= 1.3.")
+        print()
+        print(btable)
+        print()
     print("Requests: 'warm / cold' = a read of an already-opened array / the first read after a fresh open")
     print("(the open's own requests are in the second table). Speed ratios are medians of per-round ratios.")
     print()

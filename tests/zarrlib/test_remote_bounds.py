@@ -20,6 +20,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from http_server import Body, Faults, serve
+from remote_backends import backend  # noqa: F401  (runs every test on each backend)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -73,10 +74,17 @@ def sent_once_quiet(state, contains: str) -> int:  # type: ignore[no-untyped-def
     Body(length=64 << 20),  # a stated length over the bound
     Body(gzip=True, send=64 << 20),  # 64 KiB on the wire, 64 MiB decoded
 ], ids=["endless", "long-unstated", "long-stated", "gzip-bomb"])
-def test_metadata_with_a_body_past_the_bound(site: Path, small_limits: None, body: Body) -> None:
+def test_metadata_with_a_body_past_the_bound(site: Path, small_limits: None, body: Body, backend: str) -> None:
     with serve(site, Faults(bodies={"chunked.zarr/zarr.json": body})) as (url, state):
         t0 = time.monotonic()
-        with pytest.raises(zl.TooLargeError, match=rf"{url}/chunked\.zarr/zarr\.json: .*256 KiB"):
+        if backend == "fsspec":
+            error, text = zl.TooLargeError, rf"{url}/chunked\.zarr/zarr\.json: .*256 KiB"
+        elif body.gzip:  # obstore hands the compressed body over as sent: not a document
+            error, text = zl.MetadataError, rf"{url}/chunked\.zarr/zarr\.json is not UTF-8"
+        else:  # obstore needs a stated size; a stated one over the bound is too large
+            error = zl.TooLargeError if body.length else zl.StoreError
+            text = rf"{url}/chunked\.zarr/zarr\.json: " + (".*256 KiB" if body.length else "the server's answer does not state its size")
+        with pytest.raises(error, match=text):
             zl.open(f"{url}/chunked.zarr", **FAST)
         assert time.monotonic() - t0 < 4.5  # io_timeout is 5 s: no try timed out
         assert len(gets(state, "zarr.json")) == 1, "a body too large is final, not retried"
@@ -108,7 +116,7 @@ CHUNK_CASES = {
 
 
 @pytest.mark.parametrize("case", list(CHUNK_CASES))
-def test_chunk_answered_with_far_more_than_asked(site: Path, small_limits: None, case: str) -> None:
+def test_chunk_answered_with_far_more_than_asked(site: Path, small_limits: None, case: str, backend: str) -> None:
     name, bad, body, most, cells = CHUNK_CASES[case]
     with serve(site, Faults(bodies={f"{name}{bad}": body})) as (url, state):
         arr = zl.open(f"{url}/{name}", **FAST)
@@ -116,6 +124,13 @@ def test_chunk_answered_with_far_more_than_asked(site: Path, small_limits: None,
         t0 = time.monotonic()
         got = arr.read(..., failures=failures)
         assert time.monotonic() - t0 < 4.5  # io_timeout is 5 s: no try timed out
+        if backend == "obstore" and body.status == 200 and body.ranges == "suffix":
+            # obstore drops a 200 to a range unread and asks for the object whole, which this
+            # server sends as it is: every value reads, after a bounded exchange
+            assert not failures
+            np.testing.assert_array_equal(got, DATA)
+            assert sent_once_quiet(state, bad) <= most + SLACK
+            return
         assert failures, "the object past its bound must be reported"
         mask = np.zeros(DATA.shape, bool)
         for f in failures:
@@ -128,7 +143,9 @@ def test_chunk_answered_with_far_more_than_asked(site: Path, small_limits: None,
         asked = [(p, r) for _, p, r in gets(state, bad)]
         assert len(asked) == len(set(asked)), f"retried: {asked}"
         assert sent_once_quiet(state, bad) <= most + SLACK
-        with pytest.raises(zl.TooLargeError, match=rf"{url}/{name}{bad}"):
+        # obstore refuses an answer that states no size (or a range of an unknown total) unread
+        stated = backend == "fsspec" or (body.length is not None and body.status == 200)
+        with pytest.raises(zl.TooLargeError if stated else zl.StoreError, match=rf"{url}/{name}{bad}"):
             arr[...]
 
 

@@ -20,6 +20,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from http_server import serve
+from remote_backends import backend  # noqa: F401  (runs every test on each backend)
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -15,6 +15,7 @@ import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import quote
 
 import pytest
@@ -86,6 +87,23 @@ class TestHttpStore(FolderBacked):
 
     def expected_url(self, store: Store) -> str:
         return self.url
+
+
+def needs_obstore() -> None:
+    pytest.importorskip("obstore", reason="obstore is part of the cloud and test extras")
+
+
+class TestObstoreHttp(TestHttpStore):
+    """The same files through obstore's HTTPStore (``backend="obstore"``)."""
+
+    past_end_is_error = False  # a range past the end holds nothing, as in a file
+
+    def open(self, root: Path, request: pytest.FixtureRequest) -> Store:
+        needs_obstore()
+        type(self).url = request.getfixturevalue("files_over_http") + quote(str(root.resolve()))
+        store = open_store(self.url, backend="obstore")
+        assert type(store).__name__ == "ObstoreStore"
+        return store
 
 
 class TestCountingHttpStore(TestHttpStore):
@@ -216,6 +234,22 @@ class TestS3Store(StoreContract):
 
     def expected_url(self, store: Store) -> str:
         return f"s3://{self.bucket}/root"
+
+
+@pytest.mark.slow
+class TestObstoreS3(TestS3Store):
+    """The same bucket through obstore's S3Store, with the options s3fs takes (``endpoint_url``)."""
+
+    known_bugs: ClassVar[dict[str, str]] = {}  # obstore's HEAD of a folder is a 404, so no size
+    past_end_is_error = False  # a range past the end holds nothing, as in a file
+
+    def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
+        needs_obstore()
+        super().make_store(objects, where, request)
+        store = open_store(f"s3://{self.bucket}/root", endpoint_url=request.getfixturevalue("s3_endpoint"),
+                           backend="obstore")
+        assert type(store).__name__ == "ObstoreStore"
+        return store
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError, StoreNotFoundError, UnsupportedSchemeError
+from .backend import open_with_obstore, pop_backend
 from .base import Store
 from .fsspec_store import FsspecStore
 from .http_store import HttpStore
@@ -114,6 +115,10 @@ def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Stor
     scheme = m.group(1).lower()
     options = dict(storage_options)
     retry, io_concurrency = _io_options(options, loc)
+    backend = pop_backend(options, loc)  # obstore or fsspec: see backend.py
+    store = open_with_obstore(backend, scheme, loc, options, retry=retry, io_concurrency=io_concurrency)
+    if store is not None:
+        return store
     fs, root = _filesystem(scheme, loc, options)
     cls = HttpStore if scheme in ("http", "https") else FsspecStore
     return cls(fs, root, loc, retry=retry, io_concurrency=io_concurrency)
@@ -192,6 +197,7 @@ def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
         return ZipStore(open(path, "rb"), str(path.resolve()))
     options = dict(options)
     _io_options(options, url)
+    pop_backend(options, url)  # a zip member is read through fsspec's file objects whatever is asked
     fs, root = _filesystem(m.group(1).lower(), url, options)
     try:
         f = fs.open(root, "rb", cache_type="none")  # ZipStore reads exactly the ranges it needs

@@ -1,0 +1,173 @@
+"""Choosing the remote backend, and the storage options obstore is given for each scheme.
+
+The truth for the mapping is what obstore's own stores report back as their configuration
+(``store.config``), and for reads the numpy data zarr-python wrote and the requests the
+loopback server counted.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+import zarrview.zarrlib as zl
+from http_server import Faults, serve
+from zarrview.zarrlib.storage import ByteRequest, open_store
+from zarrview.zarrlib.storage.fsspec_store import FsspecStore
+from zarrview.zarrlib.storage.http_store import HttpStore
+from zarrview.zarrlib.storage.obstore_options import Unmapped, map_options
+
+pytest.importorskip("obstore", reason="obstore is part of the cloud and test extras")
+
+from zarrview.zarrlib.storage.obstore_store import ObstoreStore  # noqa: E402
+
+pytestmark = pytest.mark.timeout(60)
+
+DATA = np.arange(4 * 64 * 48, dtype="<u2").reshape(4, 64, 48)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("backend")
+    a = zarr.create_array(root / "chunked.zarr", shape=DATA.shape, chunks=(1, 16, 16), dtype="u2")
+    a[...] = DATA
+    return root
+
+
+@pytest.fixture(autouse=True)
+def no_preference(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ZARRLIB_REMOTE_BACKEND", raising=False)
+
+
+def test_backend_is_chosen_by_option_and_environment(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with serve(site) as (url, _):
+        assert isinstance(open_store(f"{url}/chunked.zarr", backend="obstore"), ObstoreStore)
+        assert type(open_store(f"{url}/chunked.zarr", backend="fsspec")) is HttpStore
+        monkeypatch.setenv("ZARRLIB_REMOTE_BACKEND", "auto")
+        assert isinstance(open_store(f"{url}/chunked.zarr"), ObstoreStore)
+        assert type(open_store(f"{url}/chunked.zarr", backend="fsspec")) is HttpStore
+        monkeypatch.setenv("ZARRLIB_REMOTE_BACKEND", "fsspec")
+        assert type(open_store(f"{url}/chunked.zarr")) is HttpStore
+        with pytest.raises(zl.StoreError, match="backend must be one of"):
+            open_store(f"{url}/chunked.zarr", backend="curl")
+
+
+def test_an_option_obstore_cannot_take_keeps_fsspec_or_is_named(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import aiohttp
+
+    aiohttp_only = {"client_kwargs": {"timeout": aiohttp.ClientTimeout(total=5)}}
+    with serve(site) as (url, _):
+        with pytest.raises(Unmapped, match=r"client_kwargs\['timeout'\]"):
+            open_store(f"{url}/chunked.zarr", backend="obstore", **aiohttp_only)
+        monkeypatch.setenv("ZARRLIB_REMOTE_BACKEND", "auto")
+        assert type(open_store(f"{url}/chunked.zarr", **aiohttp_only)) is HttpStore
+    # what only fsspec reaches stays with fsspec under the automatic choice, and is refused by name
+    assert type(open_store("memory://nothing-here")) is FsspecStore
+    with pytest.raises(Unmapped, match="memory://"):
+        open_store("memory://nothing-here", backend="obstore")
+
+
+def test_s3_options_as_s3fs_spells_them() -> None:
+    mapped = map_options("s3", "s3://bucket/a.zarr", {
+        "anon": True, "endpoint_url": "http://127.0.0.1:9000", "client_kwargs": {"region_name": "eu-west-1"}})
+    assert mapped.url == "s3://bucket/a.zarr"
+    assert mapped.config == {"skip_signature": True, "region": "eu-west-1", "endpoint": "http://127.0.0.1:9000",
+                             "virtual_hosted_style_request": False}
+    assert mapped.client == {"allow_http": True}
+    keyed = map_options("s3a", "s3a://bucket/x", {"key": "K", "secret": "S", "token": "T", "region": "us-east-2"})
+    assert keyed.url == "s3://bucket/x" and keyed.client == {}
+    assert keyed.config == {"access_key_id": "K", "secret_access_key": "S", "session_token": "T", "region": "us-east-2"}
+    with pytest.raises(Unmapped, match="profile"):
+        map_options("s3", "s3://bucket/x", {"profile": "work"})
+
+
+def test_gcs_and_azure_options() -> None:
+    gcs = map_options("gcs", "gcs://bucket/a.zarr", {"token": "anon", "endpoint_url": "http://127.0.0.1:4443/"})
+    assert gcs.url == "gs://bucket/a.zarr"
+    assert gcs.config == {"skip_signature": True, "base_url": "http://127.0.0.1:4443"} and gcs.client == {"allow_http": True}
+    assert map_options("gs", "gs://b/x", {"token": "/keys/sa.json"}).config == {"service_account": "/keys/sa.json"}
+    with pytest.raises(Unmapped, match="token"):
+        map_options("gs", "gs://b/x", {"token": object()})
+    az = map_options("abfs", "abfs://container/x", {"account_name": "acct", "sas_token": "sv=1", "anon": False})
+    assert az.config == {"account_name": "acct", "sas_key": "sv=1"}
+
+
+def test_mapped_options_reach_obstores_stores() -> None:
+    """obstore reports back what it was configured with: the mapping is the one it uses."""
+    s3 = open_store("s3://bucket/root", backend="obstore", anon=True, endpoint_url="http://127.0.0.1:1",
+                    region="eu-west-1")
+    assert isinstance(s3, ObstoreStore)
+    config = {str(k).lower(): v for k, v in s3.store.config.items()}
+    assert config["bucket"] == "bucket" and config["skip_signature"] in (True, "true")
+    assert config["endpoint"] == "http://127.0.0.1:1" and config["region"] == "eu-west-1"
+    assert s3.store.prefix == "root"
+    gcs = open_store("gs://bucket/root", backend="obstore", token="anon", endpoint_url="http://127.0.0.1:1")
+    config = {str(k).lower(): v for k, v in gcs.store.config.items()}  # type: ignore[attr-defined]
+    assert config["bucket"] == "bucket" and config["base_url"] == "http://127.0.0.1:1"
+
+
+def test_a_plane_costs_what_it_costs_on_fsspec(site: Path) -> None:
+    """The same requests, one per chunk, whichever backend reads."""
+    logs = {}
+    for backend in ("fsspec", "obstore"):
+        with serve(site) as (url, state):
+            arr = zl.open(f"{url}/chunked.zarr", backend=backend)
+            state.clear()
+            np.testing.assert_array_equal(arr[2], DATA[2])
+            logs[backend] = sorted(state.requests())
+    assert logs["obstore"] == logs["fsspec"] and len(logs["obstore"]) == (64 // 16) * (48 // 16)
+
+
+def test_cancel_stops_issuing_requests_and_io_concurrency_bounds_them(site: Path) -> None:
+    """With two requests in flight and a slow server, a read cancelled early has sent two chunk
+    requests, not twelve, and sends none after."""
+    with serve(site, Faults(delay=0.6, delay_match="/c/")) as (url, state):
+        arr = zl.open(f"{url}/chunked.zarr", backend="obstore", io_concurrency=2, io_timeout=30)
+        token = zl.CancelToken()
+        threading.Timer(0.3, token.cancel).start()
+        t0 = time.monotonic()
+        with pytest.raises(zl.ReadCancelled):
+            arr.read(2, cancel=token)
+        assert time.monotonic() - t0 < 1.5
+        time.sleep(1.0)
+        assert len([r for r in state.requests("GET") if "/c/" in r[1]]) == 2
+
+
+def test_auto_keeps_s3fs_where_only_botocore_finds_the_credentials(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A profile is read by botocore alone: the automatic choice keeps s3fs for it, and takes
+    obstore for anonymous access and for keys in the environment."""
+    pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.aws
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE",
+                 "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                 "AWS_CONTAINER_CREDENTIALS_FULL_URI"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ZARRLIB_REMOTE_BACKEND", "auto")
+    endpoint = {"endpoint_url": "http://127.0.0.1:1"}
+    assert isinstance(open_store("s3://bucket/x", **endpoint), ObstoreStore)  # anonymous
+    monkeypatch.setenv("AWS_PROFILE", "work")
+    assert type(open_store("s3://bucket/x", **endpoint)) is FsspecStore
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "K")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "S")
+    assert isinstance(open_store("s3://bucket/x", **endpoint), ObstoreStore)
+
+
+def test_a_range_to_the_end_is_bounded_from_the_range_the_answer_states(tmp_path: Path) -> None:
+    data = bytes(range(256)) * 100
+    (tmp_path / "blob").write_bytes(data)
+    with serve(tmp_path) as (url, _):
+        store = open_store(url, backend="obstore")
+        assert store.get_range(ByteRequest("blob", 100)) == data[100:]
+        old = zl.limits.configure(object_bytes=1000)
+        try:
+            with pytest.raises(zl.TooLargeError, match=r"/blob: 24\.9 KiB, more than the 1000 bytes"):
+                store.get_range(ByteRequest("blob", 100))
+            assert store.get_range(ByteRequest("blob", len(data) - 900)) == data[-900:]
+        finally:
+            zl.limits.restore(old)

@@ -1,0 +1,437 @@
+"""HTTP(S), S3, GCS and Azure through obstore (Rust ``object_store``) as a store.
+
+A remote read of many small chunks is bound by the client's work per request, not by the
+network: aiohttp and fsspec spend tens of microseconds of Python per request, obstore builds,
+sends and parses each one in Rust and wakes Python once per answer. Requests are awaited on
+one asyncio loop thread with ``io_concurrency`` in flight, each answer handed on as it lands
+(decoding overlaps the rest of the fetch), exactly as ``FsspecStore`` does, so the two are
+measured against each other on the same terms. obstore's own retries are off: zarrlib's
+``RetryPolicy`` retries, times each try and names the attempts, the same on both backends.
+
+Bounds: a whole object is asked for with a plain GET and refused from its stated size
+(``Content-Length``) before its body is read. obstore needs that size: an answer without one
+(chunked transfer) is an error naming the key, never an unbounded read; a compressed answer
+(``Content-Encoding``) is handed over as sent, not inflated. Servers that ignore ``Range`` or refuse suffix ranges are learned from their
+answers, as ``FsspecStore`` learns them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import Any
+
+from ..cancel import CancelToken
+from ..errors import ReadCancelled, StoreAccessError, StoreError
+from ..limits import limits
+from .base import ByteRequest, OnEach, Scratch, Store, too_large
+from .coalesce import REMOTE, coalesce, member
+from .retry import TRANSIENT_STATUS, RetryPolicy
+
+Settled = bytes | memoryview | None | StoreError
+
+_STATUS = re.compile(r"status code: (\d{3})")
+#: what reqwest/hyper say when a connection failed, was cut or stalled: worth another try
+_CONNECTION = ("error sending request", "connection", "body error", "error decoding response body",
+               "timed out", "operation timed out", "reset", "closed", "incomplete", "unexpected eof")
+#: answers to a suffix range that mean "not this way" rather than "no such object"
+_RANGE_REFUSED = frozenset({400, 405, 416, 501})
+_WHOLE_CACHE_BYTES = 256 << 20
+
+_loop_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def io_loop() -> asyncio.AbstractEventLoop:
+    """The one event loop thread every ObstoreStore awaits on (started on first use; a daemon)."""
+    global _loop
+    with _loop_lock:
+        if _loop is None or _loop.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="zarrlib-obstore", daemon=True).start()
+            _loop = loop
+        return _loop
+
+
+def status_of(error: BaseException) -> int | None:
+    """The HTTP status obstore reports, which it carries only in its message."""
+    m = _STATUS.search(str(error))
+    return int(m.group(1)) if m else None
+
+
+def _missing(error: BaseException) -> bool:
+    return isinstance(error, FileNotFoundError) or status_of(error) == 404
+
+
+def _denied(error: BaseException) -> bool:
+    name = type(error).__name__
+    return name in ("PermissionDeniedError", "UnauthenticatedError") or status_of(error) in (401, 403)
+
+
+def is_transient(error: BaseException) -> bool:
+    if isinstance(error, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
+        return True
+    if _missing(error) or _denied(error):
+        return False
+    status = status_of(error)
+    if status is not None:
+        return status in TRANSIENT_STATUS
+    text = str(error).split("\n\nDebug source", 1)[0].lower()
+    return any(word in text for word in _CONNECTION)
+
+
+def _cut(data: bytes | memoryview, req: ByteRequest) -> bytes | memoryview:
+    """A requested range out of a whole object (``base.slice_range``, without copying)."""
+    if req.start is None:
+        return data
+    if req.start < 0:
+        return data[req.start:] if -req.start <= len(data) else data
+    return data[req.start:req.stop]
+
+
+def _unsatisfiable(error: BaseException) -> bool:
+    """A range that starts at or past the end of the object (obstore checks, or the server's 416)."""
+    text = str(error)
+    return "StartTooLarge" in text or "InvalidRange" in text or status_of(error) == 416
+
+
+def _odd_suffix_answer(error: BaseException) -> bool:
+    """What obstore says of the answers servers give to the suffix of an empty object: a 200
+    (S3: "non-partial response") or a 206 of no bytes ("Requested 0..0, got 0..1")."""
+    text = str(error)
+    return "non-partial response" in text or "Requested 0..0" in text
+
+
+def _range_not_supported(error: BaseException) -> bool:
+    return type(error).__name__ == "NotSupportedError" and "range" in str(error).lower()
+
+
+class ObstoreStore(Store):
+    prefers_batches = True
+    coalescing = REMOTE
+
+    def __init__(self, store: Any, url: str, *, retry: RetryPolicy | None = None, io_concurrency: int = 64,
+                 can_list: bool = True) -> None:
+        """``store``: an obstore store rooted at ``url`` (keys are its paths; it percent-encodes them)."""
+        super().__init__(url)
+        self.store = store
+        self.retry = retry or RetryPolicy()
+        self.io_concurrency = max(1, io_concurrency)
+        self.ignores_ranges = False  # learned: the server answers ranged requests with whole objects
+        self.refuses_suffix = False  # learned: the server rejects "bytes=-N"
+        self._can_list = can_list
+        self._semaphore: asyncio.Semaphore | None = None
+        self._whole: OrderedDict[str, bytes | memoryview] = OrderedDict()
+        self._whole_pending: dict[str, asyncio.Future[bytes | memoryview]] = {}
+
+    # -- the synchronous API ----------------------------------------------------------------
+    def get(self, key: str) -> bytes | None:
+        return self.get_range(ByteRequest(key))
+
+    def get_range(self, req: ByteRequest) -> bytes | None:
+        res = self._run(lambda: self._gather([req]), None)[0]
+        if isinstance(res, StoreError):
+            raise res
+        return None if res is None else bytes(res)
+
+    def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
+                   scratch: Scratch | None = None) -> None:
+        """The coalesced reads all in flight at once (at most ``io_concurrency``); ``on_each`` runs
+        on the I/O loop thread as each read lands, for every request that read answers."""
+        if not reqs:
+            return
+        groups = coalesce(reqs, self.coalescing)
+
+        def landed(g: int, res: Settled) -> None:
+            group = groups[g]
+            for i in group.members:
+                on_each(i, res if res is None or isinstance(res, StoreError) else member(res, group.req, reqs[i]))
+
+        self._run(lambda: self._gather([g.req for g in groups], landed), cancel)
+
+    def _run(self, make: Callable[[], Awaitable[list[Any]]], cancel: CancelToken | None) -> list[Any]:
+        async def main() -> list[Any]:
+            return await make()
+
+        future = asyncio.run_coroutine_threadsafe(main(), io_loop())
+        while True:
+            try:
+                return future.result(timeout=0.05 if cancel is not None else None)
+            except concurrent.futures.TimeoutError:
+                if cancel is not None and cancel.cancelled:
+                    future.cancel()  # every request not yet sent is never sent; those in flight are dropped
+                    raise ReadCancelled(f"read from {self.url} cancelled") from None
+
+    async def _gather(self, reqs: list[ByteRequest],
+                      on_each: Callable[[int, Settled], None] | None = None) -> list[Settled]:
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.io_concurrency)
+
+        async def one(i: int, req: ByteRequest) -> Settled:
+            res = await self._fetch(req)
+            if on_each is not None:
+                on_each(i, res)
+            return res
+
+        return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(reqs))))
+
+    # -- one request, retried ---------------------------------------------------------------
+    async def _fetch(self, req: ByteRequest) -> Settled:
+        delays: Iterator[float] | None = None
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                assert self._semaphore is not None
+                async with self._semaphore:
+                    async with asyncio.timeout(self.retry.timeout):
+                        return await self._answer(req)
+            except asyncio.CancelledError:
+                raise
+            except StoreError as e:  # our own verdict (too large): final, already named
+                return e
+            except Exception as e:
+                if _missing(e):
+                    return None
+                if is_transient(e):
+                    delays = delays or self.retry.delays()
+                    delay = next(delays, None)
+                    if delay is not None:
+                        await asyncio.sleep(delay)
+                        continue
+                return self._error(req, e, attempt)
+
+    def _error(self, req: ByteRequest, e: BaseException, attempts: int) -> StoreError:
+        where = self.key_url(req.key) + req.describe()[len(req.key):]
+        status = status_of(e)
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        if isinstance(e, (asyncio.TimeoutError, TimeoutError)):
+            return StoreError(f"{where}: no answer within {self.retry.timeout:g} s{tries}")
+        if _denied(e):
+            return StoreAccessError(f"{where}: access denied ({status or 403}); check credentials or use anonymous access")
+        text = str(e).split("\n", 1)[0]
+        if status is not None:
+            detail = f"HTTP {status}"
+        elif "Content-Length Header missing" in text or "CONTENT_RANGE" in text:
+            detail = (f"the server's answer does not state its size ({text.rsplit(': ', 1)[-1]}), "
+                      "which obstore requires; open it with backend='fsspec'")
+        else:
+            detail = f"{type(e).__name__}: {text}"
+        return StoreError(f"{where}: {detail}{tries}")
+
+    async def _answer(self, req: ByteRequest) -> bytes | memoryview:
+        path = req.key
+        if req.start is None:
+            return await self._whole_bounded(req.key, path, req.limit)
+        if self.ignores_ranges:
+            return _cut(await self._whole_object(req.key, path), req)
+        if req.stop is not None and 0 <= req.stop <= req.start:
+            return b""
+        try:
+            if req.start < 0:
+                return await self._suffix(req.key, path, -req.start)
+            data = await self._range(path, req.start, req.stop)
+        except Exception as e:
+            if not _range_not_supported(e):
+                raise
+            # the server answered a range with the whole object (which obstore does not hand
+            # over): the object is read whole once, and if it fits, ranges are cut from it from now on
+            whole = await self._whole_object(req.key, path)
+            self.ignores_ranges = True
+            return _cut(whole, req)
+        if req.stop is not None and len(data) > req.stop - req.start:
+            raise too_large(self.key_url(req.key), req, len(data))
+        return data
+
+    async def _range(self, path: str, start: int, stop: int | None) -> memoryview:
+        import obstore
+
+        if stop is None:  # to the end: bounded as a whole object is, from the range the answer states
+            result = await obstore.get_async(self.store, path, options={"range": {"offset": start}})
+            lo, hi = result.range
+            if hi - lo > limits().object_bytes:
+                del result  # hang up now: the body is never read
+                raise too_large(self.url.rstrip("/") + "/" + path, ByteRequest(path, start), hi - lo)
+            return memoryview(await result.bytes_async())
+        try:
+            return memoryview(await obstore.get_range_async(self.store, path, start=start, end=stop))
+        except Exception as e:
+            if _unsatisfiable(e):
+                return memoryview(b"")  # a range past the end of the object holds nothing
+            raise
+
+    async def _suffix(self, key: str, path: str, want: int) -> memoryview:
+        import obstore
+
+        if not self.refuses_suffix:
+            try:
+                result = await obstore.get_async(self.store, path, options={"range": {"suffix": want}})
+                return memoryview(await result.bytes_async())
+            except Exception as e:
+                status = status_of(e)
+                if status in _RANGE_REFUSED:
+                    self.refuses_suffix = True
+                elif not _odd_suffix_answer(e):
+                    raise
+                # else the object may be empty, which servers answer oddly: its size decides
+        size = int((await obstore.head_async(self.store, path))["size"])
+        return await self._range(path, max(0, size - want), size) if size else memoryview(b"")
+
+    async def _whole_bounded(self, key: str, path: str, limit: int | None) -> bytes | memoryview:
+        """The whole object, at most ``limit`` bytes (None: ``limits().object_bytes``), with a
+        plain GET: obstore hands over the answer's head before its body, so an object whose
+        stated size (``Content-Length``, which obstore requires and HTTP framing holds the body
+        to) is over the bound is refused before its body is read."""
+        import obstore
+
+        bound = limit if limit is not None else limits().object_bytes
+        result = await obstore.get_async(self.store, path)
+        size = int(result.meta["size"])
+        if size > bound:
+            del result  # hang up now: the body is never read
+            raise too_large(self.key_url(key), ByteRequest(key, limit=limit), size)
+        data = memoryview(await result.bytes_async())
+        if len(data) > bound:
+            raise too_large(self.key_url(key), ByteRequest(key, limit=limit), len(data))
+        return data
+
+    async def _whole_object(self, key: str, path: str) -> bytes | memoryview:
+        """Each object once, however many ranges of it are wanted at the same time (a server
+        that ignores ``Range``)."""
+        if path in self._whole:
+            self._whole.move_to_end(path)
+            return self._whole[path]
+        pending = self._whole_pending.get(path)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[bytes | memoryview] = asyncio.get_running_loop().create_future()
+        self._whole_pending[path] = future
+        try:
+            data = await self._whole_bounded(key, path, None)
+        except BaseException as e:
+            if isinstance(e, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(e)
+                future.exception()  # retrieved: waiters re-raise it, asyncio need not log it
+            raise
+        finally:
+            self._whole_pending.pop(path, None)
+        future.set_result(data)
+        self._whole[path] = data
+        total = sum(len(v) for v in self._whole.values())
+        while total > _WHOLE_CACHE_BYTES and len(self._whole) > 1:
+            total -= len(self._whole.popitem(last=False)[1])
+        return data
+
+    # -- sizes and listing ------------------------------------------------------------------
+    def size(self, key: str) -> int | None:
+        import obstore
+
+        async def one() -> list[Any]:
+            try:
+                return [int((await obstore.head_async(self.store, key))["size"])]
+            except Exception as e:
+                return [None] if _missing(e) else [self._error(ByteRequest(key), e, 1)]
+
+        res = self._run(one, None)[0]
+        if isinstance(res, StoreError):
+            raise res
+        return None if res is None else int(res)
+
+    @property
+    def can_list(self) -> bool:
+        return self._can_list
+
+    def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
+        import obstore
+
+        if not self._can_list:
+            raise StoreError(f"{self.url}: an HTTP server cannot list {prefix or 'the root'}; "
+                             "use consolidated metadata or open a child path directly")
+        stem = prefix.rstrip("/")
+
+        async def one() -> list[Any]:
+            try:
+                return [await obstore.list_with_delimiter_async(self.store, stem or None)]
+            except Exception as e:
+                return [None] if _missing(e) else [self._error(ByteRequest(prefix), e, 1)]
+
+        res = self._run(one, None)[0]
+        if isinstance(res, StoreError):
+            raise res
+        if res is None:
+            return [], []
+        cut = len(stem) + 1 if stem else 0
+        keys = [o["path"][cut:] for o in res["objects"]]
+        dirs = [p[cut:].rstrip("/") for p in res["common_prefixes"]]
+        return sorted({k for k in keys if k and "/" not in k}), sorted({d for d in dirs if d})
+
+    def walk_sizes(self, prefix: str, cancel: CancelToken | None = None) -> Iterator[tuple[str, int | None]]:
+        """Every key below ``prefix`` with its size, a page of the listing at a time (no request per key)."""
+        import obstore
+
+        if not self._can_list:
+            yield from super().walk_sizes(prefix, cancel)
+            return
+        stem = prefix.rstrip("/")
+        cut = len(stem) + 1 if stem else 0
+        try:
+            for page in obstore.list(self.store, stem or None, chunk_size=1000):
+                for meta in page:
+                    if cancel is not None:
+                        cancel.raise_if_cancelled()
+                    yield prefix + meta["path"][cut:], int(meta["size"])
+        except StoreError:
+            raise
+        except Exception as e:
+            if _missing(e):
+                return
+            raise self._error(ByteRequest(prefix), e, 1) from e
+
+
+#: obstore stores (each with its own connection pool) by URL and options, reused by the next
+#: open of the same URL as fsspec reuses its filesystem instances: reopening an array, or the
+#: viewer opening a node again, then costs no new connections (a round trip each, more with TLS)
+_CLIENTS_KEPT = 32
+_clients: OrderedDict[str, Any] = OrderedDict()
+_clients_lock = threading.Lock()
+
+
+def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: RetryPolicy,
+                 io_concurrency: int) -> ObstoreStore:
+    """An ObstoreStore for ``url`` with the user's storage options (see ``obstore_options``);
+    ``Unmapped`` where one of them has no obstore spelling."""
+    from .obstore_options import SCHEMES, map_options
+
+    mapped = map_options(scheme, url, options)
+    try:
+        from obstore.store import from_url
+    except ImportError as e:
+        raise StoreError(f"cannot open {url} with obstore: install zarrview[cloud] (obstore)") from e
+    # one try per request and its own timers as a backstop only: zarrlib's policy retries and times tries
+    client = {"timeout": f"{max(retry.timeout * 2, 1):g}s", "connect_timeout": f"{retry.timeout:g}s",
+              **mapped.client}
+    key = repr((mapped.url, sorted(mapped.config.items()), sorted(client.items())))
+    with _clients_lock:
+        store = _clients.get(key)
+        if store is not None:
+            _clients.move_to_end(key)
+    if store is None:
+        try:
+            make: Any = from_url  # its overloads are per scheme; the options were mapped per scheme
+            store = make(mapped.url, config=mapped.config or None, client_options=client,
+                         retry_config={"max_retries": 0})
+        except Exception as e:  # obstore validates the URL and options its own way
+            raise StoreError(f"cannot open {url}: {type(e).__name__}: {str(e).split(chr(10), 1)[0]}") from e
+        with _clients_lock:
+            _clients[key] = store
+            while len(_clients) > _CLIENTS_KEPT:
+                _clients.popitem(last=False)
+    http = SCHEMES[scheme] == "http"  # no standard listing (obstore would try WebDAV's PROPFIND)
+    # obstore percent-encodes each key segment itself (as HttpStore does by hand)
+    return ObstoreStore(store, url, retry=retry, io_concurrency=io_concurrency, can_list=not http)
