@@ -1,0 +1,107 @@
+"""Chunk manifests: where each chunk of an array lives (a chunk file, inline, or another file).
+
+A manifest is decompressed once and kept, and its references are found by binary search
+(they are sorted by node id, then by chunk index), so a read of a few chunks of an array with
+millions never decodes the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..limits import limits
+from ..storage.base import Store
+from . import ids
+from .binary import FbTable, FileType, IcechunkFormatError, TableVector, decode_file
+
+
+@dataclass(frozen=True)
+class ChunkRef:
+    """One chunk: ``inline`` bytes, a native ``chunk_id``, or a virtual ``location``."""
+
+    index: tuple[int, ...]
+    offset: int = 0
+    length: int = 0
+    inline: bytes | None = None
+    chunk_id: str | None = None
+    location: str | None = None
+    etag: str | None = None
+    last_modified: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.inline) if self.inline is not None else self.length
+
+
+class Manifest:
+    def __init__(self, manifest_id: str, buf: bytes, where: str) -> None:
+        self.id = manifest_id
+        self.where = where
+        self._root = FbTable.root(buf, where)
+        self._arrays = self._root.tables(1)
+
+    def _refs_of(self, node_id: bytes) -> TableVector | None:
+        lo, hi = 0, len(self._arrays)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            t = self._arrays[mid]
+            nid = t.inline(0, 8)
+            t.require(nid, "ArrayManifest.node_id")
+            assert nid is not None
+            if nid == node_id:
+                return t.tables(1)
+            if nid < node_id:
+                lo = mid + 1
+            else:
+                hi = mid
+        return None
+
+    def find(self, node_id: bytes, index: tuple[int, ...]) -> ChunkRef | None:
+        refs = self._refs_of(node_id)
+        if refs is None:
+            return None
+        lo, hi = 0, len(refs)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            t = refs[mid]
+            found = t.numbers(0, "I")
+            if found == index:
+                return self._ref(t, index)
+            if found < index:
+                lo = mid + 1
+            else:
+                hi = mid
+        return None
+
+    def all_refs(self, node_id: bytes) -> list[ChunkRef]:
+        refs = self._refs_of(node_id)
+        if refs is None:
+            return []
+        return [self._ref(refs[i], tuple(refs[i].numbers(0, "I"))) for i in range(len(refs))]
+
+    def _ref(self, t: FbTable, index: tuple[int, ...]) -> ChunkRef:
+        inline = t.raw(1)
+        if inline is not None:
+            return ChunkRef(index, inline=inline)
+        offset, length = t.scalar(2, "Q"), t.scalar(3, "Q")
+        raw_id = t.inline(4, 12)
+        if raw_id is not None:
+            return ChunkRef(index, offset, length, chunk_id=ids.encode(raw_id))
+        location = t.string(5)
+        if location is None and t.has(8):
+            raise IcechunkFormatError(f"{self.where}: chunk {index} has a dictionary-compressed location, "
+                                      "which zarrview does not read yet")
+        if location is None:
+            raise IcechunkFormatError(f"{self.where}: chunk {index} is neither inline, native nor virtual")
+        return ChunkRef(index, offset, length, location=location, etag=t.string(6),
+                        last_modified=t.scalar(7, "I"))
+
+
+def read_manifest(store: Store, manifest_id: str) -> Manifest:
+    key = f"manifests/{manifest_id}"
+    where = store.key_url(key)
+    data = store.get_bounded(key, limits().metadata_bytes)
+    if data is None:
+        raise IcechunkFormatError(f"{where}: the manifest the snapshot names does not exist")
+    _, buf = decode_file(data, FileType.MANIFEST, where)
+    return Manifest(manifest_id, buf, where)
