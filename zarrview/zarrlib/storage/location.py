@@ -46,7 +46,15 @@ def store_url(location: str) -> str:
 
 
 def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Store:
-    loc = os.fspath(location)
+    """The store ``location`` names; an Icechunk repository opens at the version it names
+    (``repo.icechunk@tag.v1``, ``version=``), with virtual chunks read only from ``authorize=``."""
+    from ..icechunk.locate import open_location  # the icechunk package builds on this module
+
+    return open_location(os.fspath(location), storage_options, _open_plain)
+
+
+def _open_plain(location: str, **storage_options: Any) -> Store:
+    loc = location
     if loc.startswith("zip::"):
         return _open_zip(loc[len("zip::"):], storage_options)
     m = _SCHEME.match(loc)
