@@ -48,7 +48,7 @@ def history(store: Store, version: Version | str | None = None, limit: int = HIS
         version = parsed
     if version is None:
         version = store.version if isinstance(store, IcechunkStore) else MAIN
-    info = read_info(base)
+    info = read_info(base, version)
     start = resolve(info, version, base.url)
     return _walk(base, info, start, max(1, limit))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from ..errors import StoreError
 from ..limits import limits
@@ -31,9 +31,9 @@ class SnapshotInfo:
 def micros(value: int) -> datetime:
     """Icechunk's timestamps: microseconds since 1970, UTC."""
     try:
-        return datetime.fromtimestamp(value / 1e6, tz=timezone.utc)
+        return datetime.fromtimestamp(value / 1e6, tz=UTC)
     except (OverflowError, OSError, ValueError):
-        return datetime.fromtimestamp(0, tz=timezone.utc)
+        return datetime.fromtimestamp(0, tz=UTC)
 
 
 @dataclass
@@ -93,15 +93,16 @@ def read_repo_info(store: Store, key: str = "repo") -> RepoInfo | None:
     return RepoInfo(spec, refs(2), refs(1), snapshots, root.raw(9))
 
 
-def read_refs_v1(store: Store) -> RepoInfo | None:
-    """Spec 1: ``refs/branch.NAME/ref.json`` and ``refs/tag.NAME/ref.json``; None without ``refs/``."""
+def read_refs_v1(store: Store, wanted: str | None = None) -> RepoInfo | None:
+    """Spec 1: ``refs/branch.NAME/ref.json`` and ``refs/tag.NAME/ref.json``; None without ``refs/``.
+    A store that cannot list (plain HTTP) is asked for ``branch.main`` and the ref ``wanted``."""
     branches: dict[str, str] = {}
     tags: dict[str, str] = {}
     if store.can_list:
         _, dirs = store.list_dir("refs/")
         names = dirs
     else:
-        names = ["branch.main"]
+        names = ["branch.main"] + ([wanted] if wanted and wanted != "branch.main" else [])
     for name in names:
         kind, _, ref = name.partition(".")
         if kind not in ("branch", "tag") or not ref:

@@ -32,11 +32,12 @@ MANIFESTS_KEPT = 32
 OpenLocation = Callable[[str], Store]
 
 
-def read_info(base: Store) -> RepoInfo:
-    """The repository's refs: the spec 2 ``repo`` file, else spec 1's ``refs/``."""
+def read_info(base: Store, version: Version | None = None) -> RepoInfo:
+    """The repository's refs: the spec 2 ``repo`` file, else spec 1's ``refs/`` (where it
+    cannot be listed: ``main`` and the ref ``version`` names)."""
     info = read_repo_info(base)
     if info is None:
-        info = read_refs_v1(base)
+        info = read_refs_v1(base, None if version is None or version.kind == "snapshot" else str(version))
     if info is None:
         raise StoreNotFoundError(f"{base.url} is not an Icechunk repository (no repo file and no refs/)")
     return info
@@ -58,7 +59,7 @@ class IcechunkStore(Store):
         self.policy = policy if policy is not None else AccessPolicy()
         self.prefers_batches = base.prefers_batches
         self._open_location = open_location
-        self.info = read_info(base)
+        self.info = read_info(base, self.version)
         self.snapshot_id = resolve(self.info, self.version, base.url)
         self.snapshot: Snapshot = read_snapshot(base, self.snapshot_id)
         self._children: dict[str, list[str]] = {}
@@ -267,13 +268,13 @@ class IcechunkStore(Store):
         found = self._array_of(prefix + "x")
         if found is None:
             return [], []
-        keys: set[str] = set()
-        dirs: set[str] = set()
+        below: set[str] = set()
+        inside: set[str] = set()
         for k, _ in self._chunk_keys(found[0]):
             if k.startswith(prefix):
                 head, sep, _ = k[len(prefix):].partition("/")
-                (dirs if sep else keys).add(head)
-        return sorted(keys), sorted(dirs)
+                (inside if sep else below).add(head)
+        return sorted(below), sorted(inside)
 
     def walk_sizes(self, prefix: str, cancel: CancelToken | None = None) -> Iterator[tuple[str, int | None]]:
         """From the snapshot and the manifests alone: no chunk is read or sized by a request."""

@@ -1,0 +1,312 @@
+"""Icechunk repositories read natively, checked against icechunk 2.3 itself.
+
+A writer script runs once per session in a Python 3.12 venv (``py312_env``): it writes the same
+history as a spec 2 and a spec 1 repository (native, inline, sharded and virtual chunks, edge
+and missing chunks, a branch and tags) and saves what icechunk and zarr-python read back for
+every branch, tag and snapshot. Every array of every version must read the same through
+``zarrlib.open`` and the command line; refs and ancestry must be icechunk's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import py312_env
+import zarrview.zarrlib as zl
+from zarrview.cli import main as cli_main
+from zarrview.zarrlib.icechunk import IcechunkStore, history, refs
+from zarrview.zarrlib.storage.access import AccessDeniedError, AccessPolicy
+from zarrview.zarrlib.storage.local import LocalStore
+
+WRITER = Path(__file__).with_name("icechunk_writer.py")
+REPOS = ("repo2.icechunk", "repo1.icechunk")
+
+
+@pytest.fixture(scope="session")
+def fixture(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    python = py312_env.require(py312_env.ICECHUNK)
+    out = tmp_path_factory.mktemp("icechunk")
+    py312_env.run(python, WRITER, str(out), timeout=300)
+    doc: dict[str, Any] = json.loads((out / "expected.json").read_text())
+    doc["root"] = out
+    return doc
+
+
+def _arrays(group: zl.Group) -> dict[str, zl.Array]:
+    found: dict[str, zl.Array] = {}
+    for name in group.member_names():
+        node = group[name]
+        if isinstance(node, zl.Group):
+            found.update(_arrays(node))
+        else:
+            found[node.path] = node
+    return found
+
+
+@pytest.mark.parametrize("repo", REPOS)
+def test_every_version_reads_as_icechunk_reads_it(fixture: dict[str, Any], repo: str) -> None:
+    spec = fixture["repos"][repo]
+    location = fixture["root"] / repo
+    assert len(spec["versions"]) >= 6
+    for label, version in spec["versions"].items():
+        root = zl.open(f"{location}@{label}", authorize=[fixture["prefix"]])
+        assert isinstance(root, zl.Group)
+        assert isinstance(root.store, IcechunkStore) and root.store.snapshot_id == version["snapshot"]
+        arrays = _arrays(root)
+        assert sorted(arrays) == sorted(version["arrays"]), label
+        for path, file in version["arrays"].items():
+            want = np.load(file)
+            got = arrays[path][...]
+            assert got.dtype == want.dtype and got.shape == want.shape, (label, path)
+            np.testing.assert_array_equal(got, want, err_msg=f"{repo}@{label}{path}")
+
+
+@pytest.mark.parametrize("repo", REPOS)
+def test_node_paths_and_default_version(fixture: dict[str, Any], repo: str) -> None:
+    spec = fixture["repos"][repo]
+    location = fixture["root"] / repo
+    main = spec["versions"]["branch.main"]["arrays"]
+    a = zl.open(f"{location}::/grp/missing")
+    assert isinstance(a.store, IcechunkStore) and str(a.store.version) == "branch.main"
+    np.testing.assert_array_equal(a[...], np.load(main["/grp/missing"]))
+    tagged = zl.open(f"{location}@tag.v1::/a")
+    np.testing.assert_array_equal(tagged[...], np.load(spec["versions"]["tag.v1"]["arrays"]["/a"]))
+    by_option = zl.open(str(location), path="/a", version="branch.dev")
+    np.testing.assert_array_equal(by_option[2:8, 1:5], np.load(spec["versions"]["branch.dev"]["arrays"]["/a"])[2:8, 1:5])
+    assert zl.open(str(location)).attrs["title"] == "icechunk fixture"
+
+
+@pytest.mark.parametrize("repo", REPOS)
+def test_refs_and_history_are_icechunks(fixture: dict[str, Any], repo: str) -> None:
+    spec = fixture["repos"][repo]
+    store = IcechunkStore(LocalStore(fixture["root"] / repo))
+    branches, tags = refs(store)
+    assert branches == spec["branches"] and tags == spec["tags"]
+    for label, want in spec["ancestry"].items():
+        got = history(store, label)
+        assert [(h.id, h.parent_id, h.message) for h in got] == [(w[0], w[1], w[3]) for w in want], label
+        assert [h.time for h in got] == [datetime.fromisoformat(w[2]) for w in want], label
+    assert len(history(store, "branch.main", limit=2)) == 2
+
+
+def test_unknown_versions_are_named(fixture: dict[str, Any]) -> None:
+    location = fixture["root"] / "repo2.icechunk"
+    with pytest.raises(zl.StoreNotFoundError, match="no tag named 'nope'.*tag.latest, tag.v1"):
+        zl.open(f"{location}@tag.nope")
+    with pytest.raises(zl.StoreNotFoundError, match="snapshot 0000000000000000000G does not exist"):
+        zl.open(f"{location}@0000000000000000000G")
+    with pytest.raises(zl.StoreNotFoundError, match="not an Icechunk repository"):
+        zl.open(str(fixture["root"]), version="branch.main")
+
+
+def test_virtual_chunks_need_authorisation(fixture: dict[str, Any]) -> None:
+    location = fixture["root"] / "repo2.icechunk"
+    want = np.load(fixture["repos"]["repo2.icechunk"]["versions"]["branch.main"]["arrays"]["/vc"])
+    vc = zl.open(f"{location}::/vc")
+    with pytest.raises(AccessDeniedError) as refused:
+        vc[...]
+    assert "vc/c/0/0" in str(refused.value) and refused.value.prefix == fixture["prefix"]
+    assert refused.value.url == fixture["prefix"] + "src.h5"
+    failures: list[zl.ChunkFailure] = []
+    out = vc.read((slice(None), slice(None)), failures=failures)
+    assert len(failures) == 4 and all("not authorised" in f.message for f in failures)
+    assert sorted(f.key for f in failures) == ["vc/c/0/0", "vc/c/0/1", "vc/c/1/0", "vc/c/1/1"]
+    assert not out.any()  # nothing was read: the fill value everywhere
+    policy = AccessPolicy()
+    v = zl.open(f"{location}::/vc", authorize=policy)
+    with pytest.raises(AccessDeniedError):
+        v[...]
+    policy.allow(fixture["prefix"])  # the window widens the policy and reads again
+    np.testing.assert_array_equal(v[...], want)
+
+
+def test_cli_tree_info_export(fixture: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = fixture["repos"]["repo2.icechunk"]
+    location = fixture["root"] / "repo2.icechunk"
+    assert cli_main(["tree", f"{location}@tag.v1"]) == 0
+    text = capsys.readouterr().out
+    for path in spec["versions"]["tag.v1"]["arrays"]:
+        assert path.rsplit("/", 1)[-1] in text
+    assert "c64" not in text  # added after v1
+    assert cli_main(["info", f"{location}::/sh"]) == 0
+    info = capsys.readouterr().out
+    assert "uint16" in info and "16" in info
+    out = tmp_path / "x.npy"
+    assert cli_main(["export", f"{location}@branch.dev::/a", "-o", str(out)]) == 0
+    np.testing.assert_array_equal(np.load(out), np.load(spec["versions"]["branch.dev"]["arrays"]["/a"]))
+
+
+def test_stored_chunks_come_from_the_manifests(fixture: dict[str, Any]) -> None:
+    a = zl.open(f"{fixture['root'] / 'repo2.icechunk'}::/grp/missing")
+    count, _ = a.stored_objects()
+    assert count == 2  # two chunks written, the rest are the fill value
+
+
+def test_http_reads_one_round_of_chunk_files(fixture: dict[str, Any]) -> None:
+    from http_server import serve
+
+    spec = fixture["repos"]["repo2.icechunk"]
+    with serve(fixture["root"]) as (url, state):
+        root = zl.open(f"{url}/repo2.icechunk@tag.v1")
+        assert [p for _, p, _ in state.requests("GET")] == [
+            "/repo2.icechunk/repo", f"/repo2.icechunk/snapshots/{spec['tags']['v1']}"]
+        a = root["a"]
+        assert isinstance(a.store, IcechunkStore)
+        base = a.store.base
+        calls: list[int] = []
+        forward = base.get_ranges
+
+        def counted(reqs: Any, *args: Any, **kwargs: Any) -> None:
+            calls.append(len(reqs))
+            forward(reqs, *args, **kwargs)
+
+        base.get_ranges = counted  # type: ignore[method-assign]
+        state.clear()
+        np.testing.assert_array_equal(a[...], np.load(spec["versions"]["tag.v1"]["arrays"]["/a"]))
+        gets = [p for _, p, _ in state.requests("GET")]
+        chunk_files = {a.store.chunk_ref(f"a/c/{i}/{j}").chunk_id for i in range(3) for j in range(3)}  # type: ignore[union-attr]
+        # the metadata never again; the manifest once; each of the 9 chunk files once, in one call
+        assert calls == [9]
+        assert sorted(gets) == sorted([f"/repo2.icechunk/manifests/{a.store.snapshot.nodes['/a'].manifests[0].manifest_id}"]
+                                      + [f"/repo2.icechunk/chunks/{c}" for c in chunk_files])
+        state.clear()
+        a[...]
+        assert len(state.requests("GET")) == 9  # the manifest is kept
+
+
+@pytest.mark.parametrize("repo", REPOS)
+def test_http_versions(fixture: dict[str, Any], repo: str) -> None:
+    from http_server import serve
+
+    spec = fixture["repos"][repo]
+    with serve(fixture["root"]) as (url, _):
+        for label in ("branch.main", "tag.v1"):
+            a = zl.open(f"{url}/{repo}@{label}::/a")
+            np.testing.assert_array_equal(a[...], np.load(spec["versions"][label]["arrays"]["/a"]))
+
+
+# -- hostile repositories: each a named ZarrError ------------------------------------------------
+def _copy(fixture: dict[str, Any], tmp_path: Path, repo: str = "repo2.icechunk") -> Path:
+    dst = tmp_path / repo
+    shutil.copytree(fixture["root"] / repo, dst)
+    return dst
+
+
+def _flatbuffer(path: Path) -> tuple[bytes, bytes]:
+    from numcodecs import Zstd
+
+    data = path.read_bytes()
+    return data[:39], Zstd().decode(data[39:])
+
+
+def _rewrite(path: Path, header: bytes, buf: bytes) -> None:
+    from numcodecs import Zstd
+
+    path.write_bytes(header + Zstd(level=1).encode(buf))
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: b"NOT" + d[3:], "no ICE🧊CHUNK magic"),
+    (lambda d: d[:20], "too short for an Icechunk file header"),
+    (lambda d: d[:37] + b"\x01" + d[38:], "a snapshot file where a repo_info was expected"),
+    (lambda d: d[:39] + d[39:60] + bytes(40) + d[100:], "cannot decompress"),
+    (lambda d: d[:-30], "cannot decompress"),
+])
+def test_hostile_repo_file(fixture: dict[str, Any], tmp_path: Path, damage: Any, message: str) -> None:
+    repo = _copy(fixture, tmp_path)
+    (repo / "repo").write_bytes(damage((repo / "repo").read_bytes()))
+    with pytest.raises(zl.ZarrError, match=message) as e:
+        zl.open(str(repo))
+    assert "repo" in str(e.value)
+
+
+def test_decompression_bomb(fixture: dict[str, Any], tmp_path: Path) -> None:
+    from numcodecs import Zstd
+
+    repo = _copy(fixture, tmp_path)
+    header = (repo / "repo").read_bytes()[:39]
+    (repo / "repo").write_bytes(header + Zstd(level=1).encode(bytes(8 << 20)))
+    old = zl.limits.configure(metadata_bytes=1 << 20)
+    try:
+        with pytest.raises(zl.ZarrError, match=r"repo: cannot decompress.*1 MiB"):
+            zl.open(str(repo))
+    finally:
+        zl.limits.restore(old)
+
+
+def test_missing_snapshot_file(fixture: dict[str, Any], tmp_path: Path) -> None:
+    repo = _copy(fixture, tmp_path)
+    sid = fixture["repos"]["repo2.icechunk"]["tags"]["v1"]
+    (repo / "snapshots" / sid).unlink()
+    with pytest.raises(zl.ZarrError, match=f"snapshots/{sid}: snapshot {sid} does not exist"):
+        zl.open(f"{repo}@tag.v1")
+
+
+def test_truncated_chunk_file_fails_that_chunk(fixture: dict[str, Any], tmp_path: Path) -> None:
+    repo = _copy(fixture, tmp_path)
+    a = zl.open(f"{repo}::/a")
+    assert isinstance(a.store, IcechunkStore)
+    ref = a.store.chunk_ref("a/c/1/1")
+    assert ref is not None and ref.chunk_id is not None
+    chunk = repo / "chunks" / ref.chunk_id
+    chunk.write_bytes(chunk.read_bytes()[: ref.offset + ref.length // 2])
+    failures: list[zl.ChunkFailure] = []
+    a.read((slice(None), slice(None)), failures=failures)
+    assert [f.key for f in failures] == ["a/c/1/1"]
+    assert f"chunks/{ref.chunk_id}" in failures[0].message and "holds only" in failures[0].message
+
+
+def test_virtual_chunk_to_a_file_outside_the_authorised_folder(fixture: dict[str, Any], tmp_path: Path) -> None:
+    repo = _copy(fixture, tmp_path)
+    a = zl.open(f"{repo}::/v")
+    assert isinstance(a.store, IcechunkStore)
+    ref = a.store.chunk_ref("v/c/0/0")
+    assert ref is not None and ref.location is not None
+    manifest = repo / "manifests" / a.store.snapshot.nodes["/v"].manifests[0].manifest_id
+    header, buf = _flatbuffer(manifest)
+    hostile = "file://" + "/" * (len(ref.location) - len("file://etc/passwd")) + "etc/passwd"
+    assert len(hostile) == len(ref.location) and buf.count(ref.location.encode()) == 1
+    _rewrite(manifest, header, buf.replace(ref.location.encode(), hostile.encode()))
+    v = zl.open(f"{repo}::/v", authorize=[fixture["prefix"]])
+    with pytest.raises(AccessDeniedError, match="v/c/0/0.*/etc/passwd") as e:
+        v[...]
+    assert e.value.prefix == "file:///etc/"
+
+
+def test_virtual_chunk_file_modified_since(fixture: dict[str, Any], tmp_path: Path) -> None:
+    import os
+    import time
+
+    root = tmp_path / "copy"
+    shutil.copytree(fixture["root"], root)
+    # the references name the original folder: authorise it, and change the file they point to
+    src = Path(fixture["root"]) / "src.h5"
+    stat = src.stat()
+    os.utime(src, (stat.st_atime, time.time() + 5 * 86400))
+    try:
+        vc = zl.open(f"{root / 'repo2.icechunk'}::/vc", authorize=[fixture["prefix"]])
+        with pytest.raises(zl.StoreError, match="vc/c/.*was modified after the chunk was recorded"):
+            vc[...]
+    finally:
+        os.utime(src, (stat.st_atime, stat.st_mtime))
+
+
+def test_ancestry_loop_is_an_error(fixture: dict[str, Any], tmp_path: Path) -> None:
+    from zarrview.zarrlib.icechunk import ids
+
+    repo = _copy(fixture, tmp_path, "repo1.icechunk")
+    sid = fixture["repos"]["repo1.icechunk"]["branches"]["main"]
+    parent = fixture["repos"]["repo1.icechunk"]["ancestry"]["branch.main"][0][1]
+    snap = repo / "snapshots" / sid
+    header, buf = _flatbuffer(snap)
+    assert buf.count(ids.decode(parent)) == 1
+    _rewrite(snap, header, buf.replace(ids.decode(parent), ids.decode(sid)))
+    with pytest.raises(zl.ZarrError, match=f"ancestry of {sid} loops"):
+        history(IcechunkStore(LocalStore(repo)), "branch.main")
