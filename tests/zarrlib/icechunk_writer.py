@@ -33,6 +33,9 @@ chunked = rng.integers(-3000, 3000, (8, 8)).astype("<i2")
 with h5py.File(h5, "w") as f:
     f.create_dataset("contig", data=contig)
     f.create_dataset("chunked", data=chunked, chunks=(4, 4))
+raw = np.arange(400, dtype="<i4") * 3
+with open(os.path.join(out, "raw.bin"), "wb") as f:
+    f.write(raw.tobytes())
 with h5py.File(h5) as f:
     contig_offset = f["contig"].id.get_offset()
     ds = f["chunked"]
@@ -43,6 +46,9 @@ def write(name: str, spec: int) -> dict:
     path = os.path.join(out, name)
     cfg = ic.RepositoryConfig.default()
     cfg.inline_chunk_threshold_bytes = 40
+    # manifests with 20 or more virtual chunks store their locations zstd-compressed with a dictionary
+    cfg.manifest = ic.ManifestConfig(virtual_chunk_location_compression=ic.ManifestVirtualChunkLocationCompressionConfig(
+        min_num_chunks=20))
     cfg.set_virtual_chunk_container(ic.VirtualChunkContainer(prefix, ic.local_filesystem_store(out)))
     auth = {prefix: ic.credentials.LocalFileSystemAccess} if hasattr(ic.credentials, "LocalFileSystemAccess") \
         else {prefix: None}
@@ -92,6 +98,9 @@ def write(name: str, spec: int) -> dict:
     c = g.create_array("c64", shape=(4, 3), chunks=(3, 2), dtype="c8", fill_value=0)
     c[:] = (rng.standard_normal((4, 3)) + 1j * rng.standard_normal((4, 3))).astype("c8")
     del g["flags"]
+    g.create_array("vlong", shape=(400,), chunks=(10,), dtype="<i4", compressors=None, fill_value=0)
+    for i in range(40):
+        s.store.set_virtual_ref(f"vlong/c/{i}", prefix + "raw.bin", offset=40 * i, length=40)
     s.commit("third: remove flags, add c64")
     repo.create_tag("latest", repo.lookup_branch("main"))
     return expected(name, repo)

@@ -22,6 +22,7 @@ import py312_env
 import zarrview.zarrlib as zl
 from zarrview.cli import main as cli_main
 from zarrview.zarrlib.icechunk import IcechunkStore, history, refs
+from zarrview.zarrlib.icechunk.binary import FbTable
 from zarrview.zarrlib.storage.access import AccessDeniedError, AccessPolicy
 from zarrview.zarrlib.storage.local import LocalStore
 
@@ -124,6 +125,20 @@ def test_virtual_chunks_need_authorisation(fixture: dict[str, Any]) -> None:
     with pytest.raises(AccessDeniedError):
         v[...]
     policy.allow(fixture["prefix"])  # the window widens the policy and reads again
+    np.testing.assert_array_equal(v[...], want)
+
+
+def test_dictionary_compressed_virtual_locations(fixture: dict[str, Any]) -> None:
+    location = fixture["root"] / "repo2.icechunk"
+    v = zl.open(f"{location}::/vlong", authorize=[fixture["prefix"]])
+    assert isinstance(v.store, IcechunkStore)
+    manifest = location / "manifests" / v.store.snapshot.nodes["/vlong"].manifests[0].manifest_id
+    refs = FbTable.root(_flatbuffer(manifest)[1], "manifest").tables(1)[0].tables(1)
+    assert len(refs) == 40  # the writer compressed every location (field 8, no plain field 5)
+    assert all(refs[i].has(8) and not refs[i].has(5) for i in range(40))
+    ref = v.store.chunk_ref("vlong/c/39")
+    assert ref is not None and ref.location == fixture["prefix"] + "raw.bin" and ref.offset == 39 * 40
+    want = np.load(fixture["repos"]["repo2.icechunk"]["versions"]["branch.main"]["arrays"]["/vlong"])
     np.testing.assert_array_equal(v[...], want)
 
 

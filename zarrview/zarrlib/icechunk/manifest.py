@@ -9,10 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codecs.libzstd import decompress_with_dictionary
+from ..errors import CodecError
 from ..limits import limits
 from ..storage.base import Store
 from . import ids
 from .binary import FbTable, FileType, IcechunkFormatError, TableVector, decode_file
+
+
+#: the longest virtual chunk URL read from a compressed location
+LOCATION_BYTES = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,17 @@ class Manifest:
             return []
         return [self._ref(refs[i], tuple(refs[i].numbers(0, "I"))) for i in range(len(refs))]
 
+    def _location(self, compressed: bytes, index: tuple[int, ...]) -> str:
+        """A virtual chunk's URL, compressed with the manifest's zstd dictionary."""
+        if self._root.scalar(3, "B", 1) != 1:
+            raise IcechunkFormatError(f"{self.where}: chunk {index}: unknown location compression "
+                                      f"{self._root.scalar(3, 'B', 1)}")
+        try:
+            raw = decompress_with_dictionary(compressed, self._root.raw(2) or b"", LOCATION_BYTES)
+            return raw.decode("utf-8")
+        except (CodecError, UnicodeDecodeError) as e:
+            raise IcechunkFormatError(f"{self.where}: chunk {index}: cannot decompress its location ({e})") from None
+
     def _ref(self, t: FbTable, index: tuple[int, ...]) -> ChunkRef:
         inline = t.raw(1)
         if inline is not None:
@@ -89,8 +106,7 @@ class Manifest:
             return ChunkRef(index, offset, length, chunk_id=ids.encode(raw_id))
         location = t.string(5)
         if location is None and t.has(8):
-            raise IcechunkFormatError(f"{self.where}: chunk {index} has a dictionary-compressed location, "
-                                      "which zarrview does not read yet")
+            location = self._location(t.raw(8) or b"", index)
         if location is None:
             raise IcechunkFormatError(f"{self.where}: chunk {index} is neither inline, native nor virtual")
         return ChunkRef(index, offset, length, location=location, etag=t.string(6),
