@@ -19,6 +19,8 @@ from .binary import FbTable, FileType, IcechunkFormatError, TableVector, decode_
 
 #: the longest virtual chunk URL read from a compressed location
 LOCATION_BYTES = 64 << 10
+#: decompressed locations kept per manifest
+LOCATIONS_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,15 @@ class Manifest:
         self.where = where
         self._root = FbTable.root(buf, where)
         self._arrays = self._root.tables(1)
+        self._per_node: dict[bytes, TableVector | None] = {}
+        self._locations: dict[bytes, str] = {}
 
     def _refs_of(self, node_id: bytes) -> TableVector | None:
+        if node_id not in self._per_node:
+            self._per_node[node_id] = self._search_node(node_id)
+        return self._per_node[node_id]
+
+    def _search_node(self, node_id: bytes) -> TableVector | None:
         lo, hi = 0, len(self._arrays)
         while lo < hi:
             mid = (lo + hi) // 2
@@ -69,10 +78,9 @@ class Manifest:
         lo, hi = 0, len(refs)
         while lo < hi:
             mid = (lo + hi) // 2
-            t = refs[mid]
-            found = t.numbers(0, "I")
+            found = refs.u32s(mid, 0)
             if found == index:
-                return self._ref(t, index)
+                return self._ref(refs[mid], index)
             if found < index:
                 lo = mid + 1
             else:
@@ -83,18 +91,37 @@ class Manifest:
         refs = self._refs_of(node_id)
         if refs is None:
             return []
-        return [self._ref(refs[i], tuple(refs[i].numbers(0, "I"))) for i in range(len(refs))]
+        return [self._ref(refs[i], refs.u32s(i, 0)) for i in range(len(refs))]
+
+    def sizes(self, node_id: bytes) -> list[tuple[tuple[int, ...], int]]:
+        """(index, stored size) of every chunk of the array, without resolving locations."""
+        refs = self._refs_of(node_id)
+        if refs is None:
+            return []
+        out = []
+        for i in range(len(refs)):
+            t = refs[i]
+            inline = t.raw(1)
+            out.append((refs.u32s(i, 0), len(inline) if inline is not None else t.scalar(3, "Q")))
+        return out
 
     def _location(self, compressed: bytes, index: tuple[int, ...]) -> str:
-        """A virtual chunk's URL, compressed with the manifest's zstd dictionary."""
+        """A virtual chunk's URL, compressed with the manifest's zstd dictionary (kept: many
+        chunks lie in the same few files)."""
+        known = self._locations.get(compressed)
+        if known is not None:
+            return known
         if self._root.scalar(3, "B", 1) != 1:
             raise IcechunkFormatError(f"{self.where}: chunk {index}: unknown location compression "
                                       f"{self._root.scalar(3, 'B', 1)}")
         try:
             raw = decompress_with_dictionary(compressed, self._root.raw(2) or b"", LOCATION_BYTES)
-            return raw.decode("utf-8")
+            location = raw.decode("utf-8")
         except (CodecError, UnicodeDecodeError) as e:
             raise IcechunkFormatError(f"{self.where}: chunk {index}: cannot decompress its location ({e})") from None
+        if len(self._locations) < LOCATIONS_KEPT:
+            self._locations[compressed] = location
+        return location
 
     def _ref(self, t: FbTable, index: tuple[int, ...]) -> ChunkRef:
         inline = t.raw(1)

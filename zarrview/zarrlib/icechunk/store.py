@@ -250,8 +250,8 @@ class IcechunkStore(Store):
     # -- listing -------------------------------------------------------------------------------
     def _chunk_keys(self, node: Node) -> Iterator[tuple[str, int]]:
         for ref in node.manifests:
-            for chunk in self._manifest(ref.manifest_id).all_refs(node.node_id):
-                yield self.chunk_key(node, chunk.index), chunk.size
+            for index, size in self._manifest(ref.manifest_id).sizes(node.node_id):
+                yield self.chunk_key(node, index), size
 
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
         path = "/" + prefix.strip("/") if prefix.strip("/") else "/"
