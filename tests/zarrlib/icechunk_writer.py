@@ -49,7 +49,7 @@ def write(name: str, spec: int) -> dict:
     # manifests with 20 or more virtual chunks store their locations zstd-compressed with a dictionary
     cfg.manifest = ic.ManifestConfig(virtual_chunk_location_compression=ic.ManifestVirtualChunkLocationCompressionConfig(
         min_num_chunks=20))
-    cfg.set_virtual_chunk_container(ic.VirtualChunkContainer(prefix, ic.local_filesystem_store(out)))
+    cfg.set_virtual_chunk_container(ic.VirtualChunkContainer(prefix, ic.local_filesystem_store(out), name="data"))
     auth = {prefix: ic.credentials.LocalFileSystemAccess} if hasattr(ic.credentials, "LocalFileSystemAccess") \
         else {prefix: None}
     repo = ic.Repository.create(ic.local_filesystem_storage(path), config=cfg, spec_version=spec,
@@ -101,6 +101,9 @@ def write(name: str, spec: int) -> dict:
     g.create_array("vlong", shape=(400,), chunks=(10,), dtype="<i4", compressors=None, fill_value=0)
     for i in range(40):
         s.store.set_virtual_ref(f"vlong/c/{i}", prefix + "raw.bin", offset=40 * i, length=40)
+    g.create_array("vnamed", shape=(30,), chunks=(10,), dtype="<i4", compressors=None, fill_value=0)
+    for i in range(3):  # relative to the container named "data"
+        s.store.set_virtual_ref(f"vnamed/c/{i}", "vcc://data/raw.bin", offset=400 + 40 * i, length=40)
     s.commit("third: remove flags, add c64")
     repo.create_tag("latest", repo.lookup_branch("main"))
     return expected(name, repo)

@@ -142,6 +142,21 @@ def test_dictionary_compressed_virtual_locations(fixture: dict[str, Any]) -> Non
     np.testing.assert_array_equal(v[...], want)
 
 
+@pytest.mark.parametrize("repo", REPOS)
+def test_named_container_locations(fixture: dict[str, Any], repo: str) -> None:
+    location = fixture["root"] / repo
+    v = zl.open(f"{location}::/vnamed")
+    assert isinstance(v.store, IcechunkStore)
+    ref = v.store.chunk_ref("vnamed/c/2")
+    assert ref is not None and ref.location == "vcc://data/raw.bin"
+    with pytest.raises(AccessDeniedError) as refused:  # a named container is no authorisation
+        v[...]
+    assert refused.value.url == fixture["prefix"] + "raw.bin"
+    v = zl.open(f"{location}::/vnamed", authorize=[fixture["prefix"]])
+    want = np.load(fixture["repos"][repo]["versions"]["branch.main"]["arrays"]["/vnamed"])
+    np.testing.assert_array_equal(v[...], want)
+
+
 def test_cli_tree_info_export(fixture: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = fixture["repos"]["repo2.icechunk"]
     location = fixture["root"] / "repo2.icechunk"

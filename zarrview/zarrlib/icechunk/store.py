@@ -21,6 +21,7 @@ from ..errors import StoreError, StoreNotFoundError, ZarrError
 from ..storage.access import AccessPolicy, normal_url
 from ..storage.base import OnEach, Scratch, Store, too_large
 from ..storage.byte_request import ByteRequest
+from .containers import containers_v1, containers_v2
 from .manifest import ChunkRef, Manifest, read_manifest
 from .repo_info import RepoInfo, read_refs_v1, read_repo_info
 from .snapshot import Node, Snapshot, read_snapshot
@@ -70,6 +71,7 @@ class IcechunkStore(Store):
         self._lock = threading.Lock()
         self._manifests: OrderedDict[str, Manifest] = OrderedDict()
         self._virtual: dict[str, Store] = {}
+        self._containers: dict[str, str] | None = None
 
     # -- keys -> nodes and chunk references --------------------------------------------------
     def _node_doc(self, key: str) -> Node | None:
@@ -225,7 +227,7 @@ class IcechunkStore(Store):
         """The folder a virtual chunk's file is in (its store opened and kept) and the file's
         name, once the policy allows it."""
         assert ref.location is not None
-        url = ref.location
+        url = self._absolute(key, ref.location)
         self.policy.check(url, f"virtual chunk {key} of {self.url}")
         folder, _, name = normal_url(url).rpartition("/")
         if not name:
@@ -239,6 +241,20 @@ class IcechunkStore(Store):
             with self._lock:
                 self._virtual.setdefault(folder, store)
         return folder, name
+
+    def _absolute(self, key: str, location: str) -> str:
+        """``vcc://NAME/path`` resolved against the named container's URL prefix."""
+        if not location.startswith("vcc://"):
+            return location
+        if self._containers is None:
+            self._containers = (containers_v2(self.info.config, self.base.key_url("repo")) if self.info.spec >= 2
+                                else containers_v1(self.base))
+        name, _, rest = location[len("vcc://"):].partition("/")
+        prefix = self._containers.get(name)
+        if prefix is None:
+            raise StoreError(f"{self.key_url(key)}: virtual chunk location {location} names container {name!r}, "
+                             "which the repository's configuration does not define")
+        return prefix.rstrip("/") + "/" + rest
 
     def _open(self, folder: str) -> Store:
         if self._open_location is not None:
