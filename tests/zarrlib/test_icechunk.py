@@ -222,6 +222,48 @@ def test_http_versions(fixture: dict[str, Any], repo: str) -> None:
             np.testing.assert_array_equal(a[...], np.load(spec["versions"][label]["arrays"]["/a"]))
 
 
+def test_remote_repository_found_without_its_name(fixture: dict[str, Any], tmp_path: Path) -> None:
+    """A URL not ending in .icechunk and naming no version: plain Zarr is looked for first
+    (no request more for a Zarr store), then the repository's own files."""
+    from http_server import serve
+
+    shutil.copytree(fixture["root"] / "repo1.icechunk", tmp_path / "data")
+    spec = fixture["repos"]["repo1.icechunk"]
+    with serve(tmp_path) as (url, _):
+        a = zl.open(f"{url}/data::/grp/b")
+        assert isinstance(a.store, IcechunkStore) and a.store.info.spec == 1
+        np.testing.assert_array_equal(a[...], np.load(spec["versions"]["branch.main"]["arrays"]["/grp/b"]))
+        with pytest.raises(zl.NodeNotFoundError, match="no Zarr node at /nope"):
+            zl.open(f"{url}/data::/nope")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_s3_repository(fixture: dict[str, Any]) -> None:
+    pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
+    pytest.importorskip("moto.server", reason="moto[server] is part of the test extras")
+    import boto3
+    from cloud_servers import moto_s3
+
+    with moto_s3() as endpoint:
+        client = boto3.client("s3", endpoint_url=endpoint)
+        client.create_bucket(Bucket="repos")
+        for repo in REPOS:
+            for path in (fixture["root"] / repo).rglob("*"):
+                if path.is_file():
+                    key = f"{repo}/{path.relative_to(fixture['root'] / repo).as_posix()}"
+                    client.put_object(Bucket="repos", Key=key, Body=path.read_bytes())
+        for repo in REPOS:
+            spec = fixture["repos"][repo]
+            for label in ("branch.main", "branch.dev", "tag.v1"):
+                root = zl.open(f"s3://repos/{repo}@{label}", endpoint_url=endpoint, authorize=[fixture["prefix"]])
+                arrays = _arrays(root)  # type: ignore[arg-type]
+                assert sorted(arrays) == sorted(spec["versions"][label]["arrays"])
+                for path, file in spec["versions"][label]["arrays"].items():
+                    np.testing.assert_array_equal(arrays[path][...], np.load(file), err_msg=f"{repo}@{label}{path}")
+            assert refs(zl.open(f"s3://repos/{repo}", endpoint_url=endpoint).store) == (spec["branches"], spec["tags"])
+
+
 # -- hostile repositories: each a named ZarrError ------------------------------------------------
 def _copy(fixture: dict[str, Any], tmp_path: Path, repo: str = "repo2.icechunk") -> Path:
     dst = tmp_path / repo

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError, StoreNotFoundError
+from ..limits import limits
 from ..storage.access import AccessPolicy
 from ..storage.base import Store
 from .store import IcechunkStore
@@ -87,3 +88,17 @@ def open_location(location: str, storage_options: Mapping[str, Any], open_plain:
     except BaseException:
         base.close()
         raise
+
+
+def as_repository(store: Store, storage_options: Mapping[str, Any]) -> IcechunkStore | None:
+    """``store`` opened as the main branch of the repository it holds, or None where it holds
+    none (its ``repo`` file, or spec 1's main branch ref, is missing): for remote locations
+    not recognised by name, tried only once no Zarr metadata was found there."""
+    if isinstance(store, IcechunkStore):
+        return None
+    try:
+        if store.get_bounded("repo", limits().metadata_bytes) is None and store.get_bounded("refs/branch.main/ref.json", 1 << 16) is None:
+            return None
+        return IcechunkStore(store, None, policy_of(storage_options.get("authorize"), store.url))
+    except StoreNotFoundError:
+        return None
