@@ -20,6 +20,7 @@ import h5py
 import icechunk as ic
 import numpy as np
 import zarr
+from zarr.core.sync import sync
 
 warnings.simplefilter("ignore")
 out = os.path.abspath(sys.argv[1])
@@ -109,6 +110,10 @@ def write(name: str, spec: int) -> dict:
     return expected(name, repo)
 
 
+async def _keys(store: ic.IcechunkStore) -> list[str]:
+    return sorted([k async for k in store.list()])
+
+
 def expected(name: str, repo: ic.Repository) -> dict:
     folder = os.path.join(out, "expected", name)
     versions: dict[str, dict] = {}
@@ -130,6 +135,7 @@ def expected(name: str, repo: ic.Repository) -> dict:
         except zarr.errors.GroupNotFoundError:  # the first snapshot holds no node
             v["empty"] = True
             continue
+        v["keys"] = sync(_keys(session.store))
         for path, node in root.members(max_depth=None):
             if isinstance(node, zarr.Array):
                 file = os.path.join(folder, label, path.replace("/", "__") + ".npy")

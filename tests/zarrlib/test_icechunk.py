@@ -173,6 +173,55 @@ def test_cli_tree_info_export(fixture: dict[str, Any], tmp_path: Path, capsys: p
     np.testing.assert_array_equal(np.load(out), np.load(spec["versions"]["branch.dev"]["arrays"]["/a"]))
 
 
+@pytest.mark.parametrize("repo", REPOS)
+def test_keys_are_icechunks(fixture: dict[str, Any], repo: str) -> None:
+    for label, version in fixture["repos"][repo]["versions"].items():
+        if version.get("empty"):
+            continue
+        store = IcechunkStore(LocalStore(fixture["root"] / repo), label)
+        assert sorted(store.list_prefix("")) == version["keys"], label
+        grp = sorted(k for k in version["keys"] if k.startswith("grp/"))
+        assert sorted(k for k, _ in store.walk_sizes("grp/")) == grp
+        keys, dirs = store.list_dir("grp/")
+        assert keys == ["zarr.json"] and dirs == sorted({k.split("/")[1] for k in grp if k.count("/") > 1})
+
+
+def test_ranges_of_native_inline_and_virtual_chunks(fixture: dict[str, Any]) -> None:
+    from store_contract import ranges
+
+    from zarrview.zarrlib.storage.base import ByteRequest, Scratch
+
+    location = fixture["root"] / "repo2.icechunk"
+    store = IcechunkStore(LocalStore(location), "tag.v1", AccessPolicy([fixture["prefix"]]))
+    truth: dict[str, bytes] = {}
+    for key in ("a/c/1/1", "small/c/0", "vc/c/1/0", "v/c/0/0"):
+        ref = store.chunk_ref(key)
+        assert ref is not None
+        if ref.inline is not None:
+            truth[key] = ref.inline
+        else:
+            file = location / "chunks" / ref.chunk_id if ref.chunk_id else Path(fixture["root"]) / "src.h5"
+            truth[key] = file.read_bytes()[ref.offset:ref.offset + ref.length]
+        assert len(truth[key]) == ref.size
+    assert {store.chunk_ref(k).chunk_id is not None for k in truth} == {True, False}  # type: ignore[union-attr]
+    reqs = []
+    for key, data in truth.items():
+        n = len(data)
+        reqs += [ByteRequest(key), ByteRequest(key, 1, 5), ByteRequest(key, n - 3, n + 50), ByteRequest(key, -4),
+                 ByteRequest(key, n + 1, n + 9), ByteRequest(key, -(n + 10))]
+    want = []
+    for r in reqs:
+        data = truth[r.key]
+        want.append(data if r.start is None else data[max(0, len(data) + r.start):] if r.start < 0
+                    else data[r.start:r.stop])
+    assert ranges(store, reqs) == want
+    assert ranges(store, reqs, Scratch()) == want
+    assert [store.get_range(r) for r in reqs] == want
+    assert store.get("a/c/9/9") is None and store.get("a/c/0") is None and store.get("nope/zarr.json") is None
+    with pytest.raises(zl.TooLargeError, match="a/c/1/1"):
+        store.get_bounded("a/c/1/1", 4)
+
+
 def test_stored_chunks_come_from_the_manifests(fixture: dict[str, Any]) -> None:
     a = zl.open(f"{fixture['root'] / 'repo2.icechunk'}::/grp/missing")
     count, _ = a.stored_objects()

@@ -274,6 +274,10 @@ class IcechunkStore(Store):
         node = self.snapshot.nodes.get(path)
         if node is not None:
             dirs = set(self._children.get(path, ()))
+            if node.is_array and node.encoding == ("c", "/") and node.ndim:
+                # the common encoding: every chunk is below c/, said without reading a manifest
+                # (a tree lists each child of a group to see whether it holds a node)
+                return ["zarr.json"], sorted(dirs | ({"c"} if node.manifests else set()))
             if node.is_array:
                 dirs.update(k[len(prefix):].split("/", 1)[0] for k, _ in self._chunk_keys(node)
                             if "/" in k[len(prefix):])
