@@ -44,7 +44,7 @@ def find_python312() -> str | None:
     return None
 
 
-def venv_python(requirements: Sequence[str], timeout: float = 900) -> str:
+def venv_python(requirements: Sequence[str], timeout: float = 420) -> str:
     """The venv's python with ``requirements`` installed (built once); raises RuntimeError
     with the reason where it cannot be built."""
     key = hashlib.sha256("\n".join(sorted(requirements)).encode()).hexdigest()[:16]

@@ -26,6 +26,9 @@ from zarrview.zarrlib.icechunk.binary import FbTable
 from zarrview.zarrlib.storage.access import AccessDeniedError, AccessPolicy
 from zarrview.zarrlib.storage.local import LocalStore
 
+#: the first test also builds the 3.12 venv (an install from PyPI) and runs the writer
+pytestmark = pytest.mark.timeout(600)
+
 WRITER = Path(__file__).with_name("icechunk_writer.py")
 REPOS = ("repo2.icechunk", "repo1.icechunk")
 
@@ -287,7 +290,6 @@ def test_remote_repository_found_without_its_name(fixture: dict[str, Any], tmp_p
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(120)
 def test_s3_repository(fixture: dict[str, Any]) -> None:
     pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
     pytest.importorskip("moto.server", reason="moto[server] is part of the test extras")
@@ -433,7 +435,6 @@ def test_ancestry_loop_is_an_error(fixture: dict[str, Any], tmp_path: Path) -> N
         history(IcechunkStore(LocalStore(repo)), "branch.main")
 
 
-@pytest.mark.timeout(120)
 @pytest.mark.parametrize("kind", ["repo", "snapshot", "manifest"])
 def test_mutated_flatbuffers_cost_a_zarr_error(fixture: dict[str, Any], tmp_path: Path, kind: str) -> None:
     """Bytes of a decompressed metadata file changed at random: opening and reading every array
