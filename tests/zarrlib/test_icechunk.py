@@ -383,7 +383,7 @@ def test_truncated_chunk_file_fails_that_chunk(fixture: dict[str, Any], tmp_path
     failures: list[zl.ChunkFailure] = []
     a.read((slice(None), slice(None)), failures=failures)
     assert [f.key for f in failures] == ["a/c/1/1"]
-    assert f"chunks/{ref.chunk_id}" in failures[0].message and "holds only" in failures[0].message
+    assert f"chunks/{ref.chunk_id}" in failures[0].message and "ends at byte" in failures[0].message
 
 
 def test_virtual_chunk_to_a_file_outside_the_authorised_folder(fixture: dict[str, Any], tmp_path: Path) -> None:

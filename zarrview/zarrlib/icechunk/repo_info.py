@@ -11,7 +11,6 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, UTC
 
-from ..errors import StoreError
 from ..limits import limits
 from ..storage.base import Store
 from . import ids
@@ -52,10 +51,7 @@ class RepoInfo:
 def read_repo_info(store: Store, key: str = "repo") -> RepoInfo | None:
     """The spec 2 ``repo`` file, or None where the store has none."""
     where = store.key_url(key)
-    try:
-        data = store.get_bounded(key, limits().metadata_bytes)
-    except StoreError as e:
-        raise StoreError(f"{where}: {e}") from e
+    data = store.get_bounded(key, limits().metadata_bytes)
     if data is None:
         return None
     spec, buf = decode_file(data, FileType.REPO_INFO, where)

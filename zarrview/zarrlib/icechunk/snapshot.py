@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
 
 from ..errors import StoreError
 from ..limits import limits
@@ -54,7 +54,7 @@ class Snapshot:
     message: str
     nodes: dict[str, Node] = field(default_factory=dict)
 
-    def info_time(self) -> Any:
+    def info_time(self) -> datetime:
         return micros(self.time_us)
 
 

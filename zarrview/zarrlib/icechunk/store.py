@@ -212,7 +212,7 @@ class IcechunkStore(Store):
             elif not isinstance(data, StoreError) and len(data) != want:
                 data = StoreError(f"{self.key_url(reqs[i].key)}: the manifest places it at bytes "
                                   f"{mapped.start}-{mapped.stop} of {store.key_url(mapped.key)}, "
-                                  f"which holds only {mapped.start + len(data) if mapped.start else len(data)} there")
+                                  f"which ends at byte {(mapped.start or 0) + len(data)}")
             on_each(i, data)
 
         store.get_ranges([m for _, m, _ in group], landed, cancel, scratch)
