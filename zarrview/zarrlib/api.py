@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .errors import ZarrError
+from .errors import NodeNotFoundError, StoreNotFoundError, ZarrError
+from .icechunk.locate import as_repository
 from .hierarchy import Hierarchy
 from .nodes import Node, make_node
 from .storage import Store, open_store, split_node_path
@@ -23,11 +24,20 @@ def open(location: str | os.PathLike[str] | Store, path: str | None = None, **st
         store = open_store(loc, **storage_options)
     if path is not None:
         node_path = "/" + path.strip("/") if path.strip("/") else "/"
-    h = Hierarchy(store)
     if node_path != "/":
         node_path = "/" + "/".join(p for p in node_path.split("/") if p)
     try:
-        return make_node(h, h.load(node_path))
+        try:
+            h = Hierarchy(store)
+            return make_node(h, h.load(node_path))
+        except (StoreNotFoundError, NodeNotFoundError):
+            # no Zarr metadata: a remote Icechunk repository not named *.icechunk holds none either
+            repository = as_repository(store, storage_options) if not isinstance(location, Store) else None
+            if repository is None:
+                raise
+            store = repository
+            h = Hierarchy(store)
+            return make_node(h, h.load(node_path))
     except ZarrError:
         store.close()  # nothing will hold this store: release its file or session
         raise

@@ -184,3 +184,23 @@ def version() -> str | None:
         return None
     v = int(_lib.ZSTD_versionNumber())
     return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+
+
+def decompress_with_dictionary(data: bytes, dictionary: bytes, limit: int) -> bytes:
+    """One frame compressed against ``dictionary`` (Icechunk's virtual chunk locations), at
+    most ``limit`` bytes; CodecError where it does not decode within that or libzstd is absent."""
+    if _lib is None:
+        raise CodecError("zstd: decoding with a dictionary needs the system libzstd")
+    fn = _lib.ZSTD_decompress_usingDict
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
+                   ctypes.c_char_p, ctypes.c_size_t]
+    fn.restype = ctypes.c_size_t
+    try:
+        ctx = _local.ctx
+    except AttributeError:
+        ctx = _local.ctx = _Context(_lib)
+    out = ctypes.create_string_buffer(max(1, limit))
+    written = fn(ctx.ptr, out, limit, bytes(data), len(data), bytes(dictionary), len(dictionary))
+    if _lib.ZSTD_isError(written):
+        raise CodecError(f"zstd: {_lib.ZSTD_getErrorName(written).decode('ascii', 'replace')}")
+    return out.raw[:written]

@@ -86,7 +86,15 @@ def _is_fsspec_reference(loc: str) -> bool:
 
 
 def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Store:
-    loc = os.fspath(location)
+    """The store ``location`` names; an Icechunk repository opens at the version it names
+    (``repo.icechunk@tag.v1``, ``version=``), with virtual chunks read only from ``authorize=``."""
+    from ..icechunk.locate import open_location  # the icechunk package builds on this module
+
+    return open_location(os.fspath(location), storage_options, _open_plain)
+
+
+def _open_plain(location: str, **storage_options: Any) -> Store:
+    loc = location
     if loc.startswith("zip::"):
         return _open_zip(loc[len("zip::"):], storage_options)
     if loc.startswith("reference::") or _is_fsspec_reference(loc):

@@ -1,0 +1,17 @@
+"""Icechunk repositories, read natively and read-only (spec versions 1 and 2).
+
+``IcechunkStore`` presents one version of a repository as a Zarr v3 store; ``refs`` and
+``history`` answer what a version picker shows: the branches and tags, and the commits
+before a version, newest first.
+"""
+
+from __future__ import annotations
+
+from .binary import IcechunkFormatError
+from .history import history, refs
+from .repo_info import SnapshotInfo
+from .store import IcechunkStore
+from .versions import Version, VersionNotFoundError, parse_version, split_version
+
+__all__ = ["IcechunkStore", "IcechunkFormatError", "SnapshotInfo", "Version", "VersionNotFoundError",
+           "history", "parse_version", "refs", "split_version"]

@@ -1,0 +1,104 @@
+"""Recognise a repository in what a user typed, and open the version it names.
+
+A folder is a repository when it holds a ``repo`` file (spec 2) or a ``refs/`` folder (spec
+1). A URL cannot be listed everywhere, so a remote repository is recognised by its ``repo``
+file, looked for when the location names a version, passes an Icechunk option, or ends in
+``.icechunk`` (a plain Zarr store over HTTP costs no extra request).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError, StoreNotFoundError
+from ..limits import limits
+from ..storage.access import AccessPolicy
+from ..storage.base import Store
+from .store import IcechunkStore
+from .versions import Version, parse_version, split_version
+
+#: storage options this package takes (the rest go to the store of the repository's location)
+OPTIONS = ("version", "authorize")
+
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
+
+OpenPlain = Callable[..., Store]
+
+
+def policy_of(value: Any, where: str) -> AccessPolicy:
+    """``authorize=``: an ``AccessPolicy`` (shared with the caller, who may widen it later),
+    one URL prefix, or several."""
+    if value is None:
+        return AccessPolicy()
+    if isinstance(value, AccessPolicy):
+        return value
+    if isinstance(value, str):
+        return AccessPolicy([value])
+    if isinstance(value, Iterable):
+        prefixes = list(value)
+        if all(isinstance(p, str) for p in prefixes):
+            return AccessPolicy(prefixes)
+    raise StoreError(f"cannot open {where}: authorize must be an AccessPolicy or URL prefixes, not {value!r}")
+
+
+def _local_repository(loc: str) -> bool:
+    m = _SCHEME.match(loc)
+    if m is not None and m.group(1).lower() != "file":
+        return False
+    path = Path(loc[len("file://"):] if m else loc).expanduser()
+    return path.is_dir() and ((path / "repo").is_file() or (path / "refs").is_dir())
+
+
+def open_location(location: str, storage_options: Mapping[str, Any], open_plain: OpenPlain) -> Store:
+    """The store ``location`` names: an ``IcechunkStore`` for a repository, else ``open_plain``'s."""
+    options = dict(storage_options)
+    version_option = options.pop("version", None)
+    authorize = options.pop("authorize", None)
+    if location.startswith("zip::"):
+        return open_plain(location, **options)
+    loc, version = split_version(location)
+    if version_option is not None:
+        parsed = version_option if isinstance(version_option, Version) else parse_version(str(version_option))
+        if parsed is None:
+            raise StoreError(f"cannot open {location}: version={version_option!r} names no version "
+                             "(branch.NAME, tag.NAME or a snapshot id)")
+        if version is not None and parsed != version:
+            raise StoreError(f"cannot open {location}: it names version {version} and version={parsed}")
+        version = parsed
+    local = _SCHEME.match(loc) is None or loc.lower().startswith("file://")
+    asked = version is not None or authorize is not None
+    if local:
+        if not _local_repository(loc):
+            if asked:
+                raise StoreNotFoundError(f"{loc} is not an Icechunk repository (no repo file and no refs/)")
+            return open_plain(location, **options)
+    elif not asked and not loc.rstrip("/").lower().endswith(".icechunk"):
+        return open_plain(location, **options)
+    base = open_plain(loc, **options)
+    try:
+        return IcechunkStore(base, version, policy_of(authorize, loc))
+    except StoreNotFoundError:
+        if asked:
+            base.close()
+            raise
+        return base  # a remote location named *.icechunk that holds plain Zarr
+    except BaseException:
+        base.close()
+        raise
+
+
+def as_repository(store: Store, storage_options: Mapping[str, Any]) -> IcechunkStore | None:
+    """``store`` opened as the main branch of the repository it holds, or None where it holds
+    none (its ``repo`` file, or spec 1's main branch ref, is missing): for remote locations
+    not recognised by name, tried only once no Zarr metadata was found there."""
+    if isinstance(store, IcechunkStore):
+        return None
+    try:
+        if store.get_bounded("repo", limits().metadata_bytes) is None and store.get_bounded("refs/branch.main/ref.json", 1 << 16) is None:
+            return None
+        return IcechunkStore(store, None, policy_of(storage_options.get("authorize"), store.url))
+    except StoreNotFoundError:
+        return None
