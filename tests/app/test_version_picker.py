@@ -53,6 +53,9 @@ def test_rows_are_the_repositorys_refs_and_ancestry(repos: dict[str, Any]) -> No
     kinds = {(r.kind, r.name): r.snapshot for r in table.rows if r.kind != "commit"}
     assert kinds == {**{("branch", n): s for n, s in spec["branches"].items()},
                      **{("tag", n): s for n, s in spec["tags"].items()}}
+    for r in table.rows:  # every ref shows its commit's message, on the open version's ancestry or not
+        if r.kind != "commit":
+            assert r.message == spec["ancestry"][r.version][0][3] and r.time, r
     commits = [(r.snapshot, r.message) for r in table.rows if r.kind == "commit"]
     assert commits == [(a[0], a[3]) for a in spec["ancestry"]["branch.main"]]
     assert table.rows[table.current].version == "branch.main"

@@ -8,6 +8,7 @@ The chosen version opens beside the one open now, so two versions can be compare
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -66,13 +67,14 @@ class VersionDialog(QDialog):
             return
         self.table = answer.value
         for i, row in enumerate(self.table.rows):
-            name = row.name if row.kind != "commit" else row.name[:12] + "…"
-            item = QTreeWidgetItem([row.kind, name, row.time, row.message])
+            item = QTreeWidgetItem([row.kind, row.name, row.time, row.message])
+            if row.kind == "commit":
+                item.setFont(NAME_COLUMN, QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
             item.setToolTip(NAME_COLUMN, f"{row.version}\nsnapshot {row.snapshot}")
             if i == self.table.current:
-                font = item.font(NAME_COLUMN)
-                font.setBold(True)
                 for col in range(len(HEADERS)):
+                    font = item.font(col)
+                    font.setBold(True)
                     item.setFont(col, font)
             self.view.addTopLevelItem(item)
         for col in (KIND_COLUMN, NAME_COLUMN, TIME_COLUMN):

@@ -14,7 +14,11 @@ from ..scheduling import Job, call_job
 from ..zarrlib.icechunk import IcechunkStore, history, refs
 from ..zarrlib.nodes import Node
 
-__all__ = ["VersionRow", "VersionTable", "icechunk_store", "location_at", "version_rows", "versions_job"]
+#: refs off the open version's ancestry whose commit time and message are looked up (one read
+#: each in spec 1); beyond these a ref shows its snapshot id only
+MORE_TIMES = 50
+
+__all__ = ["MORE_TIMES", "VersionRow", "VersionTable", "icechunk_store", "location_at", "version_rows", "versions_job"]
 
 
 class VersionRow(NamedTuple):
@@ -54,6 +58,8 @@ def version_rows(store: IcechunkStore) -> VersionTable:
     times = {c.id: c for c in commits}
     for kind, named in (("branch", found.branches), ("tag", found.tags)):
         for name, snapshot in named.items():
+            if snapshot not in times and len(times) < len(commits) + MORE_TIMES:
+                times.update((c.id, c) for c in history(store, f"{kind}.{name}", limit=1))
             info = times.get(snapshot)
             rows.append(VersionRow(kind, name, f"{kind}.{name}", snapshot,
                                    _when(info.time) if info else "", info.message if info else ""))
