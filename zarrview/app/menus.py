@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from .about import AboutDialog
 from .export_actions import ExportActions
 from .recent import RecentLocations
+from .version_actions import pick_version
 
 if TYPE_CHECKING:
     from .window import MainWindow
@@ -21,6 +22,7 @@ def build_menus(w: MainWindow) -> None:
         ("Open &File (zip)…", None, w.open_file),
         ("Open &References (JSON, Parquet)…", None, w.open_references),
         ("Open &URL…", QKeySequence("Ctrl+L"), w.open_url),
+        ("Open &Version…", None, lambda: pick_version(w)),
         ("&Go to Path…", QKeySequence("Ctrl+G"), w.ask_path),
     ]:
         act = QAction(text, w)

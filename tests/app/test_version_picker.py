@@ -1,0 +1,95 @@
+"""File ▸ Open Version on an Icechunk repository written by icechunk 2.3: the picker lists the
+repository's own branches, tags and ancestry, and the version picked opens beside the first
+with the values icechunk reads from it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtWidgets import QDialog  # noqa: E402
+
+import py312_env  # noqa: E402
+import zarrview.zarrlib as zl  # noqa: E402
+from test_app import _settle, store, window  # noqa: E402,F401
+from zarrview.app.version_actions import pick_version  # noqa: E402
+from zarrview.app.version_dialog import VersionDialog  # noqa: E402
+from zarrview.app.window import MainWindow  # noqa: E402
+from zarrview.viewing.versions import icechunk_store, version_rows  # noqa: E402
+
+WRITER = Path(__file__).parents[1] / "zarrlib" / "icechunk_writer.py"
+
+
+@pytest.fixture(scope="module")
+def repos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    python = py312_env.require(py312_env.ICECHUNK)
+    out = tmp_path_factory.mktemp("icechunk-app")
+    py312_env.run(python, WRITER, str(out), timeout=300)
+    doc: dict[str, Any] = json.loads((out / "expected.json").read_text())
+    doc["root"] = out
+    return doc
+
+
+def _open(qtbot, w: MainWindow, location: str, **options: Any) -> None:  # type: ignore[no-untyped-def]
+    rows = w.model.rowCount()
+    w.open_location(location, **options)
+    qtbot.waitUntil(lambda: w.model.rowCount() == rows + 1 and w.pending_opens == 0, timeout=15000)
+    _settle(qtbot, w)
+    w.tree.setCurrentIndex(w.proxy.mapFromSource(w.model.index(rows, 0)))
+
+
+def test_rows_are_the_repositorys_refs_and_ancestry(repos: dict[str, Any]) -> None:
+    spec = repos["repos"]["repo2.icechunk"]
+    root = zl.open(str(repos["root"] / "repo2.icechunk"))
+    store = icechunk_store(root)
+    assert store is not None
+    table = version_rows(store)
+    kinds = {(r.kind, r.name): r.snapshot for r in table.rows if r.kind != "commit"}
+    assert kinds == {**{("branch", n): s for n, s in spec["branches"].items()},
+                     **{("tag", n): s for n, s in spec["tags"].items()}}
+    for r in table.rows:  # every ref shows its commit's message, on the open version's ancestry or not
+        if r.kind != "commit":
+            assert r.message == spec["ancestry"][r.version][0][3] and r.time, r
+    commits = [(r.snapshot, r.message) for r in table.rows if r.kind == "commit"]
+    assert commits == [(a[0], a[3]) for a in spec["ancestry"]["branch.main"]]
+    assert table.rows[table.current].version == "branch.main"
+
+
+def test_picked_version_opens_beside_with_icechunks_values(qtbot, window: MainWindow, repos: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
+    spec = repos["repos"]["repo2.icechunk"]
+    location = repos["root"] / "repo2.icechunk"
+    _open(qtbot, window, str(location), authorize=[repos["prefix"]])
+    dialog = pick_version(window)
+    assert isinstance(dialog, VersionDialog)
+    qtbot.waitUntil(lambda: dialog.table is not None, timeout=15000)
+    assert dialog.view.topLevelItemCount() == len(dialog.table.rows)
+    assert dialog.chosen() == "branch.main"  # the version open now is selected
+    tag = sorted(spec["tags"])[0]
+    row = next(i for i, r in enumerate(dialog.table.rows) if r.version == f"tag.{tag}")
+    dialog.view.setCurrentItem(dialog.view.topLevelItem(row))
+    dialog.done(QDialog.DialogCode.Accepted)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 2 and window.pending_opens == 0, timeout=15000)
+    top = window.model.index(1, 0)
+    assert window.model.data(top).endswith(f"@tag.{tag}")
+    root = window.model.node(top)
+    assert root is not None
+    opened = icechunk_store(root)
+    assert opened is not None and str(opened.version) == f"tag.{tag}" and opened.snapshot_id == spec["tags"][tag]
+    want = spec["versions"][f"tag.{tag}"]["arrays"]
+    assert want, "the tag holds arrays"
+    for path, npy in want.items():
+        got = root[path.strip("/")]
+        assert isinstance(got, zl.Array)
+        np.testing.assert_array_equal(got[...], np.load(npy), err_msg=path)
+
+
+def test_a_plain_store_has_no_versions(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    _open(qtbot, window, str(store))
+    assert pick_version(window) is None
+    assert "Icechunk" in window.status_label.text()

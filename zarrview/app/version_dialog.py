@@ -1,0 +1,91 @@
+"""Repository ▸ Version: pick a branch, tag or commit of an Icechunk repository to open.
+
+The dialog opens at once with a Loading row; the refs and history are read by a job on the
+window's pool and fill the table when they arrive, so a slow server never freezes the window.
+The chosen version opens beside the one open now, so two versions can be compared.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..scheduling import Answer, WorkerPool
+from ..viewing.versions import VersionTable, versions_job
+from ..zarrlib.icechunk import IcechunkStore
+from .bridge import gui_lane
+
+#: the table's columns
+KIND_COLUMN, NAME_COLUMN, TIME_COLUMN, MESSAGE_COLUMN = range(4)
+HEADERS = ("Kind", "Version", "Time", "Message")
+
+
+class VersionDialog(QDialog):
+    def __init__(self, store: IcechunkStore, pool: WorkerPool, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Open a Version")
+        self.resize(760, 420)
+        self.store = store
+        self.table: VersionTable | None = None
+        self.note = QLabel(f"{store.base.url} — open now: {store.version}")
+        self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.view = QTreeWidget()
+        self.view.setHeaderLabels(list(HEADERS))
+        self.view.setRootIsDecorated(False)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.header().setSectionResizeMode(MESSAGE_COLUMN, QHeaderView.ResizeMode.Stretch)
+        self.view.itemDoubleClicked.connect(lambda *_: self.accept())
+        self.view.addTopLevelItem(QTreeWidgetItem(["", "Loading…", "", ""]))
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(False)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.note)
+        lay.addWidget(self.view)
+        lay.addWidget(self.buttons)
+        self._lane = gui_lane(pool, self, "versions")
+        self._lane.submit(versions_job(store), self._filled)
+
+    def _filled(self, answer: Answer[VersionTable]) -> None:
+        self.view.clear()
+        if answer.stale or answer.cancelled:
+            return
+        if answer.error is not None or answer.value is None:
+            self.view.addTopLevelItem(QTreeWidgetItem(["", "Cannot read the versions", "", str(answer.error)]))
+            return
+        self.table = answer.value
+        for i, row in enumerate(self.table.rows):
+            item = QTreeWidgetItem([row.kind, row.name, row.time, row.message])
+            if row.kind == "commit":
+                item.setFont(NAME_COLUMN, QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+            item.setToolTip(NAME_COLUMN, f"{row.version}\nsnapshot {row.snapshot}")
+            if i == self.table.current:
+                for col in range(len(HEADERS)):
+                    font = item.font(col)
+                    font.setBold(True)
+                    item.setFont(col, font)
+            self.view.addTopLevelItem(item)
+        for col in (KIND_COLUMN, NAME_COLUMN, TIME_COLUMN):
+            self.view.resizeColumnToContents(col)
+        if self.table.rows:
+            self.view.setCurrentItem(self.view.topLevelItem(max(0, self.table.current)))
+            self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(True)
+
+    def chosen(self) -> str | None:
+        """The version spelling of the selected row (``branch.main``, ``tag.v1``, a snapshot id)."""
+        if self.table is None:
+            return None
+        row = self.view.indexOfTopLevelItem(self.view.currentItem()) if self.view.currentItem() else -1
+        return self.table.rows[row].version if 0 <= row < len(self.table.rows) else None

@@ -1,0 +1,77 @@
+"""What a version picker lists for an Icechunk repository: its branches, its tags and the
+commits before the version that is open, each with the location that opens it.
+
+Reading refs and history is I/O (one ``repo`` read in spec 2, one file per commit in spec 1),
+so the rows are made by a job on a worker; the window only shows them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import NamedTuple
+
+from ..scheduling import Job, call_job
+from ..zarrlib.icechunk import IcechunkStore, history, refs
+from ..zarrlib.nodes import Node
+
+#: refs off the open version's ancestry whose commit time and message are looked up (one read
+#: each in spec 1); beyond these a ref shows its snapshot id only
+MORE_TIMES = 50
+
+__all__ = ["MORE_TIMES", "VersionRow", "VersionTable", "icechunk_store", "location_at", "version_rows", "versions_job"]
+
+
+class VersionRow(NamedTuple):
+    """One choice: ``kind`` is "branch", "tag" or "commit"; ``version`` the spelling that opens it."""
+
+    kind: str
+    name: str
+    version: str
+    snapshot: str
+    time: str
+    message: str
+
+
+class VersionTable(NamedTuple):
+    """The rows, and which row is the version open now (-1 where none is listed)."""
+
+    rows: list[VersionRow]
+    current: int
+
+
+def icechunk_store(node: Node) -> IcechunkStore | None:
+    """The repository behind ``node``, or None where the node is not in one."""
+    store = node.hierarchy.store
+    return store if isinstance(store, IcechunkStore) else None
+
+
+def location_at(store: IcechunkStore, version: str) -> str:
+    """The location that opens ``version`` of the repository that ``store`` reads."""
+    return f"{store.base.url}@{version}"
+
+
+def version_rows(store: IcechunkStore) -> VersionTable:
+    """Branches, then tags, then the commits that lead to the open version, newest first."""
+    found = refs(store)
+    commits = history(store)
+    rows: list[VersionRow] = []
+    times = {c.id: c for c in commits}
+    for kind, named in (("branch", found.branches), ("tag", found.tags)):
+        for name, snapshot in named.items():
+            if snapshot not in times and len(times) < len(commits) + MORE_TIMES:
+                times.update((c.id, c) for c in history(store, f"{kind}.{name}", limit=1))
+            info = times.get(snapshot)
+            rows.append(VersionRow(kind, name, f"{kind}.{name}", snapshot,
+                                   _when(info.time) if info else "", info.message if info else ""))
+    rows += [VersionRow("commit", c.id, c.id, c.id, _when(c.time), c.message) for c in commits]
+    opened = str(store.version)
+    current = next((i for i, r in enumerate(rows) if r.version == opened), -1)
+    return VersionTable(rows, current)
+
+
+def versions_job(store: IcechunkStore) -> Job[VersionTable]:
+    return call_job(lambda: version_rows(store), label=f"versions of {store.base.url}")
+
+
+def _when(time: object) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC") if isinstance(time, datetime) else ""
