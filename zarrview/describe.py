@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .zarrlib import Array, ErrorNode, Node, UnsupportedArray
+from .zarrlib.icechunk import IcechunkStore
 from .zarrlib.storage import ZipStore
 from .viewing.ome.text import marker as ome_marker
 
@@ -112,7 +113,7 @@ def _array_details(meta: ArrayMetadata) -> str:
 def summary(node: Node) -> list[tuple[str, str]]:
     """(field, value) rows describing a node, in display order."""
     rows = [("Path", node.path), ("Kind", node.kind), ("Zarr format", node.format_name), ("Store", node.url)]
-    rows += archive_rows(node)
+    rows += archive_rows(node) + repository_rows(node)
     if isinstance(node, UnsupportedArray):  # what the document says, and why it cannot be read
         w = node.written
         return rows + [("Shape", _opt(shape_text, w.shape)), ("Data type", w.data_type or "?"),
@@ -146,6 +147,17 @@ def archive_rows(node: Node) -> list[tuple[str, str]]:
         return []
     archive = store.archive
     return [("Archive", archive.summary())] + [("Archive note", note) for note in archive.notes]
+
+
+def repository_rows(node: Node) -> list[tuple[str, str]]:
+    """Which version of an Icechunk repository a node is read from: the same path differs
+    between branches, tags and commits, so every node of one says which it is."""
+    store = getattr(node, "store", None)
+    if not isinstance(store, IcechunkStore):
+        return []
+    when = store.snapshot.info_time().strftime("%Y-%m-%d %H:%M:%S UTC")
+    return [("Repository", f"Icechunk, format version {store.info.spec}"),
+            ("Version", f"{store.version}: snapshot {store.snapshot_id} ({when})")]
 
 
 def _opt(fmt: Any, value: Any) -> str:

@@ -4,7 +4,6 @@ with the values icechunk reads from it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QDialog  # noqa: E402
 
-import py312_env  # noqa: E402
+from icechunk_repos import write_repositories  # noqa: E402
 import zarrview.zarrlib as zl  # noqa: E402
 from test_app import _settle, store, window  # noqa: E402,F401
 from zarrview.app.version_actions import pick_version  # noqa: E402
@@ -23,17 +22,11 @@ from zarrview.app.version_dialog import VersionDialog  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
 from zarrview.viewing.versions import icechunk_store, version_rows  # noqa: E402
 
-WRITER = Path(__file__).parents[1] / "zarrlib" / "icechunk_writer.py"
 
 
 @pytest.fixture(scope="module")
 def repos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    python = py312_env.require(py312_env.ICECHUNK)
-    out = tmp_path_factory.mktemp("icechunk-app")
-    py312_env.run(python, WRITER, str(out), timeout=300)
-    doc: dict[str, Any] = json.loads((out / "expected.json").read_text())
-    doc["root"] = out
-    return doc
+    return write_repositories(tmp_path_factory.mktemp("icechunk-app"))
 
 
 def _open(qtbot, w: MainWindow, location: str, **options: Any) -> None:  # type: ignore[no-untyped-def]
@@ -93,3 +86,33 @@ def test_a_plain_store_has_no_versions(qtbot, window: MainWindow, store: Path) -
     _open(qtbot, window, str(store))
     assert pick_version(window) is None
     assert "Icechunk" in window.status_label.text()
+
+
+def test_virtual_chunks_ask_before_they_are_read(qtbot, window: MainWindow, repos: dict[str, Any], monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    asked: list[tuple[str, str]] = []
+
+    def answer(parent, name: str, prefix: str) -> tuple[bool, bool]:  # type: ignore[no-untyped-def]
+        asked.append((name, prefix))
+        return True, False  # allowed for this window only
+
+    monkeypatch.setattr(window.access, "question", answer)
+    window.open_location(f"{repos['root'] / 'repo2.icechunk'}::/vc")
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: bool(asked), timeout=10000)
+    assert [prefix for _, prefix in asked] == [repos["prefix"]]
+    want = np.load(repos["repos"]["repo2.icechunk"]["versions"]["branch.main"]["arrays"]["/vc"])
+    qtbot.waitUntil(lambda: window.data.image.getImageItem().image is not None
+                    and np.array_equal(window.data.image.getImageItem().image, want.astype(window.data.image.getImageItem().image.dtype)),
+                    timeout=10000)
+
+
+def test_every_node_says_which_version_it_is_read_from(repos: dict[str, Any]) -> None:
+    from zarrview.describe import summary
+
+    spec = repos["repos"]["repo2.icechunk"]
+    for label in ("tag.v1", "branch.main", "branch.dev"):
+        rows = dict(summary(zl.open(f"{repos['root'] / 'repo2.icechunk'}@{label}::/a")))
+        snapshot = spec["ancestry"][label][0][0]
+        assert rows["Repository"] == "Icechunk, format version 2"
+        assert rows["Version"].startswith(f"{label}: snapshot {snapshot} ("), rows["Version"]
+    assert dict(summary(zl.open(str(repos["root"] / "repo1.icechunk"))))["Repository"] == "Icechunk, format version 1"

@@ -9,7 +9,6 @@ every branch, tag and snapshot. Every array of every version must read the same 
 
 from __future__ import annotations
 
-import json
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import py312_env
+from icechunk_repos import write_repositories
 import zarrview.zarrlib as zl
 from zarrview.cli import main as cli_main
 from zarrview.zarrlib.icechunk import IcechunkStore, history, refs
@@ -29,18 +28,12 @@ from zarrview.zarrlib.storage.local import LocalStore
 #: the first test also builds the 3.12 venv (an install from PyPI) and runs the writer
 pytestmark = pytest.mark.timeout(600)
 
-WRITER = Path(__file__).with_name("icechunk_writer.py")
 REPOS = ("repo2.icechunk", "repo1.icechunk")
 
 
 @pytest.fixture(scope="session")
 def fixture(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    python = py312_env.require(py312_env.ICECHUNK)
-    out = tmp_path_factory.mktemp("icechunk")
-    py312_env.run(python, WRITER, str(out), timeout=300)
-    doc: dict[str, Any] = json.loads((out / "expected.json").read_text())
-    doc["root"] = out
-    return doc
+    return write_repositories(tmp_path_factory.mktemp("icechunk"))
 
 
 def _arrays(group: zl.Group) -> dict[str, zl.Array]:

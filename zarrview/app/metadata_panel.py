@@ -27,7 +27,7 @@ from .ome_panel import OmePanel, problem_count
 
 
 #: fields whose values are long enough to need the whole width of the panel
-WIDE_FIELDS = frozenset({"Store", "Codecs", "Error", "Path", "Archive", "Archive note"})
+WIDE_FIELDS = frozenset({"Store", "Codecs", "Error", "Path", "Archive", "Archive note", "Repository", "Version"})
 WIDE_VALUE = 40
 
 

@@ -194,8 +194,8 @@ class MainWindow(QMainWindow):
             return
         label = store_label(store_loc, options)
         read_options = dict(options)
-        if identity.startswith("reference::") and "authorize" not in options:
-            read_options["authorize"] = self.access.policy()  # the prefixes allowed in earlier sessions
+        if "authorize" not in options:  # reference sets and Icechunk repositories: the prefixes allowed before
+            read_options["authorize"] = self.access.policy()
         self.status_label.setText(f"Opening {store_loc}…")
         self.pending_opens += 1
         self._initial_plane = plane or {}

@@ -9,13 +9,13 @@ file, looked for when the location names a version, passes an Icechunk option, o
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError, StoreNotFoundError
 from ..limits import limits
-from ..storage.access import AccessPolicy
+from ..storage.access import AUTHORIZE, policy_of
 from ..storage.base import Store
 from .store import IcechunkStore
 from .versions import Version, parse_version, split_version
@@ -26,22 +26,6 @@ OPTIONS = ("version", "authorize")
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
 
 OpenPlain = Callable[..., Store]
-
-
-def policy_of(value: Any, where: str) -> AccessPolicy:
-    """``authorize=``: an ``AccessPolicy`` (shared with the caller, who may widen it later),
-    one URL prefix, or several."""
-    if value is None:
-        return AccessPolicy()
-    if isinstance(value, AccessPolicy):
-        return value
-    if isinstance(value, str):
-        return AccessPolicy([value])
-    if isinstance(value, Iterable):
-        prefixes = list(value)
-        if all(isinstance(p, str) for p in prefixes):
-            return AccessPolicy(prefixes)
-    raise StoreError(f"cannot open {where}: authorize must be an AccessPolicy or URL prefixes, not {value!r}")
 
 
 def _local_repository(loc: str) -> bool:
@@ -56,9 +40,8 @@ def open_location(location: str, storage_options: Mapping[str, Any], open_plain:
     """The store ``location`` names: an ``IcechunkStore`` for a repository, else ``open_plain``'s."""
     options = dict(storage_options)
     version_option = options.pop("version", None)
-    authorize = options.pop("authorize", None)
-    if location.startswith("zip::"):
-        return open_plain(location, **options)
+    if location.startswith(("zip::", "reference::")) or location.lower().startswith("reference://"):
+        return open_plain(location, **options)  # chains hold no repository; references take authorize=
     loc, version = split_version(location)
     if version_option is not None:
         parsed = version_option if isinstance(version_option, Version) else parse_version(str(version_option))
@@ -69,7 +52,7 @@ def open_location(location: str, storage_options: Mapping[str, Any], open_plain:
             raise StoreError(f"cannot open {location}: it names version {version} and version={parsed}")
         version = parsed
     local = _SCHEME.match(loc) is None or loc.lower().startswith("file://")
-    asked = version is not None or authorize is not None
+    asked = version is not None  # authorize= alone does not: a window passes it to every store
     if local:
         if not _local_repository(loc):
             if asked:
@@ -77,6 +60,7 @@ def open_location(location: str, storage_options: Mapping[str, Any], open_plain:
             return open_plain(location, **options)
     elif not asked and not loc.rstrip("/").lower().endswith(".icechunk"):
         return open_plain(location, **options)
+    authorize = options.pop(AUTHORIZE, None)
     base = open_plain(loc, **options)
     try:
         return IcechunkStore(base, version, policy_of(authorize, loc))
@@ -99,6 +83,6 @@ def as_repository(store: Store, storage_options: Mapping[str, Any]) -> IcechunkS
     try:
         if store.get_bounded("repo", limits().metadata_bytes) is None and store.get_bounded("refs/branch.main/ref.json", 1 << 16) is None:
             return None
-        return IcechunkStore(store, None, policy_of(storage_options.get("authorize"), store.url))
+        return IcechunkStore(store, None, policy_of(storage_options.get(AUTHORIZE), store.url))
     except StoreNotFoundError:
         return None

@@ -14,10 +14,15 @@ from __future__ import annotations
 import posixpath
 import threading
 from collections.abc import Iterable
+from typing import Any
 
-from ..errors import StoreAccessError
+from ..errors import StoreAccessError, StoreError
 
-__all__ = ["AccessDeniedError", "AccessPolicy", "normal_url", "url_prefix"]
+__all__ = ["AUTHORIZE", "AccessDeniedError", "AccessPolicy", "normal_url", "policy_of", "url_prefix"]
+
+#: the storage option that names what a store may read outside itself: URL prefixes, or an
+#: ``AccessPolicy`` shared with the caller (who widens it when the user allows a prefix)
+AUTHORIZE = "authorize"
 
 
 class AccessDeniedError(StoreAccessError):
@@ -84,3 +89,19 @@ class AccessPolicy:
             raise AccessDeniedError(
                 f"{what} points to {url}, outside the store; reading from {prefix} is not authorised",
                 url, prefix)
+
+
+def policy_of(value: Any, where: str) -> AccessPolicy:
+    """The policy an ``authorize=`` option gives: the caller's own ``AccessPolicy``, one URL
+    prefix, several, or none (a new empty policy)."""
+    if value is None:
+        return AccessPolicy()
+    if isinstance(value, AccessPolicy):
+        return value
+    if isinstance(value, str):
+        return AccessPolicy([value])
+    if isinstance(value, Iterable):
+        prefixes = list(value)
+        if all(isinstance(p, str) for p in prefixes):
+            return AccessPolicy(prefixes)
+    raise StoreError(f"cannot open {where}: {AUTHORIZE} must be an AccessPolicy or URL prefixes, not {value!r}"[:300])

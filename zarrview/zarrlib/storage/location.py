@@ -81,6 +81,18 @@ def store_identity(location: str, options: dict[str, Any]) -> str:
     return url if not rest else f"{url} {sorted(rest.items())}"
 
 
+def _references_maybe(loc: str) -> bool:
+    """Whether ``loc`` may open as a reference set, whose targets ``authorize=`` widens: a
+    ``reference::``/``reference://`` location, a ``.json`` file or URL, or a local folder
+    (a Parquet reference set)."""
+    if loc.startswith("reference::") or _is_fsspec_reference(loc):
+        return True
+    if loc.startswith("zip::"):
+        return False
+    m = _SCHEME.match(loc)
+    return loc.lower().split("?", 1)[0].endswith(".json") or m is None or m.group(1).lower() == "file"
+
+
 def _is_fsspec_reference(loc: str) -> bool:
     return loc.lower().startswith("reference://")
 
@@ -95,6 +107,8 @@ def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Stor
 
 def _open_plain(location: str, **storage_options: Any) -> Store:
     loc = location
+    if not _references_maybe(loc):  # authorize= concerns stores that read outside themselves
+        storage_options.pop(AUTHORIZE, None)
     if loc.startswith("zip::"):
         return _open_zip(loc[len("zip::"):], storage_options)
     if loc.startswith("reference::") or _is_fsspec_reference(loc):

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 
 from ...errors import StoreError, StoreNotFoundError
 from ...limits import limits
-from ..access import AccessPolicy, normal_url
+from ..access import AUTHORIZE, AccessPolicy, normal_url, policy_of
 from ..base import Store
 from ..local import LocalStore
 from .entries import BadReferenceError
@@ -31,7 +31,6 @@ __all__ = ["REQUIRE_REFERENCES", "zmetadata_names_references", "open_references"
 Opener = Callable[..., Store]
 #: the storage option that names the prefixes a reference set may read besides its own folder
 #: (a list of URL prefixes, or an ``AccessPolicy`` the caller widens later)
-AUTHORIZE = "authorize"
 #: an option of ``open_store``'s own: a ``.json`` URL opened without ``reference::`` must be a
 #: reference set by its keys, or it is refused (a pasted ``zarr.json`` URL is not one)
 REQUIRE_REFERENCES = "_require_references"
@@ -151,15 +150,6 @@ def _read_local(path: Path) -> bytes:
 def _policy(authorize: Any, base: str) -> AccessPolicy:
     """The store's policy: the caller's (widened to the reference set's own folder or host),
     or a new one of the prefixes given."""
-    if isinstance(authorize, AccessPolicy):
-        policy = authorize
-    elif authorize is None:
-        policy = AccessPolicy()
-    elif isinstance(authorize, str):
-        policy = AccessPolicy([authorize])
-    elif isinstance(authorize, Iterable):
-        policy = AccessPolicy(str(p) for p in authorize)
-    else:
-        raise StoreError(f"{AUTHORIZE} must be a list of URL prefixes or an AccessPolicy, not {type(authorize).__name__}")
+    policy = policy_of(authorize, base)
     policy.allow(beside(base))
     return policy
