@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .viewing.image.slice_spec import SLICE_HELP
@@ -19,7 +19,27 @@ if TYPE_CHECKING:  # the headless commands import their modules when they run
     from .zarrlib import Group, Node
 
 
-def _tree(location: str) -> int:
+AUTHORIZE_HELP = ("a URL prefix (file:///data/, s3://bucket/, https://host/) that virtual chunks and references may "
+                  "read from besides the store's own location; repeat for several")
+
+
+def _options(authorize: list[str] | None) -> dict[str, Any]:
+    """Storage options from the command line: reads outside the store only where allowed."""
+    return {"authorize": authorize} if authorize else {}
+
+
+def _said(error: BaseException) -> str:
+    """An error as the command line prints it; a refused read outside the store says how to allow it."""
+    from .zarrlib.storage.access import AccessDeniedError
+
+    cause: BaseException | None = error
+    while cause is not None and not isinstance(cause, AccessDeniedError):
+        cause = cause.__cause__ or cause.__context__
+    hint = f" (allow it with --authorize {cause.prefix})" if isinstance(cause, AccessDeniedError) else ""
+    return f"zarrview: {error}{hint}"
+
+
+def _tree(location: str, **options: Any) -> int:
     import gc
 
     from . import zarrlib as zl
@@ -28,7 +48,7 @@ def _tree(location: str) -> int:
     # a tree of 100,000 nodes makes millions of objects, each freed with its group: the cyclic
     # collector found nothing to free and cost a third of the time (0.8 of 2.7 s)
     gc.disable()
-    root = zl.open(location)
+    root = zl.open(location, **options)
     print(f"{root.url}  {one_line(root)}" if root.path == "/" else f"{root.path}  {one_line(root)}")
     if isinstance(root, zl.Group):
         if not root.can_list_members and not root.member_names():
@@ -59,11 +79,11 @@ def _print_children(group: object, indent: str) -> None:
     sys.stdout.write("".join(lines))
 
 
-def _info(location: str) -> int:
+def _info(location: str, **options: Any) -> int:
     from . import zarrlib as zl
     from .describe import cf_rows, human_bytes, summary, to_json
 
-    node = zl.open(location)
+    node = zl.open(location, **options)
     width = max(len(k) for k, _ in summary(node))
     for key, value in summary(node):
         print(f"{key:<{width}}  {value}")
@@ -136,6 +156,7 @@ def _export(argv: Sequence[str]) -> int:
                           "written decoded, as xarray reads it (fill and missing values as NaN, packed values "
                           "unpacked with scale_factor and add_offset)")
     sub.add_argument("-o", "--output", required=True, help="FILE.npy (exact values), FILE.csv or FILE.png (grey)")
+    sub.add_argument("--authorize", action="append", metavar="PREFIX", help=AUTHORIZE_HELP)
     ns = sub.parse_args(list(argv))
     from . import zarrlib as zl
     from .viewing.export.plane import ExportError, UnsupportedExport, export_format, export_plane
@@ -144,7 +165,7 @@ def _export(argv: Sequence[str]) -> int:
     try:
         request = read_slice(ns.slice)
         export_format(ns.output)
-        node = zl.open(ns.location)
+        node = zl.open(ns.location, **_options(ns.authorize))
         plane, choices = choose_plane(node, request)
         for choice in choices:  # nearest may be far from what was typed: say what was taken
             print(f"zarrview: --slice {choice}", file=sys.stderr)
@@ -158,7 +179,7 @@ def _export(argv: Sequence[str]) -> int:
         print(e if str(e).startswith("zarrview:") else f"zarrview: {e}", file=sys.stderr)
         return 2
     except (zl.ZarrError, ExportError) as e:
-        print(f"zarrview: {e}", file=sys.stderr)
+        print(_said(e), file=sys.stderr)
         return 1
     return 0
 
@@ -247,13 +268,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in ("tree", "info"):
         sub = argparse.ArgumentParser(prog=f"zarrview {args[0]}")
         sub.add_argument("location", help="path, URL, .zip or .ozx, optionally followed by ::/node/path")
+        sub.add_argument("--authorize", action="append", metavar="PREFIX", help=AUTHORIZE_HELP)
         ns = sub.parse_args(args[1:])
         from .zarrlib import ZarrError
 
+        options = _options(ns.authorize)
         try:
-            return _tree(ns.location) if args[0] == "tree" else _info(ns.location)
+            return _tree(ns.location, **options) if args[0] == "tree" else _info(ns.location, **options)
         except ZarrError as e:
-            print(f"zarrview: {e}", file=sys.stderr)
+            print(_said(e), file=sys.stderr)
             return 1
         except BrokenPipeError:
             return 0

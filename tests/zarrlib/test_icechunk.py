@@ -169,6 +169,20 @@ def test_cli_tree_info_export(fixture: dict[str, Any], tmp_path: Path, capsys: p
     np.testing.assert_array_equal(np.load(out), np.load(spec["versions"]["branch.dev"]["arrays"]["/a"]))
 
 
+
+def test_cli_reads_virtual_chunks_only_where_allowed(fixture: dict[str, Any], tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    location = fixture["root"] / "repo2.icechunk"
+    out = tmp_path / "vc.npy"
+    assert cli_main(["export", f"{location}::/vc", "-o", str(out)]) == 1
+    said = capsys.readouterr().err
+    assert "vc/c/0/0" in said and f"--authorize {fixture['prefix']}" in said and not out.exists()
+    assert cli_main(["export", f"{location}::/vc", "--authorize", fixture["prefix"], "-o", str(out)]) == 0
+    np.testing.assert_array_equal(np.load(out), np.load(fixture["repos"]["repo2.icechunk"]["versions"]["branch.main"]["arrays"]["/vc"]))
+    assert cli_main(["info", f"{location}::/vc", "--authorize", fixture["prefix"]]) == 0
+    assert "Version" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("repo", REPOS)
 def test_keys_are_icechunks(fixture: dict[str, Any], repo: str) -> None:
     for label, version in fixture["repos"][repo]["versions"].items():
