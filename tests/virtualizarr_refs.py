@@ -1,0 +1,27 @@
+"""Kerchunk reference sets written by VirtualiZarr 2.8 (in the Python 3.12 oracle venv) of a
+NetCDF4 file, with what h5py and xarray read from the file itself: the truth the reference
+tests compare against."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import py312_env
+
+#: VirtualiZarr 2.8 and what its NetCDF4 parser and kerchunk JSON/Parquet writers import
+VIRTUALIZARR = ("virtualizarr==2.8.*", "h5netcdf==1.8.*", "h5py==3.16.*", "kerchunk==0.2.*",
+                "fastparquet==2026.9.*")
+
+WRITER = Path(__file__).parent / "zarrlib" / "virtualizarr_writer.py"
+
+
+def write_reference_sets(out: Path) -> dict[str, Any]:
+    """Write the NetCDF file and its reference sets into ``out``; the writer's ``expected.json``
+    with ``root`` (``out``) added. Skips the calling test where no 3.12 oracle can be built."""
+    python = py312_env.require(VIRTUALIZARR)
+    py312_env.run(python, WRITER, str(out), timeout=300)
+    doc: dict[str, Any] = json.loads((out / "expected.json").read_text())
+    doc["root"] = out
+    return doc
