@@ -93,14 +93,17 @@ def test_cf_decoding_is_xarrays(written: dict[str, Any], refs: str) -> None:
     root.store.close()
 
 
-@pytest.mark.parametrize("refs", ("refs.json", "refs.parq"))
-def test_export_writes_the_stored_and_the_decoded_plane(written: dict[str, Any], refs: str,
-                                                       tmp_path: Path) -> None:
+@pytest.mark.parametrize("refs", SETS)
+def test_export_writes_the_stored_and_the_decoded_plane(written: dict[str, Any], refs: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
     location = f"reference::{written['root'] / refs}"
     out = tmp_path / "big.npy"
     assert cli_main(["export", f"{location}::/big", "-o", str(out)]) == 0
     np.testing.assert_array_equal(np.load(out), _stored(written, "big"))
-    assert cli_main(["export", f"{location}::/t2m", "--slice", "time=#3", "--raw", "-o", str(out)]) == 0
+    # the plane picked by a date on the CF time coordinate (hours since 2000-01-01, every 6 hours)
+    assert cli_main(["export", f"{location}::/t2m", "--slice", "time=2000-01-01T18:00", "--raw",
+                     "-o", str(out)]) == 0
+    assert "(index 3)" in capsys.readouterr().err
     np.testing.assert_array_equal(np.load(out), _stored(written, "t2m")[3])
     assert cli_main(["export", f"{location}::/t2m", "--slice", "0,:,:", "-o", str(out)]) == 0
     np.testing.assert_array_equal(np.load(out), _decoded(written, "t2m")[0])
