@@ -567,8 +567,12 @@ def tensorstore_context() -> Any:
     return br.tensorstore_context()  # cache_pool total_bytes_limit 0, verified
 
 
-def open_zarrlib(url: str, io_concurrency: int | None, backend: str = "fsspec") -> ReadFn:
-    zl = br.import_zarrlib()
+#: ``--baseline CHECKOUT``: another checkout whose zarrlib reads as reader "baseline"
+BASELINE: Path | None = None
+
+
+def open_zarrlib(url: str, io_concurrency: int | None, backend: str = "fsspec", zl: Any = None) -> ReadFn:
+    zl = zl or br.import_zarrlib()
     opts: dict[str, Any] = {"backend": backend}
     if io_concurrency is not None:
         opts["io_concurrency"] = io_concurrency
@@ -626,6 +630,9 @@ def opener(name: str, url: str, layout: br.Layout, ts_ctx: Any, io_concurrency: 
         return lambda: open_zarrlib(url, io_concurrency, backend="obstore")
     if name == "zarr-obstore":
         return lambda: open_zarr_obstore(url)
+    if name == "baseline":
+        assert BASELINE is not None
+        return lambda: open_zarrlib(url, io_concurrency, zl=br.import_baseline(BASELINE))
     if name == "tensorstore":
         return lambda: open_tensorstore(url, layout, ts_ctx)
     if name == "zarr-python":
@@ -1008,14 +1015,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--data-dir", type=Path, default=br.DEFAULT_DATA_DIR, help=f"default {br.DEFAULT_DATA_DIR}")
     p.add_argument("--json", type=Path, help="also write raw timings, request logs and environment here")
     p.add_argument("--strict", action="store_true", help="exit with status 1 if any target FAILs")
+    p.add_argument("--baseline", type=Path, metavar="CHECKOUT",
+                   help="also time the zarrlib of another checkout (fsspec backend) as reader 'baseline', "
+                        "and print zarrlib/baseline per case")
     args = p.parse_args(args_list)
 
     try:
         layouts = [br.LAYOUTS[n] for n in br.parse_list(args.layouts, list(br.LAYOUTS), "layout")]
         case_names = br.parse_list(args.cases, list(HTTP_CASES), "case")
-        readers = br.parse_list(args.readers, list(READERS), "reader", READER_ALIASES)
+        readers = br.parse_list(args.readers, [*READERS, "baseline"], "reader", READER_ALIASES)
     except argparse.ArgumentTypeError as exc:
         p.error(str(exc))
+    global BASELINE
+    BASELINE = args.baseline
+    if args.baseline is not None and "baseline" not in readers:
+        readers.append("baseline")
+    if "baseline" in readers and args.baseline is None:
+        p.error("reader 'baseline' needs --baseline CHECKOUT")
     if args.rounds < 1:
         p.error("--rounds must be >= 1")
     if args.latency_ms < 0:
@@ -1075,6 +1091,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("zarr-obstore/obstore >= 1.3.")
         print()
         print(btable)
+        print()
+    if "baseline" in readers:
+        print(f"Against the baseline ({args.baseline}), median of per-round ratios:")
+        print()
+        print("| layout | case | zarrlib ms | baseline ms | zarrlib/baseline |")
+        print("|---|---|---|---|---|")
+        for hr in results:
+            r = hr.case
+            print(f"| {r.layout} | {r.case} | {br.fmt_ms(r.median_ms('zarrlib'))} | {br.fmt_ms(r.median_ms('baseline'))} "
+                  f"| {br.fmt_ratio(r.median_ratio('zarrlib', 'baseline'))} |")
         print()
     print("Requests: 'warm / cold' = a read of an already-opened array / the first read after a fresh open")
     print("(the open's own requests are in the second table). Speed ratios are medians of per-round ratios.")
