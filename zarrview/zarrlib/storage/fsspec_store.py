@@ -2,36 +2,27 @@
 
 fsspec is the field's standard for remote bytes. A remote read is dominated by round
 trips, so ranges less than a MiB apart are read as one (``coalesce.REMOTE``) and the reads
-are gathered on fsspec's event loop with many in flight at once (I/O concurrency, separate
-from the decode pool); the caller's thread waits and can abandon them through a
-cancellation token. Each request is retried on
-transient failures (:mod:`.retry`); servers that ignore ``Range`` or refuse suffix ranges
-are detected from what they answer and handled from then on.
+are gathered on fsspec's event loop with many in flight at once, each retried on transient
+failures (:mod:`.async_batch`); servers that ignore ``Range`` or refuse suffix ranges are
+detected from what they answer and handled from then on.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import errno
 import inspect
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Iterator
 from typing import Any
 
 from ..cancel import CancelToken
-from ..errors import ReadCancelled, StoreAccessError, StoreError
+from ..errors import StoreAccessError, StoreError
 from ..limits import limits
-from .base import ByteRequest, OnEach, Scratch, Store, slice_range, too_large
-from .coalesce import REMOTE, coalesce, member
+from .async_batch import RANGE_REFUSED, AsyncBatchStore
+from .base import ByteRequest, slice_range, too_large
 from .retry import RetryPolicy, http_status, is_transient
 
 _MISSING = (FileNotFoundError, KeyError, IsADirectoryError)
-#: answers to a suffix range that mean "not this way" rather than "no such object"
-_RANGE_REFUSED = frozenset({400, 405, 416, 501})
-_WHOLE_CACHE_BYTES = 256 << 20
-
-Settled = bytes | None | StoreError
 
 
 def _pages_s3(fs: Any) -> bool:
@@ -52,22 +43,12 @@ def _takes(fs: Any, method: str, name: str) -> bool:
         return False
 
 
-class FsspecStore(Store):
-    prefers_batches = True
-    coalescing = REMOTE
-
+class FsspecStore(AsyncBatchStore[bytes]):
     def __init__(self, fs: Any, root: str, url: str, *, retry: RetryPolicy | None = None,
                  io_concurrency: int = 64) -> None:
-        super().__init__(url)
+        super().__init__(url, retry=retry, io_concurrency=io_concurrency)
         self.fs = fs
         self.root = root.rstrip("/")
-        self.retry = retry or RetryPolicy()
-        self.io_concurrency = max(1, io_concurrency)
-        self.ignores_ranges = False  # learned: the server answers ranged requests with whole objects
-        self.refuses_suffix = False  # learned: the server rejects "bytes=-N"
-        self._semaphore: asyncio.Semaphore | None = None
-        self._whole: OrderedDict[str, bytes] = OrderedDict()  # whole objects, when ranges are ignored
-        self._whole_pending: dict[str, asyncio.Future[bytes | None]] = {}
         #: s3fs sends a HEAD before every whole-object GET, to split large objects into parallel
         #: ranges (``max_concurrency`` > 1, its default): a second round trip per chunk, for
         #: objects far smaller than its 50 MiB split size. Asked for one stream, it sends the GET alone.
@@ -80,31 +61,6 @@ class FsspecStore(Store):
     def key_url(self, key: str) -> str:
         return f"{self.url.rstrip('/')}/{key}"
 
-    # -- the synchronous API ----------------------------------------------------------------
-    def get(self, key: str) -> bytes | None:
-        return self.get_range(ByteRequest(key))
-
-    def get_range(self, req: ByteRequest) -> bytes | None:
-        res = self._run(lambda: self._gather([req]), None)[0]
-        if isinstance(res, StoreError):
-            raise res
-        return res
-
-    def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
-                   scratch: Scratch | None = None) -> None:
-        """The coalesced reads all in flight at once; ``on_each`` runs on fsspec's loop thread as
-        each read lands (keep it quick), for every request that read answers."""
-        if not reqs:
-            return
-        groups = coalesce(reqs, self.coalescing)
-
-        def landed(g: int, res: Settled) -> None:
-            group = groups[g]
-            for i in group.members:
-                on_each(i, res if res is None or isinstance(res, StoreError) else member(res, group.req, reqs[i]))
-
-        self._run(lambda: self._gather([g.req for g in groups], landed), cancel)
-
     # -- running on fsspec's loop -----------------------------------------------------------
     def _loop(self) -> asyncio.AbstractEventLoop:
         if getattr(self.fs, "async_impl", False) and getattr(self.fs, "loop", None) is not None:
@@ -112,58 +68,12 @@ class FsspecStore(Store):
         from fsspec.asyn import get_loop
         return get_loop()
 
-    def _run(self, make: Callable[[], Awaitable[list[Any]]], cancel: CancelToken | None) -> list[Any]:
-        async def main() -> list[Any]:
-            return await make()
-
-        future = asyncio.run_coroutine_threadsafe(main(), self._loop())
-        while True:
-            try:
-                return future.result(timeout=0.05 if cancel is not None else None)
-            except concurrent.futures.TimeoutError:
-                if cancel is not None and cancel.cancelled:
-                    future.cancel()  # cancels every request of the batch still in flight
-                    raise ReadCancelled(f"read from {self.url} cancelled") from None
-
-    async def _gather(self, reqs: list[ByteRequest],
-                      on_each: Callable[[int, Settled], None] | None = None) -> list[Settled]:
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.io_concurrency)
-
-        async def one(i: int, req: ByteRequest) -> Settled:
-            res = await self._fetch(req)
-            if on_each is not None:
-                on_each(i, res)
-            return res
-
-        return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(reqs))))
-
     # -- one request ------------------------------------------------------------------------
-    async def _fetch(self, req: ByteRequest) -> Settled:
-        delays: Iterator[float] | None = None
-        attempt = 0
-        while True:
-            attempt += 1
-            deadline: asyncio.Timeout | None = None
-            try:
-                assert self._semaphore is not None
-                async with self._semaphore:
-                    async with asyncio.timeout(self.retry.timeout) as deadline:
-                        return await self._answer(req)
-            except _MISSING:
-                return None
-            except asyncio.CancelledError:
-                raise
-            except StoreError as e:  # our own verdict on an answer (too large): final, already named
-                return e
-            except Exception as e:  # fsspec drivers raise many unrelated types
-                if is_transient(e):
-                    delays = delays or self.retry.delays()
-                    delay = next(delays, None)
-                    if delay is not None:
-                        await asyncio.sleep(delay)
-                        continue
-                return self._error(req, e, attempt, ours=deadline is not None and deadline.expired())
+    def _missing(self, error: BaseException) -> bool:
+        return isinstance(error, _MISSING)
+
+    def _transient(self, error: BaseException) -> bool:
+        return is_transient(error)
 
     def _error(self, req: ByteRequest, e: BaseException, attempts: int, ours: bool = False) -> StoreError:
         """``ours``: the per-try timeout expired (else a timeout is the client's own setting)."""
@@ -242,7 +152,7 @@ class FsspecStore(Store):
             try:
                 data = await self._cat(path, req.start)
             except Exception as e:
-                if http_status(e) not in _RANGE_REFUSED:
+                if http_status(e) not in RANGE_REFUSED:
                     raise
                 self.refuses_suffix = True
             else:
@@ -257,40 +167,8 @@ class FsspecStore(Store):
         self.ignores_ranges = True
         self._keep_whole(path, data)
 
-    def _keep_whole(self, path: str, data: bytes) -> None:
-        self._whole[path] = data
-        self._whole.move_to_end(path)
-        total = sum(len(v) for v in self._whole.values())
-        while total > _WHOLE_CACHE_BYTES and len(self._whole) > 1:
-            _, dropped = self._whole.popitem(last=False)
-            total -= len(dropped)
-
-    async def _whole_object(self, path: str) -> bytes:
-        """Each object once, however many ranges of it are wanted at the same time."""
-        if path in self._whole:
-            self._whole.move_to_end(path)
-            return self._whole[path]
-        pending = self._whole_pending.get(path)
-        if pending is not None:
-            data = await asyncio.shield(pending)
-            assert data is not None
-            return data
-        future: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
-        self._whole_pending[path] = future
-        try:
-            data = await self._cat(path)
-        except BaseException as e:
-            if isinstance(e, asyncio.CancelledError):
-                future.cancel()
-            else:
-                future.set_exception(e)
-                future.exception()  # retrieved: waiters re-raise it, asyncio need not log it
-            raise
-        finally:
-            self._whole_pending.pop(path, None)
-        future.set_result(data)
-        self._keep_whole(path, data)
-        return data
+    def _read_whole(self, path: str) -> Awaitable[bytes]:
+        return self._cat(path)
 
     # -- listing ----------------------------------------------------------------------------
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
@@ -370,15 +248,5 @@ class FsspecStore(Store):
             asyncio.run_coroutine_threadsafe(pages.aclose(), loop).result()
 
     def size(self, key: str) -> int | None:
-        async def one() -> list[Any]:
-            try:
-                return [await self._size(self._path(key))]
-            except _MISSING:
-                return [None]
-            except Exception as e:
-                return [self._error(ByteRequest(key), e, 1)]
-
-        res = self._run(one, None)[0]
-        if isinstance(res, StoreError):
-            raise res
+        res = self._settle(lambda: self._size(self._path(key)), ByteRequest(key))
         return None if res is None else int(res)

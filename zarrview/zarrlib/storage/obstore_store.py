@@ -3,9 +3,9 @@
 A remote read of many small chunks is bound by the client's work per request, not by the
 network: aiohttp and fsspec spend tens of microseconds of Python per request, obstore builds,
 sends and parses each one in Rust and wakes Python once per answer. Requests are awaited on
-one asyncio loop thread with ``io_concurrency`` in flight, each answer handed on as it lands
-(decoding overlaps the rest of the fetch), exactly as ``FsspecStore`` does, so the two are
-measured against each other on the same terms. obstore's own retries are off: zarrlib's
+one asyncio loop thread with ``io_concurrency`` in flight, each answer handed on as it lands,
+by the machinery ``FsspecStore`` runs too (:mod:`.async_batch`), so the two are measured
+against each other on the same terms. obstore's own retries are off: zarrlib's
 ``RetryPolicy`` retries, times each try and names the attempts, the same on both backends.
 
 Bounds: a whole object is asked for with a plain GET and refused from its stated size
@@ -18,29 +18,23 @@ answers, as ``FsspecStore`` learns them.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Iterator
 from typing import Any
 
 from ..cancel import CancelToken
-from ..errors import ReadCancelled, StoreAccessError, StoreError
+from ..errors import StoreAccessError, StoreError
 from ..limits import limits
-from .base import ByteRequest, OnEach, Scratch, Store, too_large
-from .coalesce import REMOTE, coalesce, member
+from .async_batch import RANGE_REFUSED, AsyncBatchStore
+from .base import ByteRequest, too_large
 from .retry import TRANSIENT_STATUS, RetryPolicy
-
-Settled = bytes | memoryview | None | StoreError
 
 _STATUS = re.compile(r"status code: (\d{3})")
 #: what reqwest/hyper say when a connection failed, was cut or stalled: worth another try
 _CONNECTION = ("error sending request", "connection", "body error", "error decoding response body",
                "timed out", "operation timed out", "reset", "closed", "incomplete", "unexpected eof")
-#: answers to a suffix range that mean "not this way" rather than "no such object"
-_RANGE_REFUSED = frozenset({400, 405, 416, 501})
-_WHOLE_CACHE_BYTES = 256 << 20
 
 _loop_lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
@@ -110,102 +104,27 @@ def _range_not_supported(error: BaseException) -> bool:
     return type(error).__name__ == "NotSupportedError" and "range" in str(error).lower()
 
 
-class ObstoreStore(Store):
-    prefers_batches = True
-    coalescing = REMOTE
-
+class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
     def __init__(self, store: Any, url: str, *, retry: RetryPolicy | None = None, io_concurrency: int = 64,
                  can_list: bool = True) -> None:
         """``store``: an obstore store rooted at ``url`` (keys are its paths; it percent-encodes them)."""
-        super().__init__(url)
+        super().__init__(url, retry=retry, io_concurrency=io_concurrency)
         self.store = store
-        self.retry = retry or RetryPolicy()
-        self.io_concurrency = max(1, io_concurrency)
-        self.ignores_ranges = False  # learned: the server answers ranged requests with whole objects
-        self.refuses_suffix = False  # learned: the server rejects "bytes=-N"
         self._can_list = can_list
-        self._semaphore: asyncio.Semaphore | None = None
-        self._whole: OrderedDict[str, bytes | memoryview] = OrderedDict()
-        self._whole_pending: dict[str, asyncio.Future[bytes | memoryview]] = {}
-
-    # -- the synchronous API ----------------------------------------------------------------
-    def get(self, key: str) -> bytes | None:
-        return self.get_range(ByteRequest(key))
-
-    def get_range(self, req: ByteRequest) -> bytes | None:
-        res = self._run(lambda: self._gather([req]), None)[0]
-        if isinstance(res, StoreError):
-            raise res
-        return None if res is None else bytes(res)
-
-    def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
-                   scratch: Scratch | None = None) -> None:
-        """The coalesced reads all in flight at once (at most ``io_concurrency``); ``on_each`` runs
-        on the I/O loop thread as each read lands, for every request that read answers."""
-        if not reqs:
-            return
-        groups = coalesce(reqs, self.coalescing)
-
-        def landed(g: int, res: Settled) -> None:
-            group = groups[g]
-            for i in group.members:
-                on_each(i, res if res is None or isinstance(res, StoreError) else member(res, group.req, reqs[i]))
-
-        self._run(lambda: self._gather([g.req for g in groups], landed), cancel)
-
-    def _run(self, make: Callable[[], Awaitable[list[Any]]], cancel: CancelToken | None) -> list[Any]:
-        async def main() -> list[Any]:
-            return await make()
-
-        future = asyncio.run_coroutine_threadsafe(main(), io_loop())
-        while True:
-            try:
-                return future.result(timeout=0.05 if cancel is not None else None)
-            except concurrent.futures.TimeoutError:
-                if cancel is not None and cancel.cancelled:
-                    future.cancel()  # every request not yet sent is never sent; those in flight are dropped
-                    raise ReadCancelled(f"read from {self.url} cancelled") from None
-
-    async def _gather(self, reqs: list[ByteRequest],
-                      on_each: Callable[[int, Settled], None] | None = None) -> list[Settled]:
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.io_concurrency)
-
-        async def one(i: int, req: ByteRequest) -> Settled:
-            res = await self._fetch(req)
-            if on_each is not None:
-                on_each(i, res)
-            return res
-
-        return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(reqs))))
 
     # -- one request, retried ---------------------------------------------------------------
-    async def _fetch(self, req: ByteRequest) -> Settled:
-        delays: Iterator[float] | None = None
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                assert self._semaphore is not None
-                async with self._semaphore:
-                    async with asyncio.timeout(self.retry.timeout):
-                        return await self._answer(req)
-            except asyncio.CancelledError:
-                raise
-            except StoreError as e:  # our own verdict (too large): final, already named
-                return e
-            except Exception as e:
-                if _missing(e):
-                    return None
-                if is_transient(e):
-                    delays = delays or self.retry.delays()
-                    delay = next(delays, None)
-                    if delay is not None:
-                        await asyncio.sleep(delay)
-                        continue
-                return self._error(req, e, attempt)
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        return io_loop()
 
-    def _error(self, req: ByteRequest, e: BaseException, attempts: int) -> StoreError:
+    def _missing(self, error: BaseException) -> bool:
+        return _missing(error)
+
+    def _transient(self, error: BaseException) -> bool:
+        return is_transient(error)
+
+    def _error(self, req: ByteRequest, e: BaseException, attempts: int, ours: bool = False) -> StoreError:
+        """Every timeout is named as the per-try timeout, ``ours`` or not: obstore's own timer is
+        only a backstop, twice as long."""
         where = self.key_url(req.key) + req.describe()[len(req.key):]
         status = status_of(e)
         tries = f" after {attempts} attempts" if attempts > 1 else ""
@@ -226,9 +145,9 @@ class ObstoreStore(Store):
     async def _answer(self, req: ByteRequest) -> bytes | memoryview:
         path = req.key
         if req.start is None:
-            return await self._whole_bounded(req.key, path, req.limit)
+            return await self._whole_bounded(path, req.limit)
         if self.ignores_ranges:
-            return _cut(await self._whole_object(req.key, path), req)
+            return _cut(await self._whole_object(path), req)
         if req.stop is not None and 0 <= req.stop <= req.start:
             return b""
         try:
@@ -240,7 +159,7 @@ class ObstoreStore(Store):
                 raise
             # the server answered a range with the whole object (which obstore does not hand
             # over): the object is read whole once, and if it fits, ranges are cut from it from now on
-            whole = await self._whole_object(req.key, path)
+            whole = await self._whole_object(path)
             self.ignores_ranges = True
             return _cut(whole, req)
         if req.stop is not None and len(data) > req.stop - req.start:
@@ -273,7 +192,7 @@ class ObstoreStore(Store):
                 return memoryview(await result.bytes_async())
             except Exception as e:
                 status = status_of(e)
-                if status in _RANGE_REFUSED:
+                if status in RANGE_REFUSED:
                     self.refuses_suffix = True
                 elif not _odd_suffix_answer(e):
                     raise
@@ -281,7 +200,7 @@ class ObstoreStore(Store):
         size = int((await obstore.head_async(self.store, path))["size"])
         return await self._range(path, max(0, size - want), size) if size else memoryview(b"")
 
-    async def _whole_bounded(self, key: str, path: str, limit: int | None) -> bytes | memoryview:
+    async def _whole_bounded(self, key: str, limit: int | None = None) -> bytes | memoryview:
         """The whole object, at most ``limit`` bytes (None: ``limits().object_bytes``), with a
         plain GET: obstore hands over the answer's head before its body, so an object whose
         stated size (``Content-Length``, which obstore requires and HTTP framing holds the body
@@ -289,7 +208,7 @@ class ObstoreStore(Store):
         import obstore
 
         bound = limit if limit is not None else limits().object_bytes
-        result = await obstore.get_async(self.store, path)
+        result = await obstore.get_async(self.store, key)
         size = int(result.meta["size"])
         if size > bound:
             del result  # hang up now: the body is never read
@@ -299,48 +218,17 @@ class ObstoreStore(Store):
             raise too_large(self.key_url(key), ByteRequest(key, limit=limit), len(data))
         return data
 
-    async def _whole_object(self, key: str, path: str) -> bytes | memoryview:
-        """Each object once, however many ranges of it are wanted at the same time (a server
-        that ignores ``Range``)."""
-        if path in self._whole:
-            self._whole.move_to_end(path)
-            return self._whole[path]
-        pending = self._whole_pending.get(path)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[bytes | memoryview] = asyncio.get_running_loop().create_future()
-        self._whole_pending[path] = future
-        try:
-            data = await self._whole_bounded(key, path, None)
-        except BaseException as e:
-            if isinstance(e, asyncio.CancelledError):
-                future.cancel()
-            else:
-                future.set_exception(e)
-                future.exception()  # retrieved: waiters re-raise it, asyncio need not log it
-            raise
-        finally:
-            self._whole_pending.pop(path, None)
-        future.set_result(data)
-        self._whole[path] = data
-        total = sum(len(v) for v in self._whole.values())
-        while total > _WHOLE_CACHE_BYTES and len(self._whole) > 1:
-            total -= len(self._whole.popitem(last=False)[1])
-        return data
+    def _read_whole(self, path: str) -> Awaitable[bytes | memoryview]:
+        return self._whole_bounded(path)
 
     # -- sizes and listing ------------------------------------------------------------------
     def size(self, key: str) -> int | None:
         import obstore
 
-        async def one() -> list[Any]:
-            try:
-                return [int((await obstore.head_async(self.store, key))["size"])]
-            except Exception as e:
-                return [None] if _missing(e) else [self._error(ByteRequest(key), e, 1)]
+        async def head() -> int:
+            return int((await obstore.head_async(self.store, key))["size"])
 
-        res = self._run(one, None)[0]
-        if isinstance(res, StoreError):
-            raise res
+        res = self._settle(head, ByteRequest(key))
         return None if res is None else int(res)
 
     @property
@@ -354,16 +242,7 @@ class ObstoreStore(Store):
             raise StoreError(f"{self.url}: an HTTP server cannot list {prefix or 'the root'}; "
                              "use consolidated metadata or open a child path directly")
         stem = prefix.rstrip("/")
-
-        async def one() -> list[Any]:
-            try:
-                return [await obstore.list_with_delimiter_async(self.store, stem or None)]
-            except Exception as e:
-                return [None] if _missing(e) else [self._error(ByteRequest(prefix), e, 1)]
-
-        res = self._run(one, None)[0]
-        if isinstance(res, StoreError):
-            raise res
+        res = self._settle(lambda: obstore.list_with_delimiter_async(self.store, stem or None), ByteRequest(prefix))
         if res is None:
             return [], []
         cut = len(stem) + 1 if stem else 0

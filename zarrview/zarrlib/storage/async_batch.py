@@ -1,0 +1,203 @@
+"""What a store on an asyncio client does with a batch of requests, whatever the client.
+
+A remote read is dominated by round trips, so the reads of a batch are awaited together on
+one I/O event loop with ``io_concurrency`` in flight (separate from the decode pool), each
+answer handed on as it lands so that decoding overlaps the rest of the fetch; the caller's
+thread waits and can abandon them through a cancellation token. Each request is retried on
+its own on transient failures (:mod:`.retry`: attempts, backoff, a timeout per try), and a
+server that answers ranged requests with whole objects has each object read once. The fsspec
+and obstore stores share this so that the two are measured against each other on the same
+terms; each supplies only its loop, its one request, and what its client's errors mean.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from abc import abstractmethod
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import Any, Generic, TypeVar
+
+from ..cancel import CancelToken
+from ..errors import ReadCancelled, StoreError
+from .base import ByteRequest, OnEach, Scratch, Store
+from .coalesce import REMOTE, coalesce, member
+from .retry import RetryPolicy
+
+#: the buffer a client's answers come in
+Buffer = TypeVar("Buffer", bound=bytes | memoryview)
+
+#: answers to a suffix range that mean "not this way" rather than "no such object"
+RANGE_REFUSED = frozenset({400, 405, 416, 501})
+#: the most bytes of whole objects kept for a server that ignores ``Range``
+WHOLE_CACHE_BYTES = 256 << 20
+
+
+class AsyncBatchStore(Store, Generic[Buffer]):
+    """A store whose requests are coroutines on one event loop; a request settles as its bytes,
+    ``None`` (no such object) or the ``StoreError`` that names what went wrong."""
+
+    prefers_batches = True
+    coalescing = REMOTE
+
+    def __init__(self, url: str, *, retry: RetryPolicy | None, io_concurrency: int) -> None:
+        super().__init__(url)
+        self.retry = retry or RetryPolicy()
+        self.io_concurrency = max(1, io_concurrency)
+        self.ignores_ranges = False  # learned: the server answers ranged requests with whole objects
+        self.refuses_suffix = False  # learned: the server rejects "bytes=-N"
+        self._semaphore: asyncio.Semaphore | None = None
+        self._whole: OrderedDict[str, Buffer] = OrderedDict()  # whole objects, when ranges are ignored
+        self._whole_pending: dict[str, asyncio.Future[Buffer]] = {}
+
+    # -- what a client supplies -------------------------------------------------------------
+    @abstractmethod
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop the client's coroutines run on."""
+
+    @abstractmethod
+    async def _answer(self, req: ByteRequest) -> Buffer:
+        """One try at one request; raises the client's errors as they come."""
+
+    @abstractmethod
+    def _read_whole(self, path: str) -> Awaitable[Buffer]:
+        """A whole object, within ``limits().object_bytes`` (the client's coroutine, as it is)."""
+
+    @abstractmethod
+    def _missing(self, error: BaseException) -> bool:
+        """Whether ``error`` says there is no such object (not an error: the key is absent)."""
+
+    @abstractmethod
+    def _transient(self, error: BaseException) -> bool:
+        """Whether another try may cure ``error``."""
+
+    @abstractmethod
+    def _error(self, req: ByteRequest, e: BaseException, attempts: int, ours: bool = False) -> StoreError:
+        """``e`` as a StoreError naming ``req``; ``ours``: the per-try timeout expired."""
+
+    # -- the synchronous API ----------------------------------------------------------------
+    def get(self, key: str) -> bytes | None:
+        return self.get_range(ByteRequest(key))
+
+    def get_range(self, req: ByteRequest) -> bytes | None:
+        res = self._run(lambda: self._gather([req]), None)[0]
+        if isinstance(res, StoreError):
+            raise res
+        return None if res is None else bytes(res)
+
+    def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
+                   scratch: Scratch | None = None) -> None:
+        """The coalesced reads all in flight at once (at most ``io_concurrency``); ``on_each`` runs
+        on the I/O loop thread as each read lands (keep it quick), for every request that read answers."""
+        if not reqs:
+            return
+        groups = coalesce(reqs, self.coalescing)
+
+        def landed(g: int, res: Buffer | None | StoreError) -> None:
+            group = groups[g]
+            for i in group.members:
+                on_each(i, res if res is None or isinstance(res, StoreError) else member(res, group.req, reqs[i]))
+
+        self._run(lambda: self._gather([g.req for g in groups], landed), cancel)
+
+    def _settle(self, make: Callable[[], Awaitable[Any]], req: ByteRequest) -> Any:
+        """One call of the client, tried once: its answer, or None where the object is missing."""
+        async def one() -> list[Any]:
+            try:
+                return [await make()]
+            except Exception as e:
+                return [None] if self._missing(e) else [self._error(req, e, 1)]
+
+        res = self._run(one, None)[0]
+        if isinstance(res, StoreError):
+            raise res
+        return res
+
+    # -- running on the loop ----------------------------------------------------------------
+    def _run(self, make: Callable[[], Awaitable[list[Any]]], cancel: CancelToken | None) -> list[Any]:
+        async def main() -> list[Any]:
+            return await make()
+
+        future = asyncio.run_coroutine_threadsafe(main(), self._loop())
+        while True:
+            try:
+                return future.result(timeout=0.05 if cancel is not None else None)
+            except concurrent.futures.TimeoutError:
+                if cancel is not None and cancel.cancelled:
+                    # every request of the batch not yet sent is never sent; those in flight are dropped
+                    future.cancel()
+                    raise ReadCancelled(f"read from {self.url} cancelled") from None
+
+    async def _gather(self, reqs: list[ByteRequest], on_each: Callable[[int, Buffer | None | StoreError], None]
+                      | None = None) -> list[Buffer | None | StoreError]:
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.io_concurrency)
+
+        async def one(i: int, req: ByteRequest) -> Buffer | None | StoreError:
+            res = await self._fetch(req)
+            if on_each is not None:
+                on_each(i, res)
+            return res
+
+        return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(reqs))))
+
+    # -- one request, retried ---------------------------------------------------------------
+    async def _fetch(self, req: ByteRequest) -> Buffer | None | StoreError:
+        delays: Iterator[float] | None = None
+        attempt = 0
+        while True:
+            attempt += 1
+            deadline: asyncio.Timeout | None = None
+            try:
+                assert self._semaphore is not None
+                async with self._semaphore:
+                    async with asyncio.timeout(self.retry.timeout) as deadline:
+                        return await self._answer(req)
+            except asyncio.CancelledError:
+                raise
+            except StoreError as e:  # our own verdict on an answer (too large): final, already named
+                return e
+            except Exception as e:  # clients raise many unrelated types
+                if self._missing(e):
+                    return None
+                if self._transient(e):
+                    delays = delays or self.retry.delays()
+                    delay = next(delays, None)
+                    if delay is not None:
+                        await asyncio.sleep(delay)
+                        continue
+                return self._error(req, e, attempt, ours=deadline is not None and deadline.expired())
+
+    # -- servers that ignore Range ----------------------------------------------------------
+    def _keep_whole(self, path: str, data: Buffer) -> None:
+        self._whole[path] = data
+        self._whole.move_to_end(path)
+        total = sum(len(v) for v in self._whole.values())
+        while total > WHOLE_CACHE_BYTES and len(self._whole) > 1:
+            total -= len(self._whole.popitem(last=False)[1])
+
+    async def _whole_object(self, path: str) -> Buffer:
+        """Each object once, however many ranges of it are wanted at the same time."""
+        if path in self._whole:
+            self._whole.move_to_end(path)
+            return self._whole[path]
+        pending = self._whole_pending.get(path)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Buffer] = asyncio.get_running_loop().create_future()
+        self._whole_pending[path] = future
+        try:
+            data = await self._read_whole(path)
+        except BaseException as e:
+            if isinstance(e, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(e)
+                future.exception()  # retrieved: waiters re-raise it, asyncio need not log it
+            raise
+        finally:
+            self._whole_pending.pop(path, None)
+        future.set_result(data)
+        self._keep_whole(path, data)
+        return data
