@@ -9,6 +9,7 @@ read is the numpy data zarr-python wrote.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -63,8 +64,19 @@ def gets(state, contains: str = "") -> list[tuple[str, str, str | None]]:  # typ
 
 
 def sent_once_quiet(state, contains: str) -> int:  # type: ignore[no-untyped-def]
-    """Body bytes the server sent to matching paths, once it has stopped sending."""
-    assert state.wait_quiet(), "the server is still sending: the client never hung up"
+    """Body bytes the server sent to matching paths, once it has stopped sending.
+
+    obstore does not always close a connection whose answer it drops unread (1 in about 30 in
+    a loop of refusals stayed open past 10 s, until the client's idle timeout): the body is
+    still never read, so the server, blocked on the full socket, can send no more than the
+    socket buffers hold. Through fsspec the client hangs up every time."""
+    lingers = os.environ.get("ZARRLIB_REMOTE_BACKEND") == "obstore"
+    quiet = state.wait_quiet(timeout=2.0 if lingers else 10.0)
+    assert quiet or lingers, "the server is still sending: the client never hung up"
+    if not quiet:
+        sent = state.sent_to(contains)
+        time.sleep(0.3)
+        assert state.sent_to(contains) == sent, "the client kept reading a refused answer"
     return state.sent_to(contains)
 
 

@@ -51,14 +51,26 @@ def _index(site: Path, shard: tuple[int, ...]) -> np.ndarray:
 
 
 #: a network store reads ranges of one shard at most this far apart as one request (zarr-python's
-#: ``get_ranges`` default), as long as the merged request stays within ``MERGED``
-GAP, MERGED = 1 << 20, 16 << 20
+#: ``get_ranges`` default), as long as the merged request stays within ``MERGED`` and at least
+#: ``USEFUL`` of it is asked for
+GAP, MERGED, USEFUL = 1 << 20, 16 << 20, 0.5
+
+
+def _useful_bytes(site: Path, sel: tuple[slice, ...]) -> int:
+    """The stored bytes of the inner chunks the selection touches."""
+    per_dim = [range(s.start // c, -(-s.stop // c)) for s, c in zip(sel, INNER)]
+    cps = [s // i for s, i in zip(SHARDS, INNER)]
+    total = 0
+    for coords in itertools.product(*per_dim):
+        shard = tuple(c // n for c, n in zip(coords, cps))
+        total += int(_index(site, shard)[int(np.ravel_multi_index(tuple(c % n for c, n in zip(coords, cps)), cps))][1])
+    return total
 
 
 def _expected_ranges(site: Path, sel: tuple[slice, ...]) -> int:
     """Requests for the inner chunks the selection touches, over all shards: ranges in offset
-    order, a new request wherever the next starts more than ``GAP`` after the current ends or
-    would take it past ``MERGED`` bytes."""
+    order, a new request wherever the next starts more than ``GAP`` after the current ends,
+    would take it past ``MERGED`` bytes or leave less than ``USEFUL`` of it asked for."""
     per_dim = [range(s.start // c, -(-s.stop // c)) for s, c in zip(sel, INNER)]
     cps = [s // i for s, i in zip(SHARDS, INNER)]
     by_shard: dict[tuple[int, ...], list[tuple[int, int]]] = {}
@@ -71,13 +83,16 @@ def _expected_ranges(site: Path, sel: tuple[slice, ...]) -> int:
     for spans in by_shard.values():
         spans.sort()
         first, end = spans[0]
+        useful = end - first
         requests += 1
         for start, stop in spans[1:]:
-            if start > end + GAP or max(end, stop) - first > MERGED:
+            merged = max(end, stop) - first
+            if start > end + GAP or merged > MERGED or useful + stop - start < USEFUL * merged:
                 requests += 1
-                first, end = start, stop
+                first, end, useful = start, stop, stop - start
             else:
                 end = max(end, stop)
+                useful += stop - start
     return requests
 
 
@@ -145,6 +160,10 @@ def test_a_sharded_region_is_one_index_per_shard_plus_its_coalesced_ranges(site:
         assert len(suffix) == len(shards)
         assert len(ranged) == _expected_ranges(site, sel)
         assert len(state.requests()) == len(suffix) + len(ranged)
+        # gaps read with the chunks never outweigh the chunks (the inner chunks of the other
+        # planes lie between those of a plane)
+        index_bytes = len(shards) * (16 * int(np.prod([s // i for s, i in zip(SHARDS, INNER)])) + 4)
+        assert state.sent_to("/sharded.zarr/c/") - index_bytes <= 2 * _useful_bytes(site, sel)
         state.clear()
         np.testing.assert_array_equal(arr[sel], DATA[sel])  # indexes cached: ranges only
         assert len(state.requests()) == _expected_ranges(site, sel)
