@@ -121,3 +121,19 @@ def test_app_command_line_spelling(qtbot, window: MainWindow, refs: Path) -> Non
     _settle(qtbot, window)
     assert top_names(window) == ["c.parq"]
     assert window.data.array is not None and window.data.array.path == "/grp/deep"
+
+
+def test_a_table_asks_too_and_shows_the_values_once_allowed(qtbot, window: MainWindow, refs: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    asked: list[str] = []
+    monkeypatch.setattr(window.access, "question", lambda parent, name, prefix: (asked.append(prefix), (True, False))[1])
+    window.open_location(f"reference::{refs}/away/far.json::/names")  # fixed-length strings: a table
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: bool(asked), timeout=10000)
+    assert asked == [f"file://{refs}/"]
+    want = [v.decode() for v in truth(refs / "data.h5", "names")]
+
+    def shown() -> list[str]:
+        model = window.data.table.model()
+        return [] if model is None else [str(model.data(model.index(r, 0))) for r in range(model.rowCount())]
+
+    qtbot.waitUntil(lambda: shown() == want, timeout=10000)

@@ -229,6 +229,13 @@ class DataView(QWidget):
         self.controller.set_state(state)
         self.label_axes()
 
+    def read_again(self) -> None:
+        """Read again what is shown, image or table (after a refused prefix was allowed)."""
+        if self.state is not None:
+            self.request_plane()
+        elif self.array is not None:
+            self.others.show(self.array, as_table=self.as_table.isChecked())
+
     def request_plane(self) -> None:
         """Read again what the view needs (after the chunk budget changed)."""
         if self.state is not None:

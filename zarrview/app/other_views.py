@@ -20,6 +20,7 @@ from ..viewing.image.axes import dim_names
 from ..viewing.image.readout import format_value, request_label
 from ..viewing.line.array import LineModel, LinePlot
 from ..zarrlib import Array
+from ..zarrlib.storage.access import AccessDeniedError
 from .bridge import post
 from .line_view import LineView
 from .plane_controls import index_controls
@@ -171,6 +172,9 @@ class OtherViews:
             n = len(result.failures)
             owner.status.emit(f"{n} chunk{'s' if n > 1 else ''} of {request.job.label} could not be read: "
                               f"{result.failures[0].message}")
+            refused = next((f.error for f in result.failures if isinstance(f.error, AccessDeniedError)), None)
+            if refused is not None:  # the window asks, and reads again if allowed
+                owner.access_denied.emit(refused)
         owner.loaded.emit()
 
     def _plotted(self, plot: LinePlot) -> None:

@@ -167,10 +167,10 @@ class MainWindow(QMainWindow):
             self.open_location(f"reference::{str(Path(path).parent) if Path(path).name == '.zmetadata' else path}")
 
     def _access_denied(self, error: Any) -> None:
-        """The image shown was read in part from nowhere its store may read: ask, then read again."""
+        """What is shown was read in part from where its store may not read: ask, then read again."""
         array = self.data.array
         if array is not None:
-            self.access.denied(error, array.store, self.data.request_plane)
+            self.access.denied(error, array.store, self.data.read_again)
 
     def open_url(self) -> None:
         dialog = OpenUrlDialog(self)
