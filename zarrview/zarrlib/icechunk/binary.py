@@ -47,7 +47,8 @@ def decode_file(data: bytes, expected: FileType, where: str) -> tuple[int, bytes
     if spec not in (1, 2):
         raise IcechunkFormatError(f"{where}: spec version {spec}; zarrview reads Icechunk spec versions 1 and 2")
     if kind != expected:
-        found = FileType(kind).name.lower() if kind in FileType._value2member_map_ else f"type {kind}"
+        known = {t.value: t.name.lower() for t in FileType}
+        found = known.get(kind, f"type {kind}")
         raise IcechunkFormatError(f"{where}: a {found} file where a {expected.name.lower()} was expected")
     body = data[HEADER_BYTES:]
     bound = limits().metadata_bytes
