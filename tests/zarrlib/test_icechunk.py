@@ -296,6 +296,27 @@ def test_remote_repository_found_without_its_name(fixture: dict[str, Any], tmp_p
             zl.open(f"{url}/data::/nope")
 
 
+def _upload(fixture: dict[str, Any], put: Any) -> None:
+    """Every file of both repositories to a bucket, object by object (``put(key, bytes)``)."""
+    for repo in REPOS:
+        for path in (fixture["root"] / repo).rglob("*"):
+            if path.is_file():
+                put(f"{repo}/{path.relative_to(fixture['root'] / repo).as_posix()}", path.read_bytes())
+
+
+def _bucket_reads_as_icechunk(fixture: dict[str, Any], url: str, **options: Any) -> None:
+    """Three versions of both repositories in the bucket at ``url`` read as icechunk read them."""
+    for repo in REPOS:
+        spec = fixture["repos"][repo]
+        for label in ("branch.main", "branch.dev", "tag.v1"):
+            root = zl.open(f"{url}/{repo}@{label}", authorize=[fixture["prefix"]], **options)
+            arrays = _arrays(root)  # type: ignore[arg-type]
+            assert sorted(arrays) == sorted(spec["versions"][label]["arrays"])
+            for path, file in spec["versions"][label]["arrays"].items():
+                np.testing.assert_array_equal(arrays[path][...], np.load(file), err_msg=f"{repo}@{label}{path}")
+        assert refs(zl.open(f"{url}/{repo}", **options).store) == (spec["branches"], spec["tags"])
+
+
 @pytest.mark.slow
 def test_s3_repository(fixture: dict[str, Any]) -> None:
     pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
@@ -306,20 +327,21 @@ def test_s3_repository(fixture: dict[str, Any]) -> None:
     with moto_s3() as endpoint:
         client = boto3.client("s3", endpoint_url=endpoint)
         client.create_bucket(Bucket="repos")
-        for repo in REPOS:
-            for path in (fixture["root"] / repo).rglob("*"):
-                if path.is_file():
-                    key = f"{repo}/{path.relative_to(fixture['root'] / repo).as_posix()}"
-                    client.put_object(Bucket="repos", Key=key, Body=path.read_bytes())
-        for repo in REPOS:
-            spec = fixture["repos"][repo]
-            for label in ("branch.main", "branch.dev", "tag.v1"):
-                root = zl.open(f"s3://repos/{repo}@{label}", endpoint_url=endpoint, authorize=[fixture["prefix"]])
-                arrays = _arrays(root)  # type: ignore[arg-type]
-                assert sorted(arrays) == sorted(spec["versions"][label]["arrays"])
-                for path, file in spec["versions"][label]["arrays"].items():
-                    np.testing.assert_array_equal(arrays[path][...], np.load(file), err_msg=f"{repo}@{label}{path}")
-            assert refs(zl.open(f"s3://repos/{repo}", endpoint_url=endpoint).store) == (spec["branches"], spec["tags"])
+        _upload(fixture, lambda key, data: client.put_object(Bucket="repos", Key=key, Body=data))
+        _bucket_reads_as_icechunk(fixture, "s3://repos", endpoint_url=endpoint)
+
+
+@pytest.mark.slow
+def test_gcs_repository(fixture: dict[str, Any]) -> None:
+    pytest.importorskip("gcsfs", reason="zarrview[cloud] is part of the test extras")
+    pytest.importorskip("gcp_storage_emulator.server", reason="gcp-storage-emulator is part of the test extras")
+    from cloud_servers import gcs_emulator
+    from gcsfs.core import GCSFileSystem
+
+    with gcs_emulator("repos") as endpoint:
+        fs = GCSFileSystem(endpoint_url=endpoint, token="anon")
+        _upload(fixture, lambda key, data: fs.pipe_file(f"repos/{key}", data))
+        _bucket_reads_as_icechunk(fixture, "gs://repos", endpoint_url=endpoint, token="anon")
 
 
 # -- hostile repositories: each a named ZarrError ------------------------------------------------
