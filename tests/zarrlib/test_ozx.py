@@ -339,6 +339,32 @@ def test_a_chunk_of_a_remote_shard_is_read_in_ranges(sharded_ozx: Path) -> None:
         assert state.sent_to("s.ozx") - before <= shard_bytes + (8 << 10)
 
 
+def test_the_chunks_of_a_remote_read_are_in_flight_together(tmp_path: Path) -> None:
+    """A plane of 16 chunk members over a link that answers each request after 0.25 s: their
+    local headers in one round, their bytes in another (not 16 rounds one after another)."""
+    from http_server import Faults
+
+    # 16 members of 32 KiB, incompressible: beyond the archive's tail, read when it was opened
+    data = np.random.default_rng(5).integers(0, 65535, (512, 512), dtype="<u2")
+    a = zarr.create_array(tmp_path / "p.zarr", shape=data.shape, chunks=(128, 128), dtype="u2")
+    a[...] = data
+    zip_folder(tmp_path / "p.zarr", tmp_path / "p.ozx")
+    delay = 0.25
+    with serve(tmp_path, Faults(delay=delay, delay_match="p.ozx")) as (url, state):
+        arr = zl.open(f"{url}/p.ozx")
+        assert isinstance(arr, zl.Array)
+        state.clear()
+        t0 = time.perf_counter()
+        np.testing.assert_array_equal(arr[...], data)
+        first = time.perf_counter() - t0
+        assert first < 4 * delay, f"{first:.2f} s for 16 chunks: read one after another"
+        t0 = time.perf_counter()
+        np.testing.assert_array_equal(arr[...], data)  # headers known: one round
+        assert time.perf_counter() - t0 < 2.5 * delay
+        # neighbouring members go out as one range: fewer requests than chunks
+        assert len(state.requests("GET")) < 2 * 16, state.requests()
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_an_ozx_in_s3_opens(ozx: Path) -> None:

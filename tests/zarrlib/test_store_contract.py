@@ -162,7 +162,10 @@ class TestOzx(ZipBacked):
 
 
 class TestOzxOverHttp(TestOzx):
-    """The same archive read through fsspec from the loopback HTTP server, in ranges."""
+    """The same archive read through fsspec from the loopback HTTP server, in ranges: the stored
+    members of one read go out together."""
+
+    prefers_batches = True
 
     def open_ozx(self, path: Path, request: pytest.FixtureRequest) -> Store:
         type(self).url = request.getfixturevalue("files_over_http") + quote(str(path.resolve()))

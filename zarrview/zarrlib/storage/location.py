@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from urllib.parse import unquote
 from pathlib import Path
 from typing import Any
 
@@ -217,6 +218,7 @@ def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
         if not path.is_file():
             raise StoreNotFoundError(f"{path} does not exist")
         return ZipStore(open(path, "rb"), str(path.resolve()))
+    given = dict(options)
     options = dict(options)
     _io_options(options, url)
     pop_backend(options, url)  # a zip member is read through fsspec's file objects whatever is asked
@@ -227,4 +229,21 @@ def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
         raise StoreNotFoundError(f"{url} does not exist") from e
     except Exception as e:
         raise StoreError(f"cannot open {url}: {type(e).__name__}: {e}") from e
-    return ZipStore(f, url)
+    try:
+        return ZipStore(f, url, _archive_store(url, m.group(1).lower(), given))
+    except BaseException:
+        f.close()
+        raise
+
+
+def _archive_store(url: str, scheme: str, options: dict[str, Any]) -> tuple[Store, str] | None:
+    """The store of a remote archive's folder and the archive's key in it, through which a
+    read's members are fetched together; None for a URL with a query (a signed URL names one
+    object, not a folder)."""
+    if "?" in url or "#" in url:
+        return None
+    folder, _, name = url.rpartition("/")
+    if not name or "://" not in folder:
+        return None
+    store = _open_plain(folder, **options)
+    return store, unquote(name) if scheme in ("http", "https") else name

@@ -10,6 +10,8 @@ read of its header and bytes together, which matters over a network where zipfil
 reader makes three reads per member and reads everything before a range to seek to it.
 When the comment says the ``zarr.json`` entries lead the archive, their bytes (metadata only)
 are read in one request the first time one of them is asked for.
+Over a network the stored members of one read are fetched together through the archive's own
+store (``zip_batch``), not one after another.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ import struct
 import threading
 import zipfile
 import zlib
+from collections.abc import Sequence
 from typing import IO
 
+from ..cancel import CancelToken
 from ..errors import StoreError, TooLargeError
 from ..limits import human, limits
-from .base import ByteRequest, Store, check_size
+from .base import ByteRequest, OnEach, Scratch, Store, check_size
+from .zip_batch import ArchiveRanges, MemberRead
 from .ozx import ArchiveInfo, describe_archive
 from .zip_directory import (LOCAL_HEADER_SIZE, TailCachedFile, ZipDirectoryError, local_data_start, member_problems,
                             read_end_record)
@@ -52,7 +57,10 @@ _METADATA_SPAN = 8 << 20
 
 
 class ZipStore(Store):
-    def __init__(self, fileobj: IO[bytes], url: str) -> None:
+    """``archive``: for a remote archive, the store of its folder and its name there, through
+    which the stored members of one read are fetched together (``zip_batch``)."""
+
+    def __init__(self, fileobj: IO[bytes], url: str, archive: tuple[Store, str] | None = None) -> None:
         super().__init__(url)
         self._file: IO[bytes] = fileobj
         try:
@@ -74,6 +82,11 @@ class ZipStore(Store):
         self._archive = describe_archive(url, end.comment, end.zip64, entries, self._prefix, self._unreadable)
         self._leading = self._leading_metadata(entries) if self._archive.json_first else []
         self._leading_names = {i.filename for i in self._leading}
+        self._ranges: ArchiveRanges | None = None
+        if archive is not None:
+            self._ranges = ArchiveRanges(archive[0], archive[1], url, self._data_end,
+                                         self._data_start.get, self._data_start.setdefault)
+            self.prefers_batches = True  # one read's members go out together
 
     @property
     def archive(self) -> ArchiveInfo:
@@ -235,6 +248,50 @@ class ZipStore(Store):
         except _ZIP_ERRORS as e:
             raise StoreError(f"cannot read {req.describe()} from {self.url}: {_reason(e)}") from e
 
+    def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
+                   scratch: Scratch | None = None) -> None:
+        """A remote archive's stored members in one batch on its store; the rest (compressed
+        members, leading metadata, a local archive) one by one."""
+        if self._ranges is None:
+            super().get_ranges(reqs, on_each, cancel, scratch)
+            return
+        batch: list[MemberRead] = []
+        for i, req in enumerate(reqs):
+            try:
+                read = self._member_read(i, req)
+            except StoreError as e:
+                on_each(i, e)
+                continue
+            if read is None:
+                try:
+                    on_each(i, self.get_range(req))
+                except StoreError as e:
+                    on_each(i, e)
+            else:
+                batch.append(read)
+        if batch:
+            self._ranges.read(batch, on_each, cancel)
+
+    def _member_read(self, index: int, req: ByteRequest) -> MemberRead | None:
+        """The batched read of a stored member's range, or None where it is read one by one."""
+        info = self._member(req.key)
+        if info is None or info.compress_type != zipfile.ZIP_STORED or info.filename in self._leading_names:
+            return None
+        size = info.file_size
+        if info.compress_size != size:
+            return None  # the one-by-one read names the damage
+        if req.start is None:
+            check_size(self.key_url(req.key), req, size)
+            start, stop, crc = 0, size, info.CRC
+        else:
+            start = max(0, size + req.start) if req.start < 0 else req.start
+            stop = size if req.stop is None or req.start < 0 else min(req.stop, size)
+            crc = None
+            if stop <= start:
+                return None
+        return MemberRead(index, req.key, info.filename, info.header_offset, self._header_guess(info),
+                          info.compress_size, start, stop, crc)
+
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
         full = self._prefix + prefix
         keys: set[str] = set()
@@ -252,3 +309,5 @@ class ZipStore(Store):
     def close(self) -> None:
         self._zip.close()
         self._file.close()  # zipfile leaves a file it was given open
+        if self._ranges is not None:
+            self._ranges.store.close()
