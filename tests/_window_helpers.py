@@ -222,3 +222,24 @@ def broken_node_then_sibling(qtbot, w: MainWindow, beat: Heartbeat, root: Path, 
     assert_error_on_node(w, click(qtbot, w, node), f"/{node}", *parts)
     assert_shows(qtbot, w, sibling, expected)
     beat.assert_responsive()
+
+
+def show_image(qtbot, w: MainWindow, location: str, budget: int = 16) -> tuple[Any, Any]:  # type: ignore[no-untyped-def]
+    """Open an OME-Zarr image as a person would and wait for its first detail tile, read within
+    a budget of ``budget`` chunks (so the whole image comes from a coarser level); (state, tile)."""
+    w.data.budget_chunks = budget
+    w.open_location(location)
+    _settle(qtbot, w)
+    qtbot.waitUntil(lambda: w.data.scene.detail is not None and not w.data.scene.busy, timeout=15000)
+    _settle(qtbot, w)
+    return w.data.state, w.data.scene.detail
+
+
+def zoom_to_corner(qtbot, w: MainWindow) -> Any:  # type: ignore[no-untyped-def]
+    """Zoom to the top-left 100 x 60 pixels (2:1) and wait for level 0 there; its tile."""
+    w.data.image.view.setRange(xRange=(0, 100), yRange=(0, 60), padding=0)
+    qtbot.waitUntil(lambda: w.data.scene.detail is not None and w.data.scene.detail.level == 0, timeout=15000)
+    _settle(qtbot, w)
+    tile = w.data.scene.detail
+    assert tile.full_resolution and tile.covers(0, 60, 0, 100)
+    return tile

@@ -13,6 +13,7 @@ import pytest
 from zarrview.app.window import MainWindow
 
 from ome_stores import ome_zarr_image
+from _window_helpers import show_image, zoom_to_corner
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 
 
@@ -23,26 +24,14 @@ def test_an_image_group_shows_its_image_from_the_pyramid(qtbot: Any, window: Mai
     data = rng.integers(0, 4000, (3, 1024, 1024), dtype="u2")
     path = ome_zarr_image(tmp_path / f"img{version}.zarr", version, data, "zyx", scale_factors=(2, 4, 8),
                           chunks=(1, 128, 128), units={"y": "micrometer", "x": "micrometer"})
-    window.data.budget_chunks = 16
-    window.open_location(str(path))
-    _settle(qtbot, window)
-    qtbot.waitUntil(lambda: window.data.scene.detail is not None and not window.data.scene.busy, timeout=15000)
-    _settle(qtbot, window)
-    state, scene = window.data.state, window.data.scene
+    state, tile = show_image(qtbot, window, str(path))
     assert state is not None and state.pyramid is not None and len(state.pyramid) == 4
     assert state.axis_names == ("z", "y", "x")
-    tile = scene.detail
     assert tile is not None and tile.level > 0  # the whole image fits the view only from a coarser level
     level = state.pyramid[tile.level]
     truth = np.asarray(level.array[state.indices[0] if tile.level == 0 else 0, :, :])
     np.testing.assert_array_equal(tile.values, truth[: tile.values.shape[0], : tile.values.shape[1]])
-    # zoomed to a corner at 2:1, level 0 is read and its values are the data's
-    window.data.image.view.setRange(xRange=(0, 100), yRange=(0, 60), padding=0)
-    qtbot.waitUntil(lambda: window.data.scene.detail is not None and window.data.scene.detail.level == 0,
-                    timeout=15000)
-    _settle(qtbot, window)
-    tile = window.data.scene.detail
-    assert tile.full_resolution and tile.covers(0, 60, 0, 100)
+    tile = zoom_to_corner(qtbot, window)  # zoomed to a corner at 2:1, level 0 is read: the data's values
     np.testing.assert_array_equal(tile.values, data[state.indices[0], tile.r0:tile.r1, tile.c0:tile.c1])
     assert window.status_label.text() and "Error" not in window.status_label.text()
 

@@ -16,6 +16,7 @@ from zarrview.app.window import MainWindow
 
 from ome_stores import ome_zarr_image
 from ozx_files import zip_folder
+from _window_helpers import show_image, zoom_to_corner
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 
 DATA = np.random.default_rng(11).integers(0, 4000, (2, 512, 384), dtype="u2")
@@ -37,24 +38,13 @@ def _level(path: Path, level: str) -> np.ndarray:
 
 
 def test_an_ozx_shows_its_image_and_archive(qtbot: Any, window: MainWindow, ozx: Path) -> None:  # noqa: F811
-    window.data.budget_chunks = 16
-    window.open_location(str(ozx))
-    _settle(qtbot, window)
-    qtbot.waitUntil(lambda: window.data.scene.detail is not None and not window.data.scene.busy, timeout=15000)
-    _settle(qtbot, window)
-    state, scene = window.data.state, window.data.scene
+    state, tile = show_image(qtbot, window, str(ozx))
     assert state is not None and state.pyramid is not None and len(state.pyramid) == 3
     assert state.axis_names == ("z", "y", "x")
-    tile = scene.detail
     assert tile is not None
     truth = _level(ozx, f"s{tile.level}")[state.indices[0]]
     np.testing.assert_array_equal(tile.values, truth[tile.r0:tile.r1, tile.c0:tile.c1])
-    window.data.image.view.setRange(xRange=(0, 100), yRange=(0, 60), padding=0)
-    qtbot.waitUntil(lambda: window.data.scene.detail is not None and window.data.scene.detail.level == 0,
-                    timeout=15000)
-    _settle(qtbot, window)
-    tile = window.data.scene.detail
-    assert tile.full_resolution and tile.covers(0, 60, 0, 100)
+    tile = zoom_to_corner(qtbot, window)
     np.testing.assert_array_equal(tile.values, DATA[state.indices[0], tile.r0:tile.r1, tile.c0:tile.c1])
     fields = window.meta.fields()
     assert fields["Archive"] == "single-file OME-Zarr (.ozx): OME-Zarr 0.5, " \
