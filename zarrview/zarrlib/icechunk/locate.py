@@ -40,8 +40,6 @@ def open_location(location: str, storage_options: Mapping[str, Any], open_plain:
     """The store ``location`` names: an ``IcechunkStore`` for a repository, else ``open_plain``'s."""
     options = dict(storage_options)
     version_option = options.pop("version", None)
-    if location.startswith(("zip::", "reference::")) or location.lower().startswith("reference://"):
-        return open_plain(location, **options)  # chains hold no repository; references take authorize=
     loc, version = split_version(location)
     if version_option is not None:
         parsed = version_option if isinstance(version_option, Version) else parse_version(str(version_option))

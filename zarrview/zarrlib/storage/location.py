@@ -103,7 +103,10 @@ def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Stor
     (``repo.icechunk@tag.v1``, ``version=``), with virtual chunks read only from ``authorize=``."""
     from ..icechunk.locate import open_location  # the icechunk package builds on this module
 
-    return open_location(os.fspath(location), storage_options, _open_plain)
+    loc = os.fspath(location)
+    if loc.startswith(CHAINS) or _is_fsspec_reference(loc):  # a zip or reference set holds no repository
+        return _open_plain(loc, **storage_options)
+    return open_location(loc, storage_options, _open_plain)
 
 
 def _open_plain(location: str, **storage_options: Any) -> Store:
