@@ -37,9 +37,10 @@ def _open(qtbot, w: MainWindow, location: str, **options: Any) -> None:  # type:
     w.tree.setCurrentIndex(w.proxy.mapFromSource(w.model.index(rows, 0)))
 
 
-def test_rows_are_the_repositorys_refs_and_ancestry(repos: dict[str, Any]) -> None:
-    spec = repos["repos"]["repo2.icechunk"]
-    root = zl.open(str(repos["root"] / "repo2.icechunk"))
+@pytest.mark.parametrize("repo", ["repo2.icechunk", "repo1.icechunk"])
+def test_rows_are_the_repositorys_refs_and_ancestry(repos: dict[str, Any], repo: str) -> None:
+    spec = repos["repos"][repo]
+    root = zl.open(str(repos["root"] / repo))
     store = icechunk_store(root)
     assert store is not None
     table = version_rows(store)

@@ -12,10 +12,11 @@ from typing import NamedTuple
 
 from ..scheduling import Job, call_job
 from ..zarrlib.icechunk import IcechunkStore, history, refs
+from ..zarrlib.icechunk import commits as ice_commits  # version_rows names its ancestry commits
 from ..zarrlib.nodes import Node
 
-#: refs off the open version's ancestry whose commit time and message are looked up (one read
-#: each in spec 1); beyond these a ref shows its snapshot id only
+#: refs off the open version's ancestry whose commit time and message are looked up (one repo
+#: file read in spec 2, a snapshot file each in spec 1); beyond these a ref shows its id only
 MORE_TIMES = 50
 
 __all__ = ["MORE_TIMES", "VersionRow", "VersionTable", "icechunk_store", "location_at", "version_rows", "versions_job"]
@@ -56,10 +57,10 @@ def version_rows(store: IcechunkStore) -> VersionTable:
     commits = history(store)
     rows: list[VersionRow] = []
     times = {c.id: c for c in commits}
+    off_ancestry = {s for named in found for s in named.values() if s not in times}
+    times.update(ice_commits(store, sorted(off_ancestry)[:MORE_TIMES]))
     for kind, named in (("branch", found.branches), ("tag", found.tags)):
         for name, snapshot in named.items():
-            if snapshot not in times and len(times) < len(commits) + MORE_TIMES:
-                times.update((c.id, c) for c in history(store, f"{kind}.{name}", limit=1))
             info = times.get(snapshot)
             rows.append(VersionRow(kind, name, f"{kind}.{name}", snapshot,
                                    _when(info.time) if info else "", info.message if info else ""))

@@ -8,10 +8,10 @@ before a version, newest first.
 from __future__ import annotations
 
 from .binary import IcechunkFormatError
-from .history import history, refs
+from .history import commits, history, refs
 from .repo_info import SnapshotInfo
 from .store import IcechunkStore
 from .versions import Version, VersionNotFoundError, parse_version, split_version
 
 __all__ = ["IcechunkStore", "IcechunkFormatError", "SnapshotInfo", "Version", "VersionNotFoundError",
-           "history", "parse_version", "refs", "split_version"]
+           "commits", "history", "parse_version", "refs", "split_version"]

@@ -7,6 +7,7 @@ way the walk is bounded (``limit``) and a parent chain that loops is an error, n
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from ..storage.base import Store
@@ -51,6 +52,22 @@ def history(store: Store, version: Version | str | None = None, limit: int = HIS
     info = read_info(base, version)
     start = resolve(info, version, base.url)
     return _walk(base, info, start, max(1, limit))
+
+
+def commits(store: Store, ids: Iterable[str]) -> dict[str, SnapshotInfo]:
+    """The commits with these snapshot ids (those that exist): one read of the repo file in
+    spec 2, one snapshot file each in spec 1."""
+    base = _base(store)
+    info = read_info(base)
+    out: dict[str, SnapshotInfo] = {}
+    for sid in ids:
+        entry = info.snapshots.get(sid)
+        if entry is None and info.spec < 2:
+            snap = read_snapshot(base, sid)
+            entry = SnapshotInfo(sid, snap.info_time(), snap.message, snap.parent_id)
+        if entry is not None:
+            out[sid] = entry
+    return out
 
 
 def _walk(base: Store, info: RepoInfo, start: str, limit: int) -> list[SnapshotInfo]:
