@@ -62,6 +62,7 @@ class Faults:
     refuse_suffix: bool = False  # 416 for "bytes=-N"
     status: dict[str, int] = field(default_factory=dict)  # path suffix -> fixed status
     bodies: dict[str, Body] = field(default_factory=dict)  # path substring -> made-up answer
+    signed: dict[str, str] = field(default_factory=dict)  # path substring -> the query it needs, else 403
 
     def take(self, counter: str, path: str, match: str) -> bool:
         """Whether this request gets the fault; counts down ``counter``."""
@@ -213,6 +214,10 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 state.log.append((self.command, self.path, rng))
                 state.connections.add(self.client_address)
             if self._fault():
+                return
+            where, _, query = self.path.partition("?")
+            if any(k in where and query != q for k, q in state.faults.signed.items()):
+                self._status(403)
                 return
             spec = next((b for k, b in state.faults.bodies.items() if k in self.path and b.applies(rng)), None)
             if spec is not None:

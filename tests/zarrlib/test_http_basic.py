@@ -198,3 +198,23 @@ def test_tree_says_how_to_reach_children_a_server_cannot_list(site: Path, tmp_pa
         with contextlib.redirect_stdout(out):  # and the path it names works
             assert cli.main(["tree", f"{url}/plain.zarr::/sub/vals"]) == 0
         assert "vals" in out.getvalue() and "float32" in out.getvalue()
+
+
+def test_a_query_in_the_url_goes_with_every_request_and_into_no_message(site: Path) -> None:
+    """A SAS token or signature in a store URL is sent with each request; a key whose request
+    lacks it is refused by the server, and messages name the URL without it."""
+    from http_server import Faults
+
+    token = "sv=2024-11-04&sig=a%2Fb%2Bc%3D&se=2030-01-01"
+    with serve(site, Faults(signed={"/v3.zarr": token})) as (url, state):
+        with pytest.raises(zl.StoreError):
+            zl.open(f"{url}/v3.zarr")  # unsigned: every request is refused
+        root = zl.open(f"{url}/v3.zarr?{token}")
+        assert token not in root.store.url
+        np.testing.assert_array_equal(root["img"][...], np.arange(2000, dtype="u2").reshape(40, 50))
+        np.testing.assert_array_equal(root["sub/vals"][:5], np.arange(5, dtype="f4"))
+        signed = [p for _, p, _ in state.requests() if p.endswith(f"?{token}")]
+        assert any("/img/c/0/0" in p for p in signed)
+        with pytest.raises(zl.ZarrError) as e:
+            zl.open(f"{url}/v3.zarr?{token}::/missing")
+        assert "sig=" not in str(e.value)

@@ -3,6 +3,7 @@ the location, against h5py reading the HDF5 file the references point into."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -27,6 +28,7 @@ def refs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     doc = kerchunk_json(h5, root / "refs.json")
     kerchunk_json(h5, root / "inline.json", inline=300)  # small chunks held inline (base64 or text)
     kerchunk_parquet(doc, root / "refs.parq", record_size=5)
+    (root / "refs.json.gz").write_bytes(gzip.compress((root / "refs.json").read_bytes()))
     return root
 
 
@@ -41,10 +43,17 @@ def spellings(root: Path) -> list[tuple[str, dict]]:
         (f"reference::file://{root}/refs.parq", {}),
         (f"{root}/refs.parq", {}),  # a Parquet reference folder opened as a folder
         ("reference://", {"fo": f"{root}/refs.parq"}),
+        (f"reference::{root}/refs.json.gz", {}),  # gzip-compressed
+        (f"{root}/refs.json.gz", {}),
+        # the set itself: it lives nowhere, so its targets are read where the caller allows
+        ("reference://", {"fo": json.loads((root / "refs.json").read_text()), "authorize": [f"file://{root}/"]}),
     ]
 
 
-@pytest.mark.parametrize("index", range(9))
+SPELLINGS = 12
+
+
+@pytest.mark.parametrize("index", range(SPELLINGS))
 def test_every_spelling_reads_what_h5py_reads(refs: Path, index: int) -> None:
     location, options = spellings(refs)[index]
     root = zl.open(location, **options)
@@ -58,7 +67,7 @@ def test_every_spelling_reads_what_h5py_reads(refs: Path, index: int) -> None:
     root.store.close()
 
 
-@pytest.mark.parametrize("index", range(9))
+@pytest.mark.parametrize("index", range(SPELLINGS))
 def test_every_spelling_opens_a_node_after_double_colon(refs: Path, index: int) -> None:
     location, options = spellings(refs)[index]
     node = zl.open(f"{location}::/grp/deep", **options)
@@ -67,9 +76,26 @@ def test_every_spelling_opens_a_node_after_double_colon(refs: Path, index: int) 
 
 
 def test_store_url_is_what_the_store_reports(refs: Path) -> None:
+    assert len(spellings(refs)) == SPELLINGS
     for location, options in spellings(refs):
         store_loc, _ = split_node_path(location)
         assert zl.open(location, **options).store.url == store_url(store_loc, **options), location
+
+
+def test_a_mapping_reads_only_where_the_caller_allows(refs: Path) -> None:
+    doc = json.loads((refs / "refs.json").read_text())
+    with pytest.raises(zl.ZarrError, match=rf"reading from file://{refs}/ is not authorised"):
+        zl.open("reference://::/counts", fo=doc)[...]
+    assert store_identity("reference://", {"fo": doc}) != store_identity("reference://", {"fo": dict(doc)})
+
+
+def test_a_corrupt_or_huge_gzip_set_is_a_clear_error(refs: Path, tmp_path: Path) -> None:
+    (tmp_path / "cut.json.gz").write_bytes((refs / "refs.json.gz").read_bytes()[:200])
+    with pytest.raises(zl.ZarrError, match="cut.json.gz is not a JSON reference set: gzip"):
+        zl.open(f"reference::{tmp_path}/cut.json.gz")
+    (tmp_path / "bomb.json.gz").write_bytes(gzip.compress(b" " * (300 << 20)))
+    with pytest.raises(zl.ZarrError, match="bomb.json.gz is not a JSON reference set: .*more than"):
+        zl.open(f"reference::{tmp_path}/bomb.json.gz")
 
 
 def test_two_reference_sets_are_two_stores(refs: Path) -> None:

@@ -116,3 +116,32 @@ def test_a_remote_parquet_set_opened_as_a_store_says_how_to_open_it(site: Path) 
         with pytest.raises(zl.ZarrError, match=rf"Parquet reference set.*reference::{url}/refs.parq"):
             zl.open(f"{url}/refs.parq")
         np.testing.assert_array_equal(zl.open(f"reference::{url}/refs.parq::/mask")[...], truth(site / "data.h5", "mask"))
+
+
+def test_presigned_targets_are_read_with_their_own_signatures(site: Path, tmp_path: Path) -> None:
+    """Each target URL carries its own query (a presigned URL): it is sent as written, with the
+    file's name decoded once, and targets signed alike still share coalesced requests."""
+    import shutil
+
+    from http_server import Faults
+
+    shutil.copy(site / "data.h5", tmp_path / "my data.h5")
+    doc = json.loads((site / "refs.json").read_text())
+    sig = "X-Amz-Expires=600&X-Amz-Signature=0f%2F9e"
+    with serve(tmp_path, Faults(signed={"data.h5": sig})) as (url, state):
+        for v in doc["refs"].values():
+            if isinstance(v, list):
+                v[0] = f"{url}/my%20data.h5?{sig}"
+        (tmp_path / "signed.json").write_text(json.dumps(doc))
+        root = zl.open(f"reference::{url}/signed.json")
+        for array in ("temp", "counts", "grp/deep"):
+            np.testing.assert_array_equal(root[array][...], truth(site / "data.h5", array))
+        gets = [p for m, p, _ in state.requests("GET") if "data.h5" in p]
+        assert gets and all(p == f"/my%20data.h5?{sig}" for p in gets)
+        doc["refs"]["temp/0.0"][0] = f"{url}/my%20data.h5?X-Amz-Signature=forged"
+        (tmp_path / "forged.json").write_text(json.dumps(doc))
+        arr = zl.open(f"reference::{url}/forged.json::/temp")
+        failures: list = []
+        arr.read(failures=failures)
+        assert [f.key for f in failures] == ["temp/0.0"]
+        assert "forged" not in failures[0].message and "my%20data.h5" in failures[0].message

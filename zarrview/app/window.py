@@ -162,7 +162,7 @@ class MainWindow(QMainWindow):
     def open_references(self) -> None:
         """A reference set: a JSON file, or a Parquet reference folder (chosen as a folder)."""
         path, _ = QFileDialog.getOpenFileName(self, "Open reference set", "",
-                                              "Reference sets (*.json *.parq *.parquet);;All files (*)")
+                                              "Reference sets (*.json *.json.gz *.parq *.parquet);;All files (*)")
         if path:  # a Parquet set's .zmetadata stands for its folder
             self.open_location(f"reference::{str(Path(path).parent) if Path(path).name == '.zmetadata' else path}")
 

@@ -61,6 +61,10 @@ class FsspecStore(AsyncBatchStore[bytes]):
     def key_url(self, key: str) -> str:
         return f"{self.url.rstrip('/')}/{key}"
 
+    def _request_path(self, path: str) -> str:
+        """The path a request names (an HTTP store adds its URL's query)."""
+        return path
+
     # -- running on fsspec's loop -----------------------------------------------------------
     def _loop(self) -> asyncio.AbstractEventLoop:
         if getattr(self.fs, "async_impl", False) and getattr(self.fs, "loop", None) is not None:
@@ -121,9 +125,9 @@ class FsspecStore(AsyncBatchStore[bytes]):
 
     async def _size(self, path: str) -> int:
         if getattr(self.fs, "async_impl", False):
-            info = await self.fs._info(path)
+            info = await self.fs._info(self._request_path(path))
         else:
-            info = await asyncio.to_thread(self.fs.info, path)
+            info = await asyncio.to_thread(self.fs.info, self._request_path(path))
         size = info.get("size")
         if size is None:
             raise StoreError(f"{self._url(path)}: the server reports no size, needed to read its end")

@@ -10,6 +10,7 @@ import os
 import re
 from urllib.parse import unquote
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import StoreError, StoreNotFoundError, UnsupportedSchemeError
@@ -19,7 +20,8 @@ from .fsspec_store import FsspecStore
 from .http_store import HttpStore
 from .local import LocalStore
 from .credentials import anonymous_unless_credentials
-from .references import AUTHORIZE, REQUIRE_REFERENCES, is_parquet_references, open_references, reference_url
+from .references import (AUTHORIZE, REQUIRE_REFERENCES, is_json_name, is_parquet_references, memory_url, open_references,
+                         reference_url)
 from .retry import RetryPolicy
 from .ozx import ZIP_SUFFIXES
 from .zip import ZipStore
@@ -61,13 +63,15 @@ def store_url(location: str, **options: Any) -> str:
     prefix, loc = _chain(location)
     if prefix == "reference::" or _is_fsspec_reference(loc):
         fo = options.get("fo") if prefix == "" else loc
+        if isinstance(fo, Mapping):
+            return memory_url(fo)
         if not isinstance(fo, str | os.PathLike) or not os.fspath(fo):
             return loc if fo is None else f"reference::{fo!r}"  # opening it says what is missing
         return reference_url(os.fspath(fo))
     m = _SCHEME.match(loc)
     if m is None or m.group(1).lower() == "file":
         path = Path(loc[len("file://"):] if m else loc).expanduser().resolve()
-        if prefix == "" and (path.suffix.lower() == ".json" or path.is_dir() and is_parquet_references(path)):
+        if prefix == "" and (is_json_name(path.name) or path.is_dir() and is_parquet_references(path)):
             return reference_url(str(path))
         return str(path)
     return loc
@@ -91,7 +95,7 @@ def _references_maybe(loc: str) -> bool:
     if loc.startswith("zip::"):
         return False
     m = _SCHEME.match(loc)
-    return loc.lower().split("?", 1)[0].endswith(".json") or m is None or m.group(1).lower() == "file"
+    return is_json_name(loc) or m is None or m.group(1).lower() == "file"
 
 
 def _is_fsspec_reference(loc: str) -> bool:
@@ -124,7 +128,7 @@ def _open_plain(location: str, **storage_options: Any) -> Store:
             if is_parquet_references(path):  # read as a folder, every chunk would be the fill value
                 return open_references(str(path), storage_options, open_store)
             return LocalStore(path)
-        if path.is_file() and path.suffix.lower() == ".json":  # a reference set, or refused as not one
+        if path.is_file() and is_json_name(path.name):  # a reference set, or refused as not one
             return open_references(str(path), {**storage_options, REQUIRE_REFERENCES: True}, open_store)
         if path.is_file() and path.suffix.lower() in ZIP_SUFFIXES:
             try:
@@ -136,18 +140,26 @@ def _open_plain(location: str, **storage_options: Any) -> Store:
         raise StoreNotFoundError(f"{path} does not exist")
     if loc.lower().split("?", 1)[0].endswith(ZIP_SUFFIXES):
         return _open_zip(loc, storage_options)
-    if loc.lower().split("?", 1)[0].endswith(".json"):  # a reference set (a store has no such name)
+    if is_json_name(loc):  # a reference set (a store has no such name)
         return open_references(loc, {**storage_options, REQUIRE_REFERENCES: True}, open_store)
     scheme = m.group(1).lower()
     options = dict(storage_options)
     retry, io_concurrency = _io_options(options, loc)
     backend = pop_backend(options, loc)  # obstore or fsspec: see backend.py
+    if scheme in ("http", "https"):
+        base, _, query = loc.partition("?")  # sent with every request (a SAS token, a signature)
+        if query:
+            backend = "fsspec"
+        store = open_with_obstore(backend, scheme, base, options, retry=retry, io_concurrency=io_concurrency)
+        if store is not None:
+            return store
+        fs, root = _filesystem(scheme, base, options)
+        return HttpStore(fs, root, base, retry=retry, io_concurrency=io_concurrency, query=query)
     store = open_with_obstore(backend, scheme, loc, options, retry=retry, io_concurrency=io_concurrency)
     if store is not None:
         return store
     fs, root = _filesystem(scheme, loc, options)
-    cls = HttpStore if scheme in ("http", "https") else FsspecStore
-    return cls(fs, root, loc, retry=retry, io_concurrency=io_concurrency)
+    return FsspecStore(fs, root, loc, retry=retry, io_concurrency=io_concurrency)
 
 
 #: options zarrlib itself takes (all others go to the fsspec driver)

@@ -18,10 +18,21 @@ from typing import Any
 
 import orjson
 
+from ...codecs.bounded import inflate
+from ...errors import CodecError
 from ...limits import limits
 from .entries import MAX_URL, BadReferenceError, Entry, decode_entry, expand_templates
 
-__all__ = ["JsonReferences", "looks_like_references"]
+__all__ = ["JsonReferences", "looks_like_references", "JSON_SUFFIXES", "is_json_name"]
+
+#: names a JSON reference set goes by: plain, or gzip-compressed as kerchunk's users store large ones
+JSON_SUFFIXES = (".json", ".json.gz")
+_GZIP = b"\x1f\x8b"
+
+
+def is_json_name(name: str) -> bool:
+    """Whether a file name or URL (its query left out) names a JSON reference set."""
+    return name.lower().split("?", 1)[0].endswith(JSON_SUFFIXES)
 
 _EXPR = re.compile(r"{{(.*?)}}")
 _OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
@@ -42,13 +53,22 @@ def looks_like_references(doc: Any) -> bool:
 class JsonReferences:
     """Every key of a JSON reference set, its value decoded when the key is read."""
 
-    def __init__(self, raw: bytes, name: str, require: bool = False) -> None:
-        """``require``: the document must look like a reference set (a ``.json`` URL opened
-        without ``reference::``), not merely parse."""
-        try:
-            doc = orjson.loads(raw)
-        except orjson.JSONDecodeError as e:
-            raise BadReferenceError(f"{name} is not a JSON reference set: {e}") from None
+    def __init__(self, raw: bytes | Mapping[str, Any], name: str, require: bool = False) -> None:
+        """``raw``: the file's bytes (gzip-compressed or not), or the set already parsed (fsspec's
+        ``fo`` as a dict). ``require``: the document must look like a reference set (a ``.json``
+        URL opened without ``reference::``), not merely parse."""
+        if isinstance(raw, Mapping):
+            doc: Any = dict(raw)
+        else:
+            if raw[:2] == _GZIP:
+                try:
+                    raw = bytes(inflate(raw, limits().metadata_bytes))
+                except CodecError as e:
+                    raise BadReferenceError(f"{name} is not a JSON reference set: {e}") from None
+            try:
+                doc = orjson.loads(raw)
+            except orjson.JSONDecodeError as e:
+                raise BadReferenceError(f"{name} is not a JSON reference set: {e}") from None
         if not isinstance(doc, dict):
             raise BadReferenceError(f"{name} is not a JSON reference set: its top level is not an object")
         if require and not looks_like_references(doc):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +21,12 @@ from ..access import AUTHORIZE, AccessPolicy, normal_url, policy_of
 from ..base import Store
 from ..local import LocalStore
 from .entries import BadReferenceError
-from .json_refs import JsonReferences
+from .json_refs import JsonReferences, is_json_name
 from .parquet_refs import ParquetReferences
 from .store import ReferenceStore
 from .targets import Targets, beside
 
-__all__ = ["REQUIRE_REFERENCES", "zmetadata_names_references", "open_references", "is_parquet_references", "reference_url", "AUTHORIZE"]
+__all__ = ["REQUIRE_REFERENCES", "zmetadata_names_references", "open_references", "is_parquet_references", "reference_url", "memory_url", "AUTHORIZE"]
 
 Opener = Callable[..., Store]
 #: the storage option that names the prefixes a reference set may read besides its own folder
@@ -59,6 +59,11 @@ def _local(url: str) -> Path | None:
     if m.group(1).lower() == "file":
         return Path(url[len("file://"):]).expanduser().resolve()
     return None
+
+
+def memory_url(refs: Mapping[str, Any]) -> str:
+    """The ``url`` of a reference set given as a mapping: one per mapping object."""
+    return f"reference::memory-{id(refs):x}"
 
 
 def reference_url(url: str) -> str:
@@ -97,9 +102,14 @@ def open_references(url: str, options: dict[str, Any], opener: Opener) -> Refere
     for_targets = options.pop("remote_options", None) or {}
     file_options = {**options, **for_file}
     target_options = {**options, **for_targets}
+    if isinstance(url, Mapping):  # fsspec's fo as the parsed set: relative targets are below the working folder
+        base = normal_url(os.getcwd()).rstrip("/") + "/"
+        refs_in_memory = JsonReferences(url, "the reference set given as a mapping", require=sniffed)
+        return ReferenceStore(refs_in_memory, memory_url(url), "references", base,
+                              Targets(lambda folder: opener(folder, **target_options), _policy(authorize, base)), [])
     if not isinstance(url, str | os.PathLike) or not os.fspath(url):
         raise StoreError(f"reference: cannot open {url!r}; name a JSON or Parquet reference set "
-                         "(reference::refs.json, or reference:// with fo='refs.json')")
+                         "(reference::refs.json, or reference:// with fo='refs.json' or fo=a dict)")
     url = os.fspath(url)
     path = _local(url)
     owned: list[Store] = []
@@ -120,7 +130,7 @@ def open_references(url: str, options: dict[str, Any], opener: Opener) -> Refere
         trimmed = url.rstrip("/")
         parent, _, name = trimmed.rpartition("/")
         base = parent + "/"
-        if trimmed.lower().split("?", 1)[0].endswith(".json"):
+        if is_json_name(trimmed):
             store = opener(base, **file_options)
             owned.append(store)
             raw = store.get_bounded(name, limits().metadata_bytes)

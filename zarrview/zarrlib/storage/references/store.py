@@ -19,7 +19,7 @@ from ...errors import StoreError
 from ..access import AccessDeniedError, AccessPolicy
 from ..base import ByteRequest, OnEach, Scratch, Store, check_size, slice_range
 from .entries import BadReferenceError, Entry, Inline, Pointer
-from .targets import Targets, folder_of, resolve_url
+from .targets import Targets, folder_of, resolve_url, shown
 
 __all__ = ["ReferenceStore", "References"]
 
@@ -87,11 +87,11 @@ class ReferenceStore(Store):
                     answer = slice_range(entry.data, req)
                 else:
                     url = resolve_url(entry.url, self.base)
-                    self.policy.check(url, f"reference {req.key} of {self.name}")
+                    self.policy.check(shown(url), f"reference {req.key} of {self.name}")
                     folder, name = folder_of(url)
                     target, expected = _translate(req, entry, name, self.key_url(req.key))
                     if expected != 0:
-                        by_folder.setdefault(folder, []).append((i, target, expected, url))
+                        by_folder.setdefault(folder, []).append((i, target, expected, shown(url)))
                         continue
                     answer = b""
             except StoreError as e:

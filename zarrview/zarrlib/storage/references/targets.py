@@ -8,12 +8,13 @@ import os
 import posixpath
 import re
 import threading
+from urllib.parse import unquote
 from collections.abc import Callable
 
 from ..access import AccessPolicy, normal_url
 from ..base import Store
 
-__all__ = ["Targets", "resolve_url", "folder_of", "beside"]
+__all__ = ["Targets", "resolve_url", "folder_of", "beside", "shown"]
 
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
 
@@ -30,14 +31,26 @@ def resolve_url(url: str, base: str) -> str:
     scheme, _, rest = url.partition("://")
     if scheme.lower() == "file":  # symbolic links followed: a link beside the set cannot lead out of it
         return normal_url("file://" + os.path.realpath(normal_url(url)[len("file://"):]))
+    rest, mark, query = rest.partition("?")  # a signed URL's query is kept as it is, never folded
     host, _, path = rest.partition("/")
-    return f"{scheme.lower()}://{host}/" + posixpath.normpath("/" + path).lstrip("/") if path else f"{scheme.lower()}://{host}/"
+    folded = f"{scheme.lower()}://{host}/" + posixpath.normpath("/" + path).lstrip("/") if path else f"{scheme.lower()}://{host}/"
+    return folded + mark + query
 
 
 def folder_of(url: str) -> tuple[str, str]:
-    """(folder URL ending in ``/``, file name) of a target URL."""
+    """(folder URL ending in ``/``, file name as a store key) of a target URL. A query (a
+    presigned URL's signature) stays with the folder, whose store sends it with each request:
+    targets signed alike share one store. An HTTP name is percent-decoded, as a store key is."""
+    url, mark, query = url.partition("?")
     folder, _, name = url.rpartition("/")
-    return folder + "/", name
+    if url.lower().startswith(("http://", "https://")):
+        name = unquote(name)
+    return folder + "/" + mark + query, name
+
+
+def shown(url: str) -> str:
+    """A target URL as messages name it: without its query, which may be a secret."""
+    return url.partition("?")[0]
 
 
 def beside(base: str) -> str:
