@@ -488,3 +488,38 @@ def test_mutated_flatbuffers_cost_a_zarr_error(fixture: dict[str, Any], tmp_path
                 array.read(tuple(slice(None) for _ in array.shape), failures=[])
         except zl.ZarrError:
             pass
+
+
+def test_virtual_chunks_with_an_etag_read_only_the_file_recorded(fixture: dict[str, Any], tmp_path: Path) -> None:
+    """Chunks recorded with their file's ETag (icechunk's checksum) read as icechunk reads them
+    while the file is unchanged, at one HEAD per file; once the file changes, each is refused,
+    naming the ETag, instead of being read from wherever its bytes now lie."""
+    import os
+    import time
+
+    import h5py
+    import py312_env
+    from http_server import etag_of, serve
+
+    web = tmp_path / "web"
+    web.mkdir()
+    shutil.copy(Path(fixture["root"]) / "src.h5", web / "src.h5")
+    with h5py.File(web / "src.h5") as f:
+        ds = f["chunked"]
+        infos = sorted((ds.id.get_chunk_info(i) for i in range(ds.id.get_num_chunks())), key=lambda c: c.chunk_offset)
+        truth = ds[...]
+    ranges = ",".join(f"{c.byte_offset}:{c.size}" for c in infos)
+    python = py312_env.require(py312_env.ICECHUNK)
+    with serve(web) as (url, state):
+        py312_env.run(python, Path(__file__).parent / "icechunk_etag_writer.py", str(tmp_path), url + "/",
+                      etag_of(web / "src.h5"), ranges)
+        np.testing.assert_array_equal(np.load(tmp_path / "e.npy"), truth)  # icechunk's read: the truth holds
+        state.clear()
+        e = zl.open(f"{tmp_path / 'web.icechunk'}::/e", authorize=[url + "/"])
+        np.testing.assert_array_equal(e[...], truth)
+        assert [m for m, p, _ in state.requests() if p.endswith("src.h5")].count("HEAD") == 1
+        later = time.time() + 10
+        os.utime(web / "src.h5", (later, later))  # the file is replaced: its ETag changes
+        e = zl.open(f"{tmp_path / 'web.icechunk'}::/e", authorize=[url + "/"])
+        with pytest.raises(zl.StoreError, match=r"e/c/0/0: the virtual chunk's file .*src.h5 changed .*ETag"):
+            e[0:4, 0:4]

@@ -11,7 +11,6 @@ authorised through an ``AccessPolicy``.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -21,6 +20,7 @@ from ..errors import StoreError, StoreNotFoundError, ZarrError
 from ..storage.access import AccessPolicy, normal_url
 from ..storage.base import OnEach, Scratch, Store, too_large
 from ..storage.byte_request import ByteRequest
+from ..storage.revision import Revision, mismatch
 from .containers import containers_v1, containers_v2
 from .manifest import ChunkRef, Manifest, read_manifest
 from .repo_info import RepoInfo, read_refs_v1, read_repo_info
@@ -71,6 +71,7 @@ class IcechunkStore(Store):
         self._lock = threading.Lock()
         self._manifests: OrderedDict[str, Manifest] = OrderedDict()
         self._virtual: dict[str, Store] = {}
+        self._revisions: dict[str, Revision | None] = {}  # virtual chunks' files, by URL
         self._containers: dict[str, str] | None = None
 
     # -- keys -> nodes and chunk references --------------------------------------------------
@@ -232,15 +233,32 @@ class IcechunkStore(Store):
         folder, _, name = normal_url(url).rpartition("/")
         if not name:
             raise StoreError(f"{self.key_url(key)}: virtual chunk location {url!r} names no file")
-        if ref.last_modified and folder.startswith("file://"):
-            _check_unmodified(key, folder[len("file://"):] + "/" + name, ref.last_modified, self.url)
         with self._lock:
             store = self._virtual.get(folder)
         if store is None:
             store = self._open(folder)
             with self._lock:
-                self._virtual.setdefault(folder, store)
+                store = self._virtual.setdefault(folder, store)
+        if ref.etag or ref.last_modified:
+            why = mismatch(self._revision(store, url, name), ref.etag, ref.last_modified)
+            if why is not None:
+                raise StoreError(f"{self.url}/{key}: the virtual chunk's file {url} changed since the chunk "
+                                 f"was recorded: {why}")
         return folder, name
+
+    def _revision(self, store: Store, url: str, name: str) -> Revision | None:
+        """The file's revision, asked once per file for the store's life (a request where
+        remote); unknown where the store cannot tell or the asking fails (the read says why)."""
+        with self._lock:
+            if url in self._revisions:
+                return self._revisions[url]
+        try:
+            found = store.revision(name)
+        except StoreError:
+            found = None
+        with self._lock:
+            self._revisions[url] = found
+        return found
 
     def _absolute(self, key: str, location: str) -> str:
         """``vcc://NAME/path`` resolved against the named container's URL prefix."""
@@ -347,15 +365,3 @@ def _window(ref: ChunkRef, req: ByteRequest) -> tuple[int, int]:
     else:
         a, b = min(req.start, n), n if req.stop is None else min(max(req.stop, req.start), n)
     return ref.offset + a, ref.offset + b
-
-
-def _check_unmodified(key: str, path: str, last_modified: int, url: str) -> None:
-    """A virtual chunk recorded with its file's modification time is refused once the file
-    changed after it: its bytes may no longer be the chunk's."""
-    try:
-        mtime = os.stat(path).st_mtime
-    except OSError:
-        return  # the read reports the missing file
-    if int(mtime) > last_modified:
-        raise StoreError(f"{url}/{key}: the virtual chunk's file {path} was modified after the chunk was "
-                         f"recorded (at {last_modified}, modified at {int(mtime)})")

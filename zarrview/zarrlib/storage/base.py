@@ -20,6 +20,7 @@ from ..errors import StoreError, TooLargeError
 from ..limits import human
 from .byte_request import ByteRequest
 from .coalesce import ADJACENT, Coalescing, coalesce, member
+from .revision import Revision
 
 __all__ = ["ByteRequest", "Scratch", "Store", "OnEach", "fetch_all", "too_large", "check_size",
            "slice_range", "fetch_each"]
@@ -154,6 +155,11 @@ class Store(ABC):
     def size(self, key: str) -> int | None:
         data = self.get(key)
         return None if data is None else len(data)
+
+    def revision(self, key: str) -> Revision | None:
+        """The object's ETag or modification time (one request where remote); None where the
+        object does not exist or the store cannot tell."""
+        return None
 
     def key_url(self, key: str) -> str:
         """A human-readable address of a key, for error messages."""

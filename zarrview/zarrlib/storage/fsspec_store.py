@@ -21,6 +21,7 @@ from ..limits import limits
 from .async_batch import RANGE_REFUSED, AsyncBatchStore
 from .base import ByteRequest, slice_range, too_large
 from .retry import RetryPolicy, http_status, is_transient
+from .revision import Revision, revision_of
 
 _MISSING = (FileNotFoundError, KeyError, IsADirectoryError)
 
@@ -250,6 +251,16 @@ class FsspecStore(AsyncBatchStore[bytes]):
                     raise self._error(ByteRequest(prefix or ""), e, 1) from e
         finally:
             asyncio.run_coroutine_threadsafe(pages.aclose(), loop).result()
+
+    def revision(self, key: str) -> Revision | None:
+        async def info() -> Revision:
+            path = self._request_path(self._path(key))
+            found = await self.fs._info(path) if getattr(self.fs, "async_impl", False) else \
+                await asyncio.to_thread(self.fs.info, path)
+            return revision_of(found)
+
+        res = self._settle(info, ByteRequest(key))
+        return res if isinstance(res, Revision) else None
 
     def size(self, key: str) -> int | None:
         res = self._settle(lambda: self._size(self._path(key)), ByteRequest(key))

@@ -31,6 +31,7 @@ from ..cancel import CancelToken
 from ..errors import StoreError
 from .base import ByteRequest, Scratch, Store, too_large
 from .local_fds import FdCache, OpenFile
+from .revision import Revision
 
 _HAS_PREADV = hasattr(os, "preadv")
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -261,6 +262,12 @@ class LocalStore(Store):
             return False
         seen.add((st.st_dev, st.st_ino))
         return True
+
+    def revision(self, key: str) -> Revision | None:
+        try:
+            return Revision(modified=os.stat(self._path(key)).st_mtime)
+        except OSError:
+            return None
 
     def size(self, key: str) -> int | None:
         try:

@@ -30,6 +30,7 @@ from ..limits import limits
 from .async_batch import RANGE_REFUSED, AsyncBatchStore
 from .base import ByteRequest, too_large
 from .retry import TRANSIENT_STATUS, RetryPolicy
+from .revision import Revision, revision_of
 
 _STATUS = re.compile(r"status code: (\d{3})")
 #: what reqwest/hyper say when a connection failed, was cut or stalled: worth another try
@@ -222,6 +223,15 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
         return self._whole_bounded(path)
 
     # -- sizes and listing ------------------------------------------------------------------
+    def revision(self, key: str) -> Revision | None:
+        import obstore
+
+        async def head() -> Revision:
+            return revision_of(await obstore.head_async(self.store, key))
+
+        res = self._settle(head, ByteRequest(key))
+        return res if isinstance(res, Revision) else None
+
     def size(self, key: str) -> int | None:
         import obstore
 
