@@ -156,8 +156,13 @@ def repository_rows(node: Node) -> list[tuple[str, str]]:
     if not isinstance(store, IcechunkStore):
         return []
     when = store.snapshot.info_time().strftime("%Y-%m-%d %H:%M:%S UTC")
-    return [("Repository", f"Icechunk, format version {store.info.spec}"),
+    rows = [("Repository", f"Icechunk, format version {store.info.spec}"),
             ("Version", f"{store.version}: snapshot {store.snapshot_id} ({when})")]
+    if store.snapshot.message:
+        rows.append(("Commit", store.snapshot.message))
+    rows += [(f"Commit {name}", json.dumps(value, ensure_ascii=False, default=str))
+             for name, value in store.snapshot.metadata.items()]
+    return rows
 
 
 def _opt(fmt: Any, value: Any) -> str:

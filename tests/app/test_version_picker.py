@@ -4,6 +4,8 @@ with the values icechunk reads from it."""
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,9 @@ def test_rows_are_the_repositorys_refs_and_ancestry(repos: dict[str, Any], repo:
     commits = [(r.snapshot, r.message) for r in table.rows if r.kind == "commit"]
     assert commits == [(a[0], a[3]) for a in spec["ancestry"]["branch.main"]]
     assert table.rows[table.current].version == "branch.main"
+    for r in table.rows:  # each commit's metadata, one "name: JSON value" line per item
+        lines = dict(line.split(": ", 1) for line in r.metadata.splitlines())
+        assert {k: json.loads(v) for k, v in lines.items()} == spec["metadata"][r.snapshot], r
 
 
 def test_picked_version_opens_beside_with_icechunks_values(qtbot, window: MainWindow, repos: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]

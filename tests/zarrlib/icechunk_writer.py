@@ -65,7 +65,7 @@ def write(name: str, spec: int) -> dict:
     m = sub.create_array("missing", shape=(9, 9), chunks=(4, 4), dtype="u1", fill_value=42)
     m[0:4, 4:8] = rng.integers(0, 255, (4, 4))
     m[8:9, 8:9] = 7
-    s.commit("first")
+    s.commit("first", metadata={"tool": "writer", "nested": {"list": [1, 2.5, None, True], "text": "Zürich"}})
 
     s = repo.writable_session("main")
     g = zarr.open_group(s.store)
@@ -124,10 +124,12 @@ def expected(name: str, repo: ic.Repository) -> dict:
     for info in repo.ancestry(branch="main"):
         versions.setdefault(info.id, {"snapshot": info.id})
     ancestry = {}
+    metadata = {}
     for label, v in versions.items():
         session = repo.readonly_session(snapshot_id=v["snapshot"])
         ancestry[label] = [[x.id, x.parent_id, x.written_at.isoformat(), x.message]
                            for x in repo.ancestry(snapshot_id=v["snapshot"])]
+        metadata.update({x.id: x.metadata for x in repo.ancestry(snapshot_id=v["snapshot"])})
         arrays: dict[str, str] = {}
         v["arrays"] = arrays
         try:
@@ -145,7 +147,7 @@ def expected(name: str, repo: ic.Repository) -> dict:
     return {"spec": int(repo.spec_version) if hasattr(repo, "spec_version") else None,
             "branches": {b: repo.lookup_branch(b) for b in repo.list_branches()},
             "tags": {t: repo.lookup_tag(t) for t in repo.list_tags()},
-            "versions": versions, "ancestry": ancestry}
+            "versions": versions, "ancestry": ancestry, "metadata": metadata}
 
 
 result = {"prefix": prefix, "contig_offset": contig_offset,

@@ -93,6 +93,27 @@ def test_refs_and_history_are_icechunks(fixture: dict[str, Any], repo: str) -> N
     assert len(history(store, "branch.main", limit=2)) == 2
 
 
+@pytest.mark.parametrize("repo", REPOS)
+def test_commit_metadata_is_icechunks(fixture: dict[str, Any], repo: str) -> None:
+    """Spec 2 FlexBuffers and spec 1 MessagePack values, in the history and in each snapshot."""
+    import json
+
+    from zarrview.describe import repository_rows
+
+    spec = fixture["repos"][repo]
+    store = IcechunkStore(LocalStore(fixture["root"] / repo))
+    want = spec["metadata"]
+    assert any(want.values()), want  # the writer gave some commits metadata
+    for label in spec["ancestry"]:
+        for h in history(store, label):
+            assert h.metadata == want[h.id], (label, h.id)
+    for sid, meta in want.items():
+        opened = zl.open(fixture["root"] / repo, version=sid)
+        assert opened.store.snapshot.metadata == meta
+        rows = dict(repository_rows(opened))
+        assert {k[len("Commit "):]: json.loads(v) for k, v in rows.items() if k.startswith("Commit ")} == meta
+
+
 def test_unknown_versions_are_named(fixture: dict[str, Any]) -> None:
     location = fixture["root"] / "repo2.icechunk"
     with pytest.raises(zl.StoreNotFoundError, match="no tag named 'nope'.*tag.latest, tag.v1"):

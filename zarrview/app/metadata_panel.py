@@ -27,7 +27,8 @@ from .ome_panel import OmePanel, problem_count
 
 
 #: fields whose values are long enough to need the whole width of the panel
-WIDE_FIELDS = frozenset({"Store", "Codecs", "Error", "Path", "Archive", "Archive note", "Repository", "Version"})
+WIDE_FIELDS = frozenset({"Store", "Codecs", "Error", "Path", "Archive", "Archive note", "Repository", "Version",
+                         "Commit"})
 WIDE_VALUE = 40
 
 

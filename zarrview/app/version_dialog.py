@@ -71,6 +71,8 @@ class VersionDialog(QDialog):
             if row.kind == "commit":
                 item.setFont(NAME_COLUMN, QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
             item.setToolTip(NAME_COLUMN, f"{row.version}\nsnapshot {row.snapshot}")
+            if row.metadata:
+                item.setToolTip(MESSAGE_COLUMN, f"{row.message}\n\n{row.metadata}")
             if i == self.table.current:
                 for col in range(len(HEADERS)):
                     font = item.font(col)

@@ -7,8 +7,9 @@ so the rows are made by a job on a worker; the window only shows them.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..scheduling import Job, call_job
 from ..zarrlib.icechunk import IcechunkStore, history, refs
@@ -31,6 +32,8 @@ class VersionRow(NamedTuple):
     snapshot: str
     time: str
     message: str
+    #: the commit's metadata as ``name: value`` lines (who, with what tool)
+    metadata: str = ""
 
 
 class VersionTable(NamedTuple):
@@ -63,8 +66,10 @@ def version_rows(store: IcechunkStore) -> VersionTable:
         for name, snapshot in named.items():
             info = times.get(snapshot)
             rows.append(VersionRow(kind, name, f"{kind}.{name}", snapshot,
-                                   _when(info.time) if info else "", info.message if info else ""))
-    rows += [VersionRow("commit", c.id, c.id, c.id, _when(c.time), c.message) for c in commits]
+                                   _when(info.time) if info else "", info.message if info else "",
+                                   metadata_text(info.metadata) if info else ""))
+    rows += [VersionRow("commit", c.id, c.id, c.id, _when(c.time), c.message, metadata_text(c.metadata))
+             for c in commits]
     opened = str(store.version)
     current = next((i for i, r in enumerate(rows) if r.version == opened), -1)
     return VersionTable(rows, current)
@@ -76,3 +81,8 @@ def versions_job(store: IcechunkStore) -> Job[VersionTable]:
 
 def _when(time: object) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC") if isinstance(time, datetime) else ""
+
+
+def metadata_text(metadata: dict[str, Any]) -> str:
+    """A commit's metadata as one ``name: value`` line each, values as JSON."""
+    return "\n".join(f"{k}: {json.dumps(v, ensure_ascii=False, default=str)}" for k, v in metadata.items())

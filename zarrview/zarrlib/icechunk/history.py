@@ -64,7 +64,7 @@ def commits(store: Store, ids: Iterable[str]) -> dict[str, SnapshotInfo]:
         entry = info.snapshots.get(sid)
         if entry is None and info.spec < 2:
             snap = read_snapshot(base, sid)
-            entry = SnapshotInfo(sid, snap.info_time(), snap.message, snap.parent_id)
+            entry = SnapshotInfo(sid, snap.info_time(), snap.message, snap.parent_id, snap.metadata)
         if entry is not None:
             out[sid] = entry
     return out
@@ -83,7 +83,7 @@ def _walk(base: Store, info: RepoInfo, start: str, limit: int) -> list[SnapshotI
             if info.spec >= 2:
                 raise IcechunkFormatError(f"{base.url}: snapshot {current} is not in the repo file")
             snap = read_snapshot(base, current)
-            entry = SnapshotInfo(current, snap.info_time(), snap.message, snap.parent_id)
+            entry = SnapshotInfo(current, snap.info_time(), snap.message, snap.parent_id, snap.metadata)
         out.append(entry)
         current = entry.parent_id
     return out

@@ -8,13 +8,15 @@ a version and its whole history resolve with one read. Spec 1 keeps one JSON fil
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, UTC
+from typing import Any
 
 from ..limits import limits
 from ..storage.base import Store
 from . import ids
 from .binary import FbTable, FileType, IcechunkFormatError, decode_file
+from .commit_metadata import read_items
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class SnapshotInfo:
     time: datetime
     message: str
     parent_id: str | None
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def micros(value: int) -> datetime:
@@ -58,7 +61,7 @@ def read_repo_info(store: Store, key: str = "repo") -> RepoInfo | None:
     root = FbTable.root(buf, where)
     infos = root.tables(4)
     raw_ids: list[str] = []
-    entries: list[tuple[int, int, str]] = []
+    entries: list[tuple[int, int, str, dict[str, Any]]] = []
     for i in range(len(infos)):
         t = infos[i]
         raw = t.inline(0, 12)
@@ -66,12 +69,12 @@ def read_repo_info(store: Store, key: str = "repo") -> RepoInfo | None:
         t.require(raw, "SnapshotInfo.id")
         assert raw is not None
         raw_ids.append(ids.encode(raw))
-        entries.append((t.scalar(1, "i", 0), t.scalar(2, "Q"), message or ""))
+        entries.append((t.scalar(1, "i", 0), t.scalar(2, "Q"), message or "", read_items(t.tables(4), spec)))
     snapshots: dict[str, SnapshotInfo] = {}
-    for sid, (parent, flushed, message) in zip(raw_ids, entries):
+    for sid, (parent, flushed, message, metadata) in zip(raw_ids, entries):
         if parent >= len(raw_ids) or parent < -1:
             raise IcechunkFormatError(f"{where}: snapshot {sid} names parent {parent} of {len(raw_ids)}")
-        snapshots[sid] = SnapshotInfo(sid, micros(flushed), message, None if parent < 0 else raw_ids[parent])
+        snapshots[sid] = SnapshotInfo(sid, micros(flushed), message, None if parent < 0 else raw_ids[parent], metadata)
 
     def refs(slot: int) -> dict[str, str]:
         out: dict[str, str] = {}

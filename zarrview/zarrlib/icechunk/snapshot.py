@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from ..errors import StoreError
 from ..limits import limits
 from ..storage.base import Store
 from . import ids
 from .binary import FbTable, FileType, IcechunkFormatError, decode_file
+from .commit_metadata import read_items
 from .repo_info import micros
 
 
@@ -53,6 +55,8 @@ class Snapshot:
     time_us: int
     message: str
     nodes: dict[str, Node] = field(default_factory=dict)
+    #: the commit's metadata (``session.commit(metadata=...)``), decoded within a budget
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def info_time(self) -> datetime:
         return micros(self.time_us)
@@ -72,7 +76,7 @@ def read_snapshot(store: Store, snapshot_id: str) -> Snapshot:
     root = FbTable.root(buf, where)
     raw_parent = root.inline(1, 12)
     snap = Snapshot(snapshot_id, spec, ids.encode(raw_parent) if raw_parent else None,
-                    root.scalar(3, "Q"), root.string(4) or "")
+                    root.scalar(3, "Q"), root.string(4) or "", metadata=read_items(root.tables(5), spec))
     vec = root.tables(2)
     for i in range(len(vec)):
         node = _node(vec[i], where)
