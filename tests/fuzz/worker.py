@@ -68,6 +68,38 @@ def same_values(expected: Any, got: Any) -> bool:
     return bool(expected == got)
 
 
+#: public methods that are actions, not answers: exercised by the walk and the reads instead
+_ACTIONS = frozenset({"read", "members", "load_members", "prefetch", "iter_member_names"})
+
+
+def public_surface(node: Any, zl: Any) -> list[tuple[str, Callable[[], Any]]]:
+    """Every public attribute of ``node``, as a thunk that asks for it: properties read, methods
+    that need no argument called. A node of kind "array" answers every attribute an ``Array``
+    has, whatever its class (a caller holding an array asks for them), so those are asked too."""
+    import inspect
+
+    names = {n for n in dir(type(node)) if not n.startswith("_")}
+    if getattr(node, "kind", None) == "array":
+        names |= {n for n in dir(zl.Array) if not n.startswith("_")}
+    out: list[tuple[str, Callable[[], Any]]] = []
+    if getattr(node, "path", None) == "/":
+        names.discard("ancestor")  # the root has none: asking is the caller's mistake, not the store's
+    for name in sorted(names - _ACTIONS):
+        member = inspect.getattr_static(type(node), name, None)
+        if callable(member) and not isinstance(member, property):
+            try:
+                params = inspect.signature(member).parameters.values()
+            except (TypeError, ValueError):
+                continue
+            if any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                   for p in list(params)[1:]):
+                continue
+            out.append((name, lambda name=name: getattr(node, name)()))
+        else:
+            out.append((name, lambda name=name: getattr(node, name)))
+    return out
+
+
 class Case:
     """One case's run: the steps taken and every finding."""
 
@@ -151,17 +183,8 @@ class Case:
     def describe(self, node: Any) -> None:
         from zarrview import describe
 
-        def props() -> None:
-            for name in ("path", "name", "kind", "zarr_format", "attrs", "metadata", "format_name", "implicit", "url"):
-                getattr(node, name)
-            if isinstance(node, self.zl.Array):
-                for name in ("shape", "ndim", "size", "dtype", "nbytes", "chunks", "shards", "fill_value",
-                             "dimension_names", "codecs", "data_type_name"):
-                    getattr(node, name)
-                node.chunk_grid_shape()
-                node.stored_objects()
-
-        self.step("properties", props, node.path)
+        for name, ask in public_surface(node, self.zl):
+            self.step(f"attribute {name}", ask, node.path)
         self.step("describe", lambda: (describe.one_line(node), describe.summary(node), describe.to_json(node.attrs),
                                        describe.to_json(node.metadata)), node.path)
         if node.path != "/":

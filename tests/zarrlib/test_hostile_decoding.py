@@ -215,6 +215,43 @@ def test_vlen_item_count_is_checked_before_allocating(tmp_path, fmt):
     assert peak < 16 << 20
 
 
+def _vlen_layout(count: int, first_length: int) -> bytes:
+    """The head of numcodecs' variable-length layout: the item count and the first item's length."""
+    return count.to_bytes(4, "little") + first_length.to_bytes(4, "little")
+
+
+@pytest.mark.parametrize("compressor", ["zlib", "gzip", "bz2", "lzma", "v3_gzip"])
+@pytest.mark.parametrize("head", ["zeros", "count_right_then_zeros"])
+def test_a_bomb_behind_strings_stops_at_the_layouts_bound(tmp_path, compressor, head):
+    """With the default bounds: a stream of zeros (no items) is refused from its first decoded
+    bytes; one that starts right is stopped where n items of at most ``element_bytes`` end,
+    not at the gigabyte bound on a chunk."""
+    import bz2
+    import lzma
+
+    root = tmp_path / "bomb.zarr"
+    items = 4
+    v3 = compressor == "v3_gzip"
+    a = zarr.create_array(root, shape=(items,), chunks=(items,), dtype=str, zarr_format=3 if v3 else 2,
+                          compressors=[GzipCodec()] if v3 else [numcodecs.get_codec({"id": compressor})])
+    a[:] = ["a", "bb", "ccc", "dddd"]
+    limit = 4 + items * (4 + zl.limits.limits().element_bytes)
+    size = limit + (8 << 20)
+    stream = (b"" if head == "zeros" else _vlen_layout(items, 0)) + bytes(size)
+    pack = {"zlib": zlib.compress, "gzip": lambda b: numcodecs.GZip(1).encode(b), "bz2": bz2.compress,
+            "lzma": lambda b: lzma.compress(b, preset=1), "v3_gzip": lambda b: numcodecs.GZip(1).encode(b)}[compressor]
+    key = "c/0" if v3 else "0"
+    (root / key).write_bytes(pack(stream))
+    del stream
+    arr = zl.open(root)
+    result, peak = peak_bytes(lambda: arr[...])
+    assert isinstance(result, zl.CodecError) and key in str(result), result
+    if head == "zeros":
+        assert "holds 0 items, expected 4" in str(result) and peak < 16 << 20, (result, peak >> 20)
+    else:
+        assert f"more than {limit} bytes" in str(result) and peak < 3 * limit, (result, peak >> 20)
+
+
 def test_metadata_larger_than_the_bound(v3, small_limits):
     doc = read_json(v3 / "arr" / "zarr.json")
     doc["attributes"] = {"padding": "x" * (2 << 20)}

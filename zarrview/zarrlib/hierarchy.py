@@ -27,6 +27,7 @@ from .errors import (
     short,
 )
 from .storage.base import ByteRequest, fetch_each
+from .storage.keys import check_key, key_problem
 from .jsonutil import load_json_object
 from .metadata import prefinal
 from .metadata import v2 as v2meta
@@ -112,7 +113,7 @@ class Hierarchy:
         if not self.store.prefers_batches or not paths:
             return
         names = ("zarr.json",) if zarr_format == 3 else (".zarray", ".zattrs", ".zgroup")
-        keys = [prefix_of(p) + n for p in paths for n in names]
+        keys = [k for k in (prefix_of(p) + n for p in paths for n in names) if key_problem(k) is None]
         bound = limits().metadata_bytes
         try:
             answers = fetch_each(self.store, [ByteRequest(k, limit=bound) for k in keys])
@@ -153,6 +154,7 @@ class Hierarchy:
         """
         if path == "/" and self._root is not None:
             return self._root
+        _check_path(path, self.store.url)
         if self.flavor == "draft" or self.flavor is None:
             doc = self._try_draft(path) if self.flavor == "draft" else None
             if doc is not None:
@@ -185,6 +187,7 @@ class Hierarchy:
         there is one (as zarr-python and xarray do: a request per node would make listing, or
         opening an image's levels, cost round trips one after another); on local stores, and
         for a location opened by its path, the node's own document is read."""
+        _check_path(path, self.store.url)
         if self.store.prefers_batches:
             cons = self._consolidated_entry(path)
             if cons is not None:
@@ -195,6 +198,7 @@ class Hierarchy:
         """A node found by listing its group: from the consolidated metadata where it has the
         node, on every store (one document answers for a thousand children; zarr-python and
         xarray read it so), else, or where that entry is broken, from the node's own document."""
+        _check_path(path, self.store.url)
         try:
             cons = self._consolidated_entry(path, keep=False)  # the caller holds what it lists
         except ZarrError:
@@ -371,3 +375,10 @@ class Hierarchy:
         if node.flavor == "draft":
             return "data/root" + ("" if node.path == "/" else node.path) + "/"
         return prefix_of(node.path)
+
+
+def _check_path(path: str, url: str) -> None:
+    """A node path from data (consolidated metadata, a listing, OME paths) names keys below
+    it: one that could lead outside the store is refused before any of them is asked for."""
+    if path != "/" and key_problem(path[1:]) is not None:
+        check_key(path[1:], url)

@@ -48,8 +48,9 @@ class Limits:
     #: chunks one read may touch: each costs a planning record and a lookup (15 us on a slow
     #: core even when it is missing), so 2**20 chunks are about 15 s; a viewer reads thousands
     chunks_per_read: int = 1 << 20
-    #: dimensions of an array: one fewer than numpy allows, since a shard index adds one
-    ndim: int = NUMPY_MAXDIMS - 1
+    #: dimensions of an array: as many as numpy allows (a sharded array's index adds one, so
+    #: sharding takes one fewer)
+    ndim: int = NUMPY_MAXDIMS
 
 
 ENV = "ZARRVIEW_LIMITS"

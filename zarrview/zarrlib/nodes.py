@@ -17,6 +17,7 @@ from .cancel import CancelToken
 from .errors import NodeNotFoundError, UnsupportedFeatureError, ZarrError
 from .hierarchy import Hierarchy, NodeDoc, join
 from .metadata.written import WrittenArray, written_array
+from .storage.keys import key_problem
 
 if TYPE_CHECKING:
     from .outline import Outline
@@ -171,16 +172,19 @@ class Group(Node):
         paths = []
         for rel in relpaths:
             parts = [p for p in rel.strip("/").split("/") if p]
-            if parts and not any(p in (".", "..") for p in parts):
+            if parts and key_problem("/".join(parts)) is None:
                 paths.append(join(self.path, "/".join(parts)))
         self._h.prefetch(paths, self.zarr_format)
 
     def __getitem__(self, relpath: str) -> Node:
+        if not isinstance(relpath, str):
+            raise NodeNotFoundError(f"{self.path} in {self.url}: members are named by path strings, not {relpath!r}")
         parts = [p for p in relpath.strip("/").split("/") if p]
         if not parts:
             return self
-        if any(p in (".", "..") for p in parts):
-            raise NodeNotFoundError(f"invalid member path {relpath!r} in {self.path}")
+        problem = key_problem("/".join(parts))
+        if problem is not None:
+            raise NodeNotFoundError(f"invalid member path {relpath!r} in {self.path}: it has {problem}")
         path = self.path
         for p in parts:
             path = join(path, p)
@@ -277,17 +281,21 @@ class Array(Node):
         10**15 elements has 10**12 of those): an empty array answers after one listing. Counting
         stops after ``limit`` objects (then ``.complete`` is False); ``cancel`` stops it with
         ReadCancelled, so it can run on a worker for as long as it takes."""
-        if not self._h.store.can_list:
-            return None
-        count = total = 0
-        for key, size in self._h.store.walk_sizes(self._h.stored_keys_prefix(self._doc), cancel):
-            if key.rsplit("/", 1)[-1] in _NOT_CHUNKS:
-                continue
-            if limit is not None and count >= limit:
-                return StoredObjects(count, total, complete=False)
-            count += 1
-            total += size or 0
-        return StoredObjects(count, total)
+        return _count_stored(self._h, self._doc, cancel, limit)
+
+
+def _count_stored(h: Hierarchy, doc: NodeDoc, cancel: CancelToken | None, limit: int | None) -> StoredObjects | None:
+    if not h.store.can_list:
+        return None
+    count = total = 0
+    for key, size in h.store.walk_sizes(h.stored_keys_prefix(doc), cancel):
+        if key.rsplit("/", 1)[-1] in _NOT_CHUNKS:
+            continue
+        if limit is not None and count >= limit:
+            return StoredObjects(count, total, complete=False)
+        count += 1
+        total += size or 0
+    return StoredObjects(count, total)
 
 
 _NOT_CHUNKS = frozenset({"zarr.json", ".zarray", ".zattrs", ".zgroup", ".zmetadata"})
@@ -341,6 +349,71 @@ class UnsupportedArray(ErrorNode):
     @property
     def shape(self) -> tuple[int, ...] | None:
         return self.written.shape
+
+    # An array's other attributes: what the document states readably, else the node's error
+    # (a caller holding an "array" asks for them; an AttributeError would be a crash in it)
+    def _unknown(self, what: str) -> ZarrError:
+        assert isinstance(self.error, UnsupportedFeatureError)
+        return type(self.error)(f"{self.path}: the {what} of an array that cannot be read: {self.error}")
+
+    @property
+    def ndim(self) -> int:
+        if self.shape is None:
+            raise self._unknown("shape")
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        if self.shape is None:
+            raise self._unknown("shape")
+        return int(np.prod(self.shape, dtype=object))
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        raise self._unknown("numpy data type")
+
+    @property
+    def reader(self) -> ChunkReader:
+        raise self._unknown("chunk reader")
+
+    @property
+    def nbytes(self) -> int:
+        raise self._unknown("size in bytes")
+
+    @property
+    def chunks(self) -> tuple[int, ...] | None:
+        return self.written.chunks
+
+    @property
+    def shards(self) -> tuple[int, ...] | None:
+        raise self._unknown("shard shape")
+
+    @property
+    def fill_value(self) -> Any:
+        raise self._unknown("fill value")
+
+    @property
+    def dimension_names(self) -> tuple[str | None, ...] | None:
+        names = self._doc.document.get("dimension_names")
+        if isinstance(names, list) and all(n is None or isinstance(n, str) for n in names):
+            return tuple(names)
+        return None
+
+    @property
+    def codecs(self) -> str:
+        return self.written.codecs or "?"
+
+    @property
+    def data_type_name(self) -> str:
+        return self.written.data_type or "?"
+
+    def chunk_grid_shape(self) -> tuple[int, ...]:
+        if self.shape is None or self.chunks is None or len(self.shape) != len(self.chunks) or min(self.chunks, default=1) < 1:
+            raise self._unknown("chunk grid")
+        return tuple(-(-s // c) for s, c in zip(self.shape, self.chunks))
+
+    def stored_objects(self, cancel: CancelToken | None = None, limit: int | None = None) -> StoredObjects | None:
+        return _count_stored(self._h, self._doc, cancel, limit)
 
     def read(self, selection: Any = Ellipsis, **_: Any) -> np.ndarray:
         """Always raises: the codec or data type that would decode the chunks is missing."""

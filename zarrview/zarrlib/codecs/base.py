@@ -79,6 +79,17 @@ class ArrayBytesCodec(Codec, ABC):
         """Exact encoded size when it does not depend on the data (for shard indexes)."""
         return None
 
+    #: leading encoded bytes ``check_head`` looks at (0: it has no such check)
+    head_bytes = 0
+
+    def max_encoded_size(self, spec: ChunkSpec) -> int | None:
+        """The most bytes a chunk can encode to, where the layout bounds it: what a compressor
+        before this codec may inflate to."""
+        return self.encoded_size(spec)
+
+    def check_head(self, head: bytes | None, spec: ChunkSpec) -> None:
+        """Refuse a chunk by its first ``head_bytes`` encoded bytes, decoded alone before the rest."""
+
 
 class BytesBytesCodec(Codec, ABC):
     @abstractmethod
@@ -92,6 +103,10 @@ class BytesBytesCodec(Codec, ABC):
         return False
 
     def encoded_size(self, decoded_size: int) -> int | None:
+        return None
+
+    def head(self, data: Buffer, n: int) -> bytes | None:
+        """The first ``n`` decoded bytes where a stream decodes them cheaply alone, else None."""
         return None
 
 

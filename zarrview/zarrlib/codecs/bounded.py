@@ -115,3 +115,19 @@ def lz4_declared(data: Buffer) -> int | None:
     """numcodecs' LZ4 frames start with the decompressed size (little-endian uint32)."""
     head = bytes(as_memoryview(data)[:4])
     return int.from_bytes(head, "little") if len(head) == 4 else None
+
+
+def head_of(name: str, data: Buffer, n: int) -> bytes | None:
+    """The first ``n`` decoded bytes of a gzip/zlib, bz2 or xz stream, decoded alone (cheap:
+    about one block of input), so a layout's header is checked before the rest is inflated;
+    None for other codecs or where the stream fails (the full decode says why)."""
+    try:
+        if name in ("gzip", "zlib"):
+            return zlib.decompressobj(wbits=47).decompress(as_memoryview(data), n)[:n]
+        if name == "bz2":
+            return bz2.BZ2Decompressor().decompress(bytes(data), max_length=n)[:n]
+        if name == "lzma":
+            return lzma.LZMADecompressor().decompress(bytes(data), max_length=n)[:n]
+    except (zlib.error, OSError, ValueError, EOFError, lzma.LZMAError):
+        return None
+    return None

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..limits import limits
 from .base import Buffer, BytesBytesCodec, configuration
-from .bounded import inflate
+from .bounded import head_of, inflate
 from .params import parse_int
 
 
@@ -26,3 +26,6 @@ class GzipCodec(BytesBytesCodec):
 
     def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
         return inflate(data, limits().chunk_bytes if limit is None else limit)
+
+    def head(self, data: Buffer, n: int) -> bytes | None:
+        return head_of("gzip", data, n)

@@ -11,7 +11,7 @@ from ..errors import CodecError
 from .blosc import check_frame
 from .blosc import declared_size as blosc_declared_size
 from ..limits import limits
-from .bounded import inflate, lz4_declared, unbz2, unxz, unzstd
+from .bounded import head_of, inflate, lz4_declared, unbz2, unxz, unzstd
 from .vlen_count import check_vlen_count
 from .zstd import frame_content_size
 from .base import ArrayArrayCodec, ArrayBytesCodec, Buffer, BytesBytesCodec, ChunkSpec
@@ -63,6 +63,9 @@ class NumcodecsBytesBytes(BytesBytesCodec):
 
     def describe(self) -> str:
         return describe_codec(self.codec)
+
+    def head(self, data: Buffer, n: int) -> bytes | None:
+        return head_of(self.codec.codec_id, data, n)
 
     def encoded_size(self, decoded_size: int) -> int | None:
         extra = {"adler32": 4, "crc32": 4, "crc32c": 4, "fletcher32": 4, "jenkins_lookup3": 4}.get(self.codec.codec_id)

@@ -40,7 +40,9 @@ class CodecPipeline:
         specs = self.specs(spec)
         if self.bytes_bytes:
             cap = limits().chunk_bytes
-            size = self.array_bytes.encoded_size(specs[-1])
+            size = self.array_bytes.max_encoded_size(specs[-1])
+            if len(self.bytes_bytes) == 1 and self.array_bytes.head_bytes:
+                self.array_bytes.check_head(self.bytes_bytes[0].head(data, self.array_bytes.head_bytes), specs[-1])
             bounds: list[int] = []
             for bb in self.bytes_bytes:
                 bounds.append(cap if size is None else size)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CodecError, MetadataError, UnsupportedFeatureError, short
-from ..limits import human, limits
+from ..limits import NUMPY_MAXDIMS, human, limits
 from .base import ArrayBytesCodec, Buffer, ChunkSpec
 from .params import parse_int_list
 from .pipeline import CodecPipeline
@@ -95,6 +95,10 @@ class ShardingCodec(ArrayBytesCodec):
             raise UnsupportedFeatureError(
                 f"sharding_indexed in {where}: {math.prod(cps)} inner chunks per shard need an index of "
                 f"{human(16 * math.prod(cps))}, more than the {human(bound)} allowed")
+        if len(cps) + 1 > NUMPY_MAXDIMS:
+            raise UnsupportedFeatureError(
+                f"sharding_indexed in {where}: a shard index of {len(cps)} dimensions has {len(cps) + 1}, more "
+                f"than the {NUMPY_MAXDIMS} of numpy {np.__version__}")
         index_spec = ChunkSpec((*cps, 2), DataType(np.dtype("u8"), "fixed", "uint64"), 0)
         index_pipeline = parse(config.get("index_codecs", [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]), where, index_spec)
         nbytes = index_pipeline.encoded_size(index_spec)

@@ -14,13 +14,17 @@ from numcodecs.compat import ensure_ndarray_like
 
 from ..errors import CodecError
 from .base import ArrayBytesCodec, Buffer, ChunkSpec
+from .bounded import head_of
 from .numcodecs_codec import DECODE_ERRORS, describe_codec, guarded_decode
+from .vlen_count import HEAD, check_vlen_head, vlen_bound
 
 
 #: filters whose encoders output as many bytes as they take in
 _SAME_SIZE = {"shuffle", "bitround"}
 #: filters whose encoders output one element of ``astype`` (else ``dtype``) per element
 _RETYPE = {"delta", "fixedscaleoffset", "quantize", "categorize"}
+#: filters whose encoded form is the length-prefixed layout of ``vlen_count``
+VLEN = frozenset({"vlen-utf8", "vlen-bytes", "vlen-array"})
 
 
 def filtered_nbytes(filters: list[NumcodecsCodec], spec: ChunkSpec) -> int | None:
@@ -76,7 +80,12 @@ class V2ChunkCodec(ArrayBytesCodec):
         stage = "compressor"
         try:
             if self.compressor is not None:
-                buf = guarded_decode(self.compressor, buf, filtered_nbytes(self.filters, spec))
+                bound = filtered_nbytes(self.filters, spec)
+                last = self.filters[-1].codec_id if self.filters else None
+                if last in VLEN:  # the compressor's output is the length-prefixed layout
+                    bound = vlen_bound(spec.size)
+                    check_vlen_head(head_of(self.compressor.codec_id, buf, HEAD), spec.size, str(last))
+                buf = guarded_decode(self.compressor, buf, bound)
             for f in reversed(self.filters):
                 stage = f.codec_id
                 buf = guarded_decode(f, buf)

@@ -10,7 +10,7 @@ from numcodecs import VLenBytes, VLenUTF8
 from ..errors import CodecError
 from ..limits import human, limits
 from .base import ArrayBytesCodec, Buffer, ChunkSpec, as_memoryview
-from .vlen_count import check_vlen_count
+from .vlen_count import HEAD, check_vlen_count, check_vlen_head, vlen_bound
 
 
 class VlenCodec(ArrayBytesCodec):
@@ -21,6 +21,14 @@ class VlenCodec(ArrayBytesCodec):
     @classmethod
     def from_json(cls, spec: dict[str, Any], where: str) -> VlenCodec:
         return cls(spec["name"])
+
+    head_bytes = HEAD
+
+    def max_encoded_size(self, spec: ChunkSpec) -> int | None:
+        return vlen_bound(spec.size)
+
+    def check_head(self, head: bytes | None, spec: ChunkSpec) -> None:
+        check_vlen_head(head, spec.size, self.name)
 
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
         check_vlen_count(data, self.name)

@@ -15,7 +15,7 @@ import numpy as np
 from ..codecs import ChunkSpec, CodecPipeline, ShardLayout
 from ..dtypes import DataType
 from ..errors import MetadataError, UnsupportedFeatureError, short
-from ..limits import limits
+from ..limits import NUMPY_MAXDIMS, limits
 from ..fill import fill_array_value
 
 KeyFn = Callable[[tuple[int, ...]], str]
@@ -91,8 +91,9 @@ def parse_shape(value: Any, what: str, where: str, positive: bool = False) -> tu
     if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
         raise MetadataError(f"{what} in {where} must be a list of integers, not {short(value)}")
     if len(value) > limits().ndim:
+        why = f"numpy {np.__version__}'s limit" if limits().ndim >= NUMPY_MAXDIMS else "limits.ndim"
         raise UnsupportedFeatureError(f"{what} in {where} has {len(value)} dimensions; at most {limits().ndim} "
-                                      "are supported (numpy's limit)")
+                                      f"are supported ({why})")
     low = 1 if positive else 0
     for v in value:
         if v < low or v > MAX_DIM:

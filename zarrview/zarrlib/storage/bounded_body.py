@@ -17,10 +17,11 @@ from typing import Any
 from ..errors import TooLargeError
 from ..limits import human
 from .base import ByteRequest, too_large
+from .byte_request import describe_range
 
 
 def _where(url: str, start: int | None, stop: int | None) -> str:
-    return ByteRequest(url, start, stop).describe()
+    return describe_range(url, start, stop)
 
 
 async def read_capped(response: Any, cap: int, url: str, start: int | None, stop: int | None,

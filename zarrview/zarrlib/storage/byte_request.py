@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..limits import limits
+from .keys import check_key, key_problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +23,10 @@ class ByteRequest:
     #: larger object is refused before it is read, with ``TooLargeError``
     limit: int | None = None
 
+    def __post_init__(self) -> None:
+        if key_problem(self.key) is not None:  # every read of every store passes here
+            check_key(self.key)
+
     def max_bytes(self) -> int:
         """The most bytes this request may bring: its range, or the whole-object bound."""
         if self.start is not None and self.start >= 0 and self.stop is not None:
@@ -29,12 +34,17 @@ class ByteRequest:
         return self.limit if self.limit is not None else limits().object_bytes
 
     def describe(self) -> str:
-        if self.start is None:
-            return self.key
-        if self.start < 0:
-            return f"{self.key} (last {-self.start} bytes)"
-        return f"{self.key} (bytes {self.start}-{'' if self.stop is None else self.stop})"
+        return describe_range(self.key, self.start, self.stop)
 
     def bound_name(self) -> str:
         """What ``max_bytes`` bounds, for messages."""
         return "a metadata document" if self.limit is not None else "one stored object"
+
+
+def describe_range(name: str, start: int | None, stop: int | None) -> str:
+    """A key or URL with the range asked of it, for messages."""
+    if start is None:
+        return name
+    if start < 0:
+        return f"{name} (last {-start} bytes)"
+    return f"{name} (bytes {start}-{'' if stop is None else stop})"

@@ -20,6 +20,7 @@ from ..errors import StoreAccessError, StoreError
 from ..limits import limits
 from .async_batch import RANGE_REFUSED, AsyncBatchStore
 from .base import ByteRequest, slice_range, too_large
+from .keys import check_key
 from .retry import RetryPolicy, http_status, is_transient
 from .revision import Revision, revision_of
 
@@ -57,6 +58,7 @@ class FsspecStore(AsyncBatchStore[bytes]):
 
     # -- addressing -------------------------------------------------------------------------
     def _path(self, key: str) -> str:
+        check_key(key, self.url)
         return f"{self.root}/{key}" if self.root else key
 
     def key_url(self, key: str) -> str:

@@ -21,6 +21,7 @@ from ..errors import StoreError
 from ..limits import limits
 from .bounded_body import read_capped
 from .fsspec_store import FsspecStore
+from .keys import check_key
 
 
 def range_header(start: int | None, stop: int | None) -> str:
@@ -97,7 +98,7 @@ class HttpStore(FsspecStore):
         return yarl.URL(str(url) + self._query, encoded=True)
 
     def _path(self, key: str) -> str:
-        return f"{self.root}/{encode_key(key)}" if key else self.root
+        return f"{self.root}/{encode_key(check_key(key, self.url))}" if key else self.root
 
     async def _cat(self, path: str, start: int | None = None, stop: int | None = None,
                    limit: int | None = None) -> bytes:

@@ -30,6 +30,7 @@ from pathlib import Path
 from ..cancel import CancelToken
 from ..errors import StoreError
 from .base import ByteRequest, Scratch, Store, too_large
+from .keys import check_key
 from .local_fds import FdCache, OpenFile
 from .revision import Revision
 
@@ -53,9 +54,7 @@ class LocalStore(Store):
         self._fds.close()
 
     def _path(self, key: str) -> str:
-        if key.startswith("/") or ".." in key.split("/"):
-            raise StoreError(f"refusing key {key!r} outside {self.root}")
-        return self._prefix + key
+        return self._prefix + check_key(key, str(self.root))
 
     def _open(self, key: str, path: str | None = None) -> tuple[int, int] | None:
         """(descriptor, size) of a regular file; None when there is no such file. Close it with
