@@ -91,16 +91,12 @@ def unsigned(nbytes: int) -> np.dtype[Any]:
 
 def from_bits(raw: np.ndarray, storage: Storage) -> np.ndarray:
     """Unsigned integers holding each component's low ``bits`` (higher bits ignored) as the
-    component type: sign-extended for signed integers, masked for every other type."""
-    width = 8 * storage.itemsize
+    component type. ``ml_dtypes`` holds a sub-byte value in its byte's low bits (its sign
+    included), so masking is all a sub-byte type needs."""
     holder = unsigned(storage.itemsize)
     values = raw.astype(holder, copy=False)
-    if storage.bits < width:
-        mask = holder.type((1 << storage.bits) - 1)
-        values = values & mask
-        if storage.signed:
-            sign = holder.type(1 << (storage.bits - 1))
-            values = np.where(values & sign, values | ~mask, values).astype(holder)
+    if storage.bits < 8 * storage.itemsize:
+        values = values & holder.type((1 << storage.bits) - 1)
     if storage.dtype.kind == "b":
         return values.astype(bool)
     return np.ascontiguousarray(values).view(storage.dtype)

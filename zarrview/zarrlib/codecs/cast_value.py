@@ -17,7 +17,7 @@ from ..dtypes import DataType, parse_v3_dtype
 from ..errors import CodecError, MetadataError, short
 from .base import ArrayArrayCodec, ChunkSpec, configuration
 from .casting import Cast
-from .params import parse_choice
+from .params import check_fields, parse_choice
 from .scale_offset import is_integral, is_real
 
 ROUNDING = ("nearest-even", "towards-zero", "towards-positive", "towards-negative", "nearest-away")
@@ -49,9 +49,7 @@ class CastValueCodec(ArrayArrayCodec):
     @classmethod
     def from_json(cls, spec: dict[str, Any], where: str, chunk: ChunkSpec) -> CastValueCodec:
         config = configuration(spec, where)
-        extra = set(config) - {"data_type", "rounding", "out_of_range", "scalar_map"}
-        if extra:
-            raise MetadataError(f"cast_value codec in {where} has unknown fields {sorted(extra)}")
+        check_fields(config, {"data_type", "rounding", "out_of_range", "scalar_map"}, "cast_value", where)
         if "data_type" not in config:
             raise MetadataError(f"cast_value codec in {where} lacks its data_type")
         target = parse_v3_dtype(config["data_type"], where)

@@ -15,7 +15,7 @@ import numpy as np
 from .. import mltypes
 from ..errors import CodecError, MetadataError, short
 from .base import ArrayBytesCodec, Buffer, ChunkSpec, configuration
-from .params import parse_choice
+from .params import check_fields, parse_choice
 
 PADDING = ("none", "first_byte", "last_byte")
 
@@ -32,9 +32,7 @@ class PackbitsCodec(ArrayBytesCodec):
     @classmethod
     def from_json(cls, spec: dict[str, Any], where: str, chunk: ChunkSpec) -> PackbitsCodec:
         config = configuration(spec, where)
-        extra = set(config) - {"padding_encoding", "first_bit", "last_bit"}
-        if extra:
-            raise MetadataError(f"packbits codec in {where} has unknown fields {sorted(extra)}")
+        check_fields(config, {"padding_encoding", "first_bit", "last_bit"}, "packbits", where)
         padding = parse_choice(config, "padding_encoding", "packbits", where, PADDING, default="none")
         try:
             storage = mltypes.component_storage(chunk.dtype, chunk.dt.storage)

@@ -48,3 +48,10 @@ def parse_int_list(value: Any, what: str, where: str, *, lo: int = 0, hi: int = 
             raise MetadataError(f"{what} {short(value)} in {where} has an invalid value {v}")
     return tuple(value)
 
+
+
+def check_fields(config: dict[str, Any], known: set[str], codec: str, where: str) -> None:
+    """A configuration with keys beyond ``known`` is invalid (the registry reserves them)."""
+    extra = set(config) - known
+    if extra:
+        raise MetadataError(f"{codec} codec in {where} has unknown fields {sorted(extra)}")

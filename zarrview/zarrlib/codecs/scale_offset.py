@@ -13,6 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from ..errors import CodecError, MetadataError, short
+from .params import check_fields
 from .base import ArrayArrayCodec, ChunkSpec, configuration
 
 
@@ -61,9 +62,7 @@ class ScaleOffsetCodec(ArrayArrayCodec):
         from ..fill import parse_v3_fill
 
         config = configuration(spec, where)
-        extra = set(config) - {"offset", "scale"}
-        if extra:
-            raise MetadataError(f"scale_offset codec in {where} has unknown fields {sorted(extra)}")
+        check_fields(config, {"offset", "scale"}, "scale_offset", where)
         if not is_real(chunk.dtype) or chunk.dt.storage is not None and chunk.dt.storage.components != 1:
             raise MetadataError(f"scale_offset codec in {where} is not defined for {chunk.dt.name}")
         offset = parse_v3_fill(chunk.dt, config.get("offset", 0), where)
