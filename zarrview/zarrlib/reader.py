@@ -85,11 +85,12 @@ class ChunkReader:
     # -- reading ----------------------------------------------------------------------------
     def read(self, selection: Any, *, cancel: CancelToken | None = None, cache: ChunkCache | None = None,
              progress: Progress | None = None, executor: ThreadPoolExecutor | None = None,
-             failures: list[ChunkFailure] | None = None) -> np.ndarray:
-        """The selection as an array. With a ``failures`` list, a chunk that cannot be fetched or
-        decoded is recorded there and left at the fill value; without one, it raises."""
+             failures: list[ChunkFailure] | None = None, dtype: np.dtype[Any] | None = None) -> np.ndarray:
+        """The selection as an array (of ``dtype``, values cast from the stored type, where given).
+        With a ``failures`` list, a chunk that cannot be fetched or decoded is recorded there and
+        left at the fill value; without one, it raises."""
         shape, final_shape, chunks = self.plan(selection)
-        read = _Read(np.empty(shape, dtype=self.meta.dtype), cache, failures)
+        read = _Read(np.empty(shape, dtype=self.meta.dtype if dtype is None else dtype), cache, failures)
         reporter = Reporter(len(chunks), progress)
         todo = chunks
         if cache is not None:
