@@ -25,6 +25,7 @@ from .scale_offset import ScaleOffsetCodec
 from .sharding import ShardingCodec
 from .transpose import TransposeCodec
 from .vlen import VlenCodec
+from .zfp import ZfpCodec
 from .zstd import ZstdCodec
 
 _SIMPLE: dict[str, Any] = {
@@ -33,7 +34,8 @@ _SIMPLE: dict[str, Any] = {
     "vlen-utf8": VlenCodec, "vlen-bytes": VlenCodec, "bitround": BitroundCodec, "reshape": ReshapeCodec,
 }
 #: codecs whose configuration is read in terms of the chunk they encode (values in its type)
-_TYPED: dict[str, Any] = {"scale_offset": ScaleOffsetCodec, "cast_value": CastValueCodec, "packbits": PackbitsCodec}
+_TYPED: dict[str, Any] = {"scale_offset": ScaleOffsetCodec, "cast_value": CastValueCodec, "packbits": PackbitsCodec,
+                          "zfp": ZfpCodec}
 
 
 def _numcodecs(cid: str, config: dict[str, Any], where: str) -> AnyCodec:

@@ -1,0 +1,101 @@
+"""The ``zfp`` codec: headerless chunks written by zfpy read as zfpy decodes the same data with its
+header; modes zfpy cannot decode without a header leave the array shown and unreadable."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import zarrview.zarrlib as zl
+
+zfpy = pytest.importorskip("zfpy")
+pytestmark = pytest.mark.timeout(120)
+rng = np.random.default_rng(9)
+
+
+def write(root: Path, data: np.ndarray, chunks: tuple[int, ...], config: dict[str, Any], keywords: dict[str, Any],
+          data_type: str) -> np.ndarray:
+    """Chunks of ``data`` zfp-compressed without headers; returns zfpy's own decoding of each
+    chunk (compressed with a header), assembled."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": list(data.shape), "data_type": data_type,
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0, "codecs": [{"name": "zfp", "configuration": config}]}))
+    expected = np.zeros_like(data)
+    for index in np.ndindex(*(-(-n // c) for n, c in zip(data.shape, chunks))):
+        region = tuple(slice(i * c, (i + 1) * c) for i, c in zip(index, chunks))
+        block = np.zeros(chunks, data.dtype)
+        part = data[region]
+        block[tuple(slice(0, n) for n in part.shape)] = part
+        key = root / "c" / "/".join(map(str, index))
+        key.parent.mkdir(parents=True, exist_ok=True)
+        key.write_bytes(zfpy.compress_numpy(block, write_header=False, **keywords))
+        decoded = zfpy.decompress_numpy(zfpy.compress_numpy(block, write_header=True, **keywords))
+        expected[region] = decoded[tuple(slice(0, n) for n in part.shape)]
+    return expected
+
+
+@pytest.mark.parametrize("config, keywords", [
+    ({"mode": "fixed_accuracy", "tolerance": 0.05}, {"tolerance": 0.05}),
+    ({"mode": "fixed_rate", "rate": 10.5}, {"rate": 10.5}),
+    ({"mode": "fixed_precision", "precision": 19}, {"precision": 19}),
+])
+@pytest.mark.parametrize("data_type", ["float32", "float64", "int32", "int64"])
+def test_each_mode_reads_as_zfpy_decodes(tmp_path: Path, config: dict[str, Any], keywords: dict[str, Any],
+                                         data_type: str) -> None:
+    values = rng.normal(size=(9, 13, 6)) * 1000
+    data = (values if data_type.startswith("float") else np.rint(values)).astype(data_type)
+    expected = write(tmp_path / "a", data, (4, 8, 6), config, keywords, data_type)
+    arr = zl.open(tmp_path / "a")
+    assert isinstance(arr, zl.Array) and arr.codecs.startswith("zfp(")
+    np.testing.assert_array_equal(arr[...], expected)
+    np.testing.assert_array_equal(arr[2:7, 5:11, 1], expected[2:7, 5:11, 1])
+
+
+def test_a_truncated_or_oversized_chunk_is_contained(tmp_path: Path) -> None:
+    data = rng.normal(size=(16, 16)).astype("f4")
+    write(tmp_path / "a", data, (16, 16), {"mode": "fixed_accuracy", "tolerance": 1e-6}, {"tolerance": 1e-6}, "float32")
+    chunk = tmp_path / "a" / "c" / "0" / "0"
+    chunk.write_bytes(chunk.read_bytes()[:40])  # the decoder reads zeros past the end, not memory
+    assert zl.open(tmp_path / "a")[...].shape == (16, 16)
+    chunk.write_bytes(b"\x00" * 1_000_000)
+    with pytest.raises(zl.CodecError, match=r"chunk c/0/0 of /: zfp: 1000000 bytes are more than"):
+        zl.open(tmp_path / "a")[...]
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"mode": "reversible"}, "reversible mode streams cannot be decoded here"),
+    ({"mode": "expert", "minbits": 1, "maxbits": 13, "maxprec": 19, "minexp": -2}, "expert mode"),
+])
+def test_modes_without_a_headerless_decoder_are_shown_unsupported(tmp_path: Path, config: dict[str, Any],
+                                                                  message: str) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "float32", "fill_value": 0,
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "zfp", "configuration": config}]}))
+    node = zl.open(tmp_path / "a")
+    assert isinstance(node, zl.UnsupportedArray) and node.shape == (4,)
+    with pytest.raises(zl.UnsupportedCodecError, match=message):
+        node[...]
+
+
+@pytest.mark.parametrize("config, data_type, message", [
+    ({"mode": "fixed_rate", "rate": "fast"}, "float32", "rate must be a non-negative number"),
+    ({"mode": "fixed_precision", "precision": 1.5}, "float32", "precision must be a non-negative integer"),
+    ({"mode": "lossy"}, "float32", "mode must be one of"),
+    ({"mode": "fixed_rate", "rate": 8, "tolerance": 1}, "float32", "unknown fields"),
+])
+def test_bad_configurations_are_named(tmp_path: Path, config: dict[str, Any], data_type: str, message: str) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": data_type, "fill_value": 0,
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "zfp", "configuration": config}]}))
+    with pytest.raises(zl.MetadataError, match=message):
+        zl.open(tmp_path / "a")
