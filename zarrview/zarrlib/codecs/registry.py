@@ -18,6 +18,7 @@ from .crc32c import Crc32cCodec
 from .gzip import GzipCodec
 from .numcodecs_codec import NumcodecsArrayArray, NumcodecsArrayBytes, NumcodecsBytesBytes
 from .numcodecs_registry import ARRAY_ARRAY, ARRAY_BYTES, make_numcodecs
+from .n5_default import N5DefaultCodec
 from .packbits import PackbitsCodec
 from .pipeline import CodecPipeline
 from .reshape import ReshapeCodec
@@ -63,6 +64,8 @@ def parse_codec(item: Any, where: str, spec: ChunkSpec) -> AnyCodec | None:
         return _TYPED[name].from_json(item, where, spec)
     if name == "sharding_indexed":
         return ShardingCodec.from_json(configuration(item, where), where, spec.shape, parse_codecs, spec)
+    if name == "n5_default":
+        return N5DefaultCodec.from_json(configuration(item, where), where, parse_codecs, spec)
     if name.startswith("numcodecs."):
         return _numcodecs(name[len("numcodecs."):], configuration(item, where), where)
     if item.get("must_understand") is False:
@@ -72,7 +75,7 @@ def parse_codec(item: Any, where: str, spec: ChunkSpec) -> AnyCodec | None:
 
 def supported_names() -> str:
     """The v3 codec names that can be read, for the message that refuses another one."""
-    return ", ".join(sorted([*_SIMPLE, *_TYPED]) + ["sharding_indexed", "numcodecs.*"])
+    return ", ".join(sorted([*_SIMPLE, *_TYPED, "n5_default"]) + ["sharding_indexed", "numcodecs.*"])
 
 
 def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
