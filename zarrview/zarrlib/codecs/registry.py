@@ -14,6 +14,7 @@ from .bitround import BitroundCodec
 from .blosc import BloscCodec
 from .bytes_codec import BytesCodec
 from .cast_value import CastValueCodec
+from .conditional import ConditionalCodec
 from .crc32c import Crc32cCodec
 from .gzip import GzipCodec
 from .numcodecs_codec import NumcodecsArrayArray, NumcodecsArrayBytes, NumcodecsBytesBytes
@@ -64,6 +65,8 @@ def parse_codec(item: Any, where: str, spec: ChunkSpec) -> AnyCodec | None:
         return _TYPED[name].from_json(item, where, spec)
     if name == "sharding_indexed":
         return ShardingCodec.from_json(configuration(item, where), where, spec.shape, parse_codecs, spec)
+    if name == "conditional":
+        return ConditionalCodec.from_json(configuration(item, where), where, lambda inner: parse_codec(inner, where, spec))
     if name == "n5_default":
         return N5DefaultCodec.from_json(configuration(item, where), where, parse_codecs, spec)
     if name.startswith("numcodecs."):
@@ -75,7 +78,7 @@ def parse_codec(item: Any, where: str, spec: ChunkSpec) -> AnyCodec | None:
 
 def supported_names() -> str:
     """The v3 codec names that can be read, for the message that refuses another one."""
-    return ", ".join(sorted([*_SIMPLE, *_TYPED, "n5_default"]) + ["sharding_indexed", "numcodecs.*"])
+    return ", ".join(sorted([*_SIMPLE, *_TYPED, "n5_default", "conditional"]) + ["sharding_indexed", "numcodecs.*"])
 
 
 def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
