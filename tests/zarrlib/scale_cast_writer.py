@@ -53,6 +53,10 @@ case("i4_scale", rng.integers(-100, 100, (7, 9)).astype("i4") * 6, [ScaleOffset(
      fill=2, chunks=(3, 4), written=(slice(0, 5), slice(None)))
 case("sharded_cast", floats, [ScaleOffset(offset=10, scale=2), CastValue(data_type="uint8", out_of_range="clamp")],
      fill=12.0, chunks=(4, 6), shards=(8, 12), written=(slice(0, 6), slice(0, 5)))
+case("cast_around_shard", floats[:8, :12], [ScaleOffset(offset=10, scale=2), CastValue(data_type="uint8")],
+     fill=12.0, chunks=(8, 12), compressors=None,
+     serializer=ShardingCodec(chunk_shape=(4, 6), codecs=[BytesCodec(), ZstdCodec()]),
+     written=(slice(0, 3), slice(0, 5)))
 case("cast_in_shard", floats[:12, :12], None, fill=11.5, chunks=(12, 12),
      serializer=ShardingCodec(chunk_shape=(4, 6), codecs=[
          ScaleOffset(offset=10, scale=4), CastValue(data_type="uint16", out_of_range="clamp"),
