@@ -157,3 +157,16 @@ def test_an_unregistered_type_stays_unsupported_with_its_metadata(tmp_path: Path
     assert isinstance(node, zl.UnsupportedArray) and node.shape == (3,)
     with pytest.raises(zl.UnsupportedDataTypeError, match="float5_e9m9"):
         node[...]
+
+
+@pytest.mark.parametrize("name, numpy_type", [("complex_float32", "<c8"), ("complex_float64", ">c16")])
+def test_complex_float32_and_64_are_numpys_complex_types(tmp_path: Path, name: str, numpy_type: str) -> None:
+    values = (rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4))).astype(numpy_type)
+    endian = "little" if numpy_type[0] == "<" else "big"
+    write_array(tmp_path, name, {"shape": [3, 4], "data_type": name, "fill_value": ["NaN", 0],
+                                 "codecs": [{"name": "bytes", "configuration": {"endian": endian}}],
+                                 "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [3, 4]}}},
+                {"0/0": values.tobytes()})
+    arr = zl.open(tmp_path / name)
+    np.testing.assert_array_equal(arr[...], values)
+    assert np.isnan(arr.fill_value.real) and arr.fill_value.imag == 0

@@ -24,7 +24,7 @@ _CORE = {
     "bool": "?", "int8": "i1", "int16": "i2", "int32": "i4", "int64": "i8",
     "uint8": "u1", "uint16": "u2", "uint32": "u4", "uint64": "u8",
     "float16": "f2", "float32": "f4", "float64": "f8",
-    "complex64": "c8", "complex128": "c16",
+    "complex64": "c8", "complex128": "c16", "complex_float32": "c8", "complex_float64": "c16",
 }
 _VLEN_STR = {"string", "str", "utf8", "vlen-utf8"}
 _VLEN_BYTES = {"bytes", "variable_length_bytes", "binary", "vlen-bytes"}
