@@ -52,6 +52,7 @@ def test_a_bfloat16_image_shows_float32_values_and_names_its_type(qtbot: Any, wi
     index = click(qtbot, window, "image")
     s = seen(window, index)
     assert s.meta["Data type"] == "bfloat16 (shown as float32)" and s.meta["Fill value"] == "0.0"
+    assert s.meta["Logical size"] == "2.3 KiB (2,400 bytes)"  # 30 x 40 two-byte elements
     _settle(qtbot, window)
     shown = window.data.image.getImageItem().image
     assert shown.dtype == np.float32

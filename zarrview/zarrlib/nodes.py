@@ -238,7 +238,8 @@ class Array(Node):
 
     @property
     def nbytes(self) -> int:
-        return self.size * self.dtype.itemsize
+        """The array's size in its stored type's elements (whatever reads widen them to)."""
+        return self.size * self.stored_dtype.itemsize
 
     @property
     def chunks(self) -> tuple[int, ...]:
