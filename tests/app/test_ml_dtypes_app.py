@@ -69,3 +69,4 @@ def test_a_float8_line_plots_its_float32_values(qtbot: Any, window: MainWindow, 
     _settle(qtbot, window)
     curve = window.data.plot.getPlotItem().listDataItems()[0]
     np.testing.assert_array_equal(curve.yData, LINE.astype(np.float32).astype(np.float64))
+

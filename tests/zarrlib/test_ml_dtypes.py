@@ -170,3 +170,23 @@ def test_complex_float32_and_64_are_numpys_complex_types(tmp_path: Path, name: s
     arr = zl.open(tmp_path / name)
     np.testing.assert_array_equal(arr[...], values)
     assert np.isnan(arr.fill_value.real) and arr.fill_value.imag == 0
+
+
+def test_widened_reads_are_float32_and_bounded_by_their_widened_size(tmp_path: Path) -> None:
+    values = sample("float8_e4m3", (60,))
+    write_array(tmp_path, "a", {"shape": [60], "data_type": "float8_e4m3", "codecs": [{"name": "bytes"}],
+                                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [20]}}},
+                {str(i): values[20 * i:20 * i + 20].view("u1").tobytes() for i in range(3)})
+    arr = zl.open(tmp_path / "a")
+    assert isinstance(arr, zl.Array)
+    arr.hierarchy.widen_ml_types = True
+    assert arr.dtype == np.float32 and arr.stored_dtype == values.dtype and arr.nbytes == 60
+    np.testing.assert_array_equal(arr[5:45], values[5:45].astype(np.float32))
+    old = zl.limits.configure(read_bytes=100)
+    try:
+        with pytest.raises(zl.IndexingError, match="240 bytes as float32, more than the 100 bytes"):
+            arr[...]
+        arr.hierarchy.widen_ml_types = False
+        assert arr[...].dtype == values.dtype  # 60 stored bytes are within the bound
+    finally:
+        zl.limits.restore(old)
