@@ -127,3 +127,28 @@ def test_reshape_shapes_that_break_the_rules_are_metadata_errors(tmp_path: Path,
                            "codecs": [{"name": "reshape", "configuration": {"shape": shape}}, {"name": "bytes"}]}, {})
     with pytest.raises(zl.MetadataError, match=message):
         zl.open(tmp_path)
+
+
+def test_float32_through_scale_offset_cast_to_int4_and_packbits(tmp_path: Path) -> None:
+    """The codecs composed: x -> (x - 1) * 2 -> int4 -> 4 bits each; read back as x."""
+    values = (rng.integers(-8, 8, (4, 6)) / 2 + 1).astype("<f4")
+    codes = (((values - 1) * 2).astype(np.int8).view(np.uint8) & 0xF)
+    write_array(tmp_path, {"shape": [8, 6], "data_type": "float32", "chunk_grid": grid([4, 6]), "fill_value": 1.5,
+                           "codecs": [{"name": "scale_offset", "configuration": {"offset": 1, "scale": 2}},
+                                      {"name": "cast_value", "configuration": {"data_type": "int4"}},
+                                      {"name": "packbits"}]},
+                {"0/0": packed(codes, 4)})
+    arr = zl.open(tmp_path)
+    assert arr.codecs == "scale_offset(offset 1, scale 2) → cast_value(int4) → packbits(none)"
+    got = arr[...]
+    np.testing.assert_array_equal(got[:4], values)
+    assert (got[4:] == 1.5).all()
+
+
+def test_float32_cast_to_bfloat16_reads_ml_dtypes_values(tmp_path: Path) -> None:
+    values = rng.normal(size=(3, 5)).astype(ml_dtypes.bfloat16)
+    write_array(tmp_path, {"shape": [3, 5], "data_type": "float32", "chunk_grid": grid([3, 5]), "fill_value": "NaN",
+                           "codecs": [{"name": "cast_value", "configuration": {"data_type": "bfloat16"}},
+                                      {"name": "bytes", "configuration": {"endian": "big"}}]},
+                {"0/0": values.view("<u2").astype(">u2").tobytes()})
+    np.testing.assert_array_equal(zl.open(tmp_path)[...], values.astype(np.float32))
