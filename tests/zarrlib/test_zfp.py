@@ -1,5 +1,5 @@
 """The ``zfp`` codec: headerless chunks written by zfpy read as zfpy decodes the same data with its
-header; modes zfpy cannot decode without a header leave the array shown and unreadable."""
+header, in the fixed modes, the reversible mode, and expert parameters equal to a fixed mode."""
 
 from __future__ import annotations
 
@@ -68,21 +68,29 @@ def test_a_truncated_or_oversized_chunk_is_contained(tmp_path: Path) -> None:
         zl.open(tmp_path / "a")[...]
 
 
-@pytest.mark.parametrize("config, message", [
-    ({"mode": "reversible"}, "reversible mode streams cannot be decoded here"),
-    ({"mode": "expert", "minbits": 1, "maxbits": 13, "maxprec": 19, "minexp": -2}, "expert mode"),
+@pytest.mark.parametrize("data_type", ["float32", "float64", "int32", "int64"])
+def test_reversible_streams_read_back_exactly(tmp_path: Path, data_type: str) -> None:
+    """zfpy writes reversible (lossless) streams when given no parameters."""
+    values = rng.normal(size=(6, 10)) * 1000
+    data = (values if data_type.startswith("float") else np.rint(values)).astype(data_type)
+    expected = write(tmp_path / "a", data, (4, 8), {"mode": "reversible"}, {}, data_type)
+    np.testing.assert_array_equal(expected, data)  # zfpy's own decoding is lossless
+    np.testing.assert_array_equal(zl.open(tmp_path / "a")[...], data)
+
+
+@pytest.mark.parametrize("expert, keywords", [
+    # zfp's fixed modes are expert parameter sets: (minbits, maxbits, maxprec, minexp)
+    ({"minbits": 1, "maxbits": 16658, "maxprec": 14, "minexp": -1074}, {"precision": 14}),
+    ({"minbits": 1, "maxbits": 16658, "maxprec": 64, "minexp": -6}, {"tolerance": 2.0 ** -6}),
+    ({"minbits": 128, "maxbits": 128, "maxprec": 64, "minexp": -1074}, {"rate": 8}),
 ])
-def test_modes_without_a_headerless_decoder_are_shown_unsupported(tmp_path: Path, config: dict[str, Any],
-                                                                  message: str) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "zarr.json").write_text(json.dumps({
-        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "float32", "fill_value": 0,
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
-        "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "zfp", "configuration": config}]}))
-    node = zl.open(tmp_path / "a")
-    assert isinstance(node, zl.UnsupportedArray) and node.shape == (4,)
-    with pytest.raises(zl.UnsupportedCodecError, match=message):
-        node[...]
+def test_expert_streams_read_as_the_equivalent_fixed_mode(tmp_path: Path, expert: dict[str, int],
+                                                          keywords: dict[str, Any]) -> None:
+    data = rng.normal(size=(9, 7)).astype("f4")
+    expected = write(tmp_path / "a", data, (8, 4), {"mode": "expert", **expert}, keywords, "float32")
+    arr = zl.open(tmp_path / "a")
+    assert isinstance(arr, zl.Array) and arr.codecs.startswith("zfp(expert minbits")
+    np.testing.assert_array_equal(arr[...], expected)
 
 
 @pytest.mark.parametrize("config, data_type, message", [
@@ -90,6 +98,8 @@ def test_modes_without_a_headerless_decoder_are_shown_unsupported(tmp_path: Path
     ({"mode": "fixed_precision", "precision": 1.5}, "float32", "precision must be a non-negative integer"),
     ({"mode": "lossy"}, "float32", "mode must be one of"),
     ({"mode": "fixed_rate", "rate": 8, "tolerance": 1}, "float32", "unknown fields"),
+    ({"mode": "expert", "minbits": 9, "maxbits": 8, "maxprec": 3, "minexp": 0}, "float32", "minbits <= maxbits"),
+    ({"mode": "expert", "minbits": 1, "maxbits": 8, "maxprec": 3}, "float32", "minexp must be an integer"),
 ])
 def test_bad_configurations_are_named(tmp_path: Path, config: dict[str, Any], data_type: str, message: str) -> None:
     (tmp_path / "a").mkdir()

@@ -1,13 +1,16 @@
 """The ``zfp`` array->bytes codec: a zfp stream without a header, its field the chunk's shape.
 
 Decoded by ``zfpy`` (the ``codecs`` extra), which reads headerless streams of the
-``fixed_accuracy``, ``fixed_rate`` and ``fixed_precision`` modes; ``reversible`` and
-``expert`` streams need parameters zfpy does not take for them, so those arrays are shown with
-their metadata and refused when read. Types are zfp's own: int32, int64, float32, float64.
+``fixed_accuracy``, ``fixed_rate`` and ``fixed_precision`` modes itself. For ``reversible`` and
+``expert`` streams it takes no parameters, so the stream is given the header zfp would have
+written (magic and field as zfpy writes them for the chunk, then zfp's encoding of the mode:
+the 12-bit code of reversible mode, or the 64-bit one of the four expert parameters) and zfpy
+reads that. Types are zfp's own: int32, int64, float32, float64.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -17,6 +20,12 @@ from ..errors import CodecError, MetadataError, UnsupportedCodecError, short
 from .base import ArrayBytesCodec, Buffer, ChunkSpec, configuration
 from .params import check_fields, parse_choice
 
+#: zfp's own constants (zfp.h): bits of the magic and field parts of a header, the code of
+#: reversible mode, the offset of an encoded minimum exponent, the long-encoding marker
+FIELD_BITS = 32 + 52
+REVERSIBLE = 2048 + 128
+EXP_BIAS = 16495
+LONG_MODE = 0xFFF
 MODES = ("fixed_accuracy", "fixed_rate", "fixed_precision", "reversible", "expert")
 _FIELDS = {"fixed_accuracy": ("tolerance",), "fixed_rate": ("rate",), "fixed_precision": ("precision",),
            "reversible": (), "expert": ("minbits", "maxbits", "maxprec", "minexp")}
@@ -30,6 +39,46 @@ def _number(config: dict[str, Any], key: str, where: str, integer: bool) -> floa
         kind = "a non-negative integer" if integer else "a non-negative number"
         raise MetadataError(f"zfp codec in {where}: {key} must be {kind}, not {short(value)}")
     return value
+
+
+def _expert(config: dict[str, Any], key: str, where: str) -> int:
+    value: Any = config.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not -(1 << 20) < value < 1 << 20:
+        raise MetadataError(f"zfp codec in {where}: {key} must be an integer, not {short(value)}")
+    return value
+
+
+def _mode_bits(mode: str, params: dict[str, float]) -> np.ndarray | None:
+    """The header's mode field as bits, least significant first; None for the modes zfpy
+    decodes without a header."""
+    if mode == "reversible":
+        return np.array([(REVERSIBLE >> i) & 1 for i in range(12)], np.uint8)
+    if mode != "expert":
+        return None
+    code = max(0, min(int(params["minexp"]) + EXP_BIAS, 0x7FFF))
+    code = (code << 7) + min(int(params["maxprec"]), 0x80) - 1
+    code = (code << 15) + min(int(params["maxbits"]), 0x8000) - 1
+    code = (code << 15) + min(int(params["minbits"]), 0x8000) - 1
+    code = (code << 12) + LONG_MODE
+    return np.array([(code >> i) & 1 for i in range(64)], np.uint8)
+
+
+@functools.lru_cache(maxsize=64)
+def _field_bits(shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    """The magic and field parts of the header zfpy writes for a chunk of ``shape``."""
+    import zfpy
+
+    header = zfpy.compress_numpy(np.zeros(shape, dtype), precision=1, write_header=True)
+    return np.unpackbits(np.frombuffer(header, np.uint8), bitorder="little")[:FIELD_BITS]
+
+
+def _with_header(raw: bytes, shape: tuple[int, ...], dtype: str, mode_bits: np.ndarray) -> bytes:
+    """``raw`` behind a full zfp header; zfp streams are bit streams (least significant bit
+    first in little-endian 64-bit words), so the data moves to the bit after the header."""
+    bits = np.concatenate([_field_bits(shape, dtype), mode_bits,
+                           np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")])
+    bits = np.concatenate([bits, np.zeros(-len(bits) % 64, np.uint8)])
+    return np.packbits(bits, bitorder="little").tobytes()
 
 
 def stream_bound(shape: tuple[int, ...], itemsize: int) -> int:
@@ -46,22 +95,23 @@ class ZfpCodec(ArrayBytesCodec):
     def __init__(self, mode: str, params: dict[str, float]) -> None:
         self.mode = mode
         self.params = params
+        self.mode_bits = _mode_bits(mode, params)
 
     @classmethod
     def from_json(cls, spec: dict[str, Any], where: str, chunk: ChunkSpec) -> ZfpCodec:
         config = configuration(spec, where)
         mode = parse_choice(config, "mode", "zfp", where, MODES)
         check_fields(config, {"mode", *_FIELDS[mode]}, "zfp", where)
-        params = {key: _number(config, key, where, key == "precision") for key in _FIELDS[mode]
-                  if mode not in ("reversible", "expert")}
+        params = {key: _expert(config, key, where) if mode == "expert" else _number(config, key, where, key == "precision")
+                  for key in _FIELDS[mode]}
+        if mode == "expert" and not (1 <= params["minbits"] <= params["maxbits"] and 1 <= params["maxprec"] <= 64):
+            raise MetadataError(f"zfp codec in {where}: expert mode needs 1 <= minbits <= maxbits and maxprec "
+                                f"from 1 to 64, not {short(config)}")
         if chunk.dt.name not in TYPES or chunk.dt.storage is not None:
             raise UnsupportedCodecError(f"zfp codec in {where}: data type {chunk.dt.name} is not one zfp holds "
                                         f"({', '.join(TYPES)})")
         if len(chunk.shape) > 4:
             raise MetadataError(f"zfp codec in {where}: a chunk of {len(chunk.shape)} dimensions is more than zfp's 4")
-        if mode in ("reversible", "expert"):
-            raise UnsupportedCodecError(f"zfp codec in {where}: {mode} mode streams cannot be decoded here "
-                                        "(fixed_accuracy, fixed_rate and fixed_precision can)")
         try:
             import zfpy  # noqa: F401
         except ImportError as e:
@@ -75,9 +125,6 @@ class ZfpCodec(ArrayBytesCodec):
         import zfpy
 
         shape = spec.shape or (1,)
-        keywords = {"tolerance": float(self.params["tolerance"])} if self.mode == "fixed_accuracy" else \
-            {"rate": float(self.params["rate"])} if self.mode == "fixed_rate" else \
-            {"precision": int(self.params["precision"])}
         raw = bytes(data)
         if not raw:
             raise CodecError("zfp: an empty chunk")
@@ -88,7 +135,12 @@ class ZfpCodec(ArrayBytesCodec):
         # truncated chunk's decoder inside this buffer (it decodes garbage, not memory past it)
         raw += bytes(bound - len(raw))
         try:
-            out = zfpy._decompress(raw, zfpy.dtype_to_ztype(spec.dtype), shape, **keywords)
+            if self.mode_bits is not None:
+                out = zfpy.decompress_numpy(_with_header(raw, shape, spec.dtype.str, self.mode_bits))
+            else:
+                keywords = {"precision": int(self.params["precision"])} if "precision" in self.params else \
+                    {k: float(v) for k, v in self.params.items()}
+                out = zfpy._decompress(raw, zfpy.dtype_to_ztype(spec.dtype), shape, **keywords)
         except Exception as e:  # zfpy raises bare exceptions for streams it cannot read
             raise CodecError(f"zfp: {type(e).__name__}: {e}") from e
         return np.asarray(out).reshape(spec.shape)
