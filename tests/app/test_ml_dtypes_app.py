@@ -70,3 +70,19 @@ def test_a_float8_line_plots_its_float32_values(qtbot: Any, window: MainWindow, 
     curve = window.data.plot.getPlotItem().listDataItems()[0]
     np.testing.assert_array_equal(curve.yData, LINE.astype(np.float32).astype(np.float64))
 
+
+
+def test_cli_export_writes_the_float32_values_shown(store: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from png_decode import decode_png
+
+    for name in ("p.npy", "p.png"):
+        out = subprocess.run([sys.executable, "-m", "zarrview", "export", f"{store}::/image", "-o", str(tmp_path / name)],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+    back = np.load(tmp_path / "p.npy")
+    assert back.dtype == np.float32
+    np.testing.assert_array_equal(back, IMAGE.astype(np.float32))
+    assert decode_png((tmp_path / "p.png").read_bytes()).shape == (30, 40, 3)
