@@ -15,10 +15,10 @@ import numpy as np
 
 from ..dtypes import DataType, parse_v3_dtype
 from ..errors import CodecError, MetadataError, short
-from .base import ArrayArrayCodec, ChunkSpec, configuration
+from .base import ArrayArrayCodec, ChunkSpec
 from .casting import Cast
-from .params import check_fields, parse_choice
-from .scale_offset import is_integral, is_real
+from .params import checked_configuration, parse_choice
+from .scale_offset import is_integral, is_real_type
 
 ROUNDING = ("nearest-even", "towards-zero", "towards-positive", "towards-negative", "nearest-away")
 Pairs = tuple[tuple[Any, Any], ...]
@@ -48,13 +48,12 @@ class CastValueCodec(ArrayArrayCodec):
 
     @classmethod
     def from_json(cls, spec: dict[str, Any], where: str, chunk: ChunkSpec) -> CastValueCodec:
-        config = configuration(spec, where)
-        check_fields(config, {"data_type", "rounding", "out_of_range", "scalar_map"}, "cast_value", where)
+        config = checked_configuration(spec, {"data_type", "rounding", "out_of_range", "scalar_map"}, "cast_value", where)
         if "data_type" not in config:
             raise MetadataError(f"cast_value codec in {where} lacks its data_type")
         target = parse_v3_dtype(config["data_type"], where)
         for role, dt in (("array", chunk.dt), ("data_type", target)):
-            if not is_real(dt.dtype) or dt.storage is not None and dt.storage.components != 1:
+            if not is_real_type(dt):
                 raise MetadataError(f"cast_value codec in {where}: {role} type {dt.name} is not an integer or float type")
         rounding = parse_choice(config, "rounding", "cast_value", where, ROUNDING, default="nearest-even")
         oor = parse_choice(config, "out_of_range", "cast_value", where, (None, "clamp", "wrap"), default=None)

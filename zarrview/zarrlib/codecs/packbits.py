@@ -14,8 +14,8 @@ import numpy as np
 
 from .. import mltypes
 from ..errors import CodecError, MetadataError, short
-from .base import ArrayBytesCodec, Buffer, ChunkSpec, configuration
-from .params import check_fields, parse_choice
+from .base import ArrayBytesCodec, Buffer, ChunkSpec
+from .params import checked_configuration, parse_choice
 
 PADDING = ("none", "first_byte", "last_byte")
 
@@ -31,8 +31,7 @@ class PackbitsCodec(ArrayBytesCodec):
 
     @classmethod
     def from_json(cls, spec: dict[str, Any], where: str, chunk: ChunkSpec) -> PackbitsCodec:
-        config = configuration(spec, where)
-        check_fields(config, {"padding_encoding", "first_bit", "last_bit"}, "packbits", where)
+        config = checked_configuration(spec, {"padding_encoding", "first_bit", "last_bit"}, "packbits", where)
         padding = parse_choice(config, "padding_encoding", "packbits", where, PADDING, default="none")
         try:
             storage = mltypes.component_storage(chunk.dtype, chunk.dt.storage)

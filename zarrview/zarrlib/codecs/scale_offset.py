@@ -12,9 +12,10 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from ..dtypes import DataType
 from ..errors import CodecError, MetadataError, short
-from .params import check_fields
-from .base import ArrayArrayCodec, ChunkSpec, configuration
+from .params import checked_configuration
+from .base import ArrayArrayCodec, ChunkSpec
 
 
 def is_integral(dtype: np.dtype[Any]) -> bool:
@@ -30,6 +31,11 @@ def is_real(dtype: np.dtype[Any]) -> bool:
     except (ValueError, TypeError, KeyError):
         return False
     return True
+
+
+def is_real_type(dt: DataType) -> bool:
+    """A data type of real numbers, one component each (not complex)."""
+    return is_real(dt.dtype) and (dt.storage is None or dt.storage.components == 1)
 
 
 def int_range(dtype: np.dtype[Any]) -> tuple[int, int]:
@@ -61,9 +67,8 @@ class ScaleOffsetCodec(ArrayArrayCodec):
     def from_json(cls, spec: dict[str, Any], where: str, chunk: ChunkSpec) -> ScaleOffsetCodec:
         from ..fill import parse_v3_fill
 
-        config = configuration(spec, where)
-        check_fields(config, {"offset", "scale"}, "scale_offset", where)
-        if not is_real(chunk.dtype) or chunk.dt.storage is not None and chunk.dt.storage.components != 1:
+        config = checked_configuration(spec, {"offset", "scale"}, "scale_offset", where)
+        if not is_real_type(chunk.dt):
             raise MetadataError(f"scale_offset codec in {where} is not defined for {chunk.dt.name}")
         offset = parse_v3_fill(chunk.dt, config.get("offset", 0), where)
         scale = parse_v3_fill(chunk.dt, config.get("scale", 1), where)
