@@ -109,13 +109,21 @@ def test_rounding_to_integers_follows_each_rule(rounding: str, expected: list[in
     np.testing.assert_array_equal(cast(np.array([2.5, 1.5, -2.5, -1.5, 2.75])), expected)
 
 
-def test_rounding_to_a_narrower_float_brackets_the_value() -> None:
-    values = np.array([1 / 3, -1 / 3, 1e-3, 1000.1])
-    down = Cast(np.dtype("f2"), "towards-negative", None, ())(values).astype(np.float64)
-    up = Cast(np.dtype("f2"), "towards-positive", None, ())(values).astype(np.float64)
-    assert (down <= values).all() and (up >= values).all()
-    # neighbours in float16: nothing lies between them
-    np.testing.assert_array_equal(np.nextafter(down.astype("f2"), np.float16(np.inf)), up.astype("f2"))
+@pytest.mark.parametrize("target", ["float16", "bfloat16", "float8_e4m3fnuz", "float8_e5m2", "float8_e8m0fnu",
+                                    "float6_e3m2fn", "float4_e2m1fn"])
+def test_rounding_to_a_narrower_float_brackets_the_value(target: str) -> None:
+    import ml_dtypes
+
+    dtype = np.dtype(getattr(ml_dtypes, target, target))
+    values = np.array([1 / 3, 1.3, 3.3, 0.3])
+    down = Cast(dtype, "towards-negative", None, ())(values)
+    up = Cast(dtype, "towards-positive", None, ())(values)
+    assert (down.astype(np.float64) <= values).all() and (up.astype(np.float64) >= values).all()
+    # neighbours in the target type: nothing lies between them
+    np.testing.assert_array_equal(np.nextafter(down, np.array(float(ml_dtypes.finfo(dtype).max)).astype(dtype)), up)
+    np.testing.assert_array_equal(Cast(dtype, "towards-zero", None, ())(values), down)  # all positive
+    nearest = Cast(dtype, "nearest-even", None, ())(values).astype(np.float64)
+    assert (np.abs(nearest - values) <= np.minimum(values - down.astype(np.float64), up.astype(np.float64) - values)).all()
 
 
 def test_out_of_range_rules() -> None:

@@ -100,7 +100,7 @@ class Cast:
         if beyond.any():
             if self.out_of_range is None:
                 raise ValueError(f"a value is outside {self.target.name}'s finite range")
-            info = ml_dtypes.finfo(self.target) if self.target.kind != "f" else np.finfo(self.target)
+            info = ml_dtypes.finfo(self.target)
             edge = np.where(f > 0, np.inf if _has_inf(self.target) else float(info.max),
                             -np.inf if _has_inf(self.target) else float(info.min))
             if self.target.name == "float8_e8m0fnu":
@@ -118,8 +118,9 @@ class Cast:
         inexact = np.isfinite(f) & np.isfinite(y64) & (y64 != f)
         if not inexact.any():
             return y
-        up = np.nextafter(y, np.array(np.inf, np.float64).astype(self.target))
-        down = np.nextafter(y, np.array(-np.inf, np.float64).astype(self.target))
+        info = ml_dtypes.finfo(self.target)  # the finite ends: most of these formats have no infinity
+        up = np.nextafter(y, np.array(float(info.max)).astype(self.target))
+        down = np.nextafter(y, np.array(float(info.min)).astype(self.target))
         if self.rounding == "towards-positive":
             return np.where(inexact & (y64 < f), up, y)
         if self.rounding == "towards-negative":
