@@ -190,3 +190,21 @@ def test_widened_reads_are_float32_and_bounded_by_their_widened_size(tmp_path: P
         assert arr[...].dtype == values.dtype  # 60 stored bytes are within the bound
     finally:
         zl.limits.restore(old)
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "int4", "float8_e5m2"])
+def test_sharded_tensorstore_arrays_read_inner_chunks_alone(tmp_path: Path, name: str) -> None:
+    ts = pytest.importorskip("tensorstore")
+    inner = [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 1}}]
+    store = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(tmp_path / name)},
+                     "metadata": {"shape": [12, 10], "data_type": name, "fill_value": 0,
+                                  "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [6, 10]}},
+                                  "codecs": [{"name": "sharding_indexed", "configuration": {
+                                      "chunk_shape": [3, 5], "codecs": inner}}]}}, create=True).result()
+    values = sample(name, (12, 10))
+    store[:9, 2:].write(values[:9, 2:]).result()
+    expected = store.read().result()
+    arr = zl.open(tmp_path / name)
+    assert isinstance(arr, zl.Array) and arr.shards == (6, 10) and arr.chunks == (3, 5)
+    np.testing.assert_array_equal(arr[...].astype(np.float64), expected.astype(np.float64))
+    np.testing.assert_array_equal(arr[4:8, 3:7].astype(np.float64), expected[4:8, 3:7].astype(np.float64))
