@@ -109,3 +109,51 @@ def test_bad_configurations_are_named(tmp_path: Path, config: dict[str, Any], da
         "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "zfp", "configuration": config}]}))
     with pytest.raises(zl.MetadataError, match=message):
         zl.open(tmp_path / "a")
+
+
+@pytest.mark.parametrize("data_type", ["int8", "uint8", "int16", "uint16"])
+def test_narrow_integers_are_promoted_and_demoted_as_the_spec_says(tmp_path: Path, data_type: str) -> None:
+    info = np.iinfo(data_type)
+    values = rng.integers(info.min, int(info.max) + 1, (6, 9)).astype(data_type)
+    bits = 8 * values.dtype.itemsize
+    offset = 1 << (bits - 1) if values.dtype.kind == "u" else 0
+    promoted = ((values.astype(np.int64) - offset) << (31 - bits)).astype(np.int32)  # the spec's promotion
+    decoded = write(tmp_path / "a", promoted, (6, 9), {"mode": "fixed_precision", "precision": 24},
+                    {"precision": 24}, "int32")
+    meta = json.loads((tmp_path / "a" / "zarr.json").read_text())
+    meta["data_type"] = data_type
+    (tmp_path / "a" / "zarr.json").write_text(json.dumps(meta))
+    expected = np.clip((decoded.astype(np.int64) >> (31 - bits)) + offset, info.min, info.max)  # the spec's demotion
+    got = zl.open(tmp_path / "a")[...]
+    assert got.dtype == np.dtype(data_type)
+    np.testing.assert_array_equal(got, expected)
+    assert np.abs(got.astype(np.int64) - values).max() <= 1  # 24 bit planes keep 8- and 16-bit values
+
+
+@pytest.mark.parametrize("data_type", ["float16", "bfloat16"])
+def test_narrow_floats_are_float32_streams(tmp_path: Path, data_type: str) -> None:
+    import ml_dtypes
+
+    dtype = np.dtype(getattr(ml_dtypes, data_type, data_type))
+    values = rng.normal(size=(5, 7)).astype(dtype)
+    decoded = write(tmp_path / "a", values.astype(np.float32), (5, 7), {"mode": "reversible"}, {}, "float32")
+    meta = json.loads((tmp_path / "a" / "zarr.json").read_text())
+    meta["data_type"] = data_type
+    meta["fill_value"] = 0.0
+    (tmp_path / "a" / "zarr.json").write_text(json.dumps(meta))
+    got = zl.open(tmp_path / "a")[...]
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got.astype(np.float32), decoded.astype(dtype).astype(np.float32))
+    np.testing.assert_array_equal(got.view(np.uint16), values.view(np.uint16))  # reversible: exact
+
+
+def test_a_type_zfp_cannot_hold_is_shown_unsupported(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "uint64", "fill_value": 0,
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "zfp", "configuration": {"mode": "reversible"}}]}))
+    node = zl.open(tmp_path / "a")
+    assert isinstance(node, zl.UnsupportedArray) and node.shape == (4,)
+    with pytest.raises(zl.UnsupportedCodecError, match="data type uint64 is not one zfp holds"):
+        node[...]

@@ -5,7 +5,9 @@ Decoded by ``zfpy`` (the ``codecs`` extra), which reads headerless streams of th
 ``expert`` streams it takes no parameters, so the stream is given the header zfp would have
 written (magic and field as zfpy writes them for the chunk, then zfp's encoding of the mode:
 the 12-bit code of reversible mode, or the 64-bit one of the four expert parameters) and zfpy
-reads that. Types are zfp's own: int32, int64, float32, float64.
+reads that. Types are zfp's own (int32, int64, float32, float64) and those the spec promotes:
+narrower floats decode as float32 and are cast, narrower integers as int32 and are demoted by
+zfp's own rule (shifted down, offset for unsigned, clamped).
 """
 
 from __future__ import annotations
@@ -30,6 +32,25 @@ MODES = ("fixed_accuracy", "fixed_rate", "fixed_precision", "reversible", "exper
 _FIELDS = {"fixed_accuracy": ("tolerance",), "fixed_rate": ("rate",), "fixed_precision": ("precision",),
            "reversible": (), "expert": ("minbits", "maxbits", "maxprec", "minexp")}
 TYPES = ("int32", "int64", "float32", "float64")
+#: types zfp holds promoted: float ones as float32, integers of N bits as int32
+PROMOTED = ("float16", "bfloat16", "int8", "uint8", "int16", "uint16")
+
+
+def stream_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The zfp type a chunk of ``dtype`` is compressed as."""
+    if dtype.name in TYPES:
+        return dtype
+    return np.dtype("f4") if dtype.kind == "f" or dtype.name == "bfloat16" else np.dtype("i4")
+
+
+def demote(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+    """zfp's demotion of int32 values to an integer type of N bits (``zfp_demote_*``)."""
+    bits = 8 * dtype.itemsize
+    shifted = values.astype(np.int64) >> (31 - bits)
+    if dtype.kind == "u":
+        shifted += 1 << (bits - 1)
+    info = np.iinfo(dtype)
+    return np.clip(shifted, info.min, info.max).astype(dtype)
 
 
 def _number(config: dict[str, Any], key: str, where: str, integer: bool) -> float:
@@ -107,9 +128,9 @@ class ZfpCodec(ArrayBytesCodec):
         if mode == "expert" and not (1 <= params["minbits"] <= params["maxbits"] and 1 <= params["maxprec"] <= 64):
             raise MetadataError(f"zfp codec in {where}: expert mode needs 1 <= minbits <= maxbits and maxprec "
                                 f"from 1 to 64, not {short(config)}")
-        if chunk.dt.name not in TYPES or chunk.dt.storage is not None:
+        if chunk.dt.name not in TYPES + PROMOTED:
             raise UnsupportedCodecError(f"zfp codec in {where}: data type {chunk.dt.name} is not one zfp holds "
-                                        f"({', '.join(TYPES)})")
+                                        f"({', '.join(TYPES + PROMOTED)})")
         if len(chunk.shape) > 4:
             raise MetadataError(f"zfp codec in {where}: a chunk of {len(chunk.shape)} dimensions is more than zfp's 4")
         try:
@@ -128,7 +149,8 @@ class ZfpCodec(ArrayBytesCodec):
         raw = bytes(data)
         if not raw:
             raise CodecError("zfp: an empty chunk")
-        bound = stream_bound(shape, spec.dtype.itemsize)
+        held = stream_dtype(spec.dtype)
+        bound = stream_bound(shape, held.itemsize)
         if len(raw) > bound:
             raise CodecError(f"zfp: {len(raw)} bytes are more than a stream for shape {list(spec.shape)} can hold")
         # zfp reads its stream without bounds: zeros to the most any block can take keep a
@@ -136,11 +158,14 @@ class ZfpCodec(ArrayBytesCodec):
         raw += bytes(bound - len(raw))
         try:
             if self.mode_bits is not None:
-                out = zfpy.decompress_numpy(_with_header(raw, shape, spec.dtype.str, self.mode_bits))
+                out = zfpy.decompress_numpy(_with_header(raw, shape, held.str, self.mode_bits))
             else:
                 keywords = {"precision": int(self.params["precision"])} if "precision" in self.params else \
                     {k: float(v) for k, v in self.params.items()}
-                out = zfpy._decompress(raw, zfpy.dtype_to_ztype(spec.dtype), shape, **keywords)
+                out = zfpy._decompress(raw, zfpy.dtype_to_ztype(held), shape, **keywords)
         except Exception as e:  # zfpy raises bare exceptions for streams it cannot read
             raise CodecError(f"zfp: {type(e).__name__}: {e}") from e
-        return np.asarray(out).reshape(spec.shape)
+        out = np.asarray(out).reshape(spec.shape)
+        if held == spec.dtype:
+            return out
+        return out.astype(spec.dtype) if held.kind == "f" else demote(out, spec.dtype)
