@@ -69,10 +69,6 @@ def parse(name: str) -> tuple[np.dtype[Any], Storage] | None:
     return None
 
 
-def names() -> list[str]:
-    return sorted(_REAL) + sorted(_COMPLEX)
-
-
 def component_storage(dtype: np.dtype[Any], storage: Storage | None) -> Storage:
     """How ``packbits`` sees an element of any fixed-size numeric type: its components' bits."""
     if storage is not None:
