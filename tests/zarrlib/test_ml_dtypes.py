@@ -101,6 +101,7 @@ def test_complex_types_read_as_complex64(tmp_path: Path, name: str, endian: str 
                 {"0/0": stored_bytes(parts, SUB_BYTE_BITS.get(comp), ">" if endian == "big" else "<")})
     arr = zl.open(tmp_path / name)
     assert arr.dtype == np.complex64 and arr.fill_value == complex(1, -2)
+    assert isinstance(arr, zl.Array) and arr.nbytes == 15 * 2 * cdtype.itemsize  # the stored components' bytes
     expected = parts[..., 0].astype(np.float32) + 1j * parts[..., 1].astype(np.float32)
     np.testing.assert_array_equal(arr[...], expected.astype(np.complex64))
 

@@ -238,8 +238,10 @@ class Array(Node):
 
     @property
     def nbytes(self) -> int:
-        """The array's size in its stored type's elements (whatever reads widen them to)."""
-        return self.size * self.stored_dtype.itemsize
+        """The array's size in its data type's elements (whatever reads widen them to): a
+        ``complex_bfloat16`` element is 4 bytes, though it reads as a complex64."""
+        storage = self.meta.dt.storage
+        return self.size * (storage.components * storage.itemsize if storage is not None else self.stored_dtype.itemsize)
 
     @property
     def chunks(self) -> tuple[int, ...]:
