@@ -166,6 +166,7 @@ def _export(argv: Sequence[str]) -> int:
         request = read_slice(ns.slice)
         export_format(ns.output)
         node = zl.open(ns.location, **_options(ns.authorize))
+        node.hierarchy.widen_ml_types = True  # bfloat16, float8, int4...: exported as float32, as shown
         plane, choices = choose_plane(node, request)
         for choice in choices:  # nearest may be far from what was typed: say what was taken
             print(f"zarrview: --slice {choice}", file=sys.stderr)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .zarrlib import Array, ErrorNode, Node, UnsupportedArray
 from .zarrlib.icechunk import IcechunkStore
+from .zarrlib.mltypes import is_ml
 from .zarrlib.storage import ZipStore
 from .viewing.ome.text import marker as ome_marker
 
@@ -41,6 +42,10 @@ def shape_text(shape: tuple[int, ...]) -> str:
 
 
 def dtype_text(arr: Array) -> str:
+    """The data type's name; an ML, sub-byte or narrow complex type also says what reads return
+    (``bfloat16 (shown as float32)``)."""
+    if arr.meta.dt.storage is not None and arr.dtype != arr.stored_dtype:
+        return f"{arr.meta.dt.name} (shown as {arr.dtype})"
     return _meta_dtype_text(arr.meta)
 
 
@@ -50,6 +55,8 @@ def meta_dtype_text(meta: ArrayMetadata) -> str:
 
 
 def _meta_dtype_text(meta: ArrayMetadata) -> str:
+    if meta.dt.storage is not None:  # numpy names an ml_dtypes type alike; a complex_* type: complex64
+        return meta.dt.name if meta.dt.storage.components == 1 else f"{meta.dt.name} (shown as {meta.dtype})"
     return meta.dt.name if meta.dtype.kind == "O" else _numpy_dtype_text(meta.dtype)
 
 
@@ -64,6 +71,8 @@ def _numpy_dtype_text(dtype: np.dtype[Any]) -> str:
 def fill_text(value: Any) -> str:
     if value is None:
         return "null"
+    if isinstance(value, np.generic) and is_ml(value.dtype):  # numpy sees their scalars as raw bytes
+        value = float(value) if value.dtype.kind not in "iu" and "int" not in value.dtype.name else int(value)
     if isinstance(value, (float, np.floating)) and math.isnan(value):
         return "NaN"
     if isinstance(value, np.generic):

@@ -33,8 +33,8 @@ def add_codec(doc: dict[str, Any]) -> None:
     doc["codecs"].append({"name": "nonexistent_codec"})
 
 
-def float8(doc: dict[str, Any]) -> None:
-    doc["data_type"] = "float8_e4m3"
+def float7(doc: dict[str, Any]) -> None:
+    doc["data_type"] = "float7_e3m3"
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def store(tmp_path: Path) -> Path:
     root.create_array("baddtype", shape=(9,), chunks=(4,), dtype="u1")[:] = 2
     root.create_group("sub").create_array("x", shape=(2,), dtype="i4")[:] = [7, 8]
     edit(tmp_path / "s.zarr" / "badcodec" / "zarr.json", add_codec)
-    edit(tmp_path / "s.zarr" / "baddtype" / "zarr.json", float8)
+    edit(tmp_path / "s.zarr" / "baddtype" / "zarr.json", float7)
     return tmp_path / "s.zarr"
 
 
@@ -73,9 +73,9 @@ def test_a_child_with_an_unknown_codec_keeps_its_metadata_and_fails_when_read(st
 def test_a_child_with_an_unknown_data_type_is_opened_by_path_too(store: Path) -> None:
     bad = zl.open(store)["baddtype"]
     assert isinstance(bad, zl.UnsupportedArray)
-    assert bad.shape == (9,) and bad.written.chunks == (4,) and bad.written.data_type == "float8_e4m3"
-    assert "data type 'float8_e4m3'" in str(bad.error) and "int16" in str(bad.error)
-    with pytest.raises(zl.UnsupportedDataTypeError, match="float8_e4m3"):
+    assert bad.shape == (9,) and bad.written.chunks == (4,) and bad.written.data_type == "float7_e3m3"
+    assert "data type 'float7_e3m3'" in str(bad.error) and "int16" in str(bad.error)
+    with pytest.raises(zl.UnsupportedDataTypeError, match="float7_e3m3"):
         bad.read((slice(0, 2),))
 
 
@@ -119,7 +119,7 @@ def test_cli_tree_lists_the_unsupported_arrays_with_their_fields_and_error(store
     lines = {line.lstrip("├└─│ ").split("  ")[0]: line for line in out.stdout.splitlines()[1:]}
     assert "array (unsupported)  (6, 7)  int16  chunks (3, 7)  bytes → zstd → nonexistent_codec" in lines["badcodec"]
     assert "codec 'nonexistent_codec' in /badcodec/zarr.json is not supported" in lines["badcodec"]
-    assert "array (unsupported)  (9,)  float8_e4m3  chunks (4,)" in lines["baddtype"]
+    assert "array (unsupported)  (9,)  float7_e3m3  chunks (4,)" in lines["baddtype"]
     assert "array  (4, 5)  float32" in lines["good"] and "array  (2,)  int32" in lines["x"]
 
 
@@ -132,8 +132,8 @@ def test_cli_info_of_an_unsupported_child_and_root(store: Path, tmp_path: Path) 
     assert '"name": "nonexistent_codec"' in out.stdout
     arr = zarr.create_array(tmp_path / "r.zarr", shape=(4,), chunks=(2,), dtype="i4", zarr_format=3)
     arr[:] = 5
-    edit(tmp_path / "r.zarr" / "zarr.json", float8)
+    edit(tmp_path / "r.zarr" / "zarr.json", float7)
     for command in ("tree", "info"):
         out = cli(command, str(tmp_path / "r.zarr"))
-        assert out.returncode == 0 and "float8_e4m3" in out.stdout and "is not supported" in out.stdout, out
+        assert out.returncode == 0 and "float7_e3m3" in out.stdout and "is not supported" in out.stdout, out
         assert "(4,)" in out.stdout

@@ -202,6 +202,7 @@ class MainWindow(QMainWindow):
 
         def work() -> tuple[zl.Node, zl.Node | zl.ZarrError, list[zl.Node]]:
             root = zl.open(store_loc, **read_options)
+            root.hierarchy.widen_ml_types = True  # bfloat16, float8, int4...: shown as float32
             if node_path == "/" or not isinstance(root, zl.Group):
                 return root, root, []
             try:

@@ -13,8 +13,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from . import mltypes
 from .errors import MetadataError, UnsupportedDataTypeError, UnsupportedFeatureError, short
 from .limits import human, limits
+from .mltypes import Storage
 
 Kind = Literal["fixed", "str", "bytes"]
 
@@ -22,7 +24,7 @@ _CORE = {
     "bool": "?", "int8": "i1", "int16": "i2", "int32": "i4", "int64": "i8",
     "uint8": "u1", "uint16": "u2", "uint32": "u4", "uint64": "u8",
     "float16": "f2", "float32": "f4", "float64": "f8",
-    "complex64": "c8", "complex128": "c16",
+    "complex64": "c8", "complex128": "c16", "complex_float32": "c8", "complex_float64": "c16",
 }
 _VLEN_STR = {"string", "str", "utf8", "vlen-utf8"}
 _VLEN_BYTES = {"bytes", "variable_length_bytes", "binary", "vlen-bytes"}
@@ -37,6 +39,9 @@ class DataType:
     dtype: np.dtype[Any]
     kind: Kind
     name: str
+    #: how the registry's ML and sub-byte types sit in stored bytes (``mltypes``); None for
+    #: types whose stored bytes are numpy's own
+    storage: Storage | None = None
 
     @property
     def variable_length(self) -> bool:
@@ -75,9 +80,14 @@ def parse_v3_dtype(spec: Any, where: str) -> DataType:
         return DataType(_sized(code, n, name, where), "fixed", name)
     if name in ("struct", "structured"):
         return DataType(_struct_dtype(config, where), "fixed", name)
+    ml = mltypes.parse(name)
+    if ml is not None:
+        return DataType(ml[0], "fixed", name, ml[1])
     raise UnsupportedDataTypeError(f"data type {short(name)} in {where} is not supported (supported: "
                                    f"{', '.join(sorted(_CORE))}, string, bytes, r<bits>, numpy.datetime64, "
-                                   "numpy.timedelta64, fixed_length_utf32, null_terminated_bytes, struct)")
+                                   "numpy.timedelta64, fixed_length_utf32, null_terminated_bytes, struct, "
+                                   "bfloat16, float8_*, float6_*, float4_e2m1fn, int2, int4, uint2, uint4, "
+                                   "complex_*)")
 
 
 def _name_and_config(spec: Any, where: str) -> tuple[str, dict[str, Any]]:

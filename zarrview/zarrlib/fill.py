@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from . import mltypes
 from .dtypes import DataType
 from .errors import MetadataError, short
 
@@ -32,7 +33,25 @@ def parse_v3_fill(dt: DataType, value: Any, where: str) -> Any:
         return _bytes_value(value, where, allow_text=False) if value is not None else b""
     if value is None:
         return np.zeros((), dt.dtype)[()]
+    if dt.storage is not None:
+        return _ml_scalar(dt, value, where)
     return _scalar(dt.dtype, value, where, v3=True)
+
+
+def _ml_scalar(dt: DataType, value: Any, where: str) -> Any:
+    """A fill value of an ML or sub-byte type: a number of its own, or a [real, imaginary]
+    pair for its complex form."""
+    storage = dt.storage
+    assert storage is not None
+    try:
+        if storage.components == 1:
+            return mltypes.fill_component(storage, value)
+        if not (isinstance(value, (list, tuple)) and len(value) == 2):
+            raise ValueError("expected a [real, imaginary] pair")
+        re, im = (float(mltypes.fill_component(storage, v)) for v in value)
+        return dt.dtype.type(complex(re, im))
+    except (ValueError, TypeError, OverflowError) as e:
+        raise MetadataError(f"fill_value {short(value)} in {where} is not valid for {dt.name}: {e}") from e
 
 
 def parse_v2_fill(dt: DataType, value: Any, where: str) -> Any:

@@ -94,6 +94,10 @@ _CACHED_NODES = 4096
 class Hierarchy:
     def __init__(self, store: Store) -> None:
         self.store = store
+        #: arrays of the ML and sub-byte types (bfloat16, float8, int4, ...) read as float32 and
+        #: say so in ``Array.dtype``: a viewer's choice (no display path knows those types); their
+        #: stored type stays ``Array.stored_dtype``
+        self.widen_ml_types = False
         self.flavor: Flavor | None = None
         self.consolidated: Consolidated | None = None
         self._root: NodeDoc | None = None  # read once: it may hold the consolidated metadata

@@ -17,6 +17,7 @@ from .cancel import CancelToken
 from .errors import NodeNotFoundError, UnsupportedFeatureError, ZarrError
 from .hierarchy import Hierarchy, NodeDoc, join
 from .metadata.written import WrittenArray, written_array
+from .mltypes import widened
 from .storage.keys import key_problem
 
 if TYPE_CHECKING:
@@ -230,11 +231,21 @@ class Array(Node):
 
     @property
     def dtype(self) -> np.dtype[Any]:
+        """The type reads return: the stored type, or float32 for an ML or sub-byte type where
+        the hierarchy widens them (``Hierarchy.widen_ml_types``)."""
+        return widened(self.meta.dtype) if self._h.widen_ml_types else self.meta.dtype
+
+    @property
+    def stored_dtype(self) -> np.dtype[Any]:
+        """The data type's own numpy type, whatever reads return."""
         return self.meta.dtype
 
     @property
     def nbytes(self) -> int:
-        return self.size * self.dtype.itemsize
+        """The array's size in its data type's elements (whatever reads widen them to): a
+        ``complex_bfloat16`` element is 4 bytes, though it reads as a complex64."""
+        storage = self.meta.dt.storage
+        return self.size * (storage.components * storage.itemsize if storage is not None else self.stored_dtype.itemsize)
 
     @property
     def chunks(self) -> tuple[int, ...]:
@@ -262,7 +273,7 @@ class Array(Node):
         return self.meta.dt.name
 
     def __getitem__(self, selection: Any) -> np.ndarray:
-        return self.reader.read(selection)
+        return self.read(selection)
 
     def read(self, selection: Any = Ellipsis, *, cancel: CancelToken | None = None, cache: ChunkCache | None = None,
              progress: Progress | None = None, executor: ThreadPoolExecutor | None = None,
@@ -270,7 +281,7 @@ class Array(Node):
         """``self[selection]`` with cancellation, a decoded-chunk cache, progress reports and,
         given a ``failures`` list, unreadable chunks recorded there instead of raised."""
         return self.reader.read(selection, cancel=cancel, cache=cache, progress=progress, executor=executor,
-                                failures=failures)
+                                failures=failures, dtype=self.dtype)
 
     def chunk_grid_shape(self) -> tuple[int, ...]:
         return tuple(-(-s // c) for s, c in zip(self.shape, self.chunks))
@@ -370,6 +381,10 @@ class UnsupportedArray(ErrorNode):
 
     @property
     def dtype(self) -> np.dtype[Any]:
+        raise self._unknown("numpy data type")
+
+    @property
+    def stored_dtype(self) -> np.dtype[Any]:
         raise self._unknown("numpy data type")
 
     @property

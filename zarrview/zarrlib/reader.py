@@ -17,6 +17,7 @@ while every other chunk of the read goes on.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +29,8 @@ from .cache import ChunkCache
 from .cancel import CancelToken
 from .decode import Buffers, ChunkDecoder, chunk_name, put
 from .decode_pool import Progress, Reporter, default_executor, run_blocks, run_streaming
-from .errors import CodecError, StoreError, ZarrError
+from .errors import CodecError, IndexingError, StoreError, ZarrError
+from .limits import human, limits
 from .metadata.model import ArrayMetadata
 from .plan import ChunkFailure, ChunkProjection, ChunkRead, Plan
 from .plan import plan as plan_read
@@ -85,11 +87,17 @@ class ChunkReader:
     # -- reading ----------------------------------------------------------------------------
     def read(self, selection: Any, *, cancel: CancelToken | None = None, cache: ChunkCache | None = None,
              progress: Progress | None = None, executor: ThreadPoolExecutor | None = None,
-             failures: list[ChunkFailure] | None = None) -> np.ndarray:
-        """The selection as an array. With a ``failures`` list, a chunk that cannot be fetched or
-        decoded is recorded there and left at the fill value; without one, it raises."""
+             failures: list[ChunkFailure] | None = None, dtype: np.dtype[Any] | None = None) -> np.ndarray:
+        """The selection as an array (of ``dtype``, values cast from the stored type, where given).
+        With a ``failures`` list, a chunk that cannot be fetched or decoded is recorded there and
+        left at the fill value; without one, it raises."""
         shape, final_shape, chunks = self.plan(selection)
-        read = _Read(np.empty(shape, dtype=self.meta.dtype), cache, failures)
+        if dtype is not None and dtype.itemsize > self.meta.dtype.itemsize:  # the plan bounded the stored type
+            nbytes = math.prod(shape) * dtype.itemsize
+            if nbytes > limits().read_bytes:
+                raise IndexingError(f"{self.path}: the selection is {human(nbytes)} as {dtype}, more than the "
+                                    f"{human(limits().read_bytes)} one read may return; select a smaller region")
+        read = _Read(np.empty(shape, dtype=self.meta.dtype if dtype is None else dtype), cache, failures)
         reporter = Reporter(len(chunks), progress)
         todo = chunks
         if cache is not None:

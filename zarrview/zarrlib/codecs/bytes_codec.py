@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .. import mltypes
 from ..errors import CodecError, MetadataError, short
 from .base import ArrayBytesCodec, Buffer, ChunkSpec, configuration
 
@@ -40,6 +41,8 @@ class BytesCodec(ArrayBytesCodec):
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
         if spec.dt.variable_length:
             return decode_offsets_layout(data, spec)
+        if spec.dt.storage is not None:
+            return self.decode_components(data, spec)
         stored = self.stored_dtype(spec.dtype)
         expected = spec.size * stored.itemsize
         buf = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data.reshape(-1).view(np.uint8)
@@ -49,6 +52,19 @@ class BytesCodec(ArrayBytesCodec):
         if stored != spec.dtype:
             arr = arr.astype(spec.dtype)
         return arr
+
+    def decode_components(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
+        """ML and sub-byte types: each component in its own byte(s), read as unsigned integers
+        in the stated byte order, the bits above the type's width ignored."""
+        storage = spec.dt.storage
+        assert storage is not None
+        holder = self.stored_dtype(mltypes.unsigned(storage.itemsize))
+        expected = spec.size * storage.components * holder.itemsize
+        buf = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data.reshape(-1).view(np.uint8)
+        if len(buf) != expected:
+            raise CodecError(f"bytes: expected {expected} bytes for shape {spec.shape} of {spec.dt.name}, found {len(buf)}")
+        raw = np.frombuffer(buf, dtype=holder)
+        return mltypes.combine(mltypes.from_bits(raw, storage), storage, spec.dtype, spec.shape)
 
 
 def decode_offsets_layout(data: Buffer, spec: ChunkSpec) -> np.ndarray:

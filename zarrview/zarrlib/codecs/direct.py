@@ -63,7 +63,7 @@ def _numcodecs_into(codec: Any) -> DecodeInto | None:
 
 
 def direct_decoder(pipeline: CodecPipeline, spec: ChunkSpec) -> DirectDecoder | None:
-    if spec.dt.variable_length or spec.dtype.kind == "O" or pipeline.array_array:
+    if spec.dt.variable_length or spec.dtype.kind == "O" or pipeline.array_array or spec.dt.storage is not None:
         return None
     nbytes = spec.size * spec.dtype.itemsize
     ab = pipeline.array_bytes

@@ -48,3 +48,19 @@ def parse_int_list(value: Any, what: str, where: str, *, lo: int = 0, hi: int = 
             raise MetadataError(f"{what} {short(value)} in {where} has an invalid value {v}")
     return tuple(value)
 
+
+
+def checked_configuration(spec: dict[str, Any], known: set[str], codec: str, where: str) -> dict[str, Any]:
+    """The codec's configuration, refused where it holds keys beyond ``known``."""
+    from .base import configuration
+
+    config = configuration(spec, where)
+    check_fields(config, known, codec, where)
+    return config
+
+
+def check_fields(config: dict[str, Any], known: set[str], codec: str, where: str) -> None:
+    """A configuration with keys beyond ``known`` is invalid (the registry reserves them)."""
+    extra = set(config) - known
+    if extra:
+        raise MetadataError(f"{codec} codec in {where} has unknown fields {sorted(extra)}")

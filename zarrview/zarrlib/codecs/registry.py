@@ -13,21 +13,31 @@ from .base import AnyCodec, ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, C
 from .bitround import BitroundCodec
 from .blosc import BloscCodec
 from .bytes_codec import BytesCodec
+from .cast_value import CastValueCodec
+from .conditional import ConditionalCodec
 from .crc32c import Crc32cCodec
 from .gzip import GzipCodec
 from .numcodecs_codec import NumcodecsArrayArray, NumcodecsArrayBytes, NumcodecsBytesBytes
 from .numcodecs_registry import ARRAY_ARRAY, ARRAY_BYTES, make_numcodecs
+from .n5_default import N5DefaultCodec
+from .packbits import PackbitsCodec
 from .pipeline import CodecPipeline
+from .reshape import ReshapeCodec
+from .scale_offset import ScaleOffsetCodec
 from .sharding import ShardingCodec
 from .transpose import TransposeCodec
 from .vlen import VlenCodec
+from .zfp import ZfpCodec
 from .zstd import ZstdCodec
 
 _SIMPLE: dict[str, Any] = {
     "bytes": BytesCodec, "endian": BytesCodec, "transpose": TransposeCodec, "gzip": GzipCodec,
     "blosc": BloscCodec, "zstd": ZstdCodec, "crc32c": Crc32cCodec,
-    "vlen-utf8": VlenCodec, "vlen-bytes": VlenCodec, "bitround": BitroundCodec,
+    "vlen-utf8": VlenCodec, "vlen-bytes": VlenCodec, "bitround": BitroundCodec, "reshape": ReshapeCodec,
 }
+#: codecs whose configuration is read in terms of the chunk they encode (values in its type)
+_TYPED: dict[str, Any] = {"scale_offset": ScaleOffsetCodec, "cast_value": CastValueCodec, "packbits": PackbitsCodec,
+                          "zfp": ZfpCodec}
 
 
 def _numcodecs(cid: str, config: dict[str, Any], where: str) -> AnyCodec:
@@ -51,8 +61,14 @@ def parse_codec(item: Any, where: str, spec: ChunkSpec) -> AnyCodec | None:
         raise MetadataError(f"codec {short(name)} in {where} has unknown fields {sorted(extra)}")
     if name in _SIMPLE:
         return _SIMPLE[name].from_json(item, where)
+    if name in _TYPED:
+        return _TYPED[name].from_json(item, where, spec)
     if name == "sharding_indexed":
         return ShardingCodec.from_json(configuration(item, where), where, spec.shape, parse_codecs, spec)
+    if name == "conditional":
+        return ConditionalCodec.from_json(configuration(item, where), where, lambda inner: parse_codec(inner, where, spec))
+    if name == "n5_default":
+        return N5DefaultCodec.from_json(configuration(item, where), where, parse_codecs, spec)
     if name.startswith("numcodecs."):
         return _numcodecs(name[len("numcodecs."):], configuration(item, where), where)
     if item.get("must_understand") is False:
@@ -62,7 +78,7 @@ def parse_codec(item: Any, where: str, spec: ChunkSpec) -> AnyCodec | None:
 
 def supported_names() -> str:
     """The v3 codec names that can be read, for the message that refuses another one."""
-    return ", ".join(sorted(_SIMPLE) + ["sharding_indexed", "numcodecs.*"])
+    return ", ".join(sorted([*_SIMPLE, *_TYPED, "n5_default", "conditional"]) + ["sharding_indexed", "numcodecs.*"])
 
 
 def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
@@ -101,6 +117,8 @@ def parse_codecs(items: Any, where: str, spec: ChunkSpec) -> CodecPipeline:
 def _check_dtype(ab: ArrayBytesCodec, spec: ChunkSpec, where: str) -> None:
     if isinstance(ab, VlenCodec) and not spec.dt.variable_length:
         raise MetadataError(f"codec {short(ab.name)} in {where} needs a variable-length data type, not {spec.dt.name}")
-    if isinstance(ab, BytesCodec) and ab.endian is None and spec.dtype.itemsize > 1 and not spec.dtype.fields \
-            and not spec.dt.variable_length and spec.dtype.kind not in "SV":
+    storage = spec.dt.storage
+    multibyte = storage.itemsize > 1 if storage is not None else \
+        spec.dtype.itemsize > 1 and not spec.dtype.fields and spec.dtype.kind not in "SV"
+    if isinstance(ab, BytesCodec) and ab.endian is None and multibyte and not spec.dt.variable_length:
         raise MetadataError(f"bytes codec in {where} needs an 'endian' for {spec.dt.name}")
