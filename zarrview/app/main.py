@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -72,8 +73,14 @@ def run_app(argv: Sequence[str]) -> int:
         return 2
     if plane is None:
         return 1
-    from .platform_check import explain, missing_xcb_libraries, uses_xcb
+    from .platform_check import explain, missing_xcb_libraries, no_display, uses_xcb
 
+    if no_display():
+        if not args.screenshot:
+            print("zarrview: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset); "
+                  "--screenshot FILE works without one, as does QT_QPA_PLATFORM=offscreen", file=sys.stderr)
+            return 3
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a headless screenshot needs no display
     if uses_xcb():  # Qt aborts the process without these: say what to install instead
         missing = missing_xcb_libraries()
         if missing:
@@ -106,6 +113,7 @@ def run_app(argv: Sequence[str]) -> int:
     window = MainWindow(pool)
     if args.screenshot:
         window.resize(1280, 820)  # screenshots are the same size whatever the saved geometry
+        window.remembers_layout = False
     window.show()
     window.data.pending_region = region
     window.data.pending_level = level

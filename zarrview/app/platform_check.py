@@ -29,6 +29,15 @@ _NOT_FOUND = re.compile(r"^\s*(\S+)\s+=>\s+not found", re.M)
 _DLOPENED = {"xcb-cursor": "libxcb-cursor.so.0"}
 
 
+def no_display(env: dict[str, str] | None = None) -> bool:
+    """Whether Qt would find no screen: on Linux, no X11 or Wayland display and no platform
+    asked for (Qt aborts the process then, with a page about plugins)."""
+    env = dict(os.environ) if env is None else env
+    if not sys.platform.startswith("linux") or env.get("QT_QPA_PLATFORM"):
+        return False
+    return not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY")
+
+
 def uses_xcb(env: dict[str, str] | None = None) -> bool:
     """Whether Qt will pick its X11 plugin: on Linux, unless another platform is asked for or
     only a Wayland session is there."""

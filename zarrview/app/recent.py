@@ -7,12 +7,16 @@ timeout); credentials never are: they would sit in plain text in the settings fi
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
+
+from ..zarrlib.storage.location import CHAINS, split_node_path
 
 MAX_RECENT = 10
 
@@ -43,6 +47,7 @@ class RecentLocations:
         return options if isinstance(options, dict) else {}
 
     def remember(self, location: str, options: dict[str, Any] | None = None) -> None:
+        location = absolute_location(location)
         recent = ([location] + [r for r in self.locations() if r != location])[:MAX_RECENT]
         self.settings.setValue("recent", recent)
         saved = {k: v for k, v in self._saved_options().items() if k in recent}
@@ -68,3 +73,17 @@ def is_secret(name: str, value: Any) -> bool:
     if lowered == "token" and value == "anon":
         return False
     return any(word in lowered for word in ("key", "secret", "token", "password", "credential", "auth"))
+
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+def absolute_location(location: str) -> str:
+    """A local path made absolute (after ``zip::``/``reference::``, before ``::/node``): a store
+    opened from one working folder reopens from any. URLs are kept as they are."""
+    chain = next((c for c in CHAINS if location.startswith(c)), "")
+    store, node = split_node_path(location[len(chain):])
+    if not store or _SCHEME.match(store):
+        return location
+    absolute = os.path.abspath(os.path.expanduser(store))
+    return chain + absolute + ("" if node == "/" else "::" + node)

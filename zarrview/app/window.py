@@ -53,6 +53,8 @@ class MainWindow(QMainWindow):
         self._paths = gui_lane(self.pool, self, "go to path")
         self._ome = gui_lane(self.pool, self, "OME metadata")
         self.settings = QSettings()
+        #: whether closing saves the window's geometry and splitter (not for a --screenshot run)
+        self.remembers_layout = True
         #: asks to allow reads that a store's access policy refused (reference sets)
         self.access = AccessPrompt(self, self.settings)
         self.pending_opens = 0
@@ -444,8 +446,9 @@ class MainWindow(QMainWindow):
         event.acceptProposedAction()
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802
-        self.settings.setValue("geometry", self.saveGeometry())
-        self.settings.setValue("splitter", self.split.saveState())
+        if self.remembers_layout:  # a --screenshot run is 1280x820 whatever the user's window was
+            self.settings.setValue("geometry", self.saveGeometry())
+            self.settings.setValue("splitter", self.split.saveState())
         self.pool.close()
         super().closeEvent(event)
 
