@@ -16,7 +16,10 @@ from typing import Any
 from .model import Problem
 
 #: the schema file for each kind of node (the labels group has none)
-SCHEMA_OF = {"image": "image", "label": "label", "plate": "plate", "well": "well", "bioformats2raw": "bf2raw"}
+SCHEMA_OF = {"image": "image", "label": "label", "plate": "plate", "well": "well", "bioformats2raw": "bf2raw",
+             "scene": "scene"}
+#: the version the shipped 0.6 schemas accept
+SCHEMA_06 = "0.6rc0"
 _MAX_PROBLEMS = 20
 
 
@@ -27,7 +30,7 @@ def _registry() -> tuple[Any, dict[str, dict[str, Any]]]:
 
     docs: dict[str, dict[str, Any]] = {}
     root = resources.files(__package__).joinpath("schemas")
-    for version in ("0.4", "0.5"):
+    for version in ("0.4", "0.5", "0.6"):
         for entry in root.joinpath(version).iterdir():
             if entry.name.endswith(".schema"):
                 doc = json.loads(entry.read_text(encoding="utf-8"))
@@ -37,9 +40,12 @@ def _registry() -> tuple[Any, dict[str, dict[str, Any]]]:
 
 
 def validate(attrs: dict[str, Any], version: str, kind: str, node: str,
-             known: list[Problem]) -> list[Problem]:
+             known: list[Problem], *, dialect: bool = False) -> list[Problem]:
     """Problems the schema for ``kind`` finds in ``attrs`` (a group's attributes, the whole
-    object: 0.5 schemas start at the ``ome`` key), less those ``known`` already covers."""
+    object: 0.5 schemas start at the ``ome`` key), less those ``known`` already covers.
+
+    A 0.6 pre-release (``dialect``) is checked in 0.6rc0's spelling (see :func:`rc0_spelling`):
+    its own spellings were reported where they were read."""
     name = SCHEMA_OF.get(kind)
     if name is None:
         return []
@@ -54,9 +60,12 @@ def validate(attrs: dict[str, Any], version: str, kind: str, node: str,
     if schema is None:
         return []
     doc = attrs
-    if version == "0.5" and isinstance(attrs.get("ome"), dict) and attrs["ome"].get("version") != "0.5":
-        doc = copy.copy(attrs)  # a later version read as 0.5 is checked as 0.5 (its version was said)
-        doc["ome"] = {**attrs["ome"], "version": "0.5"}
+    said = {"0.5": "0.5", "0.6": SCHEMA_06}.get(version)
+    if said is not None and isinstance(attrs.get("ome"), dict) and attrs["ome"].get("version") != said:
+        doc = copy.copy(attrs)  # a version read as another is checked as that one (its version was said)
+        doc["ome"] = {**attrs["ome"], "version": said}
+        if version == "0.6" and dialect:
+            doc["ome"] = rc0_spelling(doc["ome"])
     validator = Draft202012Validator(schema, registry=registry)
     out: list[Problem] = []
     for error in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
@@ -68,6 +77,27 @@ def validate(attrs: dict[str, Any], version: str, kind: str, node: str,
         out.append(Problem("error", node, path, f"does not match the {version} {name} schema: {_short(error.message)}"))
         if len(out) >= _MAX_PROBLEMS:
             break
+    return out
+
+
+def rc0_spelling(value: Any, key: str = "") -> Any:
+    """A copy of a 0.6 pre-release document in 0.6rc0's spelling: references written as strings
+    become objects (a dataset's input its ``path``, any other its ``name``), ``input_axes`` and
+    ``output_axes`` become ``inputAxes`` and ``outputAxes``."""
+    if isinstance(value, list):
+        return [rc0_spelling(v, key) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    in_dataset = key == "datasets"
+    for k, v in value.items():
+        k = {"input_axes": "inputAxes", "output_axes": "outputAxes"}.get(k, k)
+        if k in ("input", "output") and isinstance(v, str):
+            v = {"path": v} if k == "input" and key == "datasets/ct" else {"name": v}
+        child = "datasets/ct" if in_dataset and k == "coordinateTransformations" else k
+        if key == "datasets/ct":
+            child = key
+        out[k] = rc0_spelling(v, child)
     return out
 
 
