@@ -265,3 +265,17 @@ def test_a_group_that_is_not_v3_is_said(tmp_path: Path) -> None:
     found = detect(zl.open(str(root)))
     assert found is not None
     assert any("0.6 metadata MUST be in a Zarr v3 group" in p.message for p in found.problems)
+
+
+@pytest.mark.parametrize(("names", "said"), [(None, []), (["t", "c", "z", "row", "col"], ["warning"])])
+def test_dimension_names_are_optional_in_0_6(tmp_path: Path, names: list[str] | None, said: list[str]) -> None:
+    """0.5 requires the arrays' dimension_names; 0.6rc0 no longer does: absent is fine, different
+    from the intrinsic system's axes a warning."""
+    doc = _base()
+    root = write_group(tmp_path / "img.zarr", "0.6", doc, {
+        ds["path"]: {"shape": s, "dimension_names": names}
+        for ds, s in zip(doc["ome"]["multiscales"][0]["datasets"], EXAMPLE_SHAPES["multiscales_example"])})
+    img = detect(zl.open(str(root)))
+    assert isinstance(img, OmeImage)
+    assert [p.severity for p in img.problems] == said * 3
+    assert all("differ from the intrinsic" in p.message for p in img.problems)

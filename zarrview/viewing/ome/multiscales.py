@@ -69,7 +69,7 @@ def _one(group: Group, ns: Namespace, ms: dict[str, Any], where: str, rep: Repor
                               f"their number MUST equal the arrays' dimensions")
             scale, shift = _fit(scale, len(arr.shape)), _fit(shift, len(arr.shape), 0.0)
         if arr is not None and ns.version in ("0.5", "0.6") and isinstance(arr, Array):
-            _check_dimension_names(arr, axes, j, path, dwhere, rep)
+            _check_dimension_names(arr, axes, j, path, dwhere, rep, must=ns.version == "0.5")
         if arr is not None and label and isinstance(arr, Array) and arr.dtype.kind not in "iu":
             rep.error(dwhere, f"label level {j} ({path!r}) is {arr.dtype}; label images MUST be of an integer type")
         levels.append(_level(j, path, arr, error, scale, shift))
@@ -112,14 +112,22 @@ def _fit(vec: tuple[float, ...], n: int, pad: float = 1.0) -> tuple[float, ...]:
     return tuple(vec[:n]) + (pad,) * max(0, n - len(vec))
 
 
-def _check_dimension_names(arr: Array, axes: tuple[Axis, ...], j: int, path: str, where: str, rep: Reporter) -> None:
+def _check_dimension_names(arr: Array, axes: tuple[Axis, ...], j: int, path: str, where: str, rep: Reporter, *,
+                           must: bool) -> None:
+    """0.5 requires the arrays' dimension_names to be the axes names; 0.6 no longer asks for
+    them, and names that differ from the intrinsic system's axes are only a warning there."""
     names = arr.dimension_names
     want = [a.name for a in axes]
     if names is None:
-        rep.error(where, f'level {j} ({path!r}) has no "dimension_names"; from 0.5 they MUST be there and equal '
-                         f"the axes names {want}")
+        if must:
+            rep.error(where, f'level {j} ({path!r}) has no "dimension_names"; in 0.5 they MUST be there and equal '
+                             f"the axes names {want}")
     elif list(names) != want:
-        rep.error(where, f"level {j} ({path!r}): dimension_names {list(names)} MUST equal the axes names {want}")
+        if must:
+            rep.error(where, f"level {j} ({path!r}): dimension_names {list(names)} MUST equal the axes names {want}")
+        else:
+            rep.warning(where, f"level {j} ({path!r}): dimension_names {list(names)} differ from the intrinsic "
+                               f"coordinate system's axes {want}")
 
 
 def _level(j: int, path: str, arr: Array | UnsupportedArray | None, error: str | None,
