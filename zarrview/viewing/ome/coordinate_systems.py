@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from .affine import AffineMap, TransformationError, identity_map
+from .affine import AffineMap, TransformationError, UnsupportedTransformation, identity_map
+from .coordinate_transformations import Dims, dev_spellings, read_transformation
 from .axes import parse_axes
 from .doc import Reporter, kind_of
 from .model import CoordinateSystem
@@ -58,8 +59,8 @@ def parse_ref(value: Any, where: str, rep: Reporter, *, string_is: str, dialect:
     names ("path" or "name"), ``dialect`` whether the document's version wrote strings."""
     if isinstance(value, str) and value:
         if not dialect:
-            rep.warning(where, f'{value!r} as a plain string is the 0.6.dev3 spelling; 0.6rc0 writes an object '
-                               f'{{"{string_is}": {value!r}}}')
+            rep.error(where, f'{value!r} as a plain string is the 0.6.dev3 spelling; 0.6rc0 writes an object '
+                             f'{{"{string_is}": {value!r}}} (read as that)')
         return (value.strip("/"), None) if string_is == "path" else ("", value)
     if not isinstance(value, dict):
         rep.error(where, f'must be an object with "name" and/or "path", not {value!r:.60}')
@@ -83,6 +84,7 @@ class TransformGraph:
     def __init__(self) -> None:
         self._systems: dict[Key, CoordinateSystem | None] = {}
         self._edges: dict[Key, list[tuple[Key, AffineMap, bool]]] = {}
+        self._links: dict[Key, set[Key]] = {}
 
     def add_system(self, key: Key, system: CoordinateSystem | None) -> None:
         if len(self._systems) < MAX_SYSTEMS:
@@ -94,9 +96,14 @@ class TransformGraph:
     def __contains__(self, key: Key) -> bool:
         return key in self._systems
 
-    def add(self, source: Key, target: Key, amap: AffineMap) -> None:
-        self._edges.setdefault(source, []).append((target, amap, True))
-        self._edges.setdefault(target, []).append((source, amap, False))
+    def add(self, source: Key, target: Key, amap: AffineMap | None) -> None:
+        """A transformation from ``source`` to ``target``; None where it cannot be applied (the
+        systems count as linked all the same, as the specification counts them)."""
+        self._links.setdefault(source, set()).add(target)
+        self._links.setdefault(target, set()).add(source)
+        if amap is not None:
+            self._edges.setdefault(source, []).append((target, amap, True))
+            self._edges.setdefault(target, []).append((source, amap, False))
 
     def route(self, source: Key, target: Key) -> AffineMap:
         """The map from ``source`` to ``target`` along the fewest transformations (inverting those
@@ -142,13 +149,39 @@ class TransformGraph:
             group = {seed}
             todo = [seed]
             while todo:
-                for nxt, _, _ in self._edges.get(todo.pop(), ()):
+                for nxt in self._links.get(todo.pop(), ()):
                     if nxt in left:
                         left.discard(nxt)
                         group.add(nxt)
                         todo.append(nxt)
             out.append(group)
         return out
+
+
+def add_link(graph: TransformGraph, t: dict[str, Any], where: str, source: Key, target: Key, rep: Reporter,
+             dialect: bool) -> None:
+    """Reads the transformation ``t`` from ``source`` to ``target`` (systems of ``graph``) and adds
+    it; what cannot be read is reported, and the two systems still count as linked."""
+    a, b = graph.system(source), graph.system(target)
+    dims = Dims(len(a.axes) if a else None, len(b.axes) if b else None,
+                tuple(x.name for x in a.axes) if a else None, tuple(x.name for x in b.axes) if b else None)
+    spellings(t, where, dims.n_in, rep, dialect)
+    try:
+        graph.add(source, target, read_transformation(t, rep.at(where), dims))
+    except UnsupportedTransformation as e:
+        rep.warning(where, f"unsupported: {e.message}; no route passes through it")
+        graph.add(source, target, None)
+    except TransformationError as e:
+        rep.error(where, str(e))
+        graph.add(source, target, None)
+
+
+def spellings(t: dict[str, Any], where: str, n_in: int | None, rep: Reporter, dialect: bool) -> None:
+    """The pre-0.6rc0 spellings of a transformation, each an error where the document says it is
+    0.6 or 0.6rc0 (a pre-release writes them)."""
+    if not dialect:
+        for path, message in dev_spellings(t, where, n_in):
+            rep.error(path, message)
 
 
 def _show(key: Key) -> str:

@@ -271,6 +271,50 @@ def _inverse_of(t: dict[str, Any], where: str, dims: Dims, stack: tuple[int, ...
     return inner.inverse(where)
 
 
+def dev_spellings(t: Any, where: str, n_in: int | None = None, depth: int = 0) -> list[tuple[str, str]]:
+    """(JSON path, what) of each pre-0.6rc0 spelling in a transformation: read all the same, but
+    wrong in a document that says it is 0.6 or 0.6rc0."""
+    if not isinstance(t, dict) or depth > MAX_DEPTH:
+        return []
+    out: list[tuple[str, str]] = []
+    typ = t.get("type")
+    if typ == "inverseOf":
+        out.append((f"{where}.type", '"inverseOf" was removed in 0.6.dev3; 0.6rc0 has no such transformation'))
+    value = t.get("mapAxis")
+    if typ == "mapAxis" and isinstance(value, dict):
+        out.append((f"{where}.mapAxis", "mapAxis by axis names is the 0.6.dev2 spelling; 0.6rc0 writes a list of "
+                                        "input axis indices"))
+    elif typ == "mapAxis" and isinstance(value, list) and n_in is not None and sorted(value) != list(range(n_in)):
+        out.append((f"{where}.mapAxis", f"mapAxis MUST be a permutation of the {n_in} input axes, each once, "
+                                        f"not {value}"))
+    for i, item in enumerate(t.get("transformations") or [] if isinstance(t.get("transformations"), list) else []):
+        here = f"{where}.transformations[{i}]"
+        if typ == "byDimension" and isinstance(item, dict):
+            out += _item_spellings(item, here)
+            out += dev_spellings(item.get("transformation", item), here, None, depth + 1)
+        else:
+            out += dev_spellings(item, here, n_in if i == 0 else None, depth + 1)
+    for key in ("forward", "inverse", "transformation"):
+        if key in t and typ != "byDimension":
+            out += dev_spellings(t[key], f"{where}.{key}", None, depth + 1)
+    return out
+
+
+def _item_spellings(item: dict[str, Any], where: str) -> list[tuple[str, str]]:
+    out = []
+    if "transformation" not in item:
+        out.append((where, 'a byDimension item with the transformation inline is the 0.6.dev2 spelling; 0.6rc0 '
+                           'writes {"transformation": ..., "inputAxes": ..., "outputAxes": ...}'))
+    for old, new in (("input_axes", "inputAxes"), ("output_axes", "outputAxes")):
+        if old in item:
+            out.append((f"{where}.{old}", f'"{old}" is the 0.6.dev3 spelling; 0.6rc0 writes "{new}"'))
+        axes = item.get(old, item.get(new))
+        if isinstance(axes, list) and any(isinstance(a, str) for a in axes):
+            out.append((f"{where}.{new if new in item else old}", "axes by name are the 0.6.dev2 spelling; 0.6rc0 "
+                                                                   "gives axis indices"))
+    return out
+
+
 _READERS: dict[str, Callable[[dict[str, Any], str, Dims, tuple[int, ...]], AffineMap]] = {
     "identity": _identity, "scale": _scale, "translation": _translation, "affine": _affine,
     "rotation": _rotation, "mapAxis": _map_axis, "projectAxis": _project_axis, "sequence": _sequence,

@@ -42,7 +42,7 @@ def detect(group: Group, *, labels: bool = True) -> OmeNode | None:
         node = OmePlate(ns.version, group, (), name, rows, cols, wells, acqs, fields,
                         bioformats2raw="bioformats2raw.layout" in keys)
     elif "well" in keys:
-        node = OmeWell(ns.version, group, (), parse_well(keys["well"], rep))
+        node = OmeWell(ns.version, group, (), parse_well(keys["well"], rep, ns.version))
     elif "multiscales" in keys or "image-label" in keys:
         node = _image(group, ns, rep, labels)
     elif "bioformats2raw.layout" in keys:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .affine import AffineMap, TransformationError, UnsupportedTransformation
 from .axes import check_axes, implied_axes, parse_axes
-from .coordinate_systems import Key, TransformGraph, parse_ref, parse_systems
+from .coordinate_systems import TransformGraph, add_link, parse_ref, parse_systems, spellings
 from .coordinate_transformations import Dims, read_transformation
 from .doc import Namespace, Reporter, kind_of
 from .model import Axis, CoordinateSystem
@@ -103,6 +103,7 @@ def _dataset(ds: dict[str, Any], path: str, systems: tuple[CoordinateSystem, ...
     name = _check_ends(t, path, systems, f"{here}[0]", rep, dialect)
     target = next((s for s in systems if s.name == name), None) or (systems[0] if systems else None)
     n_out = len(target.axes) if target is not None else ndim
+    spellings(t, f"{here}[0]", ndim, rep, dialect)
     try:
         amap = read_transformation(t, f"{rep.at(here)}[0]", Dims(ndim, n_out))
     except UnsupportedTransformation as e:
@@ -204,22 +205,8 @@ def _links(value: Any, systems: tuple[CoordinateSystem, ...], intrinsic: Coordin
             unknown = [k[1] for k in (src, dst) if k[0] == "" and k not in graph]
             rep.error(here, f"coordinate system {unknown[0]!r} is not defined in this multiscale")
             continue
-        _read_link(t, here, graph, src, dst, rep)
+        add_link(graph, t, here, src, dst, rep, dialect)
     _check_connected(graph, intrinsic, where, rep)
-
-
-def _read_link(t: dict[str, Any], where: str, graph: TransformGraph, src: Key, dst: Key, rep: Reporter) -> None:
-    a, b = graph.system(src), graph.system(dst)
-    dims = Dims(len(a.axes) if a else None, len(b.axes) if b else None,
-                tuple(x.name for x in a.axes) if a else None, tuple(x.name for x in b.axes) if b else None)
-    try:
-        graph.add_system(src, a)
-        graph.add_system(dst, b)
-        graph.add(src, dst, read_transformation(t, rep.at(where), dims))
-    except UnsupportedTransformation as e:
-        rep.warning(where, f"unsupported: {e.message}")
-    except TransformationError as e:
-        rep.error(where, str(e))
 
 
 def _check_connected(graph: TransformGraph, intrinsic: CoordinateSystem | None, where: str, rep: Reporter) -> None:

@@ -13,9 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...zarrlib import Group, ZarrError
-from .affine import TransformationError, UnsupportedTransformation
-from .coordinate_systems import Key, TransformGraph, parse_ref, parse_systems
-from .coordinate_transformations import Dims, read_transformation
+from .coordinate_systems import Key, TransformGraph, add_link, parse_ref, parse_systems
 from .doc import Namespace, Reporter, kind_of, namespace
 from .model import CoordinateSystem, OmeScene, SceneLink
 
@@ -70,17 +68,9 @@ def _link(group: Group, t: Any, where: str, graph: TransformGraph,
             return None
         ends.append(ref)
     src, dst = ends
-    a, b = graph.system(src), graph.system(dst)
-    dims = Dims(len(a.axes) if a else None, len(b.axes) if b else None,
-                tuple(x.name for x in a.axes) if a else None, tuple(x.name for x in b.axes) if b else None)
     typ = str(t["type"]) if isinstance(t.get("type"), str) else "?"
     name = t.get("name") if isinstance(t.get("name"), str) else None
-    try:
-        graph.add(src, dst, read_transformation(t, rep.at(where), dims))
-    except UnsupportedTransformation as e:
-        rep.warning(where, f"unsupported: {e.message}; the systems it links are not joined here")
-    except TransformationError as e:
-        rep.error(where, str(e))
+    add_link(graph, t, where, src, dst, rep, dialect)
     return SceneLink(name, typ, (src[0], src[1] or ""), (dst[0], dst[1] or ""))
 
 

@@ -88,6 +88,8 @@ def rc0_spelling(value: Any, key: str = "") -> Any:
         return [rc0_spelling(v, key) for v in value]
     if not isinstance(value, dict):
         return value
+    if value.get("type") == "byDimension" and isinstance(value.get("transformations"), list):
+        value = {**value, "transformations": [_wrapped_item(v) for v in value["transformations"]]}
     out: dict[str, Any] = {}
     in_dataset = key == "datasets"
     for k, v in value.items():
@@ -99,6 +101,15 @@ def rc0_spelling(value: Any, key: str = "") -> Any:
             child = key
         out[k] = rc0_spelling(v, child)
     return out
+
+
+def _wrapped_item(item: Any) -> Any:
+    """A byDimension item written inline (0.6.dev2) as 0.6rc0's ``{"transformation": ...}``."""
+    if not isinstance(item, dict) or "transformation" in item:
+        return item
+    axes = ("inputAxes", "outputAxes", "input_axes", "output_axes")
+    return {"transformation": {k: v for k, v in item.items() if k not in axes},
+            **{k: v for k, v in item.items() if k in axes}}
 
 
 def _json_path(parts: Any) -> str:
