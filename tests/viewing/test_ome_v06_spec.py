@@ -6,6 +6,8 @@ dialects written before 0.6rc0, and broken metadata, which gives problems and ne
 from __future__ import annotations
 
 import copy
+import json
+import re
 import shutil
 import tomllib
 from collections.abc import Callable
@@ -21,6 +23,7 @@ from zarrview.viewing.ome import OmeImage, OmeScene, detect
 from zarrview.viewing.ome.affine import TransformationError
 
 CONFORMANCE = DATA / "transformations-conformance"
+_COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
 
 
 def image(path: Path, attrs: dict[str, Any], shapes: list[tuple[int, ...]]) -> Path:
@@ -289,3 +292,20 @@ def test_dimension_names_are_optional_in_0_6(tmp_path: Path, names: list[str] | 
     assert isinstance(img, OmeImage)
     assert [p.severity for p in img.problems] == said * 3
     assert all("differ from the intrinsic" in p.message for p in img.problems)
+
+
+@pytest.mark.parametrize(("link_type", "errors"), [("identity", []), ("affine", ["MUST be an identity, scale or translation"])])
+def test_a_link_to_a_label_image(tmp_path: Path, link_type: str, errors: list[str]) -> None:
+    """The example that links an image's system to its label image's: only identity, scale or
+    translation may do that."""
+    doc = json.loads(_COMMENT.sub("", (DATA / "0.6" / "multiscales_strict" /
+                                        "multiscales_reference_to_label.json").read_text()))
+    link = doc["ome"]["multiscales"][0]["coordinateTransformations"][0]
+    if link_type == "affine":
+        link.update(type="affine", affine=[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]])
+    root = write_group(tmp_path / "img.zarr", "0.6", doc, {"s0": {"shape": (4, 8, 8), "dimension_names": ["z", "y", "x"]}})
+    img = detect(zl.open(str(root)), labels=False)
+    assert isinstance(img, OmeImage)
+    assert img.first.levels[0].scale == (0.5, 0.5, 1)
+    said = [p.message for p in img.problems]
+    assert len(said) == len(errors) and all(e in m for e, m in zip(errors, said)), said

@@ -28,6 +28,8 @@ from .model import Axis, CoordinateSystem
 Placement = tuple[tuple[float, ...], tuple[float, ...]]
 #: what a dataset's transformation MAY be (a sequence of one scale and one translation too)
 DATASET_TYPES = ("scale", "identity", "sequence")
+#: what a multiscale's link to a system of one of its label images MAY be
+LABEL_LINK_TYPES = ("identity", "scale", "translation")
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,10 @@ def _links(value: Any, systems: tuple[CoordinateSystem, ...], intrinsic: Coordin
             continue
         if intrinsic is not None and ("", intrinsic.name) not in (src, dst):
             rep.error(here, f"one end MUST be the intrinsic coordinate system {intrinsic.name!r}")
+        elsewhere = [key[0] for key in (src, dst) if key[0]]
+        if elsewhere and t.get("type") not in LABEL_LINK_TYPES:
+            rep.error(here, f"a transformation to a label image ({elsewhere[0]!r}) MUST be an identity, scale or "
+                            f"translation, not {t.get('type')!r}")
         if any(key[0] == "" and key not in graph for key in (src, dst)):
             unknown = [k[1] for k in (src, dst) if k[0] == "" and k not in graph]
             rep.error(here, f"coordinate system {unknown[0]!r} is not defined in this multiscale")

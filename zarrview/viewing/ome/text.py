@@ -94,7 +94,7 @@ def marker(attrs: Any) -> str:
     if kind == "bioformats2raw":
         return f"[OME bioformats2raw {v}]"
     if kind == "scene":
-        return f"[OME scene {v}, {_n(c[0])} transformations]"
+        return f"[OME scene {v}, {_n(c[0])} transformation{'' if c[0] == 1 else 's'}]"
     return f"[OME labels {v}, {_n(c[0])}]"
 
 
