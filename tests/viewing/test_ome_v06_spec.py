@@ -309,3 +309,16 @@ def test_a_link_to_a_label_image(tmp_path: Path, link_type: str, errors: list[st
     assert img.first.levels[0].scale == (0.5, 0.5, 1)
     said = [p.message for p in img.problems]
     assert len(said) == len(errors) and all(e in m for e, m in zip(errors, said)), said
+
+
+def test_a_scene_is_marked_and_described() -> None:
+    from zarrview.viewing.ome import describe, marker
+
+    group = zl.open(str(CONFORMANCE / "simple_path.ome.zarr"))
+    assert marker(group.attrs) == "[OME scene 0.6, 2 transformations]"
+    scene = detect(group)
+    assert scene is not None
+    lines = describe(scene)
+    assert lines[0] == "OME-NGFF scene (version 0.6)"
+    assert "  Coordinate systems: input (y, x), intermediate (y, x), output (y, x)" in lines
+    assert "    identity (input->intermediate): 'input' -> 'intermediate'" in lines
