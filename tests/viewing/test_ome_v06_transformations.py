@@ -200,3 +200,16 @@ def test_any_json_is_read_or_refused_with_a_transformation_error(typ: str, body:
     except TransformationError:
         return
     assert np.all(np.isfinite(amap.matrix))
+
+
+@pytest.mark.parametrize("t", [
+    {"type": "scale", "scale": [1.0] * 10**6},
+    {"type": "byDimension", "transformations": [{"transformation": {"type": "scale", "scale": [2]},
+                                                 "inputAxes": [0], "outputAxes": [10**9]}]},
+    {"type": "projectAxis", "createdOutputs": list(range(10**5))},
+    {"type": "affine", "affine": [[0.0] * 3] * 10**5},
+], ids=["scale", "byDimension", "projectAxis", "affine"])
+def test_sizes_from_the_document_are_bounded(t: dict[str, Any]) -> None:
+    """No matrix is sized by a number the document makes up (a million-axis scale would be 8 TB)."""
+    with pytest.raises(TransformationError, match="more than the 64"):
+        read_transformation(t, "$", Dims(None if t["type"] != "projectAxis" else 2, None))

@@ -23,6 +23,8 @@ from .doc import is_int, is_number, kind_of
 
 #: nesting of sequence / byDimension / bijection deeper than this is refused
 MAX_DEPTH = 32
+#: axes a transformation may have at either end (OME images have at most 5; this bounds matrices)
+MAX_AXES = 64
 #: the types read here; "displacements" and "coordinates" are known but not applied
 AFFINE_TYPES = ("identity", "scale", "translation", "affine", "rotation", "mapAxis", "projectAxis", "sequence",
                 "byDimension", "bijection", "inverseOf")
@@ -74,7 +76,14 @@ def _vector(t: dict[str, Any], key: str, where: str, n: int | None) -> np.ndarra
         raise TransformationError(f"{where}.{key}", f'"{key}" must be a non-empty list of numbers, not {vec!r:.60}')
     if n is not None and len(vec) != n:
         raise TransformationError(f"{where}.{key}", f"the {key} has {len(vec)} values; the input has {n} axes")
+    _bounded(len(vec), f"{where}.{key}")
     return np.array(vec, dtype=float)
+
+
+def _bounded(n: int, where: str) -> int:
+    if n > MAX_AXES:
+        raise TransformationError(where, f"{n} axes are more than the {MAX_AXES} a transformation may have here")
+    return n
 
 
 def _matrix(t: dict[str, Any], key: str, where: str) -> np.ndarray:
@@ -86,6 +95,7 @@ def _matrix(t: dict[str, Any], key: str, where: str) -> np.ndarray:
         raise TransformationError(f"{where}.{key}", f'"{key}" must be a list of rows of numbers, not {rows!r:.60}')
     if len({len(r) for r in rows}) != 1:
         raise TransformationError(f"{where}.{key}", f"the rows of the {key} differ in length")
+    _bounded(max(len(rows), len(rows[0]) - 1), f"{where}.{key}")
     return np.array(rows, dtype=float)
 
 
@@ -99,6 +109,7 @@ def _identity(t: dict[str, Any], where: str, dims: Dims, stack: tuple[int, ...])
     n = dims.n_in if dims.n_in is not None else dims.n_out
     if n is None:
         raise TransformationError(where, "the number of axes an identity takes is not known here")
+    _bounded(n, where)
     if dims.n_out is not None and dims.n_out != n:
         raise TransformationError(where, f"an identity cannot map {n} axes to {dims.n_out}")
     return identity_map(n)
@@ -137,9 +148,10 @@ def _map_axis(t: dict[str, Any], where: str, dims: Dims, stack: tuple[int, ...])
         if dims.names_in is None or dims.names_out is None:
             raise TransformationError(f"{where}.mapAxis", "a mapAxis by axis names needs named input and output axes")
         value = [_index(value.get(name), dims.names_in, f"{where}.mapAxis.{name}") for name in dims.names_out]
-    n = _need_in(dims, where, "mapAxis")
+    n = _bounded(_need_in(dims, where, "mapAxis"), where)
     if not isinstance(value, list) or not value or not all(is_int(v) for v in value):
         raise TransformationError(f"{where}.mapAxis", f'"mapAxis" must be a list of axis indices, not {value!r:.60}')
+    _bounded(len(value), f"{where}.mapAxis")
     bad = [v for v in value if not 0 <= v < n]
     if bad:
         raise TransformationError(f"{where}.mapAxis", f"axis indices {bad} are outside the {n} input axes")
@@ -150,11 +162,12 @@ def _map_axis(t: dict[str, Any], where: str, dims: Dims, stack: tuple[int, ...])
 
 
 def _project_axis(t: dict[str, Any], where: str, dims: Dims, stack: tuple[int, ...]) -> AffineMap:
-    n = _need_in(dims, where, "projectAxis")
+    n = _bounded(_need_in(dims, where, "projectAxis"), where)
     dropped = _indices(t.get("droppedInputs", []), f"{where}.droppedInputs", n)
     kept = [i for i in range(n) if i not in dropped]
     m = len(kept) + len(t.get("createdOutputs", []) if isinstance(t.get("createdOutputs"), list) else [])
     created = _indices(t.get("createdOutputs", []), f"{where}.createdOutputs", m)
+    _bounded(m, f"{where}.createdOutputs")
     linear = np.zeros((m, n))
     sources = iter(kept)
     for i in range(m):
@@ -195,6 +208,7 @@ def _by_dimension(t: dict[str, Any], where: str, dims: Dims, stack: tuple[int, .
     parts = [_by_dimension_item(item, f"{where}.transformations[{i}]", dims) for i, item in enumerate(items)]
     n = dims.n_in if dims.n_in is not None else max(max(ins, default=-1) for _, ins, _ in parts) + 1
     m = dims.n_out if dims.n_out is not None else max(max(outs, default=-1) for _, _, outs in parts) + 1
+    _bounded(max(n, m), where)
     linear = np.zeros((m, n))
     shift = np.zeros(m)
     seen: dict[int, int] = {}
