@@ -21,6 +21,8 @@ SCHEMA_OF = {"image": "image", "label": "label", "plate": "plate", "well": "well
 #: the version the shipped 0.6 schemas accept
 SCHEMA_06 = "0.6rc0"
 _MAX_PROBLEMS = 20
+#: how deep a pre-release document is respelled
+_MAX_DEPTH = 64
 
 
 @functools.lru_cache(maxsize=1)
@@ -80,26 +82,26 @@ def validate(attrs: dict[str, Any], version: str, kind: str, node: str,
     return out
 
 
-def rc0_spelling(value: Any, key: str = "") -> Any:
+def rc0_spelling(value: Any, *, in_dataset: bool = False, depth: int = 0) -> Any:
     """A copy of a 0.6 pre-release document in 0.6rc0's spelling: references written as strings
-    become objects (a dataset's input its ``path``, any other its ``name``), ``input_axes`` and
-    ``output_axes`` become ``inputAxes`` and ``outputAxes``."""
+    become objects (a dataset transformation's input its ``path``, any other its ``name``),
+    ``input_axes`` and ``output_axes`` become ``inputAxes`` and ``outputAxes``, and byDimension
+    items written inline are wrapped. Below :data:`_MAX_DEPTH` the document is left as it is."""
+    if depth > _MAX_DEPTH:
+        return value
     if isinstance(value, list):
-        return [rc0_spelling(v, key) for v in value]
+        return [rc0_spelling(v, in_dataset=in_dataset, depth=depth + 1) for v in value]
     if not isinstance(value, dict):
         return value
     if value.get("type") == "byDimension" and isinstance(value.get("transformations"), list):
         value = {**value, "transformations": [_wrapped_item(v) for v in value["transformations"]]}
     out: dict[str, Any] = {}
-    in_dataset = key == "datasets"
     for k, v in value.items():
         k = {"input_axes": "inputAxes", "output_axes": "outputAxes"}.get(k, k)
         if k in ("input", "output") and isinstance(v, str):
-            v = {"path": v} if k == "input" and key == "datasets/ct" else {"name": v}
-        child = "datasets/ct" if in_dataset and k == "coordinateTransformations" else k
-        if key == "datasets/ct":
-            child = key
-        out[k] = rc0_spelling(v, child)
+            v = {"path": v} if k == "input" and in_dataset else {"name": v}
+        # a dataset's transformations are those under "datasets" (their own "input" is the array)
+        out[k] = rc0_spelling(v, in_dataset=in_dataset or k == "datasets", depth=depth + 1)
     return out
 
 
