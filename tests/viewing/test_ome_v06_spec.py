@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import zarrview.zarrlib as zl
 from ome_stores import DATA, ome_attrs, spec_example, write_group
@@ -322,3 +324,51 @@ def test_a_scene_is_marked_and_described() -> None:
     assert lines[0] == "OME-NGFF scene (version 0.6)"
     assert "  Coordinate systems: input (y, x), intermediate (y, x), output (y, x)" in lines
     assert "    identity (input->intermediate): 'input' -> 'intermediate'" in lines
+
+
+LEAF = st.recursive(st.none() | st.booleans() | st.integers(-2, 6) | st.floats(allow_nan=False) | st.text(max_size=4),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                        st.sampled_from(["type", "name", "path", "scale", "translation", "transformations",
+                                         "input", "output", "axes", "mapAxis", "affine"]), inner, max_size=4),
+                    max_leaves=12)
+PLACES = ["coordinateSystems", "system", "axis", "dataset", "transformation", "step", "input", "output", "links",
+          "scene"]
+
+
+def _put(doc: dict[str, Any], where: str, value: Any) -> None:
+    ms = doc["ome"]["multiscales"][0]
+    t = ms["datasets"][1]["coordinateTransformations"][0]
+    if where == "scene":
+        doc["ome"]["scene"] = value
+    elif where == "links":
+        ms["coordinateTransformations"] = value
+    elif where in ("input", "output"):
+        t[where] = value
+    elif where == "step":
+        t["transformations"][0] = value
+    elif where == "transformation":
+        ms["datasets"][1]["coordinateTransformations"][0] = value
+    elif where == "dataset":
+        ms["datasets"][1] = value
+    elif where == "axis":
+        ms["coordinateSystems"][0]["axes"][2] = value
+    elif where == "system":
+        ms["coordinateSystems"][0] = value
+    else:
+        ms["coordinateSystems"] = value
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.sampled_from(PLACES), value=LEAF)
+def test_any_json_in_any_0_6_place_never_raises(tmp_path: Path, where: str, value: Any) -> None:
+    doc = _base()
+    _put(doc, where, value)
+    root = write_group(tmp_path / "img.zarr", "0.6", doc, {
+        ds["path"]: {"shape": s, "dimension_names": ["t", "c", "z", "y", "x"]}
+        for ds, s in zip(_base()["ome"]["multiscales"][0]["datasets"], EXAMPLE_SHAPES["multiscales_example"])})
+    node = detect(zl.open(str(root)))
+    assert node is not None
+    for p in node.problems:
+        assert p.severity in ("error", "warning") and p.path.startswith("$") and p.message
+    if isinstance(node, OmeImage) and node.multiscales:
+        assert all(len(lv.scale) == len(lv.translation) for lv in node.first.levels)
