@@ -26,16 +26,16 @@ def spec_example(version: str, name: str) -> dict[str, Any]:
     """An example document of the specification (``"multiscales_strict/multiscales_example"``):
     its attributes (0.4: the ``.zattrs`` object; 0.5: the ``attributes`` of ``zarr.json``)."""
     doc = json.loads(_COMMENT.sub("", (DATA / version / f"{name}.json").read_text()))
-    return doc["attributes"] if version == "0.5" else doc
+    return doc["attributes"] if version in ("0.5", "0.6") else doc
 
 
 def zarr_format(version: str) -> int:
-    return 3 if version == "0.5" else 2
+    return 3 if version in ("0.5", "0.6") else 2
 
 
 def ome_attrs(version: str, **keys: Any) -> dict[str, Any]:
     """Attributes holding OME ``keys`` the way ``version`` places them."""
-    return {"ome": {"version": "0.5", **keys}} if version == "0.5" else dict(keys)
+    return {"ome": {"version": version, **keys}} if version in ("0.5", "0.6") else dict(keys)
 
 
 def pattern(shape: Sequence[int], dtype: str = "uint16") -> np.ndarray:

@@ -174,7 +174,9 @@ def test_wheel_carries_the_resources(tmp_path: Path) -> None:
     expected = [p for p in (ROOT / "resources" / "demo.zarr").rglob("*") if p.is_file()]
     assert len(demo) == len(expected)  # dot files (.zarray, .zattrs, .zgroup) included
     assert "zarrview/resources/demo.zarr/weather/.zgroup" in names
-    assert "zarrview/viewing/ome/schemas/0.5/image.schema" in names
+    for version in ("0.4", "0.5", "0.6"):
+        assert f"zarrview/viewing/ome/schemas/{version}/image.schema" in names
+    assert "zarrview/viewing/ome/schemas/0.6/scene.schema" in names
 
 
 def test_pyproject_lists_every_package() -> None:

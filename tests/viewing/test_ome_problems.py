@@ -153,11 +153,17 @@ def test_version_rules(tmp_path: Path) -> None:
     assert later is not None
     p = image(tmp_path, "0.5")
     doc = zl.open(str(p)).attrs
-    doc["ome"]["version"] = "0.6"
+    doc["ome"]["version"] = "0.7"
     write_group(p, "0.5", doc, {n: {"shape": s, "dimension_names": ["c", "y", "x"]} for n, s in SHAPES.items()})
     img = detect(zl.open(str(p)))
-    assert isinstance(img, OmeImage) and img.version == "0.5" and not img.errors
-    assert [p.message for p in img.problems] == ["version '0.6' is read as 0.5"]
+    # a later version is read as the latest known (0.6); this one's 0.5-shaped multiscale breaks
+    # 0.6's rules, each said, and its levels still lie where 0.5 puts them
+    assert isinstance(img, OmeImage) and img.version == "0.6"
+    messages = [p.message for p in img.problems]
+    assert messages[0] == "version '0.7' is read as 0.6"
+    assert 'a 0.6 multiscale MUST have "coordinateSystems"' in messages
+    assert [lv.scale for lv in img.first.levels] == [(1, 0.5, 0.5), (1, 1, 1)]
+    assert img.first.levels[1].translation == (0, 0.25, 0.25) and img.first.axes[1].unit == "micrometer"
     # 0.5 metadata in a Zarr v2 group
     img = detect(zl.open(str(image(tmp_path, "0.5", fmt_version="0.4"))))
     assert any("0.5 metadata MUST be in a Zarr v3 group" in p.message for p in img.problems)  # type: ignore[union-attr]

@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..viewing.ome import Bioformats2raw, Level, Multiscale, OmeImage, OmeLabels, OmeNode, OmePlate, OmeWell, Problem
+from ..viewing.ome.model import CoordinateSystem, OmeScene
+from ..viewing.ome.text import link_text
 
 #: rows shown of a long list (label colours, wells); the rest are counted in a note
 MAX_ROWS = 500
@@ -80,6 +82,9 @@ def sections(node: OmeNode, labels: OmeLabels | None = None) -> list[Section]:
         for i, ms in enumerate(node.multiscales):
             suffix = f" of multiscale {i}" + (f" {ms.name!r}" if ms.name else "") if many else ""
             out += [axes_section(ms, suffix), levels_section(ms, suffix)]
+            if ms.coordinate_systems:
+                out.append(systems_section(ms.coordinate_systems, suffix,
+                                           f"The levels are placed in {ms.intrinsic!r}, the intrinsic system."))
         if node.omero is not None:
             out.append(channels_section(node))
         if node.label is not None:
@@ -98,6 +103,10 @@ def sections(node: OmeNode, labels: OmeLabels | None = None) -> list[Section]:
                            note=f"Listed from {node.series_from}."))
     elif isinstance(node, OmeLabels):
         out.append(Section("Label images", ("Label image",), tuple((n,) for n in node.labels)))
+    elif isinstance(node, OmeScene):
+        out.append(systems_section(node.coordinate_systems, "", "The scene's own coordinate systems."))
+        out.append(Section("Transformations", ("Transformation",), tuple((link_text(k),) for k in node.links),
+                           note="Images linked: " + (", ".join(node.images) or DASH) + "."))
     out.append(problems_section(problems))
     return out
 
@@ -105,6 +114,13 @@ def sections(node: OmeNode, labels: OmeLabels | None = None) -> list[Section]:
 def axes_section(ms: Multiscale, suffix: str = "") -> Section:
     rows = tuple((str(i), a.name, a.type or DASH, a.unit or DASH) for i, a in enumerate(ms.axes))
     return Section("Axes" + suffix, ("Axis", "Name", "Type", "Unit"), rows)
+
+
+def systems_section(systems: tuple[CoordinateSystem, ...], suffix: str, note: str) -> Section:
+    """0.6: each coordinate system with its axes (name, type, unit)."""
+    rows = tuple((cs.name, ", ".join(f"{a.name} ({a.type or DASH}{', ' + a.unit if a.unit else ''})" for a in cs.axes))
+                 for cs in systems)
+    return Section("Coordinate systems" + suffix, ("Name", "Axes"), rows, note=note)
 
 
 def levels_section(ms: Multiscale, suffix: str = "") -> Section:

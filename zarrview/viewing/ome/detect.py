@@ -17,6 +17,7 @@ from .labels import parse_image_label, parse_labels_list
 from .model import Bioformats2raw, OmeImage, OmeLabels, OmeNode, OmePlate, OmeWell
 from .multiscales import parse_multiscales
 from .omero import parse_omero
+from .scene import parse_scene
 from .schema import validate
 
 #: numbered series groups probed one by one where the store cannot list
@@ -41,16 +42,18 @@ def detect(group: Group, *, labels: bool = True) -> OmeNode | None:
         node = OmePlate(ns.version, group, (), name, rows, cols, wells, acqs, fields,
                         bioformats2raw="bioformats2raw.layout" in keys)
     elif "well" in keys:
-        node = OmeWell(ns.version, group, (), parse_well(keys["well"], rep))
+        node = OmeWell(ns.version, group, (), parse_well(keys["well"], rep, ns.version))
     elif "multiscales" in keys or "image-label" in keys:
         node = _image(group, ns, rep, labels)
     elif "bioformats2raw.layout" in keys:
         node = _bioformats2raw(group, ns, rep)
+    elif "scene" in keys:
+        node = parse_scene(group, ns, rep)
     else:
         node = OmeLabels(ns.version, group, (), parse_labels_list(keys["labels"], rep))
         _check_label_images(group, node.labels, rep, levels=None)
     problems += validate(attrs, ns.version, "label" if getattr(node, "is_label", False) else node.kind,
-                         group.path, problems)
+                         group.path, problems, dialect=ns.dialect)
     return _with_problems(node, problems)
 
 
@@ -61,8 +64,8 @@ def _with_problems(node: OmeNode, problems: list) -> OmeNode:
 
 
 def _check_format(group: Group, ns: Namespace, rep: Reporter) -> None:
-    if ns.version == "0.5" and group.zarr_format != 3:
-        rep.error("", f"0.5 metadata MUST be in a Zarr v3 group; this one is {group.format_name}")
+    if ns.version in ("0.5", "0.6") and group.zarr_format != 3:
+        rep.error("", f"{ns.version} metadata MUST be in a Zarr v3 group; this one is {group.format_name}")
     elif ns.version == "0.4" and group.zarr_format != 2:
         rep.warning("", f"0.4 metadata is for Zarr v2; this group is {group.format_name}")
 
@@ -148,7 +151,7 @@ def _series_attribute(group: Group, ns: Namespace, rep: Reporter) -> tuple[str, 
     if not isinstance(ome, Group):
         return None
     attrs: Any = ome.attrs
-    holder = attrs.get("ome") if ns.version == "0.5" and isinstance(attrs.get("ome"), dict) else attrs
+    holder = attrs.get("ome") if ns.version != "0.4" and isinstance(attrs.get("ome"), dict) else attrs
     if "series" not in holder:
         return None
     series = holder["series"]

@@ -2,7 +2,9 @@
 
 0.4 keeps its keys at the top of ``.zattrs`` (a version per ``multiscales`` entry, ``plate``,
 ``well``, ``image-label``); 0.5 keeps everything under ``attributes["ome"]`` with
-``ome["version"] == "0.5"``. Later versions that only add to 0.5 are read as 0.5, with a warning.
+``ome["version"] == "0.5"``; 0.6 too, with ``"0.6"``, ``"0.6rc0"`` or a pre-release dialect
+(``"0.6.dev2"`` ... ``"0.6.dev4"``, read with its own spellings). Versions after 0.6 are read as
+0.6 with a warning; an unknown version as 0.5.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from typing import Any, TypeGuard
 from .model import Problem, Severity
 
 #: keys that make a group OME metadata (``series`` alone does not: it belongs to the OME group)
-OME_KEYS = ("multiscales", "plate", "well", "labels", "image-label", "bioformats2raw.layout")
+OME_KEYS = ("multiscales", "plate", "well", "labels", "image-label", "bioformats2raw.layout", "scene")
+#: the 0.6 versions written with the specification's final spellings; other 0.6 tags are dialects
+V06_FINAL = ("0.6", "0.6rc0")
 
 
 @dataclass
@@ -85,10 +89,15 @@ def kind_of(value: Any) -> str:
 class Namespace:
     """A group's OME metadata: the object the keys are in, its version and its JSON path."""
 
-    version: str           # "0.4" or "0.5" (what the reader follows)
+    version: str           # "0.4", "0.5" or "0.6" (what the reader follows)
     declared: str | None   # the version the document states, if any
     keys: dict[str, Any]   # the object holding "multiscales", "plate", ...
-    prefix: str            # "$" (0.4) or "$.ome" (0.5)
+    prefix: str            # "$" (0.4) or "$.ome" (0.5, 0.6)
+
+    @property
+    def dialect(self) -> bool:
+        """Whether this is a 0.6 pre-release (``0.6.devN``) with its own spellings."""
+        return self.version == "0.6" and self.declared not in V06_FINAL
 
 
 def namespace(attrs: dict[str, Any], node: str, problems: list[Problem]) -> Namespace | None:
@@ -96,23 +105,27 @@ def namespace(attrs: dict[str, Any], node: str, problems: list[Problem]) -> Name
     ome = attrs.get("ome")
     if isinstance(ome, dict) and (any(k in ome for k in OME_KEYS) or "version" in ome):
         declared = ome.get("version")
+        read = _read_as(declared) if isinstance(declared, str) else "0.5"
         if declared is None:  # ome-zarr-py 0.18 writes the labels group so
             problems.append(Problem("warning", node, "$.ome", '"version" is missing from "ome"; read as 0.5'))
         elif not isinstance(declared, str):
             problems.append(Problem("error", node, "$.ome.version",
                                     f'"version" must be the string "0.5", not {declared!r}; read as 0.5'))
             declared = None
-        elif declared != "0.5":
-            read = _newer(declared)
+        elif _is_dialect(declared):
             problems.append(Problem("warning", node, "$.ome.version",
-                                    f'version {declared!r} is {"read as 0.5" if read else "not known; read as 0.5"}'))
+                                    f"version {declared!r} is a pre-release of 0.6; read with its own spellings"))
+        elif declared not in ("0.5",) + V06_FINAL:
+            known = _newer(declared, (0, 5))
+            problems.append(Problem("warning", node, "$.ome.version",
+                                    f'version {declared!r} is {"read as " + read if known else "not known; read as 0.5"}'))
         if not any(k in ome for k in OME_KEYS):
             return None
         for key in OME_KEYS:  # a 0.4 key beside the 0.5 namespace is ignored, but said
             if key in attrs:
                 problems.append(Problem("warning", node, f"$.{key}",
                                         f'"{key}" outside "ome" is 0.4 metadata; the 0.5 "ome" namespace is read'))
-        return Namespace("0.5", declared, ome, "$.ome")
+        return Namespace(read, declared, ome, "$.ome")
     if not any(k in attrs for k in OME_KEYS):
         return None
     declared = _declared_04(attrs)
@@ -121,12 +134,23 @@ def namespace(attrs: dict[str, Any], node: str, problems: list[Problem]) -> Name
     return Namespace("0.4", declared, attrs, "$")
 
 
-def _newer(version: str) -> bool:
+def _newer(version: str, than: tuple[int, int]) -> bool:
     try:
         major, minor = (int(x) for x in version.split(".")[:2])
     except ValueError:
         return False
-    return (major, minor) > (0, 5)
+    return (major, minor) > than
+
+
+def _is_dialect(version: str) -> bool:
+    return version.startswith("0.6") and version not in V06_FINAL and version[3:4] in (".", "d")
+
+
+def _read_as(version: str) -> str:
+    """The version a declared one is read as: 0.6 for the 0.6 family and later, else 0.5."""
+    if version in V06_FINAL or _is_dialect(version) or _newer(version, (0, 6)):
+        return "0.6"
+    return "0.5"
 
 
 def _declared_04(attrs: dict[str, Any]) -> str | None:

@@ -12,6 +12,7 @@ from .doc import Reporter, kind_of
 from .model import Acquisition, PlateWell, WellImage
 
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
+_FIELD_06 = re.compile(r"[A-Za-z0-9._-]+")
 
 
 def _names(value: Any, key: str, rep: Reporter) -> tuple[str, ...]:
@@ -107,7 +108,8 @@ def _index(w: dict[str, Any], key: str, what: str, name: str, names: tuple[str, 
     return i
 
 
-def parse_well(value: Any, rep: Reporter) -> tuple[WellImage, ...]:
+def parse_well(value: Any, rep: Reporter, version: str = "0.5") -> tuple[WellImage, ...]:
+    """A well's fields; from 0.6 a field's path may hold ``-``, ``_`` and ``.`` besides letters and digits."""
     if not isinstance(value, dict):
         rep.error("well", f'"well" must be an object, not {kind_of(value)}')
         return ()
@@ -120,7 +122,9 @@ def parse_well(value: Any, rep: Reporter) -> tuple[WellImage, ...]:
         path = rep.get_str(im, "path", where, required=True)
         if path is None:
             continue
-        if not _ALNUM.fullmatch(path):
+        if version == "0.6" and not _FIELD_06.fullmatch(path):
+            rep.error(f"{where}.path", f"field path {path!r} MUST use only a-z, A-Z, 0-9, '-', '_' and '.'")
+        elif version != "0.6" and not _ALNUM.fullmatch(path):
             rep.error(f"{where}.path", f"field path {path!r} MUST contain only alphanumeric characters")
         if any(x.path == path for x in images):
             rep.error(f"{where}.path", f"field path {path!r} MUST NOT repeat")

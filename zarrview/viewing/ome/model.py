@@ -41,6 +41,14 @@ class Axis:
 
 
 @dataclass(frozen=True)
+class CoordinateSystem:
+    """A named coordinate system of OME-Zarr 0.6: its axes, in the order of the points' coordinates."""
+
+    name: str
+    axes: tuple[Axis, ...]
+
+
+@dataclass(frozen=True)
 class Level:
     """One resolution level: a dataset of a multiscale and the array it names.
 
@@ -75,6 +83,9 @@ class Multiscale:
     levels: tuple[Level, ...]
     type: str | None = None          # the downscaling method, when stated
     metadata: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    #: 0.6: every coordinate system the multiscale names (the levels are placed in ``intrinsic``)
+    coordinate_systems: tuple[CoordinateSystem, ...] = ()
+    intrinsic: str | None = None
 
     @property
     def readable_levels(self) -> tuple[Level, ...]:
@@ -250,4 +261,33 @@ class Bioformats2raw(_Found):
     kind = "bioformats2raw"
 
 
-OmeNode = OmeImage | OmeLabels | OmePlate | OmeWell | Bioformats2raw
+@dataclass(frozen=True)
+class SceneLink:
+    """One transformation of a scene: from the coordinate system ``source`` to ``target``, each
+    ``(path of the image group, or "" for the scene's own, name)``."""
+
+    name: str | None
+    type: str
+    source: tuple[str, str]
+    target: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class OmeScene(_Found):
+    """A 0.6 ``scene``: coordinate systems of its own and transformations linking its images'."""
+
+    coordinate_systems: tuple[CoordinateSystem, ...]
+    links: tuple[SceneLink, ...]
+    images: tuple[str, ...]               # the image groups the links name (paths below the scene)
+    graph: Any = field(default=None, compare=False, repr=False)   # its TransformGraph
+
+    kind = "scene"
+
+    def route(self, source: tuple[str, str], target: tuple[str, str]) -> Any:
+        """The :class:`~zarrview.viewing.ome.affine.AffineMap` from the coordinate system
+        ``source`` to ``target`` (each ``(image path or "", name)``); raises
+        :class:`~zarrview.viewing.ome.affine.TransformationError` where none links them."""
+        return self.graph.route(source, target)
+
+
+OmeNode = OmeImage | OmeLabels | OmePlate | OmeWell | Bioformats2raw | OmeScene

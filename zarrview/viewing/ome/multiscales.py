@@ -10,6 +10,7 @@ from ...zarrlib import Array, Group, UnsupportedArray, ZarrError
 from .axes import check_axes, implied_axes, parse_axes
 from .doc import Namespace, Reporter, kind_of
 from .model import Axis, Level, Multiscale
+from .multiscales_v06 import read_frame
 from .transforms import combine, identity, parse_transforms
 
 
@@ -40,35 +41,44 @@ def _one(group: Group, ns: Namespace, ms: dict[str, Any], where: str, rep: Repor
     # every level's metadata in one round trip on a remote store, then opened one by one
     group.prefetch([ds["path"] for ds in datasets if isinstance(ds, dict) and isinstance(ds.get("path"), str)])
     arrays = [_open(group, ds, f"{where}.datasets[{j}]", rep) for j, ds in enumerate(datasets)]
-    written = parse_axes(ms.get("axes"), f"{where}.axes", rep) if "axes" in ms or ns.version == "0.5" or \
-        _declared_at_least(ns, "0.3") else None
-    if written is not None:
-        check_axes(written, f"{where}.axes", rep)
     ndim = next((len(a.shape) for _, a, _ in arrays if a is not None and a.shape is not None), None)
-    axes = written if written is not None else implied_axes(ndim or 0)
+    frame = read_frame(ms, ns, [p for p, _, _ in arrays], ndim, where, rep) if ns.version == "0.6" else None
+    if frame is not None:
+        axes = frame.axes
+    else:
+        written = parse_axes(ms.get("axes"), f"{where}.axes", rep) if "axes" in ms or ns.version == "0.5" or \
+            _declared_at_least(ns, "0.3") else None
+        if written is not None:
+            check_axes(written, f"{where}.axes", rep)
+        axes = written if written is not None else implied_axes(ndim or 0)
     n = len(axes)
     group_steps = parse_transforms(ms.get("coordinateTransformations"), f"{where}.coordinateTransformations", n, rep,
-                                   what=f"multiscale {name or where}", required=False)
+                                   what=f"multiscale {name or where}", required=False) if frame is None else []
     levels = []
     for j, (path, arr, error) in enumerate(arrays):
         dwhere = f"{where}.datasets[{j}]"
         ds = datasets[j] if isinstance(datasets[j], dict) else {}
-        steps = parse_transforms(ds.get("coordinateTransformations"), f"{dwhere}.coordinateTransformations", n, rep,
-                                 what=f"level {j} ({path!r})", required=True)
-        scale, shift = combine(n, steps, group_steps) if n else identity(0)
+        if frame is not None:
+            scale, shift = frame.placements[j]
+        else:
+            steps = parse_transforms(ds.get("coordinateTransformations"), f"{dwhere}.coordinateTransformations", n,
+                                     rep, what=f"level {j} ({path!r})", required=True)
+            scale, shift = combine(n, steps, group_steps) if n else identity(0)
         if arr is not None and arr.shape is not None and len(arr.shape) != n:
             rep.error(dwhere, f"level {j} ({path!r}) has {len(arr.shape)} dimensions; there are {n} axes and "
                               f"their number MUST equal the arrays' dimensions")
             scale, shift = _fit(scale, len(arr.shape)), _fit(shift, len(arr.shape), 0.0)
-        if arr is not None and ns.version == "0.5" and isinstance(arr, Array):
-            _check_dimension_names(arr, axes, j, path, dwhere, rep)
+        if arr is not None and ns.version in ("0.5", "0.6") and isinstance(arr, Array):
+            _check_dimension_names(arr, axes, j, path, dwhere, rep, must=ns.version == "0.5")
         if arr is not None and label and isinstance(arr, Array) and arr.dtype.kind not in "iu":
             rep.error(dwhere, f"label level {j} ({path!r}) is {arr.dtype}; label images MUST be of an integer type")
         levels.append(_level(j, path, arr, error, scale, shift))
     _check_order(levels, axes, f"{where}.datasets", rep)
     meta: dict[str, Any] = ms["metadata"] if isinstance(ms.get("metadata"), dict) else {}
     typ = ms.get("type") if isinstance(ms.get("type"), str) else None
-    return Multiscale(name, axes, tuple(levels), typ, meta)
+    if frame is None:
+        return Multiscale(name, axes, tuple(levels), typ, meta)
+    return Multiscale(name, axes, tuple(levels), typ, meta, frame.systems, frame.intrinsic)
 
 
 def _declared_at_least(ns: Namespace, version: str) -> bool:
@@ -102,14 +112,22 @@ def _fit(vec: tuple[float, ...], n: int, pad: float = 1.0) -> tuple[float, ...]:
     return tuple(vec[:n]) + (pad,) * max(0, n - len(vec))
 
 
-def _check_dimension_names(arr: Array, axes: tuple[Axis, ...], j: int, path: str, where: str, rep: Reporter) -> None:
+def _check_dimension_names(arr: Array, axes: tuple[Axis, ...], j: int, path: str, where: str, rep: Reporter, *,
+                           must: bool) -> None:
+    """0.5 requires the arrays' dimension_names to be the axes names; 0.6 no longer asks for
+    them, and names that differ from the intrinsic system's axes are only a warning there."""
     names = arr.dimension_names
     want = [a.name for a in axes]
     if names is None:
-        rep.error(where, f'level {j} ({path!r}) has no "dimension_names"; in 0.5 they MUST be there and equal '
-                         f"the axes names {want}")
+        if must:
+            rep.error(where, f'level {j} ({path!r}) has no "dimension_names"; in 0.5 they MUST be there and equal '
+                             f"the axes names {want}")
     elif list(names) != want:
-        rep.error(where, f"level {j} ({path!r}): dimension_names {list(names)} MUST equal the axes names {want}")
+        if must:
+            rep.error(where, f"level {j} ({path!r}): dimension_names {list(names)} MUST equal the axes names {want}")
+        else:
+            rep.warning(where, f"level {j} ({path!r}): dimension_names {list(names)} differ from the intrinsic "
+                               f"coordinate system's axes {want}")
 
 
 def _level(j: int, path: str, arr: Array | UnsupportedArray | None, error: str | None,

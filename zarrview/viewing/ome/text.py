@@ -8,7 +8,19 @@ import math
 from typing import Any, NamedTuple
 
 from .doc import namespace
-from .model import Bioformats2raw, Level, Multiscale, OmeImage, OmeLabels, OmeNode, OmePlate, OmeWell
+from .model import (
+    Bioformats2raw,
+    CoordinateSystem,
+    Level,
+    Multiscale,
+    OmeImage,
+    OmeLabels,
+    OmeNode,
+    OmePlate,
+    OmeScene,
+    OmeWell,
+    SceneLink,
+)
 
 
 def _shape(t: tuple[int, ...]) -> str:
@@ -23,7 +35,7 @@ class OmeMark(NamedTuple):
     """What OME-Zarr node a group's attributes make it, from the attributes alone (no request):
     one reading for every place that marks OME groups (the tree's Type column, ``zarrview tree``)."""
 
-    kind: str                     # "image", "label image", "labels", "plate", "well", "bioformats2raw"
+    kind: str                     # "image", "label image", "labels", "plate", "well", "bioformats2raw", "scene"
     version: str
     #: plate: rows, columns, wells; well: fields; (label) image: levels, multiscales; labels: label
     #: images; None where the metadata does not say
@@ -56,6 +68,8 @@ def ome_mark(attrs: Any) -> OmeMark | None:
         return OmeMark(kind, v, (count(first, "datasets"), len(ms) if isinstance(ms, list) else None), levels)
     if "bioformats2raw.layout" in keys:
         return OmeMark("bioformats2raw", v, (), {})
+    if "scene" in keys:
+        return OmeMark("scene", v, (count(keys["scene"], "coordinateTransformations"),), {})
     return OmeMark("labels", v, (count(keys, "labels"),), {})
 
 
@@ -79,6 +93,8 @@ def marker(attrs: Any) -> str:
         return f"[OME {'label' if kind == 'label image' else 'image'} {v}, {_n(c[0])} levels{extra}]"
     if kind == "bioformats2raw":
         return f"[OME bioformats2raw {v}]"
+    if kind == "scene":
+        return f"[OME scene {v}, {_n(c[0])} transformation{'' if c[0] == 1 else 's'}]"
     return f"[OME labels {v}, {_n(c[0])}]"
 
 
@@ -94,6 +110,8 @@ def type_text(mark: OmeMark) -> str:
         return f"{kind} ({_n(c[0])} level{'' if c[0] == 1 else 's'}{more})"
     if kind == "bioformats2raw":
         return "bioformats2raw series"
+    if kind == "scene":
+        return f"scene ({_n(c[0])} transformation{'' if c[0] == 1 else 's'})"
     return f"labels ({_n(c[0])})"
 
 
@@ -118,6 +136,8 @@ def describe(node: OmeNode) -> list[str]:
         out.append(f"  Series ({len(node.series)}, from {node.series_from}): " + (", ".join(node.series) or "—"))
     elif isinstance(node, OmeLabels):
         out.append("  Label images: " + (", ".join(node.labels) or "—"))
+    elif isinstance(node, OmeScene):
+        out += _scene(node)
     out += _problems(node)
     return out
 
@@ -152,9 +172,34 @@ def _image(img: OmeImage) -> list[str]:
     return out
 
 
+def _scene(scene: OmeScene) -> list[str]:
+    out = ["  Coordinate systems: " + (", ".join(system_text(s) for s in scene.coordinate_systems) or "—")]
+    out.append(f"  Transformations ({len(scene.links)}):")
+    out += [f"    {link_text(k)}" for k in scene.links]
+    out.append("  Images: " + (", ".join(scene.images) or "—"))
+    return out
+
+
+def system_text(cs: CoordinateSystem) -> str:
+    """``physical (z, y, x; micrometer)``: a coordinate system's name, axes and units."""
+    units = sorted({a.unit for a in cs.axes if a.unit})
+    return f"{cs.name} ({', '.join(a.name for a in cs.axes)}{'; ' + ', '.join(units) if units else ''})"
+
+
+def link_text(link: SceneLink) -> str:
+    """``affine: 'physical' of 'imageA' -> 'world'``."""
+    def end(ref: tuple[str, str]) -> str:
+        return f"{ref[1]!r}" + (f" of {ref[0]!r}" if ref[0] else "")
+    named = f" ({link.name})" if link.name else ""
+    return f"{link.type}{named}: {end(link.source)} -> {end(link.target)}"
+
+
 def _multiscale(ms: Multiscale) -> list[str]:
     axes = ", ".join(f"{a.name} ({a.type or '?'}{', ' + a.unit if a.unit else ''})" for a in ms.axes)
     out = [f"  Axes: {axes}"]
+    if ms.coordinate_systems:
+        out.append("  Coordinate systems: " + ", ".join(system_text(s) for s in ms.coordinate_systems)
+                   + f" (levels placed in {ms.intrinsic!r})")
     if ms.type:
         out.append(f"  Downscaling: {ms.type}")
     out.append(f"  Levels ({len(ms.levels)}):")
