@@ -11,7 +11,8 @@ is refused by c-blosc cleanly, canary intact: the wrap alone makes the differenc
 
 zarrview refuses the frame, naming the chunk, before any C call: the C entry points are
 replaced by functions that fail the test if called, and in a child with them left in place
-every read path (whole chunk, one row through ``blosc_getitem``, v2 and v3) ends normally.
+every read path (whole chunk, one row through ``blosc_getitem``, v2, v3 and an inner chunk
+of a shard) ends normally.
 Thousands of frames c-blosc wrote itself (every shuffle, clevel, several type and block
 sizes, data rich in 0xFF) pass every check, and a token walker written from the decoder's
 rules decodes each of their streams to exactly the bytes c-blosc decodes.
@@ -28,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import google_crc32c
 import numcodecs
 import numpy as np
 import pytest
@@ -112,10 +114,28 @@ def _stores(tmp_path: Path) -> dict[str, tuple[Path, str]]:
                            compressors=BloscCodec(cname="blosclz", clevel=5, shuffle="noshuffle"), fill_value=0)
     v2[...] = data
     v3[...] = data
+    sharded = zarr.create_array(tmp_path / "sharded.zarr", shape=data.shape, chunks=CHUNK, shards=data.shape,
+                                dtype="u1", compressors=BloscCodec(cname="blosclz", clevel=5, shuffle="noshuffle"),
+                                fill_value=0)
+    sharded[...] = data
     frame = crafted_frame(CHUNK[0] * CHUNK[1])
     (tmp_path / "v2.zarr" / "1.0").write_bytes(frame)
     (tmp_path / "v3.zarr" / "c" / "1" / "0").write_bytes(frame)
-    return {"v2": (tmp_path / "v2.zarr", "1.0"), "v3": (tmp_path / "v3.zarr", "c/1/0")}
+    _replace_inner_chunk(tmp_path / "sharded.zarr" / "c" / "0" / "0", 2, frame)
+    return {"v2": (tmp_path / "v2.zarr", "1.0"), "v3": (tmp_path / "v3.zarr", "c/1/0"),
+            "sharded": (tmp_path / "sharded.zarr", "inner chunk [1, 0] in shard c/0/0")}
+
+
+def _replace_inner_chunk(shard: Path, entry: int, frame: bytes) -> None:
+    """The shard (index at the end, its crc32c after it) with one inner chunk's bytes replaced."""
+    raw = shard.read_bytes()
+    index = np.frombuffer(raw[-4 - 16 * 4:-4], "<u8").reshape(-1, 2).copy()
+    chunks = [raw[int(o):int(o + n)] for o, n in index]
+    chunks[entry] = frame
+    offsets = np.cumsum([0] + [len(c) for c in chunks[:-1]])
+    index[:, 0], index[:, 1] = offsets, [len(c) for c in chunks]
+    table = index.astype("<u8").tobytes()
+    shard.write_bytes(b"".join(chunks) + table + struct.pack("<I", google_crc32c.value(table)))
 
 
 def test_guard_refuses_the_crafted_chunk_before_any_c_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,7 +185,7 @@ def test_guarded_reads_end_normally_with_cblosc_in_place(tmp_path: Path) -> None
                        capture_output=True, text=True, timeout=120, env=ENV)
     assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
     lines = r.stdout.splitlines()
-    assert len(lines) == 6
+    assert len(lines) == 9
     for i, (_, key) in enumerate(stores.values()):
         assert all(key in line and "0xFF" in line for line in lines[3 * i:3 * i + 3]), lines
 
