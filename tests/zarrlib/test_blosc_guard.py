@@ -20,6 +20,7 @@ rules decodes each of their streams to exactly the bytes c-blosc decodes.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import struct
@@ -146,20 +147,33 @@ def test_guard_refuses_the_crafted_chunk_before_any_c_call(tmp_path: Path, monke
             return real(*args, **kwargs)
         return call
 
+    parts: list[int] = []
+    real_getitem = blosc_partial._getitem
+
+    def getitem(src: int, *args: Any) -> Any:  # blosc_getitem takes the frame's address
+        if struct.unpack("<i", ctypes.string_at(src + 12, 4))[0] > WRAP_RUN:
+            raise AssertionError("blosc_getitem was called on the crafted frame")
+        parts.append(src)
+        return real_getitem(src, *args)
+
     stores = _stores(tmp_path)
     monkeypatch.setattr(blosc, "decompress", refusing(blosc.decompress, 0))
     monkeypatch.setattr(numcodecs.Blosc, "decode", refusing(numcodecs.Blosc.decode, 1))
+    if real_getitem is not None:
+        monkeypatch.setattr(blosc_partial, "_getitem", getitem)
     for path, key in stores.values():
         a = zl.open(str(path))
-        for sel in ((slice(None), slice(None)), (70, slice(None)), (slice(64, 128), slice(0, 64))):
+        for sel in ((slice(None), slice(None)), (70, slice(None)), (70, slice(1, 4)), (slice(64, 128), slice(0, 64))):
             with pytest.raises(CodecError) as e:
                 a.read(sel)
             assert key in str(e.value) and "0xFF" in str(e.value) and "write past" in str(e.value)
-        assert np.array_equal(np.asarray(a.read((slice(0, 64), slice(None)))),
-                              np.arange(128 * 128, dtype=np.uint8).reshape(128, 128)[:64])
+        data = np.arange(128 * 128, dtype=np.uint8).reshape(128, 128)
+        for sel in ((slice(0, 64), slice(None)), (70, slice(100, 103))):  # the chunks beside it read
+            assert np.array_equal(np.asarray(a.read(sel)), data[sel])
     out = np.empty(4096, np.uint8)
     with pytest.raises(CodecError, match="0xFF"):  # the blosc_getitem path checks first as well
         blosc_partial.decode_range(crafted_frame(4096), 4096, 0, 64, out)
+    assert parts or real_getitem is None  # the valid chunks beside it were read in part, through the patch
 
 
 GUARDED = '''
