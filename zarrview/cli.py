@@ -1,4 +1,5 @@
-"""Command line: ``zarrview [LOCATION]`` opens the window; ``tree``, ``info`` and ``export`` run headless.
+"""Command line: ``zarrview [LOCATION]`` opens the window; ``tree``, ``info``, ``export`` and
+``decoders`` (the native decoders and their versions) run headless.
 
 The headless subcommands import no Qt, so they work on servers and in scripts.
 """
@@ -266,6 +267,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     tune_process()  # process-wide tuning is the program's choice: see zarrlib/tuning.py
     if args and args[0] == "export":
         return _export(args[1:])
+    if args and args[0] == "decoders":
+        argparse.ArgumentParser(prog="zarrview decoders",
+                                description="The native decoders stored bytes reach, with the versions loaded.") \
+            .parse_args(args[1:])
+        from .zarrlib.codecs.native_versions import describe
+
+        print("\n".join(describe()))
+        return 0
     if args and args[0] in ("tree", "info"):
         sub = argparse.ArgumentParser(prog=f"zarrview {args[0]}")
         sub.add_argument("location", help="path, URL, .zip or .ozx, optionally followed by ::/node/path")

@@ -52,6 +52,9 @@ def test_window_icon_and_about_dialog(qtbot, window: MainWindow) -> None:  # typ
     assert f"zarrview {__version__}" in text and "Zarr v3" in text and "Zarr v2" in text and "sharding" in text
     assert "https://zarr-specs.readthedocs.io" in text
     assert "github.com/zarrview" not in text  # no link to a home that does not exist
+    from numcodecs.blosc import VERSION_STRING
+
+    assert f"Native decoders: c-blosc {VERSION_STRING} (BloscLZ " in text  # what SECURITY.md asks a report to name
     assert [a.text() for a in window.menuBar().actions()][-1] == "&Help"
 
 

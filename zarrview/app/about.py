@@ -36,6 +36,7 @@ def about_html() -> str:
     from numcodecs import __version__ as numcodecs_version
 
     from ..zarrlib.codecs import libzstd
+    from ..zarrlib.codecs.native_versions import summary
 
     features = "".join(f"<li>{f}</li>" for f in FEATURES)
     links = " · ".join(f'<a href="{url}">{text}</a>' for text, url in LINKS)
@@ -45,7 +46,9 @@ def about_html() -> str:
             f"<p><b>Reads</b></p><ul>{features}</ul>"
             f"<p>{links}</p>"
             f"<p><small>Python {platform.python_version()} · Qt {qVersion()} · numcodecs {numcodecs_version} · "
-            f"zstd via {zstd} · MIT licence</small></p>")
+            f"zstd via {zstd} · MIT licence</small></p>"
+            f"<p><small>Native decoders: {summary()} (<code>zarrview decoders</code> says which codecs reach each)"
+            "</small></p>")
 
 
 class AboutDialog(QDialog):

@@ -19,6 +19,7 @@ _COMMANDS = """commands without a window:
                                         one plane at full resolution (of an OME-Zarr image's
                                         level N), as the window shows it; CF values (masked,
                                         unpacked) unless --raw
+  zarrview decoders                     the native decoders stored bytes reach, with their versions
 
 --slice by name: time=2001-03-04,level=500 fixes each named dimension at the value of its
 coordinate variable nearest to the one given (a date, a number, 45.25N, 12.5W); the choice is

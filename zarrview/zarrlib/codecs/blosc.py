@@ -1,6 +1,7 @@
 """The ``blosc`` bytes->bytes codec through numcodecs.
 
-Decoding needs nothing from the configuration: blosc frames describe themselves. Called
+Decoding needs nothing from the configuration: blosc frames describe themselves, and every
+claim a frame makes is checked (``blosc_frame.check_frame``) before c-blosc reads it. Called
 from worker threads, numcodecs uses blosc's non-threaded context, so our pool is the only
 source of parallelism.
 """
@@ -14,10 +15,12 @@ from numcodecs import blosc
 
 from ..errors import CodecError
 from .base import Buffer, BytesBytesCodec, as_memoryview, configuration
+from .blosc_frame import check_frame
 from .params import parse_choice, parse_int
 
 _CNAMES = ("lz4", "lz4hc", "blosclz", "zstd", "snappy", "zlib")
 _SHUFFLES = ("noshuffle", "shuffle", "bitshuffle", -1, 0, 1, 2)
+__all__ = ["BloscCodec", "check_frame", "declared_size"]
 
 
 class BloscCodec(BytesBytesCodec):
@@ -72,13 +75,3 @@ def declared_size(data: Buffer) -> int | None:
     """The uncompressed size in a blosc header (bytes 4-8, little-endian), None if too short."""
     head = bytes(as_memoryview(data)[:16])
     return int.from_bytes(head[4:8], "little") if len(head) == 16 else None
-
-
-def check_frame(data: Buffer) -> None:
-    """blosc trusts its header; a truncated frame would be read past its end, so check first."""
-    n = len(as_memoryview(data))
-    if n < 16:
-        raise CodecError(f"blosc: {n} bytes cannot hold a blosc frame")
-    cbytes = int.from_bytes(bytes(as_memoryview(data)[12:16]), "little")
-    if cbytes != n:
-        raise CodecError(f"blosc: frame truncated or padded (header says {cbytes} bytes, found {n})")

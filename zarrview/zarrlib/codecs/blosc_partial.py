@@ -8,10 +8,11 @@ but its extension module exports c-blosc's ``blosc_getitem``, which this calls t
 where that symbol cannot be found the whole chunk is decoded.
 
 Safety: c-blosc trusts the frame's header for where its blocks lie, so a frame is first checked
-to be exactly as long as its header says (``check_frame``, as for whole chunks), the range must
-lie inside the declared size, and ``blosc_getitem`` (c-blosc 1.21: a context of its own per
-call, so it is thread-safe) checks each block's offset against that size. Anything it refuses
-(a negative answer) goes to the whole-chunk path, which names the failure.
+as for whole chunks (``blosc_frame.check_frame``: exactly as long as its header says, every
+block inside it, no BloscLZ stream that can wrap a match length), the range must lie inside
+the declared size, and ``blosc_getitem`` (c-blosc 1.21: a context of its own per call, so it is
+thread-safe) checks each block's offset against that size. Anything it refuses (a negative
+answer) goes to the whole-chunk path, which names the failure.
 """
 
 from __future__ import annotations
