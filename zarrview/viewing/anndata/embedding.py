@@ -30,6 +30,8 @@ PALETTE = np.array([
 VIRIDIS = np.array([(68, 1, 84), (72, 40, 120), (62, 74, 137), (49, 104, 142), (38, 130, 142), (31, 158, 137),
                     (53, 183, 121), (109, 205, 89), (180, 222, 44), (253, 231, 37)], dtype=np.float64)
 MISSING_COLOUR = (190, 190, 190)
+#: steps of a numeric colouring: points of one step share a colour, so a plot draws a few sets
+COLOUR_STEPS = 32
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,17 @@ class Points:
     legend: tuple[tuple[str, tuple[int, int, int]], ...] = ()
     value_range: tuple[float, float] | None = None
     title: str = ""
+
+    def groups(self) -> list[tuple[tuple[int, int, int], np.ndarray]]:
+        """The points by colour: (RGB, their indices), one set a colour for a plot to draw."""
+        if not self.x.size:
+            return []
+        keys = self.colours.astype(np.uint32) @ np.array([1 << 16, 1 << 8, 1], np.uint32)
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
+        return [((int(k >> 16), int(k >> 8 & 255), int(k & 255)), order[bounds[i]:bounds[i + 1]])
+                for i, k in enumerate(uniq)]
 
 
 def is_embedding(arr: Node) -> bool:
@@ -115,8 +128,9 @@ def _numeric(x: np.ndarray, y: np.ndarray, v: np.ndarray, step: int, n: int, tit
 
 
 def colour_map(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """Numbers ``lo`` … ``hi`` as viridis RGB."""
+    """Numbers ``lo`` … ``hi`` as viridis RGB, in ``COLOUR_STEPS`` steps."""
     t = np.clip((v - lo) / (hi - lo), 0.0, 1.0) if hi > lo else np.zeros_like(v)
+    t = np.floor(t * (COLOUR_STEPS - 1) + 0.5) / (COLOUR_STEPS - 1)
     pos = t * (len(VIRIDIS) - 1)
     i = np.minimum(pos.astype(np.int64), len(VIRIDIS) - 2)
     f = (pos - i)[:, None]
