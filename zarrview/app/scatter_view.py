@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -108,11 +109,9 @@ class ScatterView(QWidget):
         groups = dict(points.groups())
         # a categorical's sets in the order of its categories (its legend), every one named
         for label, rgb in points.legend:
-            idx = groups.pop(rgb, None)
-            scatter = pg.ScatterPlotItem(pen=None, brush=pg.mkBrush(*rgb, 200), size=POINT_SIZE, name=label)
-            if idx is not None:
-                scatter.setData(points.x[idx], points.y[idx])
-            item.addItem(scatter)
+            idx = groups.pop(rgb, np.zeros(0, np.int64))
+            item.addItem(pg.ScatterPlotItem(points.x[idx], points.y[idx], pen=None, brush=pg.mkBrush(*rgb, 200),
+                                            size=POINT_SIZE, name=label))
         for rgb, idx in groups.items():  # a numeric colouring's steps
             item.addItem(pg.ScatterPlotItem(points.x[idx], points.y[idx], size=POINT_SIZE, pen=None,
                                             brush=pg.mkBrush(*rgb, 200)))
