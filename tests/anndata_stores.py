@@ -47,25 +47,24 @@ def write(out: Path, requirements: tuple[str, ...], n_obs: int, fmt: int, n_var:
     return Written(out, json.loads((out / "expected.json").read_text()))
 
 
-@pytest.fixture(scope="session")
-def anndata_v3(tmp_path_factory: pytest.TempPathFactory) -> Written:
-    """anndata 0.13.4, Zarr v3 sharded: 20,000 cells, 300 genes, chunks of 1,000 in shards of 4,000."""
-    return write(tmp_path_factory.mktemp("anndata013"), ANNDATA_013, 20_000, 3, 300, 1000)
+#: each store: the oracle, cells, Zarr format, genes, chunk length (0: anndata's own chunks and shards)
+STORES: dict[str, tuple[tuple[str, ...], int, int, int, int]] = {
+    "anndata_v3": (ANNDATA_013, 20_000, 3, 300, 1000),  # Zarr v3, chunks of 1,000 in shards of 4,000
+    "anndata_v3_default": (ANNDATA_013, 1000, 3, 60, 0),  # what write_zarr does by itself
+    "anndata_v2": (ANNDATA_012, 3000, 2, 40, 500),
+    "anndata_million": (ANNDATA_013, 1_000_000, 3, 4, 50_000),  # shards of 200,000 cells
+}
 
 
-@pytest.fixture(scope="session")
-def anndata_v3_default(tmp_path_factory: pytest.TempPathFactory) -> Written:
-    """anndata 0.13.4's ``write_zarr`` with its own chunks and shards: 1,000 cells, 60 genes."""
-    return write(tmp_path_factory.mktemp("anndata013d"), ANNDATA_013, 1000, 3, 60, 0)
+def _store_fixture(name: str) -> Any:
+    @pytest.fixture(scope="session", name=name)
+    def written(tmp_path_factory: pytest.TempPathFactory) -> Written:
+        return write(tmp_path_factory.mktemp(name), *STORES[name])
+
+    return written
 
 
-@pytest.fixture(scope="session")
-def anndata_v2(tmp_path_factory: pytest.TempPathFactory) -> Written:
-    """anndata 0.12.19, Zarr v2: 3,000 cells, 40 genes, chunks of 500."""
-    return write(tmp_path_factory.mktemp("anndata012"), ANNDATA_012, 3000, 2, 40, 500)
-
-
-@pytest.fixture(scope="session")
-def anndata_million(tmp_path_factory: pytest.TempPathFactory) -> Written:
-    """anndata 0.13.4, Zarr v3 sharded: 1,000,000 cells, 4 genes, chunks of 50,000."""
-    return write(tmp_path_factory.mktemp("anndata1m"), ANNDATA_013, 1_000_000, 3, 4, 50_000)
+anndata_v3 = _store_fixture("anndata_v3")
+anndata_v3_default = _store_fixture("anndata_v3_default")
+anndata_v2 = _store_fixture("anndata_v2")
+anndata_million = _store_fixture("anndata_million")

@@ -55,7 +55,7 @@ class AnnDataViews:
         self.owner.stack.setCurrentWidget(self.scatter)
 
     def settled(self) -> bool:
-        return self.table.settled() and self.sparse.settled() and self.scatter.reading == 0
+        return self.table.settled() and self.sparse.settled() and self.scatter.reads.reading == 0
 
 
 def frame_text(page: FramePage, row: int, column: int) -> str:

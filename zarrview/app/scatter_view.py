@@ -5,8 +5,6 @@ view's lane (``viewing.anndata.embedding``): the two coordinates shown and the c
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -16,7 +14,7 @@ from ..viewing.anndata.embedding import MAX_POINTS, Points, colour_columns
 from ..viewing.anndata.frame import Frame
 from ..viewing.anndata.jobs import points_job
 from ..zarrlib import Array
-from .bridge import gui_lane
+from .view_reads import ViewReads
 
 POINT_SIZE = 4
 
@@ -27,12 +25,10 @@ class ScatterView(QWidget):
     def __init__(self, pool: WorkerPool, said: Callable[[str], None], done: Callable[[], None],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.lane = gui_lane(pool, self, "scatter")
-        self.said, self.done = said, done
+        self.reads = ViewReads(pool, self, "scatter", said, done)
         self.array: Array | None = None
         self.frame: Frame | None = None
         self.points: Points | None = None
-        self.reading = 0
         self.x_box, self.y_box, self.colour_box = QComboBox(), QComboBox(), QComboBox()
         controls = QHBoxLayout()
         for label, box in (("x", self.x_box), ("y", self.y_box), ("colour", self.colour_box)):
@@ -70,7 +66,7 @@ class ScatterView(QWidget):
         self.read()
 
     def clear(self) -> None:
-        self.lane.discard()
+        self.reads.discard()
         self.array = self.frame = None
         self.points = None
         self.plot.getPlotItem().clear()
@@ -82,24 +78,14 @@ class ScatterView(QWidget):
         dims = (max(0, self.x_box.currentIndex()), max(0, self.y_box.currentIndex()))
         name = self.colour_box.currentData()
         column = self.frame.column(name) if self.frame is not None and name else None
-        job = points_job(self.array, dims, column, MAX_POINTS)
-        self.reading += 1
-        self.said(f"Reading {job.label}…")
         array = self.array
-        self.lane.submit(job, lambda answer: self._apply(array, answer))
 
-    def _apply(self, array: Array, answer: Answer[Any]) -> None:
-        self.reading -= 1
-        if answer.stale or array is not self.array:
-            return
-        if answer.error is not None or answer.cancelled or answer.value is None:
-            self.said(f"Cannot read {answer.label}: {answer.error or 'cancelled'}")
-            self.done()
-            return
-        self.draw(answer.value)
-        step = f", every {answer.value.step}th of {answer.value.total:,} cells" if answer.value.step > 1 else ""
-        self.said(f"Read {answer.value.x.size:,} points of {array.path} in {answer.seconds * 1000:.0f} ms{step}")
-        self.done()
+        def show(points: Points, answer: Answer[Points]) -> str:
+            self.draw(points)
+            step = f", every {points.step}th of {points.total:,} cells" if points.step > 1 else ""
+            return f"Read {points.x.size:,} points of {array.path} in {answer.seconds * 1000:.0f} ms{step}"
+
+        self.reads.submit(points_job(array, dims, column, MAX_POINTS), show, lambda: array is self.array)
 
     def draw(self, points: Points) -> None:
         self.points = points

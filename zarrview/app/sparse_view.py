@@ -5,18 +5,16 @@ value), paged. The block moves with its first row and column; it is never the wh
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QTabWidget, QVBoxLayout, QWidget
 
-from ..scheduling import Answer, WorkerPool
+from ..scheduling import WorkerPool
 from ..viewing.anndata.frame import cell_text
 from ..viewing.anndata.jobs import block_job
 from ..viewing.anndata.paging import PagedTable
 from ..viewing.anndata.sparse import Entries, SparseMatrix
-from .bridge import gui_lane
+from .view_reads import ViewReads
 from .paged_table import PagedTableModel, PagedTableView
 
 BLOCK = 256
@@ -26,10 +24,8 @@ class SparseView(QTabWidget):
     def __init__(self, pool: WorkerPool, said: Callable[[str], None], done: Callable[[], None],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.lane = gui_lane(pool, self, "sparse block")
-        self.said, self.done = said, done
+        self.reads = ViewReads(pool, self, "sparse block", said, done)
         self.matrix: SparseMatrix | None = None
-        self.reading = 0
         self.row0, self.col0 = QSpinBox(), QSpinBox()
         self.size = QSpinBox()
         self.size.setRange(8, 2048)
@@ -75,7 +71,7 @@ class SparseView(QTabWidget):
         self.read()
 
     def clear(self) -> None:
-        self.lane.discard()
+        self.reads.discard()
         self.matrix = None
         self.block = None
         self.image.clear()
@@ -86,31 +82,20 @@ class SparseView(QTabWidget):
             return
         r0, c0, n = self.row0.value(), self.col0.value(), self.size.value()
         rows, cols = (r0, min(matrix.shape[0], r0 + n)), (c0, min(matrix.shape[1], c0 + n))
-        job = block_job(matrix, rows, cols)
-        self.reading += 1
-        self.said(f"Reading {job.label}…")
-        self.lane.submit(job, lambda answer: self._apply(matrix, rows, cols, answer))
+        self.reads.submit(block_job(matrix, rows, cols), lambda block, answer: self._draw(block, rows, cols),
+                          lambda: matrix is self.matrix)
 
-    def _apply(self, matrix: SparseMatrix, rows: tuple[int, int], cols: tuple[int, int], answer: Answer[Any]) -> None:
-        self.reading -= 1
-        if answer.stale or matrix is not self.matrix:
-            return
-        if answer.error is not None or answer.cancelled or answer.value is None:
-            self.said(f"Cannot read {answer.label}: {answer.error or 'cancelled'}")
-            self.done()
-            return
-        self.block = block = answer.value
+    def _draw(self, block: np.ndarray, rows: tuple[int, int], cols: tuple[int, int]) -> str | None:
+        self.block = block
         finite = block[np.isfinite(block)] if block.dtype.kind == "f" else block
         hi = float(finite.max()) if finite.size else 1.0
         self.image.setImage(block.astype(np.float32), levels=(0.0, hi if hi > 0 else 1.0))
         self.image.setRect(cols[0], rows[0], cols[1] - cols[0], rows[1] - rows[0])
         self.plot.getPlotItem().autoRange()
-        stored = int(np.count_nonzero(block))
-        self.said(f"Read {answer.label} in {answer.seconds * 1000:.0f} ms: {stored:,} non-zero values")
-        self.done()
+        return None
 
     def settled(self) -> bool:
-        return self.reading == 0 and self.entries.settled()
+        return self.reads.reading == 0 and self.entries.settled()
 
 
 def entry_text(page: Entries, row: int, column: int) -> str:

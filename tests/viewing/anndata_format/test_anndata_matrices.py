@@ -18,18 +18,24 @@ from zarrview.scheduling import Lane, WorkerPool, call_now
 from zarrview.viewing.anndata import AnnDataError, open_frame, open_sparse
 from zarrview.viewing.anndata.embedding import PALETTE, colour_map, is_embedding, read_points
 from zarrview.viewing.anndata.jobs import block_job
+from zarrview.viewing.anndata.sparse import SparseMatrix
 from zarrview.zarrlib.storage import LocalStore
 
 STORES = ["anndata_v3", "anndata_v2", "anndata_v3_default"]
 BLOCKS = [((0, 1), (0, 5)), ((100, 350), (5, 30)), ((990, 1000), (0, 40)), ((0, 1000), (17, 18)), ((500, 500), (0, 9))]
 
 
+def _layer(request: pytest.FixtureRequest, which: str, layer: str) -> tuple[Written, SparseMatrix, np.ndarray]:
+    """The store, zarrview's sparse matrix of ``layer`` and anndata's ``toarray()`` of it."""
+    written: Written = request.getfixturevalue(which)
+    matrix = open_sparse(zl.open(written.store)["layers/" + layer])  # type: ignore[arg-type]
+    return written, matrix, written.npy(f"layer_{layer}")
+
+
 @pytest.mark.parametrize("which", STORES)
 @pytest.mark.parametrize("layer", ["counts", "spliced"])
 def test_blocks_equal_toarray(which: str, layer: str, request: pytest.FixtureRequest) -> None:
-    written: Written = request.getfixturevalue(which)
-    matrix = open_sparse(zl.open(written.store)["layers/" + layer])  # type: ignore[arg-type]
-    dense = written.npy(f"layer_{layer}")
+    written, matrix, dense = _layer(request, which, layer)
     assert matrix.format == written.expected["layers"][layer][:3]
     assert matrix.shape == dense.shape and matrix.nnz == np.count_nonzero(dense)
     for rows, cols in BLOCKS:
@@ -41,9 +47,7 @@ def test_blocks_equal_toarray(which: str, layer: str, request: pytest.FixtureReq
 @pytest.mark.parametrize("which", STORES)
 @pytest.mark.parametrize("layer", ["counts", "spliced"])
 def test_entries_in_storage_order(which: str, layer: str, request: pytest.FixtureRequest) -> None:
-    written: Written = request.getfixturevalue(which)
-    matrix = open_sparse(zl.open(written.store)["layers/" + layer])  # type: ignore[arg-type]
-    dense = written.npy(f"layer_{layer}")
+    _, matrix, dense = _layer(request, which, layer)
     # CSR stores row by row, CSC column by column: numpy's nonzero of the matrix or its transpose
     if matrix.format == "csr":
         rows, cols = np.nonzero(dense)
