@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from anndata_stores import Written, anndata_v2, anndata_v3  # noqa: F401
+from anndata_stores import Written, anndata_million, anndata_v2, anndata_v3  # noqa: F401
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 from zarrview.app.paged_table import PENDING, PagedTableModel
 from zarrview.app.window import MainWindow
@@ -103,3 +103,40 @@ def test_the_anndata_group_says_what_it_holds(qtbot: Any, window: MainWindow, an
     _settle(qtbot, window)
     assert "is an AnnData object (encoding anndata 0.1.0)" in window.data.message.text()
     assert window.meta.fields()["AnnData encoding"] == "anndata 0.1.0 (an AnnData object)"
+
+
+def test_a_million_cells_table_and_scatter(qtbot: Any, window: MainWindow, anndata_million: Written) -> None:
+    """Scrolled to the end of a million rows, the table holds a few pages; the scatter draws
+    every 4th cell, coloured by a category (not by the million-label barcode)."""
+    window.open_location(f"{anndata_million.store}::/obs")
+    _settle(qtbot, window)
+    table = window.data.anndata.table
+    model = table.model()
+    assert isinstance(model, PagedTableModel) and model.rowCount() == 1_000_000
+    truth = anndata_million.csv_rows("obs")
+    na = [[x if x != "" else "NA" for x in row] for row in truth]
+    for row in (999_990, 500_000, 123_456):
+        table.scrollTo(model.index(row, 0))
+        qtbot.waitUntil(lambda r=row: model.text(r, 0) is not None, timeout=10000)  # type: ignore[misc]
+        _settle(qtbot, window)
+        assert _shown_rows(model, row, min(row + 10, 1_000_000)) == na[row + 1:row + 11]
+    assert len(model.paged.held()) <= 8
+    window.open_location(f"{anndata_million.store}::/obsm/X_umap")
+    _settle(qtbot, window)
+    scatter = window.data.anndata.scatter
+    assert scatter.points is not None and scatter.points.step == 4
+    assert scatter.colour_box.currentData() == "cell_type"
+    assert scatter.colour_box.findData("barcode") == -1  # a million categories colour nothing apart
+    np.testing.assert_array_equal(scatter.points.x, anndata_million.npy("obsm_X_umap")[::4, 0])
+
+
+def test_the_paged_model_passes_qtmodeltester(qtmodeltester: Any, qtbot: Any, window: MainWindow,
+                                              anndata_v2: Written) -> None:
+    window.open_location(f"{anndata_v2.store}::/var")
+    _settle(qtbot, window)
+    model = window.data.anndata.table.model()
+    assert isinstance(model, PagedTableModel)
+    truth = anndata_v2.csv_rows("var")
+    assert model.headers == ["_index", *truth[0][1:]]  # the index's key where anndata names none
+    assert _shown_rows(model, 0, len(truth) - 1) == truth[1:]
+    qtmodeltester.check(model)

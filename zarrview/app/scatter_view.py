@@ -59,8 +59,8 @@ class ScatterView(QWidget):
         names = colour_columns(frame) if frame is not None else []
         for name in names:
             self.colour_box.addItem(name, name)
-        if colour is None and frame is not None:
-            colour = next((c.name for c in frame.columns if c.is_categorical), None)
+        if colour is None and frame is not None:  # the first categorical, else one colour
+            colour = next((n for n in names if frame.column(n).is_categorical), None)
         if colour in names:
             self.colour_box.setCurrentIndex(self.colour_box.findData(colour))
         self.read()

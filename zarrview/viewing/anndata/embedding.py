@@ -137,6 +137,12 @@ def colour_map(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.round(VIRIDIS[i] * (1 - f) + VIRIDIS[i + 1] * f).astype(np.uint8)
 
 
+#: categories a colouring tells apart at most (a legend of more is no help)
+MAX_LEGEND = 200
+
+
 def colour_columns(frame: Frame) -> list[str]:
-    """The columns a scatter can be coloured by: categoricals and numbers."""
-    return [c.name for c in frame.columns if c.is_categorical or c.numeric]
+    """The columns a scatter can be coloured by: categoricals of at most ``MAX_LEGEND``
+    categories (their shape alone says, no read), and numbers."""
+    return [c.name for c in frame.columns
+            if c.numeric or (c.is_categorical and c.categories is not None and c.categories.shape[0] <= MAX_LEGEND)]
