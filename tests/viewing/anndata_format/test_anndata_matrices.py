@@ -147,3 +147,24 @@ def test_scatter_draws_every_step_th_cell(anndata_v3: Written) -> None:
     step = math.ceil(20_000 / 3000)
     assert points.step == step and points.total == 20_000
     np.testing.assert_array_equal(points.x, anndata_v3.npy("obsm_X_umap")[::step, 1])
+
+
+def test_pointers_that_go_backwards_are_named(anndata_v2: Written, tmp_path: Path) -> None:
+    """A hostile CSR layer whose pointers decrease costs an AnnDataError naming the array, not a
+    crash or a wrong block; a categorical code past its labels reads as missing."""
+    import shutil
+
+    import zarr
+
+    dst = tmp_path / "bad.zarr"
+    shutil.copytree(anndata_v2.store, dst)
+    indptr = zarr.open_array(dst / "layers" / "counts" / "indptr", mode="r+")
+    indptr[10] = int(indptr[11]) + 5
+    matrix = open_sparse(zl.open(dst)["layers/counts"])  # type: ignore[arg-type]
+    with pytest.raises(AnnDataError, match=r"/layers/counts/indptr: pointers 5:21 decrease"):
+        matrix.block((5, 20), (0, 10))
+    np.testing.assert_array_equal(matrix.block((100, 120), (0, 40)), anndata_v2.npy("layer_counts")[100:120])
+    codes = zarr.open_array(dst / "obs" / "cell_type" / "codes", mode="r+")
+    codes[7] = 120
+    page = open_frame(zl.open(dst)["obs"]).read_page(0, 10)  # type: ignore[arg-type]
+    assert page.text(7, 1) == "NA" and page.columns[0].missing is not None and page.columns[0].missing[7]
