@@ -4,6 +4,7 @@ scatter plot; screenshots of the table and the scatter."""
 
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 from typing import Any
@@ -140,3 +141,19 @@ def test_the_paged_model_passes_qtmodeltester(qtmodeltester: Any, qtbot: Any, wi
     assert model.headers == ["_index", *truth[0][1:]]  # the index's key where anndata names none
     assert _shown_rows(model, 0, len(truth) - 1) == truth[1:]
     qtmodeltester.check(model)
+
+
+def test_export_the_table_from_the_window(qtbot: Any, window: MainWindow, anndata_v2: Written,
+                                          tmp_path: Path) -> None:
+    window.open_location(f"{anndata_v2.store}::/obs")
+    _settle(qtbot, window)
+    exports = window.exports  # type: ignore[attr-defined]
+    exports.update()
+    assert exports.table_action.isEnabled() and not exports.data_action.isEnabled()
+    out = tmp_path / "obs.csv"
+    exports.ask_path = lambda *_: str(out)
+    exports.table_action.trigger()
+    qtbot.waitUntil(lambda: not exports.table_writing, timeout=10000)
+    with open(out, newline="", encoding="utf-8") as f:
+        assert list(csv.reader(f)) == anndata_v2.csv_rows("obs")
+    assert f"Exported /obs (3,000 rows) to {out}" == window.status_label.text()
