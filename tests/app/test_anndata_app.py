@@ -55,12 +55,27 @@ def test_a_sparse_layer_block_and_its_entries(qtbot: Any, window: MainWindow, an
     view = window.data.anndata.sparse
     assert window.data.stack.currentWidget() is view
     dense = anndata_v2.npy("layer_spliced")
-    assert view.block is not None
-    np.testing.assert_array_equal(view.block, dense[:256, :256])
-    view.row0.setValue(2_900)
-    view.col0.setValue(10)
+
+    def drawn() -> tuple[tuple[int, int], tuple[int, int]]:
+        assert view.block is not None and view.span is not None
+        (r0, r1), (c0, c1) = view.span
+        np.testing.assert_array_equal(view.block, dense[r0:r1, c0:c1])  # what was read is what is drawn
+        return view.span
+
+    rows, cols = drawn()
+    assert rows[0] == 0 and cols[0] == 0 and rows[1] >= 200 and cols[1] == 40  # 40 genes: clipped
+    view.row0.setValue(2_900)  # the view moves; the block it shows is read
     _settle(qtbot, window)
-    np.testing.assert_array_equal(view.block, dense[2_900:3_156, 10:266])
+    rows, cols = drawn()
+    assert rows[0] <= 2_900 < rows[1] and rows[1] == 3_000
+    view.plot.getViewBox().setRange(xRange=(5, 25), yRange=(1_000, 1_020), padding=0)  # zoomed in
+    _settle(qtbot, window)
+    rows, cols = drawn()
+    assert rows[0] <= 1_000 and rows[1] >= 1_020 and rows[1] - rows[0] < 100 and cols[0] <= 5
+    view.plot.getViewBox().setRange(xRange=(0, 40), yRange=(0, 3_000), padding=0)  # zoomed out
+    _settle(qtbot, window)
+    rows, cols = drawn()
+    assert rows == (0, 1024)  # at most 1024 rows from the top left, never the whole matrix
     model = view.entries.model()
     assert isinstance(model, PagedTableModel)
     cols, rows = np.nonzero(dense.T)  # CSC: column by column

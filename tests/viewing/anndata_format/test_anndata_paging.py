@@ -74,3 +74,13 @@ def test_stale_cancelled_and_failed_pages() -> None:
     assert paged.apply(bad, _run(bad)) == [(500, 600)]
     assert paged.error(550) == "/t/values/c/5: connection reset" and paged.error(50) is None
     assert paged.request(520, 530) is None  # not asked again
+
+
+def test_the_block_in_view() -> None:
+    from zarrview.viewing.anndata.sparse import block_in_view
+
+    assert block_in_view((-3.5, 20.2), (10.5, 30.0), (100, 50)) == ((10, 30), (0, 21))
+    assert block_in_view((40.0, 90.0), (95.0, 130.0), (100, 50)) == ((95, 100), (40, 50))
+    assert block_in_view((0.0, 5000.0), (0.0, 1e9), (10**7, 3000), max_side=1024) == ((0, 1024), (0, 1024))
+    rows, cols = block_in_view((60.0, 80.0), (200.0, 300.0), (100, 50))
+    assert rows[1] - rows[0] == 0 and cols[1] - cols[0] == 0  # wholly outside: nothing to read

@@ -10,6 +10,7 @@ reads one element at a time until the range left fits one chunk, then that range
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +110,23 @@ class SparseMatrix:
             raise AnnDataError(f"{self.indptr.path}: pointers {m0}:{m1 + 1} decrease or point past the "
                                f"{self.data.shape[0]:,} stored entries")
         return ptr
+
+
+#: rows and columns of the block a view reads at most, each way
+MAX_VIEW_SIDE = 1024
+
+
+def block_in_view(x: tuple[float, float], y: tuple[float, float], shape: tuple[int, int],
+                  max_side: int = MAX_VIEW_SIDE) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The (rows, columns) of the block a view of columns ``x`` and rows ``y`` (data coordinates,
+    a cell ``[r, c]`` covering ``c..c+1``, ``r..r+1``) shows: clipped to the matrix, at most
+    ``max_side`` each way from its top left."""
+    def span(lo: float, hi: float, n: int) -> tuple[int, int]:
+        a = max(0, min(n, math.floor(lo)))
+        b = max(a, min(n, math.ceil(hi), a + max_side))
+        return a, b
+
+    return span(y[0], y[1], shape[0]), span(x[0], x[1], shape[1])
 
 
 def _clip(span: tuple[int, int], n: int) -> tuple[int, int]:
