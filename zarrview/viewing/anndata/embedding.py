@@ -66,12 +66,6 @@ def is_embedding(arr: Node) -> bool:
             and arr.path.rsplit("/", 2)[-2:-1] == ["obsm"])
 
 
-def cells_frame_path(arr: Array) -> str:
-    """The path of the dataframe of the cells an ``obsm`` embedding belongs to."""
-    parent = arr.path.rsplit("/", 2)[0]
-    return (parent.rstrip("/") or "") + "/obs"
-
-
 def anndata_root(arr: Array) -> Group | None:
     """The AnnData group that holds an embedding's ``obsm`` (reads two group documents)."""
     root = arr.ancestor(2)
