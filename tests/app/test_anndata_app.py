@@ -172,3 +172,13 @@ def test_export_the_table_from_the_window(qtbot: Any, window: MainWindow, anndat
     with open(out, newline="", encoding="utf-8") as f:
         assert list(csv.reader(f)) == anndata_v2.csv_rows("obs")
     assert f"Exported /obs (3,000 rows) to {out}" == window.status_label.text()
+
+
+def test_a_categorical_column_alone_shows_its_labels(qtbot: Any, window: MainWindow, anndata_v3: Written) -> None:
+    window.open_location(f"{anndata_v3.store}::/obs/cell_type")
+    _settle(qtbot, window)
+    model = window.data.anndata.table.model()
+    assert isinstance(model, PagedTableModel) and model.headers == ["cell_id", "cell_type"]
+    truth = anndata_v3.csv_rows("obs")
+    column = truth[0].index("cell_type")
+    assert _shown_rows(model, 0, 15) == [[r[0], r[column] or "NA"] for r in truth[1:16]]

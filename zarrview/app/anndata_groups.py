@@ -13,11 +13,13 @@ from PySide6.QtCore import QObject, Signal
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.anndata import encoding_of, open_frame, open_sparse
 from ..viewing.anndata.embedding import anndata_root, is_embedding
-from ..viewing.anndata.frame import Frame, is_frame
+from ..viewing.anndata.frame import NULLABLE, Frame, column_frame, is_frame
 from ..viewing.anndata.sparse import is_sparse
 from ..zarrlib import Array, Group, Node, ZarrError
 from .bridge import gui_lane
 
+#: column groups of a dataframe, each shown beside the frame's index
+COLUMNS = ("categorical", *NULLABLE)
 ANNDATA_TEXT = ("{path} is an AnnData object ({version}).\n\nSelect obs or var to see a table, X or a layer "
                 "to see the matrix, an embedding in obsm to see its cells; uns holds its other values.")
 
@@ -38,6 +40,8 @@ class AnnDataHandler(QObject):
         """Whether ``node`` is an AnnData element this handler shows (then it is being read)."""
         if isinstance(node, Group) and is_frame(node):
             self._open(node, lambda: open_frame(node), self.frame_found.emit, f"the columns of {node.path}")
+        elif isinstance(node, Group) and (enc := encoding_of(node)) is not None and enc.type in COLUMNS:
+            self._open(node, lambda: column_frame(node), self.frame_found.emit, f"the column {node.path}")
         elif isinstance(node, Group) and is_sparse(node):
             self._open(node, lambda: open_sparse(node), self.sparse_found.emit, f"the sparse matrix {node.path}")
         elif isinstance(node, Array) and is_embedding(node):

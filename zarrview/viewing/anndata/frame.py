@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -176,6 +176,16 @@ class Frame:
         rows = slice(start, max(start, stop))
         return FramePage(start, max(start, stop), self.index.read(rows, **read),
                          tuple(c.read(rows, **read) for c in self.columns))
+
+
+def column_frame(node: Group) -> Frame:
+    """A column group of a dataframe (a categorical, a nullable array) as a table of the frame's
+    index and that column alone (reads the parent's document: not for the GUI thread)."""
+    parent = node.ancestor(1)
+    if not is_frame(parent):
+        raise AnnDataError(f"{node.path} is a column outside a dataframe: {parent.path} is not one")
+    frame = open_frame(parent)
+    return replace(frame, columns=(open_column(frame.group, node.name),))
 
 
 def is_frame(node: Node) -> bool:
