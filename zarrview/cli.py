@@ -146,7 +146,8 @@ class _OneLineParser(argparse.ArgumentParser):
 def _export(argv: Sequence[str]) -> int:
     """Write the plane the window would show for ``--slice`` at full resolution (no Qt)."""
     sub = _OneLineParser(prog="zarrview export",
-                          description="Write one plane of an array or an OME-Zarr image to .npy, .csv or .png.")
+                          description="Write one plane of an array or an OME-Zarr image to .npy, .csv or .png, "
+                                      "or an AnnData dataframe (obs, var) to .csv.")
     sub.add_argument("location", help="path, URL, .zip or .ozx, followed by ::/node/path of an array or an OME-Zarr image")
     sub.add_argument("--slice", help=SLICE_HELP)
     sub.add_argument("--level", type=int, help="the pyramid level of an OME-Zarr image (0, the finest, by default)")
@@ -168,6 +169,8 @@ def _export(argv: Sequence[str]) -> int:
         export_format(ns.output)
         node = zl.open(ns.location, **_options(ns.authorize))
         node.hierarchy.widen_ml_types = True  # bfloat16, float8, int4...: exported as float32, as shown
+        if _is_frame(node):
+            return _export_frame(node, ns)
         plane, choices = choose_plane(node, request)
         for choice in choices:  # nearest may be far from what was typed: say what was taken
             print(f"zarrview: --slice {choice}", file=sys.stderr)
@@ -184,6 +187,39 @@ def _export(argv: Sequence[str]) -> int:
         print(_said(e), file=sys.stderr)
         return 1
     return 0
+
+
+def _is_frame(node: Node) -> bool:
+    from .viewing.anndata.frame import is_frame
+
+    return is_frame(node)
+
+
+def _export_frame(node: Node, ns: argparse.Namespace) -> int:
+    """An AnnData dataframe (obs, var) as one CSV table, as pandas writes it."""
+    from .viewing.anndata import open_frame
+    from .viewing.anndata.table_export import export_frame_csv
+    from .viewing.export.plane import UnsupportedExport
+    from .viewing.image.slice_spec import ArgumentError
+    from .zarrlib import Group
+
+    for flag, given in (("--slice", ns.slice), ("--level", ns.level), ("--labels", ns.labels)):
+        if given is not None:
+            raise ArgumentError(f"zarrview: {flag} is not for a dataframe; {node.path} is written whole")
+    if not str(ns.output).lower().endswith(".csv"):
+        raise UnsupportedExport(ns.output, f"{node.path} is an AnnData dataframe: write it to a .csv file")
+    assert isinstance(node, Group)
+    frame = open_frame(node)
+    export_frame_csv(frame, ns.output, progress=_tty_rows(frame.path) if sys.stderr.isatty() else None)
+    return 0
+
+
+def _tty_rows(label: str) -> Callable[[int, int], None]:
+    def progress(done: int, total: int) -> None:
+        print(f"\rwriting {label}: {done:,}/{total:,} rows", end="\n" if done == total else "", file=sys.stderr,
+              flush=True)
+
+    return progress
 
 
 def _export_spec(node: Node, plane: dict[int, int], level: int | None, labels: str | None = None) -> PlaneSpec | None:
@@ -206,7 +242,11 @@ def _export_spec(node: Node, plane: dict[int, int], level: int | None, labels: s
         return None
     image = detect(node, labels=False)
     if not isinstance(image, OmeImage):
-        print(f"zarrview: {node.path} is a group, not an array or an OME-Zarr image: name one with ::/path",
+        from .viewing.anndata import encoding_of
+
+        enc = encoding_of(node)
+        what = f" (AnnData {enc.type})" if enc is not None else ""
+        print(f"zarrview: {node.path} is a group{what}, not an array or an OME-Zarr image: name one with ::/path",
               file=sys.stderr)
         return None
     level0 = next((lv.array for lv in image.first.levels if lv.array is not None), None)

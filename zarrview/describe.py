@@ -16,6 +16,7 @@ from .zarrlib import Array, ErrorNode, Node, UnsupportedArray
 from .zarrlib.icechunk import IcechunkStore
 from .zarrlib.mltypes import is_ml
 from .zarrlib.storage import ZipStore
+from .viewing.anndata.encoding import encoding_rows
 from .viewing.ome.text import marker as ome_marker
 
 if TYPE_CHECKING:
@@ -123,6 +124,8 @@ def summary(node: Node) -> list[tuple[str, str]]:
     """(field, value) rows describing a node, in display order."""
     rows = [("Path", node.path), ("Kind", node.kind), ("Zarr format", node.format_name), ("Store", node.url)]
     rows += archive_rows(node) + repository_rows(node)
+    if not isinstance(node, ErrorNode):
+        rows += encoding_rows(node)
     if isinstance(node, UnsupportedArray):  # what the document says, and why it cannot be read
         w = node.written
         return rows + [("Shape", _opt(shape_text, w.shape)), ("Data type", w.data_type or "?"),

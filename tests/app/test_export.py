@@ -74,8 +74,10 @@ def wait_idle(qtbot: Any, window: MainWindow) -> None:
 def test_nothing_to_export_without_an_array(qtbot: Any, window: MainWindow, big: Path, tmp_path: Path) -> None:  # noqa: F811
     actions = window.exports
     menu_texts = [a.text() for a in window.menuBar().actions()[1].menu().actions() if a.text()]
-    assert menu_texts == ["Export &Data (NPY, CSV)…", "Export &Image (PNG)…", "Save &Screenshot (PNG)…"]
-    assert not any(a.isEnabled() for a in (actions.data_action, actions.image_action, actions.screenshot_action))
+    assert menu_texts == ["Export &Data (NPY, CSV)…", "Export &Image (PNG)…", "Export &Table (CSV)…",
+                          "Save &Screenshot (PNG)…"]
+    assert not any(a.isEnabled() for a in (actions.data_action, actions.image_action, actions.screenshot_action,
+                                           actions.table_action))
     window.data.set_array(zl.open(big))
     _settle(qtbot, window)
     assert all(a.isEnabled() for a in (actions.data_action, actions.image_action, actions.screenshot_action))

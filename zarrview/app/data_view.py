@@ -29,6 +29,7 @@ from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
+from .anndata_views import AnnDataViews
 from .other_views import OtherViews
 from .cf_presenter import CFPresenter
 from .physical_view import PhysicalSpace, slider_text
@@ -76,7 +77,9 @@ class DataView(QWidget):
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.others = OtherViews(pool, self)
         self.stack = QStackedWidget()
-        for w in (self.message, self.image, *self.others.widgets()):
+        #: AnnData dataframes, sparse matrices and embeddings (``app/anndata_views.py``)
+        self.anndata = AnnDataViews(pool, self)
+        for w in (self.message, self.image, *self.others.widgets(), *self.anndata.widgets()):
             self.stack.addWidget(w)
         self.as_table = QCheckBox("Show as table")
         self.as_table.setToolTip("Show the values of any array as a table, rows paged in as you scroll")
@@ -151,6 +154,21 @@ class DataView(QWidget):
         self._reset(None)
         self.message.setText(text)
         self.stack.setCurrentWidget(self.message)
+
+    def set_frame(self, frame: Any) -> None:
+        """An AnnData dataframe (``viewing.anndata.Frame``) as one table, paged."""
+        self._reset(None)
+        self.anndata.show_frame(frame)
+
+    def set_sparse(self, matrix: Any) -> None:
+        """An AnnData sparse matrix: the block in view as an image, its stored entries as a table."""
+        self._reset(None)
+        self.anndata.show_sparse(matrix)
+
+    def set_embedding(self, array: Array, frame: Any) -> None:
+        """An embedding of cells as a scatter plot, coloured by a column of ``frame`` (or None)."""
+        self._reset(None)
+        self.anndata.show_embedding(array, frame)
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
         self._reset(arr)
@@ -406,6 +424,7 @@ class DataView(QWidget):
         self.array = arr
         self.controller.clear()
         self.others.clear()
+        self.anndata.clear()
         self._clear_controls()
 
     def _clear_controls(self) -> None:

@@ -29,6 +29,7 @@ from ..viewing.export.plane import (
     write_bytes,
 )
 from ..scheduling import Answer, Context, Job, call_job
+from ..viewing.anndata.table_export import export_frame_csv
 from ..zarrlib import CancelToken
 from .bridge import gui_lane, post
 from .data_view import DataView
@@ -70,6 +71,10 @@ class ExportActions(QObject):
                                      "The displayed plane's values at full resolution, in the array's index order")
         self.image_action = self._add(menu, "Export &Image (PNG)…", self.export_image,
                                       "The displayed plane at full resolution through the current levels and colours")
+        self.table_action = self._add(menu, "Export &Table (CSV)…", self.export_table,
+                                      "The AnnData dataframe shown, every row, as pandas writes it")
+        self._tables = gui_lane(view.pool, self, "table export")
+        self.table_writing = False
         menu.addSeparator()
         self.screenshot_action = self._add(menu, "Save &Screenshot (PNG)…", self.save_screenshot,
                                            "The data view as drawn on screen, at screen resolution")
@@ -91,7 +96,8 @@ class ExportActions(QObject):
         idle = self.job is None
         self.data_action.setEnabled(spec is not None and idle)
         self.image_action.setEnabled(spec is not None and spec.renderable and idle)
-        self.screenshot_action.setEnabled(spec is not None)
+        self.screenshot_action.setEnabled(spec is not None or self.view.anndata.frame is not None)
+        self.table_action.setEnabled(self.view.anndata.frame is not None and not self.table_writing)
 
     # -- asking the user (tests replace these) ----------------------------------------------
     def ask_path(self, caption: str, filters: str) -> str | None:
@@ -189,9 +195,33 @@ class ExportActions(QObject):
         else:
             self.fail(_message(job.path, error))
 
+    def export_table(self) -> None:
+        """The dataframe shown to CSV, a page at a time on a worker (``zarrview export`` writes the same)."""
+        frame = self.view.anndata.frame
+        path = self.ask_path("Export table", "CSV table (*.csv)") if frame is not None else None
+        if frame is None or not path or self.table_writing:
+            return
+        self.table_writing = True
+        self.update()
+        self.status(f"Exporting {frame.path} ({frame.rows:,} rows) to {path}…")
+
+        def done(answer: Answer[Any]) -> None:
+            self.table_writing = False
+            self.update()
+            if answer.error is not None:
+                self.fail(_message(path, answer.error))
+            elif answer.cancelled:
+                self.status(f"Export cancelled: nothing written to {path}")
+            else:
+                self.status(f"Exported {frame.path} ({frame.rows:,} rows) to {path}")
+
+        self._tables.submit(Job(lambda ctx: export_frame_csv(frame, path, cancel=ctx.cancel),
+                                f"export of {frame.path}"), done)
+
     def save_screenshot(self) -> None:
         """The view as drawn, grabbed here and encoded and written on a worker thread."""
-        path = self.ask_path("Save screenshot", PNG_FILTER) if self.view.plane_spec() is not None else None
+        shown = self.view.plane_spec() is not None or self.view.anndata.frame is not None
+        path = self.ask_path("Save screenshot", PNG_FILTER) if shown else None
         if not path:
             return
         image = grab(self.view.stack.currentWidget())

@@ -27,6 +27,7 @@ from ..viewing.image.slice_spec import plane_error
 from ..viewing.ome import OmeImage, OmePlate, detect
 from ..zarrlib.storage import split_node_path, store_identity, store_url
 from .access_prompt import AccessPrompt
+from .anndata_groups import AnnDataHandler
 from .icons import app_icon
 from .bridge import gui_lane
 from .data_view import DataView
@@ -118,6 +119,11 @@ class MainWindow(QMainWindow):
         self.ome_groups.labels_found.connect(self.data.show_labels)
         self.ome_groups.plate_found.connect(self._show_plate)
         self.ome_groups.message.connect(self.data.show_message)
+        self.anndata = AnnDataHandler(self.pool, lambda: self._looking_at, self)
+        self.anndata.frame_found.connect(self.data.set_frame)
+        self.anndata.sparse_found.connect(self.data.set_sparse)
+        self.anndata.embedding_found.connect(self.data.set_embedding)
+        self.anndata.message.connect(self.data.show_message)
         self.series = SeriesPanel(self.pool, self, lambda: self.data.state)
         self.data.pixel_clicked.connect(self.series.point_clicked)
         self.data.plane_moved.connect(self.series.plane_moved)
@@ -362,6 +368,9 @@ class MainWindow(QMainWindow):
 
     def _show_node(self, node: zl.Node) -> None:
         self._looking_at = node
+        if self.anndata.show(node):  # an AnnData element: a table, a matrix, a scatter plot
+            self._initial_plane = {}
+            return
         if isinstance(node, zl.Array):
             plane, self._initial_plane = self._initial_plane, {}
             bad = plane_error(node, plane)
@@ -454,7 +463,8 @@ class MainWindow(QMainWindow):
 
     def is_settled(self) -> bool:
         """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""
-        return self.pending_opens == 0 and self.ome_groups.reading == 0 and self.pool.idle() and not _loading(self.model.root) \
+        return self.pending_opens == 0 and self.ome_groups.reading == 0 and self.anndata.reading == 0 \
+            and self.data.anndata.settled() and self.pool.idle() and not _loading(self.model.root) \
             and not self.tree_filter.searching
 
 

@@ -209,7 +209,7 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
         raise UnsupportedExport(path, f"{spec.label} ({spec.array.dtype}) is not a plane of numbers to draw; "
                                       "write .npy or .csv")
     try:
-        with _replacing(path) as f:  # created first: a folder that cannot be written fails before the read
+        with replacing(path) as f:  # created first: a folder that cannot be written fails before the read
             data = _read(spec, path, progress, cancel)
             if cancel is not None:
                 cancel.raise_if_cancelled()
@@ -241,13 +241,13 @@ def _read(spec: PlaneSpec, path: Path, progress: Progress | None, cancel: Cancel
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """``data`` to ``path`` whole or not at all (a screenshot, already encoded)."""
     path = Path(path)
-    with _replacing(path) as f:
+    with replacing(path) as f:
         f.write(data)
     return path
 
 
 @contextmanager
-def _replacing(path: Path) -> Iterator[BinaryIO]:
+def replacing(path: Path) -> Iterator[BinaryIO]:
     """A new file beside ``path``, renamed over it only once everything was written."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
     try:  # os.open with a mode (not mkstemp's 0600): the result has the permissions of any new file

@@ -1,0 +1,79 @@
+"""What the window does with a selected AnnData element: the attributes already read say what
+it is (no request on the GUI thread); opening it (a dataframe's columns, a sparse matrix's
+arrays, an embedding's cells table) runs on a lane, and the answer, while the node is still
+selected, becomes a signal the window connects to the data view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from ..scheduling import Answer, WorkerPool, call_job
+from ..viewing.anndata import encoding_of, open_frame, open_sparse
+from ..viewing.anndata.embedding import anndata_root, is_embedding
+from ..viewing.anndata.frame import NULLABLE, Frame, column_frame, is_frame
+from ..viewing.anndata.sparse import is_sparse
+from ..zarrlib import Array, Group, Node, ZarrError
+from .bridge import gui_lane
+
+#: column groups of a dataframe, each shown beside the frame's index
+COLUMNS = ("categorical", *NULLABLE)
+ANNDATA_TEXT = ("{path} is an AnnData object ({version}).\n\nSelect obs or var to see a table, X or a layer "
+                "to see the matrix, an embedding in obsm to see its cells; uns holds its other values.")
+
+
+class AnnDataHandler(QObject):
+    frame_found = Signal(object)  # Frame
+    sparse_found = Signal(object)  # SparseMatrix
+    embedding_found = Signal(object, object)  # Array, Frame | None
+    message = Signal(str)
+
+    def __init__(self, pool: WorkerPool, selected: Callable[[], Node | None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.selected = selected
+        self.lane = gui_lane(pool, self, "AnnData")
+        self.reading = 0
+
+    def show(self, node: Node) -> bool:
+        """Whether ``node`` is an AnnData element this handler shows (then it is being read)."""
+        if isinstance(node, Group) and is_frame(node):
+            self._open(node, lambda: open_frame(node), self.frame_found.emit, f"the columns of {node.path}")
+        elif isinstance(node, Group) and (enc := encoding_of(node)) is not None and enc.type in COLUMNS:
+            self._open(node, lambda: column_frame(node), self.frame_found.emit, f"the column {node.path}")
+        elif isinstance(node, Group) and is_sparse(node):
+            self._open(node, lambda: open_sparse(node), self.sparse_found.emit, f"the sparse matrix {node.path}")
+        elif isinstance(node, Array) and is_embedding(node):
+            self._open(node, lambda: cells_of(node), lambda frame: self.embedding_found.emit(node, frame),
+                       f"the cells of {node.path}")
+        elif isinstance(node, Group) and (enc := encoding_of(node)) is not None and enc.type == "anndata":
+            self.message.emit(ANNDATA_TEXT.format(path=node.path, version=f"encoding {enc.text()}"))
+        else:
+            return False
+        return True
+
+    def _open(self, node: Node, work: Callable[[], Any], found: Callable[[Any], None], label: str) -> None:
+        self.reading += 1
+        self.message.emit(f"Reading {label}…")
+
+        def done(answer: Answer[Any]) -> None:
+            self.reading -= 1
+            if answer.stale or answer.cancelled or self.selected() is not node:
+                return
+            if answer.error is not None:
+                self.message.emit(f"Cannot show {node.path}: {answer.error}")
+                return
+            found(answer.value)
+
+        self.lane.submit(call_job(work, label=label), done)
+
+
+def cells_of(array: Array) -> Frame | None:
+    """The cells table an embedding is coloured by: ``obs`` of its AnnData object; None where
+    the embedding is not in one, or its table cannot be read (it is drawn in one colour)."""
+    try:
+        root = anndata_root(array)
+        return None if root is None else open_frame(root["obs"])  # type: ignore[arg-type]
+    except ZarrError:
+        return None
