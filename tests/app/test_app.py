@@ -359,11 +359,21 @@ def test_opening_an_open_store_again_selects_it(qtbot, window: MainWindow, store
 
 
 @pytest.mark.parametrize("plane,words", [({0: 6}, "index 6 is out of range for t"), ({0: -1}, "index -1"),
-                                         ({3: 0}, "names 4 dimensions")])
+                                         ({3: 0}, "names 4 dimensions"), ("2,:", "gives 2 dimensions; /vol has 3")])
 def test_a_slice_out_of_range_is_an_error_not_clamped(qtbot, window: MainWindow, store: Path, plane, words) -> None:  # type: ignore[no-untyped-def]
-    window.open_location(f"{store}::/vol", plane=plane)
+    from zarrview.viewing.image.slice_spec import read_slice
+
+    window.open_location(f"{store}::/vol", plane=read_slice(plane).positions if isinstance(plane, str) else plane)
     _settle(qtbot, window)
     assert words in window.status_label.text()
+    assert window.data.array is None  # nothing shown in its place
+
+
+def test_a_level_of_a_plain_array_is_said_as_export_says_it(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    window.data.pending_level = 1
+    window.open_location(f"{store}::/vol")
+    _settle(qtbot, window)
+    assert "--level is for an OME-Zarr image group; /vol is an array" in window.status_label.text()
     assert window.data.array is None  # nothing shown in its place
 
 

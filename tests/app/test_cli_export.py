@@ -62,7 +62,7 @@ def test_an_xz_slice_keeps_the_arrays_index_order(store: Path, tmp_path: Path) -
 
 
 def test_png_is_grey_through_percentile_levels(store: Path, tmp_path: Path) -> None:
-    assert run(f"{store}::/vol", "--slice", "3", "-o", str(tmp_path / "p.png")).returncode == 0
+    assert run(f"{store}::/vol", "--slice", "3,:,:", "-o", str(tmp_path / "p.png")).returncode == 0
     img = decode_png((tmp_path / "p.png").read_bytes())
     assert img.shape == (30, 50, 3) and (img[..., 0] == img[..., 2]).all()
     lo, hi = np.percentile(VALUES[3], (0.5, 99.5))
@@ -82,7 +82,9 @@ def test_strings_write_to_npy_and_csv(store: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize("args,words", [
     (["--slice", "5,x,:"], "--slice takes integers"),
     (["--slice", "9,:,:"], "out of range for z of /vol (size 4)"),
-    (["--slice", "0,0,0,0"], "names 4 dimensions"),
+    (["--slice", "0,0,0,0"], "gives 4 dimensions; /vol has 3"),
+    (["--slice", "2,:"], "gives 2 dimensions; /vol has 3"),
+    (["--slice", ":,:,:"], "shows 3 dimensions; a plane shows two"),
     (["-o", "p.tiff"], "must end in .npy, .csv, .png"),
     ([], "required: -o/--output"),
     (["-o", "p.npy", "--colour"], "unrecognized arguments: --colour"),

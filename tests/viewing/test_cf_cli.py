@@ -82,7 +82,20 @@ def nearest(ds: Any, dim: str, value: Any) -> int:
     return int(ds.indexes[dim].get_indexer([value], method="nearest")[0])
 
 
-@pytest.mark.parametrize("when,level", [("2004-03-01 11:00", "500"), ("2004-02-28", "900 hPa"), ("2010-01-01", "1")])
+@pytest.mark.parametrize("part,says", [("time=2010-01-01", "time: '2010-01-01' is outside the times, which run from 2004-"),
+                                       ("level=1", "'1' is outside level, which runs from 250 hPa to 1000 hPa"),
+                                       ("level=1300 hPa", "outside level")])
+def test_a_value_beyond_the_coordinate_is_refused_with_its_range(era: tuple[Path, Any], tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str], part: str,
+                                                                says: str) -> None:
+    """xarray's nearest would take the axis' end; a command line says the value is not there."""
+    path, _ = era
+    code, _, err = run(capsys, "export", f"{path}::/t", "--slice", part, "-o", str(tmp_path / "p.npy"))
+    assert code == 2 and says in err, err
+    assert not (tmp_path / "p.npy").exists()
+
+
+@pytest.mark.parametrize("when,level", [("2004-03-01 11:00", "500"), ("2004-02-28", "900 hPa"), ("2004-03-02", "260")])
 def test_export_by_value_is_xarrays_nearest_plane(era: tuple[Path, Any], tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str], when: str, level: str) -> None:
     path, ds = era

@@ -172,7 +172,7 @@ class DataView(QWidget):
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
         self._reset(arr)
-        self.pending_level = None  # --level names a level of an image, not of an array
+        self.pending_level = None  # --level names a level of an image, not of an array (the window says so)
         self._ome = None
         self.physical.apply(None, None)
         if arr.dtype.names or arr.dtype.kind in "OSUV" or self.as_table.isChecked() or arr.ndim < 2:

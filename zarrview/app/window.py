@@ -206,7 +206,7 @@ class MainWindow(QMainWindow):
             read_options["authorize"] = self.access.policy()
         self.status_label.setText(f"Opening {store_loc}…")
         self.pending_opens += 1
-        self._initial_plane = plane or {}
+        self._initial_plane = plane if plane is not None else {}
 
         def work() -> tuple[zl.Node, zl.Node | zl.ZarrError, list[zl.Node]]:
             root = zl.open(store_loc, **read_options)
@@ -240,7 +240,7 @@ class MainWindow(QMainWindow):
             self.status_label.setText(f"Opened {store_loc}")
             proxy_index = self.proxy.mapFromSource(index)
             self.tree.expand(proxy_index)
-            bad_plane = plane_error(target, self._initial_plane) if isinstance(target, zl.Array) else None
+            bad_plane = self._plane_problem(target, self._initial_plane) if isinstance(target, zl.Array) else None
             if isinstance(target, zl.ZarrError):
                 self._node_failed(index.row(), node_path, f"{store_loc}::{node_path}", str(target))
             elif bad_plane is not None and target is not root:  # not selected: that would show a plane anyway
@@ -366,6 +366,13 @@ class MainWindow(QMainWindow):
         self.data.show_message(why)
         self.status_label.setText(why)
 
+    def _plane_problem(self, arr: zl.Array, plane: dict[int, int]) -> str | None:
+        """Why the command line's plane or level names nothing of ``arr``, as export says it."""
+        if self.data.pending_level is not None:
+            self.data.pending_level = None
+            return f"--level is for an OME-Zarr image group; {arr.path} is an array"
+        return plane_error(arr, plane)
+
     def _show_node(self, node: zl.Node) -> None:
         self._looking_at = node
         if self.anndata.show(node):  # an AnnData element: a table, a matrix, a scatter plot
@@ -373,7 +380,7 @@ class MainWindow(QMainWindow):
             return
         if isinstance(node, zl.Array):
             plane, self._initial_plane = self._initial_plane, {}
-            bad = plane_error(node, plane)
+            bad = self._plane_problem(node, plane)
             if bad is not None:
                 self._refuse_plane(bad)
                 return

@@ -28,6 +28,10 @@ class CFTimeError(ValueError):
     """A text or a units string that cannot be understood as a time in its calendar."""
 
 
+class OutsideTimesError(CFTimeError):
+    """A date that lies beyond an axis' times (where the caller asked for one within them)."""
+
+
 #: calendar attribute (lower case) -> the name an axis reports
 CALENDARS = {
     "standard": "standard", "gregorian": "standard", "proleptic_gregorian": "proleptic_gregorian",

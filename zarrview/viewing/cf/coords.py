@@ -22,7 +22,7 @@ import numpy as np
 from ...zarrlib import Array, Group, ZarrError
 from ...zarrlib.errors import short
 from .dims import nczarr_size_notes, read_dimensions, under
-from .time import MISSING, CFTimeError, TimeAxis, time_axis
+from .time import MISSING, CFTimeError, OutsideTimesError, TimeAxis, time_axis
 from .values import value_coding
 
 #: coordinate arrays longer than this are not read (a coordinate is a label, not data)
@@ -109,15 +109,20 @@ class CoordAxis:
             return text + "°"
         return text if unit in ("", "1") else f"{text} {unit}"
 
-    def nearest(self, text: str) -> int:
+    def nearest(self, text: str, within: bool = False) -> int:
         """The index whose value is nearest to ``text``: "500", "500 hPa", "45.25", "45.25N",
         "12.5 W", "-12.5" (longitudes compared round the circle), a date on a time axis, a label
-        on a text axis. Raises ``CoordError`` naming the text when it cannot be matched."""
+        on a text axis. Raises ``CoordError`` naming the text when it cannot be matched, and,
+        ``within``, when it lies more than half a step beyond the axis' first or last value
+        (the range named): a command line must not quietly take the end of the axis."""
         if self.time is not None:
             try:
-                return int(self.time.nearest(text))
+                index = int(self.time.nearest(text, within=within))
+            except OutsideTimesError as e:
+                raise CoordError(f"{self.name}: {e}") from e
             except CFTimeError as e:
                 raise CoordError(f"{text!r} is not a time on {self.name}: {e}") from e
+            return index
         if self.values.dtype.kind not in "iuf":
             for i, v in enumerate(self.values):
                 if _plain(v) == text.strip():
@@ -131,6 +136,9 @@ class CoordAxis:
             distance = np.abs(values - x)
         if not np.isfinite(distance).any():
             raise CoordError(f"{text!r}: {self.name} has no finite values to match")
+        if within and self.kind != "longitude" and beyond(values, x):
+            lo, hi = int(np.nanargmin(values)), int(np.nanargmax(values))
+            raise CoordError(f"{text!r} is outside {self.name}, which runs from {self.label(lo)} to {self.label(hi)}")
         return int(np.nanargmin(np.where(np.isfinite(distance), distance, np.nan)))
 
     def _parse(self, text: str) -> float:
@@ -383,3 +391,12 @@ def _number(x: float, decimals: int | None) -> str:
 
 def _plain(v: Any) -> str:
     return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+
+
+def beyond(values: np.ndarray, x: float) -> bool:
+    """Whether ``x`` lies more than half a step (the median spacing) outside ``values``' range."""
+    finite = np.sort(values[np.isfinite(values)].astype(np.float64))
+    if finite.size == 0:
+        return False
+    half = float(np.median(np.diff(finite))) / 2 if finite.size > 1 else 0.0
+    return bool(x < finite[0] - half or x > finite[-1] + half)

@@ -42,10 +42,10 @@ import cftime
 import numpy as np
 
 from .calendars import (
-    CALENDARS, CFTIME_CALENDAR, LIMIT_US, US_PER_DAY, CFTimeError, Fields, iso, make_date,
+    CALENDARS, CFTIME_CALENDAR, LIMIT_US, US_PER_DAY, CFTimeError, Fields, OutsideTimesError, iso, make_date,
     parse_datetime, split_units, to_microseconds, unit_length)
 
-__all__ = ["CFTimeError", "MISSING", "TimeAxis", "time_axis"]
+__all__ = ["CFTimeError", "MISSING", "OutsideTimesError", "TimeAxis", "time_axis"]
 
 #: the label of a missing value
 MISSING = "—"
@@ -94,12 +94,20 @@ class TimeAxis:
             out[i] = text
         return tuple(out)
 
-    def nearest(self, text: str) -> int:
+    def nearest(self, text: str, within: bool = False) -> int:
         """Index of the value nearest the date (or, in calendar none, duration) ``text``; the first
-        of two as near. CFTimeError naming ``text`` when it is not a date of this calendar."""
+        of two as near. CFTimeError naming ``text`` when it is not a date of this calendar, or,
+        ``within``, when it lies more than half a step outside the times (the range named)."""
         target = self._count_of(text)
         if not self._valid.any():
             raise CFTimeError(f"no times to find {text!r} among: every value is missing")
+        if within:
+            from .coords import beyond
+
+            counts = self._counts[self._valid]
+            if beyond(counts.astype(np.float64), float(target)):
+                first, last = self._texts(np.array([counts.min(), counts.max()], dtype=np.int64), finer=True)
+                raise OutsideTimesError(f"{text!r} is outside the times, which run from {first} to {last}")
         target = max(-LIMIT_US + 1, min(LIMIT_US - 1, target))
         distance = np.where(self._valid, np.abs(self._counts - target), np.iinfo(np.int64).max)
         return int(np.argmin(distance))

@@ -35,12 +35,21 @@ class ArgumentError(ValueError):
     """A malformed command-line value; its message is the one line the user sees."""
 
 
+class Positions(dict[int, int]):
+    """Fixed indices by dimension, and how many dimensions the text gave (``rank``; None where
+    it gave none): ``5,:`` names a 2-D array's plane, never a 3-D one's."""
+
+    def __init__(self, fixed: Mapping[int, int] | None = None, rank: int | None = None) -> None:
+        super().__init__(fixed or {})
+        self.rank = rank
+
+
 @dataclass(frozen=True)
 class SliceText:
     """``--slice`` as typed: indices by position, or (dimension name, value text) pairs in the
     order typed; one of the two is empty."""
 
-    positions: dict[int, int]
+    positions: Positions
     named: tuple[tuple[str, str], ...] = ()
 
 
@@ -64,7 +73,7 @@ def read_slice(text: str | None) -> SliceText:
     """The two forms told apart, without opening anything: ``"5,:,:"`` -> positions ``{0: 5}``,
     ``"time=2001-03-04,level=#2"`` -> named ``(("time", "2001-03-04"), ("level", "#2"))``."""
     if not text or not text.strip():
-        return SliceText({})
+        return SliceText(Positions())
     parts = [p.strip() for p in text.split(",")]
     if not any("=" in p for p in parts):
         return SliceText(_positions(text, parts))
@@ -80,7 +89,7 @@ def read_slice(text: str | None) -> SliceText:
         if any(name == seen for seen, _ in named):
             raise ArgumentError(f"zarrview: --slice names {name} twice")
         named.append((name, value))
-    return SliceText({}, tuple(named))
+    return SliceText(Positions(), tuple(named))
 
 
 def parse_slice(text: str | None) -> dict[int, int]:
@@ -92,8 +101,11 @@ def parse_slice(text: str | None) -> dict[int, int]:
     return request.positions
 
 
-def _positions(text: str, parts: list[str]) -> dict[int, int]:
-    out: dict[int, int] = {}
+def _positions(text: str, parts: list[str]) -> Positions:
+    shown = sum(part in ("", ":") for part in parts)
+    if shown > 2:
+        raise ArgumentError(f"zarrview: --slice {text!r} shows {shown} dimensions; a plane shows two (like 5,:,:)")
+    out = Positions(rank=len(parts))
     for dim, part in enumerate(parts):
         if part and part != ":":
             try:
@@ -124,7 +136,7 @@ def resolve_slice(request: SliceText, path: str, names: tuple[str | None, ...],
             index = _index(name, value, axis is None)
         else:
             try:
-                index = axis.nearest(value)
+                index = axis.nearest(value, within=True)
             except CoordError as e:
                 said = [n for n in notes if n.startswith(f"{axis.name}:") or f" {axis.name} " in f" {n} "]
                 raise ArgumentError(f"zarrview: --slice {name}={value}: {e}"
@@ -153,7 +165,7 @@ def choose_plane(node: Node, request: SliceText) -> tuple[dict[int, int], list[S
     a value needs matching: call it off the GUI thread. Raises ``ArgumentError``; a coordinate
     that cannot be read is no coordinate (the value must then be an index)."""
     if not request.named:
-        return dict(request.positions), []
+        return request.positions, []
     if isinstance(node, Array):
         names, axes, notes = _array_dimensions(node, needs_axes=any(not v.startswith(INDEX_MARK)
                                                                     for _, v in request.named))
@@ -187,6 +199,9 @@ def _array_dimensions(arr: Array, needs_axes: bool) -> tuple[tuple[str | None, .
 
 def plane_error(arr: Array, plane: Mapping[int, int]) -> str | None:
     """Why the indices asked for (``--slice``) name no plane of ``arr``, or None when they do."""
+    rank = getattr(plane, "rank", None)
+    if rank is not None and rank != arr.ndim:
+        return f"--slice gives {rank} dimensions; {arr.path} has {arr.ndim}"
     for dim, index in sorted(plane.items()):
         if dim >= arr.ndim:
             return f"--slice names {dim + 1} dimensions; {arr.path} has {arr.ndim}"
