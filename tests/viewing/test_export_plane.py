@@ -109,7 +109,8 @@ def test_csv_floats_strings_and_records_exactly(tmp_path: Path) -> None:
     export_plane(default_spec(zl.open(tmp_path / "s")), tmp_path / "s.csv")
     assert [r[0] for r in csv.reader(open(tmp_path / "s.csv", encoding="utf-8", newline=""))] == list(text)
     export_plane(default_spec(zl.open(tmp_path / "s")), tmp_path / "s.npy")
-    assert list(np.load(tmp_path / "s.npy", allow_pickle=True)) == list(text)
+    loaded = np.load(tmp_path / "s.npy")  # fixed-width unicode: no pickle needed to load it
+    assert loaded.dtype == np.dtype("<U10") and list(loaded) == list(text)
     rec = np.array([(1, 2.5), (3, 4.0)], dtype=[("id", "i4"), ("v", "f8")])
     zarr.create_array(tmp_path / "r", shape=(2,), chunks=(1,), dtype=rec.dtype, zarr_format=2)[...] = rec
     export_plane(default_spec(zl.open(tmp_path / "r")), tmp_path / "r.csv")
@@ -276,3 +277,22 @@ def test_cancel_and_read_errors_leave_no_file(tmp_path: Path) -> None:
 def test_a_file_name_without_a_known_format_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedExport, match=r"\.npy, \.csv, \.png"):
         export_plane(default_spec(zl.open(write(tmp_path, "v3"))), tmp_path / "p.tiff")
+
+
+def test_text_is_saved_fixed_width_unless_that_would_not_fit() -> None:
+    from zarrview.viewing.export.plane import fixed_width
+    from zarrview.zarrlib import limits
+
+    words = np.array([["a", "bbb"], ["", "Zürich"]], dtype=object)
+    out = fixed_width(words)
+    assert out.dtype == np.dtype("<U6") and out.shape == (2, 2) and out.tolist() == words.tolist()
+    raw = np.array([b"x", b"yz"], dtype=object)
+    assert fixed_width(raw).dtype == np.dtype("S2") and fixed_width(raw).tolist() == [b"x", b"yz"]
+    mixed = np.array(["a", 1], dtype=object)
+    assert fixed_width(mixed) is mixed
+    old = limits.configure(read_bytes=1000)
+    try:
+        uneven = np.array(["x" * 300, "y", "z"], dtype=object)
+        assert fixed_width(uneven) is uneven  # 3 x 300 x 4 bytes is more than a read may return
+    finally:
+        limits.restore(old)

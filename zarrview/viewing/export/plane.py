@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ...zarrlib import Array, CancelToken, ReadCancelled, ZarrError
+from ...zarrlib.limits import limits
 from ..cf.values import value_coding
 from ..image.channels import ChannelSetting, auto_windows, composite
 from ..image.contrast import NAN_RGBA, displayable, percentile_levels
@@ -214,6 +215,7 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
             if cancel is not None:
                 cancel.raise_if_cancelled()
             if fmt == ".npy":
+                data = fixed_width(data)
                 np.save(f, data, allow_pickle=data.dtype.kind == "O")
             elif fmt == ".csv":
                 write_csv(data, f, cancel)
@@ -226,6 +228,22 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
     except LabelExportError as e:
         raise ReadFailed(path, spec.label, str(e)) from None
     return path
+
+
+def fixed_width(data: np.ndarray) -> np.ndarray:
+    """Text as numpy's fixed-width unicode (bytes as fixed-width bytes): a ``.npy`` of strings
+    loads without pickle, which a careful reader refuses. Mixed objects stay objects, and so do
+    strings whose fixed width would cost more than a read may (one long string among many)."""
+    if data.dtype.kind not in "OT" or data.size == 0:
+        return data
+    items = data.reshape(-1).tolist()
+    kinds = {type(v) for v in items}
+    if kinds <= {str} or kinds <= {bytes}:
+        width = max(len(v) for v in items) or 1
+        per_item = 4 * width if kinds <= {str} else width
+        if data.size * per_item <= limits().read_bytes:
+            return np.array(items, dtype=f"<U{width}" if kinds <= {str} else f"S{width}").reshape(data.shape)
+    return data
 
 
 def _read(spec: PlaneSpec, path: Path, progress: Progress | None, cancel: CancelToken | None) -> np.ndarray:
