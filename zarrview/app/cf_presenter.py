@@ -7,6 +7,7 @@ check box for the stored values. Everything here only presents; the view model d
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing import ViewController
 from ..viewing.cf.coords import CoordAxis, CoordError
 from ..viewing.cf.view import CFView, read_cf
+from ..viewing.conventions.georef import array_view
 from ..viewing.image.axes import dim_names
 from ..zarrlib import Array
 from .bridge import gui_lane
@@ -48,9 +50,11 @@ class CFPresenter(QObject):
         self.array: Array | None = None
         self.plane: PlaneControls | None = None
 
-    def start(self, arr: Array, plane: PlaneControls | None) -> None:
-        """Read ``arr``'s CF conventions on a worker and apply them if it is still the one shown."""
+    def start(self, arr: Array, plane: PlaneControls | None, read: Callable[[], CFView | None] | None = None) -> None:
+        """Read ``arr``'s CF conventions on a worker (with its ``spatial:`` coordinates; ``read``,
+        where given, reads instead) and apply them if it is still the one shown."""
         self.clear()
+        read = read or (lambda: array_view(arr, read_cf(arr)))
         self.array, self.plane = arr, plane
 
         def done(answer: Answer[CFView | None]) -> None:
@@ -66,7 +70,7 @@ class CFPresenter(QObject):
             if cf is not None:
                 self._apply(cf)
 
-        self.lane.submit(call_job(lambda: read_cf(arr), label=f"CF attributes of {arr.path}"), done)
+        self.lane.submit(call_job(read, label=f"CF attributes of {arr.path}"), done)
 
     def clear(self) -> None:
         """Nothing shown (the view's controls are going): pyqtgraph's own axes, no title, no legend."""

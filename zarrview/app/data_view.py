@@ -12,15 +12,18 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from ..scheduling import WorkerPool
 from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.image.axes import dim_names
-from ..viewing.export.plane import PlaneSpec, level_error, table_selection
+from ..viewing.cf.view import read_cf
+from ..viewing.conventions.geozarr import GeoMultiscale
+from ..viewing.conventions.georef import pyramid_state, pyramid_view
+from ..viewing.export.plane import PlaneSpec, level_error, pyramid_level_error, table_selection
 from ..viewing.labels.export import overlays
 from ..viewing.labels.layers import LabelLayer
-from ..viewing.ome import OmeImage, OmePlate
+from ..viewing.ome import Multiscale, OmeImage, OmePlate
 from ..viewing.ome.view import image_state
 from ..viewing.image.state import Region
 from ..zarrlib import Array, Group
@@ -172,7 +175,8 @@ class DataView(QWidget):
             self.show_message(why)
             return
         if state is None:
-            why = "; ".join(lv.error or "" for lv in image.first.levels if lv.error) or "it has no levels"
+            levels = image.first.levels if image.multiscales else ()
+            why = "; ".join(lv.error or "" for lv in levels if lv.error) or "it has no levels"
             self.show_message(f"No level of the image {image.path} can be read: {why}")
             return
         same = self.state is not None and self._ome is not None and self._ome.group is image.group
@@ -181,16 +185,40 @@ class DataView(QWidget):
         self._ome = image
         self._start(state.with_(level=level, labels=kept))
         self._apply_physical()
-        picker = add_level_picker(self.controls_layout, image.first, state, lambda level: self._update(level=level))
-        picker.blockSignals(True)  # --level: the picker says so, without a second state
-        picker.setCurrentIndex(max(0, picker.findData(level)))
-        picker.blockSignals(False)
+        picker = self._level_picker(image.first, state, level)
         if len(image.multiscales) > 1:  # several pyramids in one group: the first by default, any on request
             add_multiscale_picker(picker, image, lambda chosen: self.set_image(chosen, plane))
         if state.channels:
             self.channels = add_channel_panel(self.controls_layout, state, self.plane, self._channel_changed,
                                               self._channel_mode)
         show_labels(self, image.group, kept)  # another pyramid of the image keeps its label layers
+
+    def set_pyramid(self, found: GeoMultiscale, plane: dict[int, int] | None = None) -> None:
+        """A multiscales convention pyramid (GeoZarr): the level picker and level-by-zoom of an
+        OME-Zarr image, and axes in the CRS's coordinates once level 0's CF read adds them."""
+        state, level, self.pending_level = pyramid_state(found, plane), self.pending_level, None
+        ms = found.multiscale
+        why = pyramid_level_error(ms, found.path, level) if state is not None and level is not None else None
+        if state is None:
+            why = "; ".join(lv.error or "" for lv in ms.levels if lv.error) or "it has no levels"
+            why = f"No level of the pyramid {found.path} can be read: {why}"
+        if why is not None or state is None:
+            self.show_message(why or "")
+            return
+        self._reset(state.array)
+        self._ome = None
+        self.physical.apply(None, None)
+        self._start(state.with_(level=level))
+        self._level_picker(ms, state, level)
+        arr = state.array
+        self.cf.start(arr, self.plane, read=lambda: pyramid_view(found, read_cf(arr)))
+
+    def _level_picker(self, ms: Multiscale, state: ViewState, level: int | None) -> QComboBox:
+        picker = add_level_picker(self.controls_layout, ms, state, lambda level: self._update(level=level))
+        picker.blockSignals(True)  # --level: the picker says so, without a second state
+        picker.setCurrentIndex(max(0, picker.findData(level)))
+        picker.blockSignals(False)
+        return picker
 
     def show_labels(self, image: Group, layers: tuple[LabelLayer, ...]) -> None:
         """The label layers of ``image``, read after it: drawn over it with their panel, while

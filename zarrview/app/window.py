@@ -24,6 +24,7 @@ from shiboken6 import isValid
 from .. import zarrlib as zl
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.image.slice_spec import plane_error
+from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
 from ..viewing.ome import OmeImage, OmePlate, detect
 from ..zarrlib.storage import split_node_path, store_identity, store_url
 from .access_prompt import AccessPrompt
@@ -384,8 +385,15 @@ class MainWindow(QMainWindow):
             if answer.stale or answer.cancelled:
                 return  # another group selected meanwhile
             found = answer.value
+            if isinstance(found, GeoMultiscale) and self._looking_at is group:
+                self._show_pyramid(found, plane)
+                return
             if self._looking_at is not group or not self.ome_groups.show_found(group, found, answer.error) \
                     or not isinstance(found, OmeImage):
+                return
+            if not found.multiscales:  # metadata too broken to name a level: the OME tab says why
+                self.data.show_message(f"The OME-Zarr metadata of {group.path} names no pyramid that can be "
+                                       f"read: see its problems in the OME tab.")
                 return
             level0 = next((lv.array for lv in found.first.levels if lv.array is not None), None)
             bad = plane_error(level0, plane) if level0 is not None else None
@@ -394,7 +402,22 @@ class MainWindow(QMainWindow):
                 return
             self.data.set_image(found, plane)
 
-        self._ome.submit(call_job(lambda: detect(group, labels=False), label=f"OME metadata of {group.path}"), done)
+        self._ome.submit(call_job(lambda: detect(group, labels=False) or detect_geozarr(group),
+                                  label=f"OME metadata of {group.path}"), done)
+
+    def _show_pyramid(self, found: GeoMultiscale, plane: dict[int, int]) -> None:
+        """A multiscales convention pyramid (GeoZarr): shown like an OME-Zarr image, its metadata's
+        problems said in the status bar."""
+        level0 = next((lv.array for lv in found.multiscale.levels if lv.array is not None), None)
+        bad = plane_error(level0, plane) if level0 is not None else None
+        if bad is not None:
+            self._refuse_plane(bad)
+            return
+        self.data.set_pyramid(found, plane)
+        if found.problems:
+            self.status_label.setText(f"{found.path}: {len(found.problems)} problem"
+                                      f"{'s' if len(found.problems) != 1 else ''} in its conventions' metadata: "
+                                      + "; ".join(p.message for p in found.problems[:3]))
 
     def _show_plate(self, plate: OmePlate, group: zl.Group) -> None:
         show_plate(self, plate, group)
