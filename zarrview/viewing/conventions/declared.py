@@ -120,13 +120,14 @@ def declarations(attrs: Mapping[str, Any], node: str = "") -> tuple[tuple[Declar
 
 def conventions(attrs: Any, node: str = "") -> Conventions:
     """The conventions ``attrs`` follow. The multiscales convention is recognised undeclared by
-    its documented attribute, an object ``multiscales`` (OME-NGFF's is a list); ``proj:`` and
-    ``spatial:`` by their prefixed keys."""
+    its documented attribute, a ``multiscales`` object with a ``layout`` (OME-NGFF's is a list of
+    objects with ``datasets``); ``proj:`` and ``spatial:`` by their prefixed keys."""
     if not isinstance(attrs, Mapping):
         return Conventions((), frozenset(), ())
     declared, problems = declarations(attrs, node)
     applied = {d.known for d in declared if d.known is not None}
-    if isinstance(attrs.get("multiscales"), dict):
+    ms = attrs.get("multiscales")
+    if isinstance(ms, dict) and "layout" in ms:
         applied.add(MULTISCALES)
     for known in KNOWN:
         if any(k in attrs for k in known.keys):
@@ -136,11 +137,8 @@ def conventions(attrs: Any, node: str = "") -> Conventions:
 
 def ome_attributes(attrs: Any) -> Any:
     """``attrs`` without the keys another convention claims: what OME-NGFF detection may read.
-    A ``multiscales`` is OME-NGFF's only where it is a list and no ``zarr_conventions`` entry
-    declares the multiscales convention."""
-    if not isinstance(attrs, Mapping) or "multiscales" not in attrs:
-        return attrs
-    ms = attrs["multiscales"]
-    if isinstance(ms, list) and MULTISCALES not in conventions(attrs).applied:
+    A ``multiscales`` that the multiscales convention claims (declared, or an object with a
+    ``layout``) is not OME-NGFF's; any other is left to OME-NGFF, which reports what is wrong."""
+    if not isinstance(attrs, Mapping) or "multiscales" not in attrs or MULTISCALES not in conventions(attrs):
         return attrs
     return {k: v for k, v in attrs.items() if k != "multiscales"}

@@ -1,0 +1,36 @@
+"""A GeoZarr pyramid in the window (attributes by zarr-cm, arrays by zarr-python): the root opens
+as a pyramid with the level picker, the axes are ticked in the CRS's coordinates, the readout
+under the cursor gives them with the CRS's name, and the metadata panel names the CRS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import geozarr_stores as gs
+from zarrview.app.window import MainWindow
+
+from test_app import _settle, window  # noqa: F401  (the window fixture)
+
+
+def test_a_geozarr_root_opens_as_a_georeferenced_pyramid(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    written = gs.zarr_cm_pyramid(tmp_path / "pyramid.zarr")
+    window.open_location(str(written.root))
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.state is not None and window.data.state.cf is not None, timeout=15000)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=15000)
+    state = window.data.state
+    assert state is not None and state.pyramid is not None and len(state.pyramid) == 3
+    assert window.meta.fields()["CRS"] == "EPSG:32633"
+    assert window.data.scene.detail is not None
+    level = window.data.scene.detail.level  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(window.data.scene.detail.values, written.levels[str(level)][0])
+    a, _, c, _, e, f = gs.BASE
+    from zarrview.viewing.image.readout import readout
+
+    text = readout(state, window.data.scene, 5, 8)
+    assert text.startswith(f"y {f + e * 5.5:.0f} m, x {c + a * 8.5:.0f} m [EPSG:32633]")  # pixel centres
+    ticks = window.data.image.view.getAxis("bottom").tickStrings([8.5], 1.0, 1.0)  # the centre of column 8
+    assert ticks == [f"{c + a * 8.5:.0f} m"]
