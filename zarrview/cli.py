@@ -240,7 +240,7 @@ def _pyramid_spec(node: Group, plane: dict[int, int], level: int | None, labels:
         raise ArgumentError(f"zarrview: --labels is for an OME-Zarr image; {node.path} is a multiscales pyramid")
     levels = found.multiscale.readable_levels
     if not levels:
-        _say_problems(f"{node.path} is a multiscales pyramid with no readable level", found.errors)
+        _say_problems(f"{node.path} is a multiscales pyramid with no readable level", found.problems)
         return None
     assert levels[0].array is not None
     check_plane(levels[0].array, plane)

@@ -56,7 +56,7 @@ def test_detected_as_geozarr_not_ome(which: str, request: pytest.FixtureRequest)
     assert ome_marker(group.attrs) == ""
     assert conventions(written.attrs).applied == {MULTISCALES, PROJ, SPATIAL}
     found = _found(written)
-    assert found.errors == ()
+    assert found.problems == ()
     assert found.georeferenced
     assert found.crs is not None and found.crs.name == written.attrs["proj:code"] and found.crs.units == "m"
     assert one_line(group).endswith(f"[GeoZarr multiscales, 3 levels, {written.attrs['proj:code']}]")

@@ -25,7 +25,7 @@ from .. import zarrlib as zl
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.image.slice_spec import plane_error
 from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
-from ..viewing.ome import OmeImage, OmePlate, detect
+from ..viewing.ome import Multiscale, OmeImage, OmePlate, detect
 from ..zarrlib.storage import split_node_path, store_identity, store_url
 from .access_prompt import AccessPrompt
 from .icons import app_icon
@@ -395,23 +395,24 @@ class MainWindow(QMainWindow):
                 self.data.show_message(f"The OME-Zarr metadata of {group.path} names no pyramid that can be "
                                        f"read: see its problems in the OME tab.")
                 return
-            level0 = next((lv.array for lv in found.first.levels if lv.array is not None), None)
-            bad = plane_error(level0, plane) if level0 is not None else None
-            if bad is not None:
-                self._refuse_plane(bad)
-                return
-            self.data.set_image(found, plane)
+            if not self._plane_refused(found.first, plane):
+                self.data.set_image(found, plane)
 
         self._ome.submit(call_job(lambda: detect(group, labels=False) or detect_geozarr(group),
                                   label=f"OME metadata of {group.path}"), done)
 
-    def _show_pyramid(self, found: GeoMultiscale, plane: dict[int, int]) -> None:
-        """A multiscales convention pyramid (GeoZarr): shown like an OME-Zarr image, its metadata's
-        problems said in the status bar."""
-        level0 = next((lv.array for lv in found.multiscale.levels if lv.array is not None), None)
+    def _plane_refused(self, ms: Multiscale, plane: dict[int, int]) -> bool:
+        """Whether ``--slice`` names no plane of the pyramid's first readable level (then said)."""
+        level0 = next((lv.array for lv in ms.levels if lv.array is not None), None)
         bad = plane_error(level0, plane) if level0 is not None else None
         if bad is not None:
             self._refuse_plane(bad)
+        return bad is not None
+
+    def _show_pyramid(self, found: GeoMultiscale, plane: dict[int, int]) -> None:
+        """A multiscales convention pyramid (GeoZarr): shown like an OME-Zarr image, its metadata's
+        problems said in the status bar."""
+        if self._plane_refused(found.multiscale, plane):
             return
         self.data.set_pyramid(found, plane)
         if found.problems:

@@ -51,10 +51,6 @@ class GeoMultiscale:
     def path(self) -> str:
         return self.group.path
 
-    @property
-    def errors(self) -> tuple[Problem, ...]:
-        return tuple(p for p in self.problems if p.severity == "error")
-
 
 def detect_geozarr(group: Group, variable: str | None = None) -> GeoMultiscale | None:
     """The multiscales convention pyramid of ``group`` (of ``variable`` where levels are groups),

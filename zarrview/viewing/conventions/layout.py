@@ -38,19 +38,10 @@ def read_layout(value: Any, rep: Reporter) -> tuple[LayoutItem, ...]:
     seen: set[str] = set()
     for i, item in enumerate(layout or ()):
         where = f"multiscales.layout[{i}]"
-        if not isinstance(item, dict):
-            rep.error(where, f"a level must be an object, not {kind_of(item)}")
-            continue
-        asset = rep.get_str(item, "asset", where, required=True)
+        asset = _asset(item, where, seen, rep)
         if asset is None:
             continue
-        parts = asset.split("/")
-        if asset.startswith("/") or any(p in ("", ".", "..") for p in parts):
-            rep.error(f"{where}.asset", f'"asset" must be a relative path without "..", not {asset!r:.60}')
-            continue
-        if asset in seen:
-            rep.error(f"{where}.asset", f"level {asset!r} is listed twice")
-            continue
+        assert isinstance(item, dict)
         seen.add(asset)
         derived = rep.get_str(item, "derived_from", where)
         scale = translation = None
@@ -64,6 +55,20 @@ def read_layout(value: Any, rep: Reporter) -> tuple[LayoutItem, ...]:
             rep.error(where, f'level {asset!r} is derived from {derived!r} and MUST then have a "transform"')
         out.append(LayoutItem(i, asset, derived, scale, translation, item))
     return tuple(out)
+
+
+def _asset(item: Any, where: str, seen: set[str], rep: Reporter) -> str | None:
+    """A level's ``asset``: a relative path not listed before; None (a problem said) otherwise."""
+    asset = rep.get_str(item, "asset", where, required=True) if isinstance(item, dict) else None
+    if not isinstance(item, dict):
+        rep.error(where, f"a level must be an object, not {kind_of(item)}")
+    elif asset is not None and (asset.startswith("/") or any(p in ("", ".", "..") for p in asset.split("/"))):
+        rep.error(f"{where}.asset", f'"asset" must be a relative path without "..", not {asset!r:.60}')
+        asset = None
+    elif asset is not None and asset in seen:
+        rep.error(f"{where}.asset", f"level {asset!r} is listed twice")
+        asset = None
+    return asset
 
 
 def _numbers(obj: dict[str, Any], key: str, where: str, rep: Reporter, *, positive: bool = False) -> tuple[float, ...] | None:
