@@ -33,4 +33,7 @@ def test_a_geozarr_root_opens_as_a_georeferenced_pyramid(qtbot: Any, window: Mai
     text = readout(state, window.data.scene, 5, 8)
     assert text.startswith(f"y {f + e * 5.5:.0f} m, x {c + a * 8.5:.0f} m [EPSG:32633]")  # pixel centres
     ticks = window.data.image.view.getAxis("bottom").tickStrings([8.5], 1.0, 1.0)  # the centre of column 8
-    assert ticks == [f"{c + a * 8.5:.0f} m"]
+    assert ticks == [f"{c + a * 8.5:.0f}"]
+    window.show_axes(True)
+    assert window.data.image.view.getAxis("bottom").labelText == "x (m)"
+    assert window.data.image.view.getAxis("left").labelText == "y (m)"

@@ -7,6 +7,7 @@ check box for the stored values. Everything here only presents; the view model d
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -84,6 +85,8 @@ class CFPresenter(QObject):
         names = cf.names if cf.names and state.axis_names is None else state.axis_names
         self.controller.set_state(state.with_(cf=cf, contrast=contrast, axis_names=names))
         plane = self.plane
+        if cf.crs:  # georeferenced axes are named with their units
+            self.names_changed.emit()
         if plane is not None and names != state.axis_names and names:  # NCZarr's names, read with the rest
             for combo in (plane.y_combo, plane.x_combo):
                 for d, n in enumerate(names):
@@ -160,6 +163,8 @@ class CFPresenter(QObject):
             item.__dict__.pop("tickStrings", None)  # pyqtgraph's own numbers again, unless…
             item.__dict__.pop("tickValues", None)
             if axis is not None:
+                if cf is not None and cf.crs:  # the axis label names the CRS's unit; the ticks stay short
+                    axis = dataclasses.replace(axis, units=None)
                 item.tickStrings = _ticks(axis)  # type: ignore[method-assign]
                 values = _tick_values(axis, item)
                 if values is not None:  # round coordinate values (60 °N, not the value at pixel 50)

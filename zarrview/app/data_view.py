@@ -299,6 +299,9 @@ class DataView(QWidget):
         state = self.state
         names = dim_names(state.array, state.axis_names) if state is not None else ["", ""]
         y, x = (state.y_dim, state.x_dim) if state is not None else (0, 1)
+        if state is not None and state.cf is not None and state.cf.crs:  # georeferenced: the CRS's units
+            names = [f"{n} ({a.units})" if a is not None and a.units else n
+                     for n, a in ((n, state.cf.axes.get(d)) for d, n in enumerate(names))]
         self.image.show_axes(self.axes_shown, self.physical.axis_label(names[y]), self.physical.axis_label(names[x]))
 
     # -- input -> state ---------------------------------------------------------------------

@@ -26,6 +26,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from ...describe import dtype_text, shape_text
 from ...scheduling import Answer, WorkerPool, call_job
+from ...viewing.conventions.text import type_text as convention_type
 from ...viewing.ome.text import OmeMark, ome_mark, type_text
 from ...zarrlib import Array, Group, Node, ReadCancelled, UnsupportedArray, ZarrError
 from ...zarrlib.outline import Outline
@@ -358,7 +359,9 @@ class HierarchyModel(QAbstractItemModel):
             if col == TYPE_COLUMN and node is not None:
                 if item.error:
                     return "error"
-                return type_text(item.ome) if item.ome is not None else "group" + (" (implicit)" if node.implicit else "")
+                if item.ome is not None:
+                    return type_text(item.ome)
+                return convention_type(node.attrs) or "group" + (" (implicit)" if node.implicit else "")
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if item.error or node is None:

@@ -42,6 +42,18 @@ def marker(attrs: Any) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
+def type_text(attrs: Any) -> str | None:
+    """The tree's Type column for a group following the conventions: ``GeoZarr multiscales (3
+    levels)``, ``GeoZarr group``; None for one that follows none (from cheap key checks only)."""
+    conv = conventions(attrs)
+    if not conv.applied:
+        return None
+    if MULTISCALES not in conv:
+        return f"{family(conv.applied)} group"
+    n = _levels(attrs)
+    return f"{family(conv.applied)} multiscales ({'?' if n is None else n} level{'' if n == 1 else 's'})"
+
+
 def rows(attrs: Any) -> list[tuple[str, str]]:
     """The metadata panel's rows for a node's conventions: which, the CRS, the levels (the raw
     ``spatial:`` and ``proj:`` keys are the Attributes tab's)."""
