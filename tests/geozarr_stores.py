@@ -92,3 +92,14 @@ def toolkit_pyramid(root: Path) -> Written:
     truth = json.loads((root.parent / "truth.json").read_text())
     levels = {p: np.load(root.parent / f"{p.replace('/', '_')}.npy") for p in truth["levels"]}
     return Written(root, levels, truth["transforms"], truth["attrs"])
+
+
+CRS_WRITER = Path(__file__).with_name("geozarr_crs_writer.py")
+
+
+def crs_stores(folder: Path) -> dict:
+    """``wkt.zarr`` (EPSG:4326 as WKT2, a (lon, lat) array) and ``projjson.zarr`` (EPSG:32610 as
+    PROJJSON, a two-level pyramid) written under Python 3.12; what pyproj says of each CRS."""
+    python = py312_env.require(TOOLKIT)
+    py312_env.run(python, CRS_WRITER, str(folder), timeout=300)
+    return json.loads((folder / "crs.json").read_text())

@@ -19,7 +19,7 @@ from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.image.axes import dim_names
 from ..viewing.cf.view import read_cf
 from ..viewing.conventions.geozarr import GeoMultiscale
-from ..viewing.conventions.georef import pyramid_state, pyramid_view
+from ..viewing.conventions.georef import pyramid_state, pyramid_view, spatial_plane
 from ..viewing.export.plane import PlaneSpec, level_error, pyramid_level_error, table_selection
 from ..viewing.labels.export import overlays
 from ..viewing.labels.layers import LabelLayer
@@ -163,7 +163,7 @@ class DataView(QWidget):
         if arr.dtype.names or arr.dtype.kind in "OSUV" or self.as_table.isChecked() or arr.ndim < 2:
             self.others.show(arr, as_table=self.as_table.isChecked())
             return
-        self._start(initial_state(arr, plane or {}))
+        self._start(spatial_plane(initial_state(arr, plane or {}), plane=plane))  # Y as rows where spatial: says
         self.cf.start(arr, self.plane)  # coordinates, units and decoding: read on a worker, then applied
 
     def set_image(self, image: OmeImage, plane: dict[int, int] | None = None) -> None:

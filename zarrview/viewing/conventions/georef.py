@@ -102,9 +102,20 @@ def pyramid_state(found: GeoMultiscale, plane: Mapping[int, int] | None = None) 
         return None
     arr = levels[0].array
     assert arr is not None
-    state = initial_state(arr, dict(plane or {}), pyramid=levels)
-    if found.dims is not None and state.channel_dim is None and found.dims != (state.y_dim, state.x_dim):
-        y, x = found.dims
-        if y not in (plane or {}) and x not in (plane or {}):
-            state = state.with_(y_dim=y, x_dim=x)
-    return state
+    return spatial_plane(initial_state(arr, dict(plane or {}), pyramid=levels), found.dims, plane)
+
+
+def spatial_plane(state: ViewState, dims: tuple[int, int] | None = None,
+                  plane: Mapping[int, int] | None = None) -> ViewState:
+    """``state`` showing Y as rows and X as columns (``dims``, else the array's own
+    ``spatial:dimensions``), north up whatever the storage order, unless ``--slice`` fixed one of
+    them or a colour dimension is shown."""
+    if dims is None:
+        attrs = state.array.attrs
+        if not (isinstance(attrs, dict) and "spatial:dimensions" in attrs):
+            return state
+        dims = spatial_dims(state.array, [attrs], Reporter(state.array.path, "$", []))
+    if dims is None or state.channel_dim is not None or dims == (state.y_dim, state.x_dim):
+        return state
+    y, x = dims
+    return state if y in (plane or {}) or x in (plane or {}) else state.with_(y_dim=y, x_dim=x)
