@@ -37,3 +37,32 @@ def test_a_geozarr_root_opens_as_a_georeferenced_pyramid(qtbot: Any, window: Mai
     window.show_axes(True)
     assert window.data.image.view.getAxis("bottom").labelText == "x (m)"
     assert window.data.image.view.getAxis("left").labelText == "y (m)"
+
+
+def _hostile(root: Path, attrs: dict[str, Any]) -> Path:
+    import zarr
+
+    group = zarr.open_group(str(root), mode="w", zarr_format=3, attributes=attrs)
+    group.create_array("0", shape=(20, 30), dtype="u1", chunks=(10, 10), dimension_names=("y", "x"))[...] = 7
+    return root
+
+
+def test_broken_multiscales_in_the_window_are_said_not_raised(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    """What used to raise IndexError when the root was opened: an OME-NGFF list without a pyramid,
+    a declared multiscales convention without a layout. Each shows a sentence; a GeoZarr layout
+    whose second level is broken still shows its first."""
+    ms = {"uuid": "d35379db-88df-4056-af3a-620245f8e347"}
+    window.open_location(str(_hostile(tmp_path / "ome.zarr", {"multiscales": [{"datasets": "0"}]})))
+    _settle(qtbot, window)
+    assert "names no pyramid that can be read" in window.data.message.text()
+    window.open_location(str(_hostile(tmp_path / "nolayout.zarr", {"zarr_conventions": [ms], "multiscales": {}})))
+    _settle(qtbot, window)
+    assert "No level of the pyramid / can be read" in window.data.message.text()
+    assert '"layout" is required' in window.meta.fields()["Problems"]
+    window.open_location(str(_hostile(tmp_path / "half.zarr", {"zarr_conventions": [ms], "multiscales": {"layout": [
+        {"asset": "0"}, {"asset": "gone", "derived_from": "0", "transform": {"scale": [2, "x"]}}]}})))
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=15000)
+    np.testing.assert_array_equal(window.data.scene.detail.values, np.full((20, 30), 7, "u1"))
+    problems = window.meta.fields()["Problems"]
+    assert problems.startswith("2: ") and "level 'gone' cannot be opened" in problems and "positive numbers" in problems

@@ -416,9 +416,10 @@ class MainWindow(QMainWindow):
             return
         self.data.set_pyramid(found, plane)
         if found.problems:
+            said = "; ".join(f"{p.severity}: {p.path}: {p.message}" for p in found.problems[:5])
+            self.meta.add_row("Problems", f"{len(found.problems)}: {said}")
             self.status_label.setText(f"{found.path}: {len(found.problems)} problem"
-                                      f"{'s' if len(found.problems) != 1 else ''} in its conventions' metadata: "
-                                      + "; ".join(p.message for p in found.problems[:3]))
+                                      f"{'s' if len(found.problems) != 1 else ''} in its conventions' metadata")
 
     def _show_plate(self, plate: OmePlate, group: zl.Group) -> None:
         show_plate(self, plate, group)
