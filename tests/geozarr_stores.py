@@ -33,6 +33,8 @@ class Written:
     #: level path -> its spatial:transform as written
     transforms: dict[str, list[float]]
     attrs: dict
+    #: another band's levels (level groups with several arrays), by path
+    other: dict[str, np.ndarray] | None = None
 
 
 def source_data(shape: tuple[int, ...] = (2, 120, 90), seed: int = 7) -> np.ndarray:
@@ -91,7 +93,9 @@ def toolkit_pyramid(root: Path) -> Written:
     py312_env.run(python, WRITER, str(root), timeout=300)
     truth = json.loads((root.parent / "truth.json").read_text())
     levels = {p: np.load(root.parent / f"{p.replace('/', '_')}.npy") for p in truth["levels"]}
-    return Written(root, levels, truth["transforms"], truth["attrs"])
+    return Written(root, levels, truth["transforms"], truth["attrs"],
+                   {p: np.load(root.parent / f"{p.replace('/', '_')}.npy")
+                    for p in (q.replace("b02", "b03") for q in truth["levels"])})
 
 
 CRS_WRITER = Path(__file__).with_name("geozarr_crs_writer.py")

@@ -1,8 +1,8 @@
 """Writes a GeoZarr pyramid with geozarr-toolkit 0.1.2 (run under Python 3.12 by
 tests/geozarr_stores.py): the toolkit builds every attribute (zarr_conventions, the multiscales
 layout, proj: and spatial: per level group) and validates them; zarr-python writes the arrays and
-reads them back, saved beside the store as the truth, with truth.json naming the levels and their
-transforms.
+reads them back, saved beside the store as the truth, with truth.json naming the levels of band
+"b02" and their transforms (band "b03" is written beside it in each level group).
 
 Usage: python geozarr_toolkit_writer.py ROOT
 """
@@ -59,8 +59,11 @@ for name, f in levels.items():
     arr = sub.create_array("b02", shape=level.shape, dtype=level.dtype, chunks=(64, 64), dimension_names=("y", "x"))
     arr[...] = level
     transforms[f"{name}/b02"] = transform
+    # a second band in each level group: a pyramid of its own
+    sub.create_array("b03", shape=level.shape, dtype=level.dtype, chunks=(64, 64), dimension_names=("y", "x"))[...] = \
+        level * 2 + 1
 back = zarr.open_group(str(root), mode="r")
-for path in transforms:
+for path in [*transforms, *(p.replace("b02", "b03") for p in transforms)]:
     np.save(root.parent / f"{path.replace('/', '_')}.npy", np.asarray(back[path][...]))
 (root.parent / "truth.json").write_text(json.dumps({"levels": list(transforms), "transforms": transforms,
                                                     "attrs": dict(back.attrs), "problems": problems}))

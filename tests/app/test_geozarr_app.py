@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from PySide6.QtWidgets import QComboBox
 
 import geozarr_stores as gs
 from zarrview.app.window import MainWindow
@@ -66,3 +67,23 @@ def test_broken_multiscales_in_the_window_are_said_not_raised(qtbot: Any, window
     np.testing.assert_array_equal(window.data.scene.detail.values, np.full((20, 30), 7, "u1"))
     problems = window.meta.fields()["Problems"]
     assert problems.startswith("2: ") and "level 'gone' cannot be opened" in problems and "positive numbers" in problems
+
+
+def test_the_band_picker_shows_another_bands_pyramid(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    written = gs.toolkit_pyramid(tmp_path / "store.zarr")
+    window.open_location(str(written.root))
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=15000)
+    picker = next(c for c in window.data.findChildren(QComboBox) if c.findData("b03") >= 0)
+    assert [picker.itemData(i) for i in range(picker.count())] == ["b02", "b03"]
+    picker.setCurrentIndex(picker.findData("b03"))
+    qtbot.waitUntil(lambda: window.data.state is not None and window.data.state.array.path == "/r10m/b03",
+                    timeout=15000)
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=15000)
+    detail = window.data.scene.detail
+    state = window.data.state
+    assert detail is not None and state is not None and state.pyramid is not None
+    path = state.pyramid[detail.level].path  # type: ignore[attr-defined]
+    assert written.other is not None
+    np.testing.assert_array_equal(detail.values, written.other[path])

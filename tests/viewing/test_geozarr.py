@@ -129,6 +129,17 @@ def test_readout_names_coordinates_and_crs(which: str, request: pytest.FixtureRe
         assert found_text[3] == written.attrs["proj:code"]
 
 
+def test_each_band_of_the_level_groups_is_a_pyramid(toolkit: gs.Written) -> None:
+    group = zl.open(str(toolkit.root))
+    assert _found(toolkit).variables == ("b02", "b03")
+    found = detect_geozarr(group, "b03")
+    assert found is not None and found.variable == "b03" and found.problems == ()
+    assert toolkit.other is not None
+    for level in found.multiscale.levels:
+        assert level.array is not None
+        np.testing.assert_array_equal(level.array[...], toolkit.other[level.path])
+
+
 def test_a_level_array_opened_alone_has_its_own_coordinates(toolkit: gs.Written) -> None:
     arr = zl.open(f"{toolkit.root}::/r20m/b02")
     cf = array_view(arr, read_cf(arr))

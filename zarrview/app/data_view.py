@@ -14,11 +14,11 @@ import numpy as np
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from ..scheduling import WorkerPool
+from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.image.axes import dim_names
 from ..viewing.cf.view import read_cf
-from ..viewing.conventions.geozarr import GeoMultiscale
+from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
 from ..viewing.conventions.georef import pyramid_state, pyramid_view, spatial_plane
 from ..viewing.export.plane import PlaneSpec, level_error, pyramid_level_error, table_selection
 from ..viewing.labels.export import overlays
@@ -28,7 +28,7 @@ from ..viewing.ome.view import image_state
 from ..viewing.image.state import Region
 from ..zarrlib import Array, Group
 from ..zarrlib.storage.access import AccessDeniedError
-from .bridge import post
+from .bridge import gui_lane, post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
@@ -36,7 +36,8 @@ from .other_views import OtherViews
 from .cf_presenter import CFPresenter
 from .physical_view import PhysicalSpace, slider_text
 from .plate_view import PlateView
-from .plane_controls import PlaneControls, add_level_picker, add_multiscale_picker, build_plane_controls
+from .plane_controls import (PlaneControls, add_level_picker, add_multiscale_picker, add_variable_picker,
+                             build_plane_controls)
 
 #: milliseconds after a frame before its prefetch starts, so it never competes with painting
 PREFETCH_DELAY_MS = 150
@@ -95,6 +96,8 @@ class DataView(QWidget):
         self._prefetch_timer.setInterval(PREFETCH_DELAY_MS)
         self._prefetch_timer.timeout.connect(self._run_prefetch)
         self.physical = PhysicalSpace(self.image)
+        self._variables = gui_lane(pool, self, "pyramid variable")  # another band of a GeoZarr pyramid
+        self._pyramid_group: Group | None = None  # the GeoZarr pyramid shown, for its band picker
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
         self.plate_view: PlateView | None = None  # built on the first plate (set_plate)
         self.controller = ViewController(pool, lambda fn: post(fn, self), self._paint,
@@ -207,11 +210,26 @@ class DataView(QWidget):
             return
         self._reset(state.array)
         self._ome = None
+        self._pyramid_group = found.group
         self.physical.apply(None, None)
         self._start(state.with_(level=level))
-        self._level_picker(ms, state, level)
+        picker = self._level_picker(ms, state, level)
+        if len(found.variables) > 1:  # level groups holding several bands: any band's pyramid on request
+            add_variable_picker(picker, found.variables, found.variable, lambda name: self._variable(found, name))
         arr = state.array
         self.cf.start(arr, self.plane, read=lambda: pyramid_view(found, read_cf(arr)))
+
+    def _variable(self, found: GeoMultiscale, name: str) -> None:
+        """The pyramid of another array of the level groups, read on a worker (it opens each level)."""
+        def done(answer: Answer[GeoMultiscale | None]) -> None:
+            if not (answer.stale or answer.cancelled) and isinstance(answer.value, GeoMultiscale) \
+                    and self._pyramid_group is found.group:  # still this pyramid on screen
+                self.set_pyramid(answer.value)
+            elif answer.error is not None:
+                self.status.emit(f"The pyramid of {name} cannot be read: {answer.error}")
+
+        self._variables.submit(call_job(lambda: detect_geozarr(found.group, name),
+                                        label=f"pyramid of {name} in {found.path}"), done)
 
     def _level_picker(self, ms: Multiscale, state: ViewState, level: int | None) -> QComboBox:
         picker = add_level_picker(self.controls_layout, ms, state, lambda level: self._update(level=level))
@@ -435,6 +453,7 @@ class DataView(QWidget):
     def _reset(self, arr: Array | None) -> None:
         self._forget_status()
         self.array = arr
+        self._pyramid_group = None
         self.controller.clear()
         self.others.clear()
         self._clear_controls()
