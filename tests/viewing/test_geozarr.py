@@ -140,13 +140,20 @@ def test_each_band_of_the_level_groups_is_a_pyramid(toolkit: gs.Written) -> None
         np.testing.assert_array_equal(level.array[...], toolkit.other[level.path])
 
 
-def test_a_level_array_opened_alone_has_its_own_coordinates(toolkit: gs.Written) -> None:
-    arr = zl.open(f"{toolkit.root}::/r20m/b02")
-    cf = array_view(arr, read_cf(arr))
-    assert cf is not None and cf.crs == "EPSG:32610"
-    declared = toolkit.transforms["r20m/b02"]
-    gx, _ = _geo(declared, np.arange(arr.shape[1]) + 0.5, np.zeros(arr.shape[1]))
-    np.testing.assert_allclose(cf.axes[1].values, gx)
+@pytest.mark.parametrize("which", ["zcm", "toolkit"])
+def test_a_level_array_opened_alone_has_its_levels_coordinates(which: str, request: pytest.FixtureRequest) -> None:
+    """Selecting a level's array (not the pyramid) still georeferences it by its own level's
+    transform, never the group's base transform."""
+    written: gs.Written = request.getfixturevalue(which)
+    for path, declared in written.transforms.items():
+        arr = zl.open(f"{written.root}::/{path}")
+        cf = array_view(arr, read_cf(arr))
+        assert cf is not None and cf.crs == written.attrs["proj:code"]
+        y, x = arr.ndim - 2, arr.ndim - 1
+        gx, _ = _geo(declared, np.arange(arr.shape[x]) + 0.5, np.zeros(arr.shape[x]))
+        _, gy = _geo(declared, np.zeros(arr.shape[y]), np.arange(arr.shape[y]) + 0.5)
+        np.testing.assert_allclose(cf.axes[x].values, gx)
+        np.testing.assert_allclose(cf.axes[y].values, gy)
 
 
 @pytest.mark.parametrize("which", ["zcm", "toolkit"])

@@ -22,7 +22,8 @@ from ..image.state import ViewState, initial_state
 from ..ome.doc import Reporter
 from ..ome.model import Problem
 from .crs import Crs, read_crs
-from .geozarr import GeoMultiscale
+from .declared import MULTISCALES, conventions
+from .geozarr import GeoMultiscale, detect_geozarr
 from .spatial import Affine, centre_offset, read_affine, spatial_dims, transform_usable
 
 
@@ -65,10 +66,18 @@ def pyramid_view(found: GeoMultiscale, cf: CFView | None) -> CFView | None:
 
 
 def array_view(arr: Array, cf: CFView | None) -> CFView | None:
-    """``cf`` with the georeferenced axes of a single array: its own ``spatial:`` transform, else
-    its group's where the group's ``spatial:shape`` (if stated) is the array's; the CRS its own
-    ``proj:``, else its group's (the convention's inheritance). Reads the parent group: call it
-    off the GUI thread."""
+    """``cf`` with the georeferenced axes of a single array: a pyramid level's as the pyramid
+    places it; else its own ``spatial:`` transform, else its group's where the group's
+    ``spatial:shape`` (if stated) is the array's; the CRS its own ``proj:``, else its group's (the
+    convention's inheritance). Reads the groups above it: call it off the GUI thread."""
+    level = _pyramid_level(arr)
+    if level is not None:  # a level of a pyramid: placed as the pyramid places it
+        found, index = level
+        if found.georeferenced and found.dims is not None:
+            names = tuple(a.name for a in found.multiscale.axes)
+            axes = coordinate_axes(found.transforms[index], found.offset, tuple(arr.shape), found.dims, found.crs, names)
+            return with_axes(cf, arr, axes, found.crs)
+        return cf
     own = arr.attrs if isinstance(arr.attrs, dict) else {}
     try:
         parent = arr.ancestor(1).attrs if arr.path.strip("/") else {}
@@ -92,6 +101,27 @@ def array_view(arr: Array, cf: CFView | None) -> CFView | None:
     names = tuple(str(n) if n else f"dim_{d}" for d, n in enumerate(arr.dimension_names or (None,) * arr.ndim))
     axes = coordinate_axes(aff, centre_offset(src, rep), tuple(arr.shape), dims, crs, names)
     return with_axes(cf, arr, axes, crs, tuple(str(p) for p in problems))
+
+
+def _pyramid_level(arr: Array) -> tuple[GeoMultiscale, int] | None:
+    """(the pyramid, the level index) where ``arr`` is a level of a multiscales group: an asset
+    of its parent, or an array of a level group that is an asset of its grandparent."""
+    parts = [p for p in arr.path.split("/") if p]
+    for up, variable in ((1, None), (2, parts[-1] if parts else None)):
+        if len(parts) < up:
+            break
+        try:
+            group = arr.ancestor(up)
+        except ZarrError:
+            continue
+        if MULTISCALES not in conventions(group.attrs):
+            continue
+        found = detect_geozarr(group, variable)
+        index = next((lv.index for lv in found.multiscale.levels if lv.array is not None
+                      and lv.array.path == arr.path), None) if found is not None else None
+        if found is not None and index is not None:
+            return found, index
+    return None
 
 
 def pyramid_state(found: GeoMultiscale, plane: Mapping[int, int] | None = None) -> ViewState | None:
