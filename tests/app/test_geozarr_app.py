@@ -35,6 +35,11 @@ def test_a_geozarr_root_opens_as_a_georeferenced_pyramid(qtbot: Any, window: Mai
     assert text.startswith(f"y {f + e * 5.5:.0f} m, x {c + a * 8.5:.0f} m [EPSG:32633]")  # pixel centres
     ticks = window.data.image.view.getAxis("bottom").tickStrings([8.5], 1.0, 1.0)  # the centre of column 8
     assert ticks == [f"{c + a * 8.5:.0f}"]
+    picker = next(c for c in window.data.findChildren(QComboBox) if c.findData(2) >= 0)
+    labels = [picker.itemText(i) for i in range(1, picker.count())]  # after "auto"
+    assert [t.split(",")[:2] for t in labels] == [  # each level's size and its pixels in the CRS's unit
+        [f"level {i}: {lv.shape[1]:,} × {lv.shape[2]:,}", f" {-w[4]:g} × {w[0]:g} m/px"]
+        for i, (lv, w) in enumerate(zip(written.levels.values(), written.transforms.values()))]
     window.show_axes(True)
     assert window.data.image.view.getAxis("bottom").labelText == "x (m)"
     assert window.data.image.view.getAxis("left").labelText == "y (m)"
