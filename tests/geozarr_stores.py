@@ -52,13 +52,14 @@ def downsample(data: np.ndarray, fy: int, fx: int) -> np.ndarray:
     return cut.reshape(b, h // fy, fy, w // fx, fx).mean(axis=(2, 4)).astype(data.dtype)
 
 
-def level_transform(fy: int, fx: int) -> list[float]:
-    a, b, c, d, e, f = BASE
+def level_transform(fy: int, fx: int, base: tuple[float, ...] = BASE) -> list[float]:
+    a, b, c, d, e, f = base
     return [a * fx, b, c, d, e * fy, f]
 
 
-def zarr_cm_pyramid(root: Path) -> Written:
-    """Array assets "0", "1", "2" directly in the root group (the COG-like layout)."""
+def zarr_cm_pyramid(root: Path, base: tuple[float, ...] = BASE) -> Written:
+    """Array assets "0", "1", "2" directly in the root group (the COG-like layout); ``base`` is
+    level 0's transform."""
     import zarr
     from zarr_cm import multiscales, proj, spatial
 
@@ -68,13 +69,13 @@ def zarr_cm_pyramid(root: Path) -> Written:
         level = downsample(data, fy, fx)
         arrays[str(i)] = level
         item = {"asset": str(i), "transform": {"scale": [float(fy), float(fx)], "translation": [0.0, 0.0]},
-                "spatial:transform": level_transform(fy, fx), "spatial:shape": list(level.shape[1:])}
+                "spatial:transform": level_transform(fy, fx, base), "spatial:shape": list(level.shape[1:])}
         if i:
             item["derived_from"] = "0"
         layout.append(item)
     attrs = multiscales.insert({}, {"layout": layout, "resampling_method": "average"})
     attrs = proj.insert(attrs, {"proj:code": CRS})
-    attrs = spatial.insert(attrs, {"spatial:dimensions": ["y", "x"], "spatial:transform": list(BASE),
+    attrs = spatial.insert(attrs, {"spatial:dimensions": ["y", "x"], "spatial:transform": list(base),
                                    "spatial:bbox": [500000.0, 4998800.0, 500900.0, 5000000.0]})
     group = zarr.open_group(str(root), mode="w", zarr_format=3, attributes=attrs)
     for name, level in arrays.items():

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from PySide6.QtWidgets import QComboBox
 
 import geozarr_stores as gs
@@ -92,3 +93,21 @@ def test_the_band_picker_shows_another_bands_pyramid(qtbot: Any, window: MainWin
     path = state.pyramid[detail.level].path  # type: ignore[attr-defined]
     assert written.other is not None
     np.testing.assert_array_equal(detail.values, written.other[path])
+
+
+def test_non_square_pixels_keep_their_proportions(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    """Pixels 10 m wide and 25 m tall are drawn two and a half times as tall as wide."""
+    written = gs.zarr_cm_pyramid(tmp_path / "tall.zarr", base=(10.0, 0.0, 500000.0, 0.0, -25.0, 5000000.0))
+    window.open_location(str(written.root))
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=15000)
+    vb = window.data.image.view.getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    rect = vb.sceneBoundingRect()
+    assert (rect.height() / (y1 - y0)) / (rect.width() / (x1 - x0)) == pytest.approx(2.5, rel=1e-3)
+    # the narrow image covers little of the bottom axis: its tick labels (6 digits) still do not touch
+    bottom = window.data.image.view.getAxis("bottom")
+    px = rect.width() / (x1 - x0)
+    ticks = [v for _, values in bottom.tickValues(x0, x1, rect.width()) for v in values]
+    assert len(ticks) >= 2
+    assert min(np.diff(sorted(ticks))) * px >= 6 * 7

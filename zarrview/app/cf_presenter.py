@@ -8,6 +8,7 @@ check box for the stored values. Everything here only presents; the view model d
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,10 @@ from .plane_controls import PlaneControls
 
 #: the column of a slider's row where the coordinate value can be typed
 VALUE_COLUMN = 5
+#: the room a tick label needs: a row of text (left axis), characters and a gap (bottom axis)
+TICK_ROW_PX = 14
+TICK_CHAR_PX = 7
+TICK_GAP_PX = 12
 
 
 class CFPresenter(QObject):
@@ -213,7 +218,29 @@ def _tick_values(axis: CoordAxis, item: Any) -> Any:
         a, b = sorted(float(np.interp(p - 0.5, index, positions)) for p in (lo, hi))
         if not b > a:
             return own(item, lo, hi, size)
-        return [(spacing, [float(np.interp(v, xs, ys)) + 0.5 for v in values if xs[0] <= v <= xs[-1]])
-                for spacing, values in own(item, a, b, size)]
+        levels = [(spacing, [float(np.interp(v, xs, ys)) + 0.5 for v in values if xs[0] <= v <= xs[-1]])
+                  for spacing, values in own(item, a, b, size)]
+        return _uncrowded(levels, size / (hi - lo), item.orientation in ("left", "right"), axis)
 
     return tick_values
+
+
+
+def _uncrowded(levels: list[tuple[float, list[float]]], px_per_index: float, vertical: bool,
+               axis: CoordAxis) -> list[tuple[float, list[float]]]:
+    """Tick levels whose labels do not run into each other: an array that covers a narrow part of
+    the axis squeezes the ticks pyqtgraph spaced for the whole of it. The first level is thinned
+    to every k-th tick where it is too dense; finer levels are dropped."""
+    out: list[tuple[float, list[float]]] = []
+    for spacing, values in levels:
+        if len(values) > 1:
+            longest = max(len(axis.format(v)) for v in np.interp(np.asarray(values) - 0.5,
+                                                                 np.arange(len(axis)), axis.numeric()))
+            room = TICK_ROW_PX if vertical else longest * TICK_CHAR_PX + TICK_GAP_PX
+            gap = float(np.min(np.abs(np.diff(values)))) * abs(px_per_index)
+            if gap < room:
+                if out:
+                    break
+                values = values[::math.ceil(room / max(gap, 1e-9))]
+        out.append((spacing, values))
+    return out

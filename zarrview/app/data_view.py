@@ -211,8 +211,8 @@ class DataView(QWidget):
         self._reset(state.array)
         self._ome = None
         self._pyramid_group = found.group
-        self.physical.apply(None, None)
         self._start(state.with_(level=level))
+        self._apply_physical()
         picker = self._level_picker(ms, state, level)
         if len(found.variables) > 1:  # level groups holding several bands: any band's pyramid on request
             add_variable_picker(picker, found.variables, found.variable, lambda name: self._variable(found, name))
@@ -349,10 +349,13 @@ class DataView(QWidget):
                                           level0.translation[dim], axes[dim].unit))
 
     def _apply_physical(self) -> None:
-        """Pixel sizes of the image's level 0 along the displayed dimensions (OME-Zarr only)."""
+        """Pixel sizes of the image's level 0 along the displayed dimensions: an OME-Zarr image's
+        axes and scale bar; a GeoZarr pyramid's proportions (its axes are coordinates)."""
         state, image = self.state, self._ome
         if state is None or image is None or not state.pyramid:
             self.physical.apply(None, None)
+            if state is not None and state.pyramid:
+                self.physical.proportions((state.pyramid[0].scale[state.y_dim], state.pyramid[0].scale[state.x_dim]))
             return
         scale = state.pyramid[0].scale
         axes = image.first.axes
