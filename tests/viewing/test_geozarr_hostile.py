@@ -29,6 +29,8 @@ def _store(tmp_path: Path, attrs: dict[str, Any]) -> Path:
     group = zarr.open_group(str(root), mode="w", zarr_format=3, attributes=attrs)
     arr = group.create_array("0", shape=DATA.shape, dtype=DATA.dtype, chunks=(16, 16), dimension_names=("y", "x"))
     arr[...] = DATA
+    group.create_array("line", shape=(5,), dtype="f4")[...] = 1
+    group.create_array("words", shape=(3, 3), dtype=str)[...] = np.full((3, 3), "a")
     return root
 
 
@@ -60,6 +62,13 @@ CASES: list[tuple[str, dict[str, Any], str, int]] = [
         {"asset": "0"}]}}, '"uuid", "schema_url" or "spec_url"', 0),
     ("declared but OME-shaped", {"zarr_conventions": [MS], "multiscales": [{"datasets": [{"path": "0"}]}]},
      "must be an object", 1),
+    ("derived in a cycle", {"multiscales": {"layout": [
+        {"asset": "0"}, {"asset": "p", "derived_from": "q", "transform": {"scale": [2, 2]}},
+        {"asset": "q", "derived_from": "p", "transform": {"scale": [2, 2]}}]}}, "in a cycle", 0),
+    ("a hundred thousand levels", {"multiscales": {"layout": [{"asset": "0"}] + [{"asset": f"l{i}"} for i in range(10**5)]}},
+     "the first 64 are read", 0),
+    ("a 1-D level", {"multiscales": {"layout": [{"asset": "line"}]}}, "must be a grid of numbers", 1),
+    ("a text level", {"multiscales": {"layout": [{"asset": "words"}]}}, "must be a grid of numbers", 1),
     ("unknown transform type", {"multiscales": {"layout": [{"asset": "0"}]}, "spatial:transform_type": "rpc",
                                 "spatial:transform": [1, 0, 0, 0, -1, 0]}, "not one zarrview reads", 0),
 ]

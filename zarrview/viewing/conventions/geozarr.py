@@ -146,10 +146,13 @@ def _place(group: Group, items: tuple[LayoutItem, ...], opened: list, base: Arra
             elif it.derived_from in placed:
                 placed[it.asset] = _derived(placed[it.derived_from], it, arrays.get(it.derived_from),
                                             arrays.get(it.asset), dims)
+    assets = {it.asset for it in items}
     for it in items:
         if it.asset not in placed:
+            why = "a level derived, in a cycle, from this one" if it.derived_from in assets else \
+                "not a level of the layout"
             rep.error(f"{it.where}.derived_from", f"level {it.asset!r} is derived from {it.derived_from!r}, "
-                                                  f"which is not a level of the layout; placed by its shape")
+                                                  f"{why}; placed by its shape")
             placed[it.asset] = _derived(placed.get(items[0].asset, PIXELS), it, base, arrays.get(it.asset), dims)
     return placed, geo
 
@@ -183,6 +186,10 @@ def _levels(items: tuple[LayoutItem, ...], opened: list, affines: dict[str, Affi
     for i, (it, (arr, why, _)) in enumerate(zip(items, opened)):
         path = f"{it.asset}/{variable}" if variable else it.asset
         aff = affines[it.asset]
+        if isinstance(arr, Array) and (arr.ndim < 2 or arr.dtype.names or arr.dtype.kind in "OSUV"):
+            why = f"{arr.ndim}-D {arr.dtype}: a pyramid level must be a grid of numbers of two or more dimensions"
+            rep.error(it.where, f"level {path!r} is {why}")
+            arr = None
         if isinstance(arr, Array) and arr.ndim != base.ndim:
             why = f"{arr.ndim} dimensions, not {base.ndim}"
             rep.error(it.where, f"level {path!r} has {why} (as {base.path} has)")

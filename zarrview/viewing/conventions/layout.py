@@ -9,6 +9,9 @@ from typing import Any
 from ...zarrlib import Array, Group, UnsupportedArray, ZarrError
 from ..ome.doc import Reporter, is_number, kind_of
 
+#: levels of a layout that are read (each opens an array): a pyramid of 2**64 pixels has 64
+MAX_LEVELS = 64
+
 
 @dataclass(frozen=True)
 class LayoutItem:
@@ -34,6 +37,9 @@ def read_layout(value: Any, rep: Reporter) -> tuple[LayoutItem, ...]:
     layout = rep.get_list(value, "layout", "multiscales", required=True)
     if layout is not None and not layout:
         rep.error("multiscales.layout", '"layout" MUST list at least one level')
+    if layout is not None and len(layout) > MAX_LEVELS:
+        rep.error("multiscales.layout", f'"layout" lists {len(layout):,} levels; the first {MAX_LEVELS} are read')
+        layout = layout[:MAX_LEVELS]
     out = []
     seen: set[str] = set()
     for i, item in enumerate(layout or ()):
