@@ -105,6 +105,13 @@ def _info(location: str, **options: Any) -> int:
         if ome is not None:
             print()
             print("\n".join(describe_ome(ome)))
+        from .viewing.conventions.geozarr import detect_geozarr
+        from .viewing.conventions.text import describe as describe_pyramid
+
+        pyramid = detect_geozarr(node) if ome is None else None
+        if pyramid is not None:
+            print()
+            print("\n".join(describe_pyramid(pyramid)))
     cf = cf_rows(node)
     if cf:
         print("\nCF conventions:")
@@ -242,12 +249,9 @@ def _export_spec(node: Node, plane: dict[int, int], level: int | None, labels: s
         return None
     image = detect(node, labels=False)
     if not isinstance(image, OmeImage):
-        from .viewing.anndata import encoding_of
-
-        enc = encoding_of(node)
-        what = f" (AnnData {enc.type})" if enc is not None else ""
-        print(f"zarrview: {node.path} is a group{what}, not an array or an OME-Zarr image: name one with ::/path",
-              file=sys.stderr)
+        return _pyramid_spec(node, plane, level, labels)
+    if not image.multiscales:  # OME metadata too broken to name a level: say what is wrong
+        _say_problems(f"{node.path} holds OME-Zarr image metadata that names no readable pyramid", image.errors)
         return None
     level0 = next((lv.array for lv in image.first.levels if lv.array is not None), None)
     if level0 is not None:
@@ -256,6 +260,40 @@ def _export_spec(node: Node, plane: dict[int, int], level: int | None, labels: s
         return image_spec(image, plane, level or 0, _label_layers(node, labels))
     except ValueError as e:
         raise ArgumentError(f"zarrview: {e}") from None
+
+
+def _pyramid_spec(node: Group, plane: dict[int, int], level: int | None, labels: str | None) -> PlaneSpec | None:
+    """``_export_spec`` for a group that is no OME-Zarr image: a multiscales convention pyramid
+    (GeoZarr), else None after saying what the group is not."""
+    from .viewing.conventions.geozarr import detect_geozarr
+    from .viewing.export.plane import pyramid_spec
+    from .viewing.image.slice_spec import ArgumentError, check_plane
+
+    found = detect_geozarr(node)
+    if found is None:
+        from .viewing.anndata import encoding_of
+
+        enc = encoding_of(node)
+        what = f" (AnnData {enc.type})" if enc is not None else ""
+        print(f"zarrview: {node.path} is a group{what}, not an array or an OME-Zarr image: name one with ::/path",
+              file=sys.stderr)
+        return None
+    if labels is not None:
+        raise ArgumentError(f"zarrview: --labels is for an OME-Zarr image; {node.path} is a multiscales pyramid")
+    levels = found.multiscale.readable_levels
+    if not levels:
+        _say_problems(f"{node.path} is a multiscales pyramid with no readable level", found.problems)
+        return None
+    assert levels[0].array is not None
+    check_plane(levels[0].array, plane)
+    try:
+        return pyramid_spec(found, plane, level or 0)
+    except ValueError as e:
+        raise ArgumentError(f"zarrview: {e}") from None
+
+
+def _say_problems(what: str, problems: Sequence[Any]) -> None:
+    print(f"zarrview: {what}" + "".join(f"\n  {p}" for p in problems[:10]), file=sys.stderr)
 
 
 def _decoding(spec: PlaneSpec) -> PlaneSpec:

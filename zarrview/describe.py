@@ -17,6 +17,7 @@ from .zarrlib.icechunk import IcechunkStore
 from .zarrlib.mltypes import is_ml
 from .zarrlib.storage import ZipStore
 from .viewing.anndata.encoding import encoding_rows
+from .viewing.conventions.text import marker as convention_marker, rows as convention_rows
 from .viewing.ome.text import marker as ome_marker
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def one_line(node: Node) -> str:
     if isinstance(node, Array):
         return f"{node.name or '/'}  array  {shape_text(node.shape)}  {_array_details(node.meta)}"
     extra = "  (implicit)" if node.implicit else ""
-    mark = ome_marker(node.attrs)  # from the attributes alone: no request per group
+    mark = ome_marker(node.attrs) or convention_marker(node.attrs)  # from the attributes alone: no request
     return f"{node.name or '/'}  group  {node.format_name}{extra}" + (f"  {mark}" if mark else "")
 
 
@@ -147,7 +148,7 @@ def summary(node: Node) -> list[tuple[str, str]]:
         ]
         if node.dtype.kind != "O":
             rows.append(("Logical size", f"{human_bytes(node.nbytes)} ({node.nbytes:,} bytes)"))
-    return rows
+    return rows + convention_rows(node.attrs)
 
 
 def archive_rows(node: Node) -> list[tuple[str, str]]:

@@ -7,6 +7,9 @@ check box for the stored values. Everything here only presents; the view model d
 
 from __future__ import annotations
 
+import dataclasses
+import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,6 +20,7 @@ from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing import ViewController
 from ..viewing.cf.coords import CoordAxis, CoordError
 from ..viewing.cf.view import CFView, read_cf
+from ..viewing.conventions.georef import array_view
 from ..viewing.image.axes import dim_names
 from ..zarrlib import Array
 from .bridge import gui_lane
@@ -25,6 +29,10 @@ from .plane_controls import PlaneControls
 
 #: the column of a slider's row where the coordinate value can be typed
 VALUE_COLUMN = 5
+#: the room a tick label needs: a row of text (left axis), characters and a gap (bottom axis)
+TICK_ROW_PX = 14
+TICK_CHAR_PX = 7
+TICK_GAP_PX = 12
 
 
 class CFPresenter(QObject):
@@ -48,9 +56,11 @@ class CFPresenter(QObject):
         self.array: Array | None = None
         self.plane: PlaneControls | None = None
 
-    def start(self, arr: Array, plane: PlaneControls | None) -> None:
-        """Read ``arr``'s CF conventions on a worker and apply them if it is still the one shown."""
+    def start(self, arr: Array, plane: PlaneControls | None, read: Callable[[], CFView | None] | None = None) -> None:
+        """Read ``arr``'s CF conventions on a worker (with its ``spatial:`` coordinates; ``read``,
+        where given, reads instead) and apply them if it is still the one shown."""
         self.clear()
+        read = read or (lambda: array_view(arr, read_cf(arr)))
         self.array, self.plane = arr, plane
 
         def done(answer: Answer[CFView | None]) -> None:
@@ -66,7 +76,7 @@ class CFPresenter(QObject):
             if cf is not None:
                 self._apply(cf)
 
-        self.lane.submit(call_job(lambda: read_cf(arr), label=f"CF attributes of {arr.path}"), done)
+        self.lane.submit(call_job(read, label=f"CF attributes of {arr.path}"), done)
 
     def clear(self) -> None:
         """Nothing shown (the view's controls are going): pyqtgraph's own axes, no title, no legend."""
@@ -80,6 +90,8 @@ class CFPresenter(QObject):
         names = cf.names if cf.names and state.axis_names is None else state.axis_names
         self.controller.set_state(state.with_(cf=cf, contrast=contrast, axis_names=names))
         plane = self.plane
+        if cf.crs:  # georeferenced axes are named with their units
+            self.names_changed.emit()
         if plane is not None and names != state.axis_names and names:  # NCZarr's names, read with the rest
             for combo in (plane.y_combo, plane.x_combo):
                 for d, n in enumerate(names):
@@ -156,6 +168,8 @@ class CFPresenter(QObject):
             item.__dict__.pop("tickStrings", None)  # pyqtgraph's own numbers again, unless…
             item.__dict__.pop("tickValues", None)
             if axis is not None:
+                if cf is not None and cf.crs:  # the axis label names the CRS's unit; the ticks stay short
+                    axis = dataclasses.replace(axis, units=None)
                 item.tickStrings = _ticks(axis)  # type: ignore[method-assign]
                 values = _tick_values(axis, item)
                 if values is not None:  # round coordinate values (60 °N, not the value at pixel 50)
@@ -204,7 +218,29 @@ def _tick_values(axis: CoordAxis, item: Any) -> Any:
         a, b = sorted(float(np.interp(p - 0.5, index, positions)) for p in (lo, hi))
         if not b > a:
             return own(item, lo, hi, size)
-        return [(spacing, [float(np.interp(v, xs, ys)) + 0.5 for v in values if xs[0] <= v <= xs[-1]])
-                for spacing, values in own(item, a, b, size)]
+        levels = [(spacing, [float(np.interp(v, xs, ys)) + 0.5 for v in values if xs[0] <= v <= xs[-1]])
+                  for spacing, values in own(item, a, b, size)]
+        return _uncrowded(levels, size / (hi - lo), item.orientation in ("left", "right"), axis)
 
     return tick_values
+
+
+
+def _uncrowded(levels: list[tuple[float, list[float]]], px_per_index: float, vertical: bool,
+               axis: CoordAxis) -> list[tuple[float, list[float]]]:
+    """Tick levels whose labels do not run into each other: an array that covers a narrow part of
+    the axis squeezes the ticks pyqtgraph spaced for the whole of it. The first level is thinned
+    to every k-th tick where it is too dense; finer levels are dropped."""
+    out: list[tuple[float, list[float]]] = []
+    for spacing, values in levels:
+        if len(values) > 1:
+            longest = max(len(axis.format(v)) for v in np.interp(np.asarray(values) - 0.5,
+                                                                 np.arange(len(axis)), axis.numeric()))
+            room = TICK_ROW_PX if vertical else longest * TICK_CHAR_PX + TICK_GAP_PX
+            gap = float(np.min(np.abs(np.diff(values)))) * abs(px_per_index)
+            if gap < room:
+                if out:
+                    break
+                values = values[::math.ceil(room / max(gap, 1e-9))]
+        out.append((spacing, values))
+    return out

@@ -12,20 +12,23 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from ..scheduling import WorkerPool
+from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.image.axes import dim_names
-from ..viewing.export.plane import PlaneSpec, level_error, table_selection
+from ..viewing.cf.view import read_cf
+from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
+from ..viewing.conventions.georef import pyramid_state, pyramid_view, spatial_plane
+from ..viewing.export.plane import PlaneSpec, level_error, pyramid_level_error, table_selection
 from ..viewing.labels.export import overlays
 from ..viewing.labels.layers import LabelLayer
-from ..viewing.ome import OmeImage, OmePlate
+from ..viewing.ome import Multiscale, OmeImage, OmePlate
 from ..viewing.ome.view import image_state
 from ..viewing.image.state import Region
 from ..zarrlib import Array, Group
 from ..zarrlib.storage.access import AccessDeniedError
-from .bridge import post
+from .bridge import gui_lane, post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
@@ -34,7 +37,8 @@ from .other_views import OtherViews
 from .cf_presenter import CFPresenter
 from .physical_view import PhysicalSpace, slider_text
 from .plate_view import PlateView
-from .plane_controls import PlaneControls, add_level_picker, add_multiscale_picker, build_plane_controls
+from .plane_controls import (PlaneControls, add_level_picker, add_multiscale_picker, add_variable_picker,
+                             build_plane_controls)
 
 #: milliseconds after a frame before its prefetch starts, so it never competes with painting
 PREFETCH_DELAY_MS = 150
@@ -95,6 +99,8 @@ class DataView(QWidget):
         self._prefetch_timer.setInterval(PREFETCH_DELAY_MS)
         self._prefetch_timer.timeout.connect(self._run_prefetch)
         self.physical = PhysicalSpace(self.image)
+        self._variables = gui_lane(pool, self, "pyramid variable")  # another band of a GeoZarr pyramid
+        self._pyramid_group: Group | None = None  # the GeoZarr pyramid shown, for its band picker
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
         self.plate_view: PlateView | None = None  # built on the first plate (set_plate)
         self.controller = ViewController(pool, lambda fn: post(fn, self), self._paint,
@@ -178,7 +184,7 @@ class DataView(QWidget):
         if arr.dtype.names or arr.dtype.kind in "OSUV" or self.as_table.isChecked() or arr.ndim < 2:
             self.others.show(arr, as_table=self.as_table.isChecked())
             return
-        self._start(initial_state(arr, plane or {}))
+        self._start(spatial_plane(initial_state(arr, plane or {}), plane=plane))  # Y as rows where spatial: says
         self.cf.start(arr, self.plane)  # coordinates, units and decoding: read on a worker, then applied
 
     def set_image(self, image: OmeImage, plane: dict[int, int] | None = None) -> None:
@@ -190,7 +196,8 @@ class DataView(QWidget):
             self.show_message(why)
             return
         if state is None:
-            why = "; ".join(lv.error or "" for lv in image.first.levels if lv.error) or "it has no levels"
+            levels = image.first.levels if image.multiscales else ()
+            why = "; ".join(lv.error or "" for lv in levels if lv.error) or "it has no levels"
             self.show_message(f"No level of the image {image.path} can be read: {why}")
             return
         same = self.state is not None and self._ome is not None and self._ome.group is image.group
@@ -199,16 +206,55 @@ class DataView(QWidget):
         self._ome = image
         self._start(state.with_(level=level, labels=kept))
         self._apply_physical()
-        picker = add_level_picker(self.controls_layout, image.first, state, lambda level: self._update(level=level))
-        picker.blockSignals(True)  # --level: the picker says so, without a second state
-        picker.setCurrentIndex(max(0, picker.findData(level)))
-        picker.blockSignals(False)
+        picker = self._level_picker(image.first, state, level)
         if len(image.multiscales) > 1:  # several pyramids in one group: the first by default, any on request
             add_multiscale_picker(picker, image, lambda chosen: self.set_image(chosen, plane))
         if state.channels:
             self.channels = add_channel_panel(self.controls_layout, state, self.plane, self._channel_changed,
                                               self._channel_mode)
         show_labels(self, image.group, kept)  # another pyramid of the image keeps its label layers
+
+    def set_pyramid(self, found: GeoMultiscale, plane: dict[int, int] | None = None) -> None:
+        """A multiscales convention pyramid (GeoZarr): the level picker and level-by-zoom of an
+        OME-Zarr image, and axes in the CRS's coordinates once level 0's CF read adds them."""
+        state, level, self.pending_level = pyramid_state(found, plane), self.pending_level, None
+        ms = found.multiscale
+        why = pyramid_level_error(ms, found.path, level) if state is not None and level is not None else None
+        if state is None:
+            why = "; ".join(lv.error or "" for lv in ms.levels if lv.error) or "it has no levels"
+            why = f"No level of the pyramid {found.path} can be read: {why}"
+        if why is not None or state is None:
+            self.show_message(why or "")
+            return
+        self._reset(state.array)
+        self._ome = None
+        self._pyramid_group = found.group
+        self._start(state.with_(level=level))
+        self._apply_physical()
+        picker = self._level_picker(ms, state, level)
+        if len(found.variables) > 1:  # level groups holding several bands: any band's pyramid on request
+            add_variable_picker(picker, found.variables, found.variable, lambda name: self._variable(found, name))
+        arr = state.array
+        self.cf.start(arr, self.plane, read=lambda: pyramid_view(found, read_cf(arr)))
+
+    def _variable(self, found: GeoMultiscale, name: str) -> None:
+        """The pyramid of another array of the level groups, read on a worker (it opens each level)."""
+        def done(answer: Answer[GeoMultiscale | None]) -> None:
+            if not (answer.stale or answer.cancelled) and isinstance(answer.value, GeoMultiscale) \
+                    and self._pyramid_group is found.group:  # still this pyramid on screen
+                self.set_pyramid(answer.value)
+            elif answer.error is not None:
+                self.status.emit(f"The pyramid of {name} cannot be read: {answer.error}")
+
+        self._variables.submit(call_job(lambda: detect_geozarr(found.group, name),
+                                        label=f"pyramid of {name} in {found.path}"), done)
+
+    def _level_picker(self, ms: Multiscale, state: ViewState, level: int | None) -> QComboBox:
+        picker = add_level_picker(self.controls_layout, ms, state, lambda level: self._update(level=level))
+        picker.blockSignals(True)  # --level: the picker says so, without a second state
+        picker.setCurrentIndex(max(0, picker.findData(level)))
+        picker.blockSignals(False)
+        return picker
 
     def show_labels(self, image: Group, layers: tuple[LabelLayer, ...]) -> None:
         """The label layers of ``image``, read after it: drawn over it with their panel, while
@@ -289,6 +335,9 @@ class DataView(QWidget):
         state = self.state
         names = dim_names(state.array, state.axis_names) if state is not None else ["", ""]
         y, x = (state.y_dim, state.x_dim) if state is not None else (0, 1)
+        if state is not None and state.cf is not None and state.cf.crs:  # georeferenced: the CRS's units
+            names = [f"{n} ({a.units})" if a is not None and a.units else n
+                     for n, a in ((n, state.cf.axes.get(d)) for d, n in enumerate(names))]
         self.image.show_axes(self.axes_shown, self.physical.axis_label(names[y]), self.physical.axis_label(names[x]))
 
     # -- input -> state ---------------------------------------------------------------------
@@ -318,10 +367,13 @@ class DataView(QWidget):
                                           level0.translation[dim], axes[dim].unit))
 
     def _apply_physical(self) -> None:
-        """Pixel sizes of the image's level 0 along the displayed dimensions (OME-Zarr only)."""
+        """Pixel sizes of the image's level 0 along the displayed dimensions: an OME-Zarr image's
+        axes and scale bar; a GeoZarr pyramid's proportions (its axes are coordinates)."""
         state, image = self.state, self._ome
         if state is None or image is None or not state.pyramid:
             self.physical.apply(None, None)
+            if state is not None and state.pyramid:
+                self.physical.proportions((state.pyramid[0].scale[state.y_dim], state.pyramid[0].scale[state.x_dim]))
             return
         scale = state.pyramid[0].scale
         axes = image.first.axes
@@ -422,6 +474,7 @@ class DataView(QWidget):
     def _reset(self, arr: Array | None) -> None:
         self._forget_status()
         self.array = arr
+        self._pyramid_group = None
         self.controller.clear()
         self.others.clear()
         self.anndata.clear()

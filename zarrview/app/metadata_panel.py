@@ -62,6 +62,7 @@ class MetadataPanel(QTabWidget):
         #: with the next OME group, unless another tab was chosen meanwhile
         self._ome_wanted = False
         self._json_for: Node | None = None  # the node whose documents the JSON tab is being given
+        self._rows: list[list[tuple[str, str]]] = []  # the summary's fields as laid out
         self._hiding = False
         self.currentChanged.connect(self._chosen)
 
@@ -87,6 +88,11 @@ class MetadataPanel(QTabWidget):
             self._json_for = None
             self.json.setPlainText(error or "")
         self._ome_for(node)
+
+    def add_row(self, key: str, value: str) -> None:
+        """One more field under the summary (what a worker found after the node was shown)."""
+        rows = [(k, v) for line in self._rows for k, v in line] + [(key, value)]
+        self._fill_table(rows)
 
     def _count_stored(self, node: Array) -> None:
         """The stored chunk (or shard) objects of ``node``, counted on a worker by listing what
@@ -194,7 +200,7 @@ class MetadataPanel(QTabWidget):
         return out
 
     def _fill_table(self, rows: list[tuple[str, str]]) -> None:
-        lines = layout_rows(rows)
+        lines = self._rows = layout_rows(rows)
         self.table.clearSpans()
         self.table.clearContents()
         self.table.setRowCount(len(lines))

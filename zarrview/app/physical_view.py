@@ -50,6 +50,13 @@ class PhysicalSpace:
         self.bar.show()
         self._fit_bar()
 
+    def proportions(self, size: tuple[float, float]) -> None:
+        """Pixels drawn ``size`` (rows, columns) in proportion, without a scale bar or scaled
+        ticks: for axes ticked in coordinates of their own (a GeoZarr pyramid's CRS)."""
+        sy, sx = size
+        if sy > 0 and sx > 0 and math.isfinite(sy) and math.isfinite(sx):
+            self.pane.view.getViewBox().setAspectLocked(True, ratio=sx / sy)
+
     def axis_label(self, name: str) -> str:
         return f"{name} ({self.unit})" if self.size is not None and self.unit else name
 

@@ -216,6 +216,23 @@ def add_multiscale_picker(level_picker: QComboBox, image: OmeImage, chosen: Call
         chosen(replace(image, multiscales=(first, *(m for m in order if m is not first))))
 
     combo.currentIndexChanged.connect(pick)
+    return _beside(level_picker, combo)
+
+
+def add_variable_picker(level_picker: QComboBox, variables: tuple[str, ...], shown: str | None,
+                        chosen: Callable[[str], None]) -> QComboBox:
+    """Beside the level picker, when a pyramid's level groups hold several arrays (a band each):
+    choosing one shows that array's pyramid."""
+    combo = QComboBox()
+    for name in variables:
+        combo.addItem(name, name)
+    combo.setCurrentIndex(max(0, combo.findData(shown)))
+    combo.setToolTip("Each level group holds these arrays; each has a pyramid of its own")
+    combo.currentIndexChanged.connect(lambda i: chosen(combo.itemData(i)))
+    return _beside(level_picker, combo)
+
+
+def _beside(level_picker: QComboBox, combo: QComboBox) -> QComboBox:
     layout = level_picker.parentWidget().layout()
     assert isinstance(layout, QGridLayout)
     index = layout.indexOf(level_picker)

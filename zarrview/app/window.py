@@ -24,7 +24,8 @@ from shiboken6 import isValid
 from .. import zarrlib as zl
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.image.slice_spec import plane_error
-from ..viewing.ome import OmeImage, OmePlate, detect
+from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
+from ..viewing.ome import Multiscale, OmeImage, OmePlate, detect
 from ..zarrlib.storage import split_node_path, store_identity, store_url
 from .access_prompt import AccessPrompt
 from .anndata_groups import AnnDataHandler
@@ -403,17 +404,41 @@ class MainWindow(QMainWindow):
             if answer.stale or answer.cancelled:
                 return  # another group selected meanwhile
             found = answer.value
+            if isinstance(found, GeoMultiscale) and self._looking_at is group:
+                self._show_pyramid(found, plane)
+                return
             if self._looking_at is not group or not self.ome_groups.show_found(group, found, answer.error) \
                     or not isinstance(found, OmeImage):
                 return
-            level0 = next((lv.array for lv in found.first.levels if lv.array is not None), None)
-            bad = plane_error(level0, plane) if level0 is not None else None
-            if bad is not None:
-                self._refuse_plane(bad)
+            if not found.multiscales:  # metadata too broken to name a level: the OME tab says why
+                self.data.show_message(f"The OME-Zarr metadata of {group.path} names no pyramid that can be "
+                                       f"read: see its problems in the OME tab.")
                 return
-            self.data.set_image(found, plane)
+            if not self._plane_refused(found.first, plane):
+                self.data.set_image(found, plane)
 
-        self._ome.submit(call_job(lambda: detect(group, labels=False), label=f"OME metadata of {group.path}"), done)
+        self._ome.submit(call_job(lambda: detect(group, labels=False) or detect_geozarr(group),
+                                  label=f"OME metadata of {group.path}"), done)
+
+    def _plane_refused(self, ms: Multiscale, plane: dict[int, int]) -> bool:
+        """Whether ``--slice`` names no plane of the pyramid's first readable level (then said)."""
+        level0 = next((lv.array for lv in ms.levels if lv.array is not None), None)
+        bad = plane_error(level0, plane) if level0 is not None else None
+        if bad is not None:
+            self._refuse_plane(bad)
+        return bad is not None
+
+    def _show_pyramid(self, found: GeoMultiscale, plane: dict[int, int]) -> None:
+        """A multiscales convention pyramid (GeoZarr): shown like an OME-Zarr image, its metadata's
+        problems said in the status bar."""
+        if self._plane_refused(found.multiscale, plane):
+            return
+        self.data.set_pyramid(found, plane)
+        if found.problems:
+            said = "; ".join(f"{p.severity}: {p.path}: {p.message}" for p in found.problems[:5])
+            self.meta.add_row("Problems", f"{len(found.problems)}: {said}")
+            self.status_label.setText(f"{found.path}: {len(found.problems)} problem"
+                                      f"{'s' if len(found.problems) != 1 else ''} in its conventions' metadata")
 
     def _show_plate(self, plate: OmePlate, group: zl.Group) -> None:
         show_plate(self, plate, group)

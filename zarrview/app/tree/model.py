@@ -27,6 +27,7 @@ from PySide6.QtGui import QBrush, QColor
 from ...describe import dtype_text, shape_text
 from ...scheduling import Answer, WorkerPool, call_job
 from ...viewing.anndata.encoding import encoding_of
+from ...viewing.conventions.text import type_text as convention_type
 from ...viewing.ome.text import OmeMark, ome_mark, type_text
 from ...zarrlib import Array, Group, Node, ReadCancelled, UnsupportedArray, ZarrError
 from ...zarrlib.outline import Outline
@@ -362,7 +363,9 @@ class HierarchyModel(QAbstractItemModel):
                 if item.ome is not None:
                     return type_text(item.ome)
                 enc = encoding_of(node)  # from the attributes already read
-                return f"AnnData {enc.type}" if enc is not None else "group" + (" (implicit)" if node.implicit else "")
+                if enc is not None:
+                    return f"AnnData {enc.type}"
+                return convention_type(node.attrs) or "group" + (" (implicit)" if node.implicit else "")
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if item.error or node is None:

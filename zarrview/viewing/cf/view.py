@@ -37,6 +37,8 @@ class CFView:
     notes: tuple[str, ...] = ()
     #: dimension names from NCZarr where the array's own metadata has none (else ())
     names: tuple[str, ...] = ()
+    #: the coordinate reference system the axes' coordinates are in ("EPSG:32633"), where named
+    crs: str | None = None
 
     def place(self, dim: int, index: int) -> str | None:
         """``2001-03-04 06:00``: the coordinate value of ``index`` along ``dim``, or None."""

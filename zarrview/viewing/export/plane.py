@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -32,10 +32,10 @@ from ...zarrlib.limits import limits
 from ..cf.values import value_coding
 from ..image.channels import ChannelSetting, auto_windows, composite
 from ..image.contrast import NAN_RGBA, displayable, percentile_levels
-from ..image.state import COMPLEX_MODES, initial_state
+from ..image.state import COMPLEX_MODES, ViewState, initial_state
 from ..labels.export import LabelExportError, LabelOverlay, blend, overlays, read_overlays
 from ..labels.layers import LabelLayer
-from ..ome.model import OmeImage
+from ..ome.model import Multiscale, OmeImage
 from .png import PngShapeError, write_png
 
 FORMATS = (".npy", ".csv", ".png")
@@ -43,6 +43,9 @@ FORMATS = (".npy", ".csv", ".png")
 BLOCK_ELEMENTS = 1 << 20
 
 Progress = Callable[[int, int], None]
+
+if TYPE_CHECKING:
+    from ..conventions.geozarr import GeoMultiscale
 
 
 class ExportError(Exception):
@@ -159,11 +162,17 @@ def default_spec(arr: Array, plane: Mapping[int, int] | None = None) -> PlaneSpe
 
 def level_error(image: OmeImage, level: int) -> str | None:
     """Why ``--level`` names no readable level of ``image``'s first multiscale, or None when it does."""
-    readable = [lv.index for lv in image.first.readable_levels]
+    return pyramid_level_error(image.multiscales[0] if image.multiscales else None, image.path, level)
+
+
+def pyramid_level_error(ms: Multiscale | None, path: str, level: int) -> str | None:
+    """Why ``--level`` names no readable level of the pyramid ``ms`` (of the group at ``path``;
+    None: metadata too broken to list levels), or None when it does."""
+    readable = [lv.index for lv in ms.readable_levels] if ms is not None else []
     if level in readable:
         return None
     have = f"its readable levels are {', '.join(map(str, readable))}" if readable else "no level of it can be read"
-    return f"--level {level}: the image at {image.path} has no such level ({have})"
+    return f"--level {level}: the image at {path} has no such level ({have})"
 
 
 def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: int = 0,
@@ -173,14 +182,30 @@ def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: i
     of its first multiscale: the fixed indices are carried into that level as the view carries
     them; ``labels`` are drawn over a PNG. Raises ``ValueError`` (with :func:`level_error`'s words)
     for a level that cannot be read."""
-    from ..image.levels import level_views
     from ..ome.view import image_state
 
     why = level_error(image, level)
     state = image_state(image, plane) if why is None else None
     if state is None:
         raise ValueError(why or f"no level of the image {image.path} can be read")
-    state = state.with_(labels=labels)
+    return state_spec(state.with_(labels=labels), level)
+
+
+def pyramid_spec(found: GeoMultiscale, plane: Mapping[int, int] | None = None, level: int = 0) -> PlaneSpec:
+    """:func:`image_spec` for a multiscales convention pyramid (GeoZarr)."""
+    from ..conventions.georef import pyramid_state
+
+    why = pyramid_level_error(found.multiscale, found.path, level)
+    state = pyramid_state(found, plane) if why is None else None
+    if state is None:
+        raise ValueError(why or f"no level of the pyramid {found.path} can be read")
+    return state_spec(state, level)
+
+
+def state_spec(state: ViewState, level: int) -> PlaneSpec:
+    """The plane of a pyramid's view ``state``, read whole from ``level``."""
+    from ..image.levels import level_views
+
     view = level_views(state.with_(level=level))[0]
     shown = state.plane_dims
     selection = tuple(slice(None) if d in shown else i for d, i in enumerate(view.indices))

@@ -75,6 +75,8 @@ def readout(state: ViewState, scene: Scene, row: int, col: int) -> str:
         return f"{names[d]} {i:,}" if value is None else f"{names[d]} {value}"
 
     where = f"{at(state.y_dim, row)}, {at(state.x_dim, col)}"
+    if cf is not None and cf.crs and (state.y_dim in cf.axes or state.x_dim in cf.axes):
+        where += f" [{cf.crs}]"
     fixed = state.fixed()
     if fixed:
         where += " (" + ", ".join(at(d, i) for d, i in sorted(fixed.items())) + ")"

@@ -173,13 +173,18 @@ def choose_plane(node: Node, request: SliceText) -> tuple[dict[int, int], list[S
         check_plane(node, plane)
         return plane, choices
     if isinstance(node, Group):
+        from ..conventions.geozarr import detect_geozarr
         from ..ome import OmeImage, detect
 
         image = detect(node, labels=False)
-        if isinstance(image, OmeImage):
-            names = tuple(a.name for a in image.first.axes)
+        ms = image.first if isinstance(image, OmeImage) and image.multiscales else None
+        if image is None:  # a multiscales convention pyramid names its dimensions the same way
+            found = detect_geozarr(node)
+            ms = found.multiscale if found is not None and found.multiscale.axes else None
+        if ms is not None:
+            names = tuple(a.name for a in ms.axes)
             plane, choices = resolve_slice(request, node.path, names, {})
-            level0 = next((lv.array for lv in image.first.levels if lv.array is not None), None)
+            level0 = next((lv.array for lv in ms.levels if lv.array is not None), None)
             if level0 is not None:
                 check_plane(level0, plane)
             return plane, choices

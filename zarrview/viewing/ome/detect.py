@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...zarrlib import Group, NodeNotFoundError, ZarrError
+from ..conventions.declared import ome_attributes
 from .doc import Namespace, Reporter, namespace
 from .hcs import parse_plate, parse_well
 from .labels import parse_image_label, parse_labels_list
@@ -29,7 +30,7 @@ def detect(group: Group, *, labels: bool = True) -> OmeNode | None:
 
     ``labels=False`` skips opening an image's ``labels/`` group (one request less)."""
     problems: list = []
-    attrs = group.attrs if isinstance(group.attrs, dict) else {}
+    attrs = ome_attributes(group.attrs) if isinstance(group.attrs, dict) else {}
     ns = namespace(attrs, group.path, problems)
     if ns is None:
         return None

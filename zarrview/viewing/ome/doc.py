@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from ..conventions.declared import ome_attributes
 from .model import Problem, Severity
 
 #: keys that make a group OME metadata (``series`` alone does not: it belongs to the OME group)
@@ -101,7 +102,9 @@ class Namespace:
 
 
 def namespace(attrs: dict[str, Any], node: str, problems: list[Problem]) -> Namespace | None:
-    """The OME metadata in a group's attributes, or None where there is none."""
+    """The OME metadata in a group's attributes, or None where there is none. Keys that
+    another Zarr convention claims (a multiscales convention's ``multiscales``) are not OME's."""
+    attrs = ome_attributes(attrs)
     ome = attrs.get("ome")
     if isinstance(ome, dict) and (any(k in ome for k in OME_KEYS) or "version" in ome):
         declared = ome.get("version")
