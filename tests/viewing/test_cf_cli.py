@@ -119,8 +119,12 @@ def test_csv_and_raw_export(v3: tuple[Path, Any], tmp_path: Path, capsys: pytest
                "-o", str(tmp_path / "p.csv"))[0] == 0
     truth = ds["t"].isel(time=3, level=2).values
     assert np.isnan(truth).any()
-    rows = list(csv.reader(open(tmp_path / "p.csv", encoding="utf-8", newline="")))
-    np.testing.assert_array_equal(np.array(rows, dtype=np.float64), truth)
+    head, *rows = list(csv.reader(open(tmp_path / "p.csv", encoding="utf-8", newline="")))
+    np.testing.assert_array_equal(np.array([r[1:] for r in rows], dtype=np.float64), truth)
+    # the dimensions by name, each position by its coordinate value: xarray's own
+    assert head[0] == "lat \\ lon"
+    np.testing.assert_array_equal(np.array(head[1:], dtype=np.float64), ds["lon"].values)
+    np.testing.assert_array_equal(np.array([r[0] for r in rows], dtype=np.float64), ds["lat"].values)
     code, _, err = run(capsys, "export", f"{path}::/t", "--slice", "time=2004-03-01 12:00,level=#2", "--raw",
                        "-o", str(tmp_path / "raw.npy"))
     assert code == 0 and "level=500 hPa (index 2)" in err

@@ -94,20 +94,24 @@ def test_csv_round_trip_in_index_order(tmp_path: Path) -> None:
     path = write(tmp_path, "v3")
     spec = default_spec(zl.open(path), {1: 7})
     export_plane(spec, tmp_path / "xz.csv")
-    rows = list(csv.reader(open(tmp_path / "xz.csv", encoding="utf-8", newline="")))
-    np.testing.assert_array_equal(np.array(rows, dtype="f4"), VALUES[:, 7, :])
+    head, *rows = list(csv.reader(open(tmp_path / "xz.csv", encoding="utf-8", newline="")))
+    names = zl.open(path).dimension_names or (None, None, None)
+    assert head == [f"{names[0] or 'dim_0'} \\ {names[2] or 'dim_2'}", *map(str, range(VALUES.shape[2]))]
+    assert [r[0] for r in rows] == [str(i) for i in range(VALUES.shape[0])]  # no coordinates: indices
+    np.testing.assert_array_equal(np.array([r[1:] for r in rows], dtype="f4"), VALUES[:, 7, :])
 
 
 def test_csv_floats_strings_and_records_exactly(tmp_path: Path) -> None:
     floats = np.array([[0.1, 1e-300], [np.nan, -2.5]], dtype="f8")
     zarr.create_array(tmp_path / "f", shape=floats.shape, chunks=(1, 2), dtype="f8")[...] = floats
     export_plane(default_spec(zl.open(tmp_path / "f")), tmp_path / "f.csv")
-    rows = list(csv.reader(open(tmp_path / "f.csv", encoding="utf-8", newline="")))
-    np.testing.assert_array_equal(np.array(rows, dtype="f8"), floats)
+    head, *rows = list(csv.reader(open(tmp_path / "f.csv", encoding="utf-8", newline="")))
+    assert head == ["dim_0 \\ dim_1", "0", "1"]
+    np.testing.assert_array_equal(np.array([r[1:] for r in rows], dtype="f8"), floats)
     text = np.array(["São Paulo", "a,b", 'quote"d', "line\nbreak"], dtype=object)
     zarr.create_array(tmp_path / "s", shape=text.shape, chunks=(3,), dtype=str)[...] = text
     export_plane(default_spec(zl.open(tmp_path / "s")), tmp_path / "s.csv")
-    assert [r[0] for r in csv.reader(open(tmp_path / "s.csv", encoding="utf-8", newline=""))] == list(text)
+    assert [r[1] for r in csv.reader(open(tmp_path / "s.csv", encoding="utf-8", newline=""))] == ["value", *text]
     export_plane(default_spec(zl.open(tmp_path / "s")), tmp_path / "s.npy")
     loaded = np.load(tmp_path / "s.npy")  # fixed-width unicode: no pickle needed to load it
     assert loaded.dtype == np.dtype("<U10") and list(loaded) == list(text)
