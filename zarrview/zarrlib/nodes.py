@@ -19,6 +19,7 @@ from .hierarchy import Hierarchy, NodeDoc, join
 from .metadata.written import WrittenArray, written_array
 
 if TYPE_CHECKING:
+    from .grid import RectilinearGrid
     from .outline import Outline
 from .reader import ChunkFailure, ChunkReader, Progress
 
@@ -234,12 +235,24 @@ class Array(Node):
 
     @property
     def chunks(self) -> tuple[int, ...]:
-        """The inner chunk shape when sharded, else the chunk shape."""
+        """The inner chunk shape when sharded, else the chunk shape; on a rectilinear grid of
+        chunks, the largest extent of each dimension (``grid`` has them all)."""
         return self.meta.chunk_shape
 
     @property
     def shards(self) -> tuple[int, ...] | None:
+        """The shard shape when sharded (on a rectilinear grid of shards, the largest extents)."""
         return self.meta.shard_shape
+
+    @property
+    def grid(self) -> RectilinearGrid | None:
+        """The rectilinear grid of the stored chunks (or shards), None where it is regular."""
+        return self.meta.grid
+
+    def chunk_box(self, coords: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+        """[start, stop) per dimension of the chunk at ``coords`` (the inner chunk when sharded),
+        as a read's ``ChunkFailure.box`` gives it: what a chunk outline draws."""
+        return self.meta.chunk_box(coords)
 
     @property
     def fill_value(self) -> Any:
@@ -269,7 +282,17 @@ class Array(Node):
                                 failures=failures)
 
     def chunk_grid_shape(self) -> tuple[int, ...]:
+        """Chunks along each dimension (inner chunks when sharded)."""
+        grid = self.meta.read_grid
+        if grid is not None:
+            return grid.grid_shape
         return tuple(-(-s // c) for s, c in zip(self.shape, self.chunks))
+
+    def stored_grid_shape(self) -> tuple[int, ...]:
+        """Stored objects along each dimension: shards when sharded, else chunks."""
+        if self.meta.grid is not None:
+            return self.meta.grid.grid_shape
+        return tuple(-(-s // c) for s, c in zip(self.shape, self.shards or self.chunks))
 
     def stored_objects(self, cancel: CancelToken | None = None, limit: int | None = None) -> StoredObjects | None:
         """(number of stored chunk or shard objects, their total bytes), or None if the store cannot

@@ -197,7 +197,7 @@ class ChunkReader:
             raise error
         chunk = r.chunk
         key = r.req.key if r.req is not None else self.meta.stored_key(chunk.coords)
-        box = tuple((c * n, min((c + 1) * n, s)) for c, n, s in zip(chunk.coords, self.meta.read_shape, self.meta.shape))
+        box = self.meta.chunk_box(chunk.coords)
         read.out[chunk.out] = self.meta.fill
         read.failures.append(ChunkFailure(key, chunk.coords, box, str(error), error))  # list.append is atomic
 
