@@ -189,10 +189,20 @@ def _axis(spec: Any, extent: int, d: int, where: str) -> Axis:
     return Axis(tuple(edges), tuple(counts), tuple(firsts), tuple(starts), n, extent)
 
 
-def check_shard_edges(grid: RectilinearGrid, inner: tuple[int, ...], where: str) -> None:
+def check_shard_edges(grid: RectilinearGrid, codecs: Any, where: str) -> None:
     """Every shard edge a multiple of the inner chunk's, as sharding requires: the inner chunks
-    then form one regular grid over the array, and each shard holds whole ones."""
+    then form one regular grid over the array, and each shard holds whole ones. (A malformed
+    sharding configuration is left for the codec to name.)"""
+    first = codecs[0] if isinstance(codecs, list) and codecs else None
+    if not isinstance(first, dict) or first.get("name") != "sharding_indexed":
+        return
+    config = first.get("configuration")
+    inner = config.get("chunk_shape") if isinstance(config, dict) else None
+    if not isinstance(inner, list) or len(inner) != len(grid.axes):
+        return
     for d, (axis, size) in enumerate(zip(grid.axes, inner)):
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            return
         for edge in axis.edges:
             if edge % size:
                 raise MetadataError(f"sharding_indexed in {where}: shard edge {edge} in dimension {d} of the "

@@ -83,13 +83,13 @@ def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
             name = t.get("name") if isinstance(t, dict) else t
             raise UnsupportedFeatureError(f"unknown storage transformer {short(name)} in {where}")
     fill = parse_v3_fill(dt, doc["fill_value"], where)
+    if grid is not None:  # before the codecs, which see the largest shard only
+        check_shard_edges(grid, doc["codecs"], where)
     spec = ChunkSpec(chunk_shape, dt, fill)
     pipeline = parse_codecs(doc["codecs"], where, spec)
     read_shape, read_pipeline, layout, reported = chunk_shape, pipeline, None, None
     ab = pipeline.array_bytes
     if isinstance(ab, ShardingCodec):
-        if grid is not None:
-            check_shard_edges(grid, ab.chunk_shape, where)
         if not pipeline.array_array and not pipeline.bytes_bytes:
             read_shape, read_pipeline, layout = ab.chunk_shape, ab.inner, ab.layout
         else:  # codecs around the shard: it can only be decoded whole
