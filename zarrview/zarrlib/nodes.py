@@ -245,6 +245,16 @@ class Array(Node):
         return self.meta.shard_shape
 
     @property
+    def typical_chunks(self) -> tuple[int, ...]:
+        """The chunk extents a view plans by: ``chunks``, or on a rectilinear grid of chunks each
+        dimension's mean extent, so a budget of chunks counts about as many as a read touches
+        (the largest would count a grid of many small chunks and one large as a few)."""
+        grid = self.meta.read_grid
+        if grid is None:
+            return self.chunks
+        return tuple(max(1, a.extent // a.n) if a.n else a.largest for a in grid.axes)
+
+    @property
     def grid(self) -> RectilinearGrid | None:
         """The rectilinear grid of the stored chunks (or shards), None where it is regular."""
         return self.meta.grid

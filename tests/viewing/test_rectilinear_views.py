@@ -1,0 +1,91 @@
+"""Views of arrays on rectilinear chunk grids written by zarr-python 3.4.2: planes at full
+resolution and as previews, lines, checked against zarr-python's own read of each array; a
+preview stays within the chunk budget although the chunks differ in size."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import zarrview.zarrlib as zl
+from zarrview.viewing import initial_state
+from zarrview.zarrlib.storage.local import LocalStore
+from rectilinear_arrays import write_arrays
+from store_wrappers import CountingStore
+from test_line import LineHarness
+from view_harness import Harness
+
+Written = tuple[Path, dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> Written:
+    root = tmp_path_factory.mktemp("rectilinear-views")
+    return root, write_arrays(root)
+
+
+@pytest.fixture
+def h() -> Iterator[Harness]:
+    harness = Harness(budget=1024)  # more than the 646 chunks of the largest plane
+    yield harness
+    harness.close()
+
+
+@pytest.mark.parametrize("name", ["runs", "plane_mixed", "sharded", "sharded_edge", "transposed"])
+def test_a_plane_at_full_resolution(written: Written, h: Harness, name: str) -> None:
+    root, _ = written
+    want = np.load(root / f"{name}.npy")
+    scene = h.show(initial_state(zl.open(root / f"{name}.zarr")))  # type: ignore[arg-type]
+    tile = scene.detail
+    assert scene.message is None and tile is not None and tile.full_resolution
+    assert (tile.r0, tile.c0) == (0, 0)
+    np.testing.assert_array_equal(tile.values, want)
+
+
+def test_a_plane_of_a_cube(written: Written, h: Harness) -> None:
+    root, _ = written
+    want = np.load(root / "cube.npy")
+    scene = h.show(initial_state(zl.open(root / "cube.zarr"), {0: 4}))  # type: ignore[arg-type]
+    assert scene.detail is not None
+    np.testing.assert_array_equal(scene.detail.values, want[4])
+
+
+def test_a_preview_keeps_to_the_budget(written: Written) -> None:
+    """The runs array has 34 x 19 chunks of 1 to 40 elements: with a budget of 20 the view
+    previews, and reads no more chunks than the budget."""
+    root, manifest = written
+    want = np.load(root / "runs.npy")
+    store = CountingStore(LocalStore(root / "runs.zarr"))
+    h = Harness(budget=20)
+    try:
+        scene = h.show(initial_state(zl.open(store)))  # type: ignore[arg-type]
+        tile = scene.coarse or scene.detail
+        assert tile is not None and not tile.full_resolution
+        r0, c0, sr, sc = int(tile.r0), int(tile.c0), int(tile.step_r), int(tile.step_c)
+        rows, cols = tile.values.shape
+        np.testing.assert_array_equal(tile.values, want[r0:r0 + rows * sr:sr, c0:c0 + cols * sc:sc])
+        assert rows * sr >= want.shape[0] - sr and cols * sc >= want.shape[1] - sc  # the whole plane
+        assert 0 < len(set(store.chunk_keys())) <= 20
+        assert len(store.chunk_keys()) == len(set(store.chunk_keys()))
+    finally:
+        h.close()
+    assert len(manifest["runs"]["read"][0]) * len(manifest["runs"]["read"][1]) == 34 * 19
+
+
+def test_a_line_reads_as_zarr_python(written: Written) -> None:
+    root, _ = written
+    for name in ("line", "line_overflow", "grown", "sharded_gzip"):
+        want = np.load(root / f"{name}.npy")
+        lh = LineHarness()
+        try:
+            lh.model.columns = 1000
+            lh.model.show(zl.open(root / f"{name}.zarr"))  # type: ignore[arg-type]
+            plot = lh.settle()
+            assert not plot.envelope and plot.y is not None, name
+            np.testing.assert_array_equal(plot.y, want.astype(plot.y.dtype), err_msg=name)
+        finally:
+            lh.close()
