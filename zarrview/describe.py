@@ -147,12 +147,13 @@ def grid_rows(arr: Array) -> list[tuple[str, str]]:
         return rows + [("Shard shape", shape_text(arr.shards))] if arr.shards else rows
     what = "Shard" if arr.shards else "Chunk"
     names = arr.dimension_names or (None,) * arr.ndim
-    rows = [("Chunk shape", shape_text(arr.chunks))] if arr.shards else []
-    rows.append((f"{what} grid", f"rectilinear, {math.prod(grid.grid_shape):,} {what.lower()}s "
-                                 f"{shape_text(grid.grid_shape)}, largest {shape_text(grid.largest)}"))
+    objects = what.lower() + "s"
+    rows = [(f"{what} grid", f"rectilinear, {math.prod(grid.grid_shape):,} {objects} {shape_text(grid.grid_shape)}, "
+                             f"largest {shape_text(grid.largest)}")]
     for d, (axis, name) in enumerate(zip(grid.axes, names)):
-        rows.append((f"{what} edges {d}" + (f" ({name})" if name else ""), f"{_edges_text(axis.text())} ({axis.n:,})"))
-    return rows
+        label = f"{what} edges {d}" + (f" ({name})" if name else "")
+        rows.append((label, f"{_edges_text(axis.text())} ({axis.n:,} {objects})"))
+    return rows + [("Chunk shape", shape_text(arr.chunks))] if arr.shards else rows
 
 
 def _edges_text(text: str, limit: int = 200) -> str:

@@ -278,10 +278,10 @@ def test_info_shows_the_grid(written: Written) -> None:
     assert out.returncode == 0, out.stderr
     rows = {line[:16].strip(): line[16:].strip() for line in out.stdout.splitlines() if line[:1].isalpha()}
     assert rows["Chunk grid"] == "rectilinear, 12 chunks (4, 3), largest (4, 5)"
-    assert rows["Chunk edges 0"] == "2×3, 4 (4)" and rows["Chunk edges 1"] == "5×3 (3)"  # [[2, 3], 4] and 5
+    assert rows["Chunk edges 0"] == "2×3, 4 (4 chunks)" and rows["Chunk edges 1"] == "5×3 (3 chunks)"  # [[2, 3], 4] and 5
     assert rows["Stored chunks"].startswith("6 of 12,")  # rows 0-5 and columns 0-9 were written
     assert '"name": "rectilinear"' in out.stdout
     out = subprocess.run([sys.executable, "-m", "zarrview", "info", str(root / "sharded_edge.zarr")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert "Shard edges 0    6×2, 9 (3)" in out.stdout and "Chunk shape      (3, 4)" in out.stdout
+    assert "Shard edges 0    6×2, 9 (3 shards)" in out.stdout and "Chunk shape      (3, 4)" in out.stdout
