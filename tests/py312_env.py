@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 ICECHUNK = ("icechunk==2.3.*", "zarr==3.4.*", "numpy", "h5py")
-#: zarr-python 3.4.2 alone: the first release that writes rectilinear chunk grids
-ZARR_342 = ("zarr==3.4.2", "numpy")
+#: zarr-python 3.4.2 (the first release that writes rectilinear chunk grids) with pcodec, which it can write
+ZARR_342 = ("zarr==3.4.2", "numpy", "pcodec")
 
 CACHE = Path(os.environ.get("ZARRVIEW_TEST_CACHE", Path.home() / ".cache" / "zarrview-tests"))
 
