@@ -114,5 +114,14 @@ respell("plane_mixed", "plane", [[[2, 1], 2, [2, 1], 4], [5, 5, 5]])
 respell("runs_split", "runs", [[[7, 10], [7, 10], [13, 9], 13, 1, 2, 7, 20], [[40, 3], [5, 16]]])
 respell("cube_int", "cube", [[1, 2, 4], 3, [[5, 1], 1, [5, 2]]])
 
+# a consolidated group of arrays whose grids are spelled alike ([[3, 3], 4]) but cut to other shapes
+group = zarr.open_group(str(OUT / "consolidated.zarr"), mode="w")
+for member, shape in (("a", (6, 8)), ("b", (6, 13)), ("c", (6, 1))):
+    member_arr = group.create_array(member, shape=shape, chunks=[[3, 3], 4], dtype="int32", fill_value=-2)
+    member_arr[:, : shape[1] - 1] = values(shape, "int32", len(member))[:, : shape[1] - 1]
+zarr.consolidate_metadata(str(OUT / "consolidated.zarr"))
+for member in ("a", "b", "c"):
+    np.save(OUT / f"consolidated_{member}.npy", zarr.open_group(str(OUT / "consolidated.zarr"), mode="r")[member][...])
+
 (OUT / "manifest.json").write_text(json.dumps(manifest))
 print(json.dumps(sorted(manifest)))

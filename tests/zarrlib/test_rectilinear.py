@@ -164,6 +164,32 @@ def test_a_broken_chunk_is_named_with_its_extent(written: Written, tmp_path: Pat
     np.testing.assert_array_equal(got, want)
 
 
+def test_consolidated_arrays_with_one_spelling_and_other_shapes(written: Written) -> None:
+    """Arrays whose grids read alike but cover other shapes: each array gets its own grid."""
+    root, _ = written
+    group = zl.open(root / "consolidated.zarr")
+    assert isinstance(group, zl.Group)
+    for member, columns in (("a", 2), ("b", 4), ("c", 1)):
+        arr = group[member]
+        assert isinstance(arr, zl.Array) and arr.chunk_grid_shape() == (2, columns), member
+        _same(arr[...], np.load(root / f"consolidated_{member}.npy"), member)
+    lines = _tree(root / "consolidated.zarr")
+    assert [line.split("  ")[:3] for line in lines[1:]] == [
+        ["a", "array", "(6, 8)"], ["b", "array", "(6, 13)"], ["c", "array", "(6, 1)"]]
+    assert all("chunks rectilinear ≤(3, 4)" in line for line in lines[1:])
+
+
+def test_an_unreadable_codec_still_shows_the_largest_chunk(written: Written, tmp_path: Path) -> None:
+    _bad(tmp_path, written, "plane", lambda grid: None)
+    path = tmp_path / "g" / "bad" / "zarr.json"
+    doc = json.loads(path.read_text())
+    doc["codecs"].append({"name": "no_such_codec"})
+    path.write_text(json.dumps(doc))
+    arr = zl.open(tmp_path / "g")["bad"]  # type: ignore[index]
+    assert isinstance(arr, zl.UnsupportedArray) and arr.written.chunks == (4, 5)
+    assert "chunks (4, 5)" in _tree(tmp_path / "g")[1]
+
+
 # --------------------------------------------------------------------------- hostile grids
 
 def _bad(tmp_path: Path, written: Written, source: str, edit: Any) -> zl.Group:

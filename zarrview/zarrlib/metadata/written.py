@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ZarrError
+from ..grid import parse_rectilinear
 from .model import parse_shape
 
 
@@ -40,8 +41,18 @@ def written_array(doc: dict[str, Any], zarr_format: int, draft: bool = False) ->
     else:
         config = grid.get("configuration") if isinstance(grid, dict) else None
         chunks = _shape(config.get("chunk_shape")) if isinstance(config, dict) else None
+        if isinstance(grid, dict) and isinstance(config, dict) and grid.get("name") == "rectilinear":
+            chunks = _largest(config, doc.get("shape"))
         codecs = _codec_names(doc.get("codecs"), "name")
     return WrittenArray(_shape(doc.get("shape")), chunks, _text(doc.get("data_type")), codecs)
+
+
+def _largest(config: dict[str, Any], shape: Any) -> tuple[int, ...] | None:
+    """A rectilinear grid's largest chunk: the chunk shape to show of an unreadable array."""
+    try:
+        return parse_rectilinear(config, parse_shape(shape, "shape", ""), "").largest
+    except ZarrError:
+        return None
 
 
 def _shape(value: Any) -> tuple[int, ...] | None:
