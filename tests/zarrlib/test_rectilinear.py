@@ -20,6 +20,7 @@ import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import pytest
@@ -133,6 +134,21 @@ def test_random_selections_read_exactly_the_chunks_they_touch(written: Written, 
         assert set(store.chunk_keys()) <= {_key(s) for s in shards}, (name, sel)
         planned = arr.reader.chunk_coords(sel)
         assert len(planned) == len(set(planned)) and set(planned) == chunks, (name, sel)
+
+
+@pytest.mark.parametrize("backend", ["fsspec", "auto"])
+def test_over_http(written: Written, files_over_http: str, monkeypatch: pytest.MonkeyPatch, backend: str) -> None:
+    """A network store reads every chunk of a read in one batch: the same values."""
+    monkeypatch.setenv("ZARRLIB_REMOTE_BACKEND", backend)
+    root, _ = written
+    rng = np.random.default_rng(3)
+    for name in ("cube", "runs_split", "strings", "sharded_cube", "sharded_edge", "shrunk"):
+        want = np.load(root / f"{name}.npy")
+        arr = zl.open(files_over_http + quote(str((root / f"{name}.zarr").resolve())))
+        assert isinstance(arr, zl.Array)
+        _same(arr[...], want, name)
+        for sel in _selections(want.shape, rng, 5):
+            _same(arr[sel], want[sel], f"{name}{sel}")
 
 
 def test_a_read_of_one_element_reads_one_chunk(written: Written) -> None:
