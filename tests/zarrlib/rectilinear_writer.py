@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import zarr
-from zarr.codecs import BloscCodec, BytesCodec, Crc32cCodec, GzipCodec, TransposeCodec, ZstdCodec
+from zarr.codecs import BloscCodec, BytesCodec, Crc32cCodec, GzipCodec, ShardingCodec, TransposeCodec, ZstdCodec
 
 zarr.config.set({"array.rectilinear_chunks": True})
 
@@ -52,7 +52,11 @@ def record(name: str) -> None:
     np.save(OUT / f"{name}.npy", data)
     manifest[name] = {"read": [list(s) for s in arr.read_chunk_sizes],
                       "write": [list(s) for s in arr.write_chunk_sizes],
-                      "sharded": arr.metadata.codecs[0].__class__.__name__ == "ShardingCodec"}
+                      "sharded": any(isinstance(c, ShardingCodec) for c in arr.metadata.codecs)}
+    try:  # the inner chunk shape of a sharded array, where zarr-python reads by inner chunk
+        manifest[name]["inner"] = list(arr.chunks) if manifest[name]["sharded"] else None
+    except NotImplementedError:  # it reads whole shards (codecs around the shard)
+        manifest[name]["inner"] = None
 
 
 def write(name: str, shape: tuple[int, ...], chunks: Any, dtype: str, *, seed: int = 0,
@@ -106,6 +110,11 @@ write("sharded_start", (16, 15), (4, 5), "int32", seed=14, shards=[[8, 4, 4], [5
 write("sharded_edge", (21, 8), (3, 4), "uint8", seed=15, shards=[[6, 6, 9], [8]], fill_value=5, resize=(19, 8))
 write("sharded_gzip", (40,), (2,), "float64", seed=16, shards=[[10, 2, 28]], compressors=GzipCodec(level=5),
       region=(slice(10, 30),))
+# codecs around the shard (a checksum of the whole shard; a transpose before it): shards decode whole
+write("sharded_crc", (20, 24), [[4, 8, 8], [8, 16]], "uint16", seed=17, serializer=ShardingCodec(chunk_shape=(2, 4)),
+      compressors=Crc32cCodec(), region=(slice(0, 12), slice(None)))
+write("sharded_transposed", (20, 24), [[4, 8, 8], [8, 16]], "int32", seed=18, filters=[TransposeCodec(order=(1, 0))],
+      serializer=ShardingCodec(chunk_shape=(4, 2)), compressors=None)
 
 # spellings zarr-python does not emit, of the same chunks
 respell("line_expanded", "line", [[3, 3, 3, 5, 6]])

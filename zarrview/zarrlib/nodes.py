@@ -260,8 +260,9 @@ class Array(Node):
         return self.meta.grid
 
     def chunk_box(self, coords: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-        """[start, stop) per dimension of the chunk at ``coords`` (the inner chunk when sharded),
-        as a read's ``ChunkFailure.box`` gives it: what a chunk outline draws."""
+        """[start, stop) per dimension of the chunk a read decodes at ``coords`` (the inner chunk
+        when sharded; the shard where codecs around it make shards decode whole), as a read's
+        ``ChunkFailure.box`` gives it: what a chunk outline draws."""
         return self.meta.chunk_box(coords)
 
     @property
@@ -294,7 +295,7 @@ class Array(Node):
     def chunk_grid_shape(self) -> tuple[int, ...]:
         """Chunks along each dimension (inner chunks when sharded)."""
         grid = self.meta.read_grid
-        if grid is not None:
+        if grid is not None and self.meta.reported_sharding is None:
             return grid.grid_shape
         return tuple(-(-s // c) for s, c in zip(self.shape, self.chunks))
 
