@@ -13,7 +13,7 @@ import py312_env
 WRITER = Path(__file__).parent / "zarrlib" / "rectilinear_writer.py"
 
 #: every array the writer makes (a test asserts the manifest names exactly these)
-NAMES = ("line", "plane", "cube", "runs", "shrunk", "grown", "bool", "int8", "uint64", "complex", "strings",
+NAMES = ("line", "plane", "cube", "runs", "shrunk", "grown", "empty", "bool", "int8", "uint64", "complex", "strings",
          "transposed", "sharded", "sharded_cube", "sharded_start", "sharded_edge", "sharded_gzip",
          "sharded_crc", "sharded_transposed",
          "line_expanded", "line_overflow", "plane_mixed", "runs_split", "cube_int")

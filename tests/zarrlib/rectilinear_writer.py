@@ -94,6 +94,7 @@ write("runs", (300, 200), [[7] * 20 + [13] * 10 + [1, 2, 7, 20], [40] * 3 + [5] 
       compressors=GzipCodec(level=1))
 write("shrunk", (25,), [[5, 5, 5, 5, 5]], "float32", seed=4, fill_value=0.5, resize=(22,))
 write("grown", (20,), [[3, 3, 3, 5, 6]], "int64", seed=5, fill_value=-9, resize=(26,))
+write("empty", (0, 5), [4, [2, 3]], "int16", fill_value=3)
 write("bool", (9, 6), [[4, 5], [1, 5]], "bool", seed=6, fill_value=False)
 write("int8", (9, 6), [[2, 7], [3, 3]], "int8", seed=7, fill_value=3, compressors=None)
 write("uint64", (9, 6), [[2, 7], [3, 3]], "uint64", seed=8, fill_value=2**64 - 1,

@@ -34,6 +34,8 @@ class Axis:
     starts: tuple[int, ...]
     n: int
     extent: int
+    #: the first declared edge: the chunk extent of a dimension of length 0, which has no chunk
+    declared: int = 1
 
     def _run_of_chunk(self, c: int) -> int:
         return bisect.bisect_right(self.firsts, c) - 1
@@ -55,7 +57,7 @@ class Axis:
 
     @property
     def largest(self) -> int:
-        return max(self.edges, default=1)
+        return max(self.edges, default=self.declared)
 
     def text(self) -> str:
         """The edges as the JSON's run-length form reads: ``3×4, 5, 6``."""
@@ -186,7 +188,7 @@ def _axis(spec: Any, extent: int, d: int, where: str) -> Axis:
     if covered < extent:
         raise MetadataError(f"{what} {short(spec)} in {where} covers {covered} elements, fewer than the "
                             f"{extent} of dimension {d}")
-    return Axis(tuple(edges), tuple(counts), tuple(firsts), tuple(starts), n, extent)
+    return Axis(tuple(edges), tuple(counts), tuple(firsts), tuple(starts), n, extent, runs[0][0] if runs else 1)
 
 
 def check_shard_edges(grid: RectilinearGrid, codecs: Any, where: str) -> None:
