@@ -152,13 +152,8 @@ def grid_rows(arr: Array) -> list[tuple[str, str]]:
                              f"largest {shape_text(grid.largest)}")]
     for d, (axis, name) in enumerate(zip(grid.axes, names)):
         label = f"{what} edges {d}" + (f" ({name})" if name else "")
-        rows.append((label, f"{_edges_text(axis.text())} ({axis.n:,} {objects})"))
+        rows.append((label, f"{axis.text()} ({axis.n:,} {objects})"))
     return rows + [("Chunk shape", shape_text(arr.chunks))] if arr.shards else rows
-
-
-def _edges_text(text: str, limit: int = 200) -> str:
-    """A dimension's edges, cut short where thousands of runs would flood the panel."""
-    return text if len(text) <= limit else text[:limit].rsplit(", ", 1)[0] + ", …"
 
 
 def archive_rows(node: Node) -> list[tuple[str, str]]:

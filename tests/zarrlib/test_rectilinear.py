@@ -322,6 +322,18 @@ def test_huge_runs_cost_nothing_until_read(written: Written, tmp_path: Path) -> 
     np.testing.assert_array_equal(got, np.concatenate([want[10:14], [-1] * 6]))  # the fill value
 
 
+def test_a_dimension_listing_more_edges_than_the_bound_is_refused(written: Written, tmp_path: Path) -> None:
+    old = zl.limits.configure(grid_edges=10)
+    try:
+        with pytest.raises(UnsupportedFeatureError) as e:
+            _bad(tmp_path, written, "line", _shapes([[1, 2] * 5 + [10]]))["bad"]
+    finally:
+        zl.limits.restore(old)
+    assert isinstance(zl.open(tmp_path / "g")["bad"], zl.Array)  # type: ignore[index]  # 11 entries: within the default
+    assert str(e.value) == ("chunk_shapes[0] in /bad/zarr.json lists 11 edges; at most 10 are supported for one "
+                            "dimension")
+
+
 def test_every_error_is_a_zarr_error(written: Written, tmp_path: Path) -> None:
     """Random damage to the grid's JSON: each document opens or fails with a ZarrError."""
     rng = np.random.default_rng(5)

@@ -12,13 +12,16 @@ The regular grid does not use this module: its reads keep their arithmetic in ``
 from __future__ import annotations
 
 import bisect
+from array import array
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from .errors import MetadataError, UnsupportedFeatureError, short
 from .indexing import DimChunk, DimSelection, dim_chunks
+from .limits import limits
 
 MAX_EDGE = 2**62
 
@@ -28,10 +31,10 @@ class Axis:
     """One dimension's chunks: runs of ``counts[r]`` chunks of ``edges[r]`` elements, the first
     of them chunk ``firsts[r]``, starting at element ``starts[r]``; ``n`` chunks cover ``extent``."""
 
-    edges: tuple[int, ...]
-    counts: tuple[int, ...]
-    firsts: tuple[int, ...]
-    starts: tuple[int, ...]
+    edges: array[int]
+    counts: array[int]
+    firsts: array[int]
+    starts: array[int]
     n: int
     extent: int
     #: the first declared edge: the chunk extent of a dimension of length 0, which has no chunk
@@ -59,9 +62,10 @@ class Axis:
     def largest(self) -> int:
         return max(self.edges, default=self.declared)
 
-    def text(self) -> str:
-        """The edges as the JSON's run-length form reads: ``3×4, 5, 6``."""
-        return ", ".join(f"{e}×{n}" if n > 1 else str(e) for e, n in zip(self.edges, self.counts)) or "none"
+    def text(self, runs: int = 40) -> str:
+        """The edges as the JSON's run-length form reads (``3×4, 5, 6``), the first ``runs`` of them."""
+        shown = ", ".join(f"{e}×{n}" if n > 1 else str(e) for e, n in zip(self.edges[:runs], self.counts[:runs]))
+        return (shown + ", …" if len(self.edges) > runs else shown) or "none"
 
     def touched(self, d: DimSelection) -> int:
         """How many chunks a selection of this dimension touches (an upper bound)."""
@@ -119,11 +123,11 @@ class RectilinearGrid:
         shard of each, its position within that shard, and that shard's chunks per dimension."""
         shards, local, cps = (np.empty_like(coords) for _ in range(3))
         for d, (axis, size) in enumerate(zip(self.axes, inner)):
-            starts, edges = np.array(axis.starts, np.int64), np.array(axis.edges, np.int64)
+            starts, edges = np.frombuffer(axis.starts, np.int64), np.frombuffer(axis.edges, np.int64)
             x = coords[:, d] * size
             r = np.searchsorted(starts, x, side="right") - 1
             k = (x - starts[r]) // edges[r]
-            shards[:, d] = np.array(axis.firsts, np.int64)[r] + k
+            shards[:, d] = np.frombuffer(axis.firsts, np.int64)[r] + k
             local[:, d] = (x - starts[r] - k * edges[r]) // size
             cps[:, d] = edges[r] // size
         return shards, local, cps
@@ -150,31 +154,37 @@ def _positive(value: Any, what: str, where: str) -> int:
     return value
 
 
+def _run(item: Any, i: int, what: str, where: str) -> tuple[int, int]:
+    """One entry of an edge list: an edge, or a run [edge, count]."""
+    if isinstance(item, list):
+        if len(item) != 2:
+            raise MetadataError(f"{what}[{i}] in {where} must be a run [edge, count], not {short(item)}")
+        return _positive(item[0], f"{what}[{i}] edge", where), _positive(item[1], f"{what}[{i}] count", where)
+    return _positive(item, f"{what}[{i}]", where), 1
+
+
 def _axis(spec: Any, extent: int, d: int, where: str) -> Axis:
     what = f"chunk_shapes[{d}]"
-    runs: list[tuple[int, int]] = []
+    runs: Iterator[tuple[int, int]]
     if isinstance(spec, list):
-        for i, item in enumerate(spec):
-            if isinstance(item, list):
-                if len(item) != 2:
-                    raise MetadataError(f"{what}[{i}] in {where} must be a run [edge, count], not {short(item)}")
-                runs.append((_positive(item[0], f"{what}[{i}] edge", where),
-                             _positive(item[1], f"{what}[{i}] count", where)))
-            else:
-                runs.append((_positive(item, f"{what}[{i}]", where), 1))
+        bound = limits().grid_edges
+        if len(spec) > bound:
+            raise UnsupportedFeatureError(f"{what} in {where} lists {len(spec):,} edges; at most {bound:,} are "
+                                          "supported for one dimension")
+        runs = (_run(item, i, what, where) for i, item in enumerate(spec))
     elif isinstance(spec, int) and not isinstance(spec, bool):
         edge = _positive(spec, what, where)
-        runs.append((edge, -(-extent // edge)))
+        runs = iter([(edge, -(-extent // edge))])
     else:
         raise MetadataError(f"{what} in {where} must be an edge length or a list of them, not {short(spec)}")
-    edges: list[int] = []
-    counts: list[int] = []
-    firsts: list[int] = []
-    starts: list[int] = []
+    # int64 arrays, not lists: a dimension of a million irregular chunks costs 32 MB, not 200
+    edges, counts, firsts, starts = (array("q") for _ in range(4))
     n = covered = 0
-    for edge, count in runs:
+    declared = 0
+    for edge, count in runs:  # every entry is checked, also those past the extent
+        declared = declared or edge
         if covered >= extent:
-            break
+            continue
         take = min(count, -(-(extent - covered) // edge))
         if edges and edges[-1] == edge:
             counts[-1] += take
@@ -188,7 +198,7 @@ def _axis(spec: Any, extent: int, d: int, where: str) -> Axis:
     if covered < extent:
         raise MetadataError(f"{what} {short(spec)} in {where} covers {covered} elements, fewer than the "
                             f"{extent} of dimension {d}")
-    return Axis(tuple(edges), tuple(counts), tuple(firsts), tuple(starts), n, extent, runs[0][0] if runs else 1)
+    return Axis(edges, counts, firsts, starts, n, extent, declared or 1)
 
 
 def check_shard_edges(grid: RectilinearGrid, codecs: Any, where: str) -> None:

@@ -48,6 +48,8 @@ class Limits:
     #: chunks one read may touch: each costs a planning record and a lookup (15 us on a slow
     #: core even when it is missing), so 2**20 chunks are about 15 s; a viewer reads thousands
     chunks_per_read: int = 1 << 20
+    #: entries one dimension of a rectilinear chunk grid may list (edges or runs of them)
+    grid_edges: int = 1 << 22
     #: dimensions of an array: one fewer than numpy allows, since a shard index adds one
     ndim: int = NUMPY_MAXDIMS - 1
 
