@@ -71,3 +71,21 @@ def test_each_touched_chunk_and_its_parts_are_what_brute_force_finds(case: tuple
         assert axis.edge(c) == edges[c]
     for i in range(extent):
         assert axis.chunk_of(i) == int(np.searchsorted(bounds[1:], i, side="right"))
+
+
+def test_a_million_plain_edges() -> None:
+    """A long irregular dimension (a list of plain edges, parsed without a loop per edge):
+    the same chunks as brute force, at any place of the list."""
+    rng = np.random.default_rng(1)
+    edges = rng.integers(1, 4, 1_000_000)
+    edges[500_000:600_000] = 2  # a long run among the irregular edges
+    bounds = np.concatenate([[0], np.cumsum(edges)])
+    extent = int(bounds[-1]) - 1  # the last chunk runs past the end
+    axis = parse_rectilinear({"kind": "inline", "chunk_shapes": [edges.tolist()]}, (extent,), "/a").axes[0]
+    assert axis.n == len(edges) and len(axis.edges) < len(edges)
+    for c in rng.integers(0, len(edges), 200).tolist() + [0, len(edges) - 1]:
+        assert axis.span(c) == (int(bounds[c]), min(int(bounds[c + 1]), extent)) and axis.edge(c) == edges[c]
+    (d,) = normalize(slice(123_456, 1_999_999, 7), (extent,))
+    idx = np.arange(extent)[123_456:1_999_999:7]
+    want = np.unique(np.searchsorted(bounds[1:], idx, side="right")).tolist()
+    assert [dc.chunk for dc in axis.dim_chunks(d)] == want

@@ -171,6 +171,9 @@ def _axis(spec: Any, extent: int, d: int, where: str) -> Axis:
         if len(spec) > bound:
             raise UnsupportedFeatureError(f"{what} in {where} lists {len(spec):,} edges; at most {bound:,} are "
                                           "supported for one dimension")
+        fast = _plain_edges(spec, extent)
+        if fast is not None:
+            return fast
         runs = (_run(item, i, what, where) for i, item in enumerate(spec))
     elif isinstance(spec, int) and not isinstance(spec, bool):
         edge = _positive(spec, what, where)
@@ -199,6 +202,34 @@ def _axis(spec: Any, extent: int, d: int, where: str) -> Axis:
         raise MetadataError(f"{what} {short(spec)} in {where} covers {covered} elements, fewer than the "
                             f"{extent} of dimension {d}")
     return Axis(edges, counts, firsts, starts, n, extent, declared or 1)
+
+
+def _plain_edges(spec: list[Any], extent: int) -> Axis | None:
+    """A list of plain edges (the form of a long irregular dimension) cut and run-length
+    compressed with numpy: a million edges in milliseconds, where a loop takes seconds. None
+    where the list holds runs or anything the checked loop must name."""
+    if not spec or extent == 0 or set(map(type, spec)) != {int}:
+        return None
+    values = np.array(spec)
+    if values.dtype != np.int64 or values.min() < 1 or values.max() > MAX_EDGE:
+        return None
+    # values before the first one that reaches the extent are each below it, so the running sum
+    # is exact up to there; whatever it does after is never looked at
+    reach = np.flatnonzero(np.cumsum(np.minimum(values, extent)) >= extent)
+    if not len(reach):
+        return None  # short of the extent: the loop says by how much
+    kept = values[: reach[0] + 1]
+    firsts = np.flatnonzero(np.concatenate([[True], kept[1:] != kept[:-1]]))
+    counts = np.diff(np.append(firsts, len(kept)))
+    starts = np.concatenate([[0], np.cumsum(kept[:-1])])[firsts]
+    edges, runs, first, start = (_int64s(a) for a in (kept[firsts], counts, firsts, starts))
+    return Axis(edges, runs, first, start, len(kept), extent, int(values[0]))
+
+
+def _int64s(values: np.ndarray) -> array[int]:
+    out = array("q")
+    out.frombytes(values.astype(np.int64).tobytes())
+    return out
 
 
 def check_shard_edges(grid: RectilinearGrid, codecs: Any, where: str) -> None:
