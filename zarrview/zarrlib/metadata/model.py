@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..codecs import ChunkSpec, CodecPipeline, ShardLayout
+from ..grid import RectilinearGrid
 from ..dtypes import DataType
 from ..errors import MetadataError, UnsupportedFeatureError, short
-from ..grid import RectilinearGrid
 from ..limits import limits
 from ..fill import fill_array_value
 
