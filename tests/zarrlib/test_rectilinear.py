@@ -237,7 +237,10 @@ def test_an_unreadable_codec_still_shows_the_largest_chunk(written: Written, tmp
     doc["codecs"].append({"name": "no_such_codec"})
     path.write_text(json.dumps(doc))
     arr = zl.open(tmp_path / "g")["bad"]  # type: ignore[index]
-    assert isinstance(arr, zl.UnsupportedArray) and arr.written.chunks == (4, 5)
+    assert isinstance(arr, zl.UnsupportedArray) and arr.written.chunks == arr.typical_chunks == (4, 5)
+    assert arr.grid is not None and arr.stored_grid_shape() == arr.grid.grid_shape == (4, 3)
+    with pytest.raises(UnsupportedFeatureError, match="no_such_codec"):
+        arr.chunk_box((0, 0))
     assert "chunks (4, 5)" in _tree(tmp_path / "g")[1]
 
 

@@ -246,13 +246,8 @@ class Array(Node):
 
     @property
     def typical_chunks(self) -> tuple[int, ...]:
-        """The chunk extents a view plans by: ``chunks``, or on a rectilinear grid of chunks each
-        dimension's mean extent, so a budget of chunks counts about as many as a read touches
-        (the largest would count a grid of many small chunks and one large as a few)."""
-        grid = self.meta.read_grid
-        if grid is None:
-            return self.chunks
-        return tuple(max(1, a.extent // a.n) if a.n else a.largest for a in grid.axes)
+        """The chunk extents a view plans by (``ArrayMetadata.typical_chunks``)."""
+        return self.meta.typical_chunks
 
     @property
     def grid(self) -> RectilinearGrid | None:
@@ -383,6 +378,27 @@ class UnsupportedArray(ErrorNode):
 
     def __getitem__(self, selection: Any) -> np.ndarray:
         return self.read(selection)
+
+    # an Array's chunk-grid members: what the document states readably, else the node's error
+    @property
+    def grid(self) -> RectilinearGrid | None:
+        return self.written.grid
+
+    @property
+    def typical_chunks(self) -> tuple[int, ...] | None:
+        return self.written.chunks
+
+    def chunk_box(self, coords: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+        raise self._no_grid()
+
+    def stored_grid_shape(self) -> tuple[int, ...]:
+        if self.written.grid is None:
+            raise self._no_grid()
+        return self.written.grid.grid_shape
+
+    def _no_grid(self) -> ZarrError:
+        assert isinstance(self.error, UnsupportedFeatureError)
+        return type(self.error)(f"{self.path}: the chunks of an array that cannot be read: {self.error}")
 
 
 def make_node(h: Hierarchy, doc: NodeDoc) -> Node:

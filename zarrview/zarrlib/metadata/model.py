@@ -74,6 +74,16 @@ class ArrayMetadata:
         regular (a rectilinear grid of shards holds regular inner chunks)."""
         return self.grid if self.shard_layout is None else None
 
+    @property
+    def typical_chunks(self) -> tuple[int, ...]:
+        """The chunk extents a view plans by: ``chunk_shape``, or on a rectilinear grid of chunks
+        each dimension's mean extent, so a budget of chunks counts about as many as a read
+        touches (the largest would count a grid of many small chunks and one large as a few)."""
+        grid = self.read_grid
+        if grid is None:
+            return self.chunk_shape
+        return tuple(max(1, a.extent // a.n) if a.n else a.largest for a in grid.axes)
+
     def chunk_box(self, coords: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
         """[start, stop) per dimension of the read chunk at ``coords``, cut at the array's end."""
         grid = self.read_grid
