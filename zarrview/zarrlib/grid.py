@@ -80,17 +80,22 @@ class Axis:
         out: list[DimChunk] = []
         if d.length == 0:
             return out
-        last = d.start + (d.length - 1) * d.step
-        e = d.start
+        start, step = d.start, d.step
+        last = start + (d.length - 1) * step
+        e = start
         while e <= last:
             r = bisect.bisect_right(self.starts, e) - 1
-            origin, edge, base = self.starts[r], self.edges[r], self.firsts[r]
-            end = min(origin + edge * self.counts[r], last + 1)
-            k0 = (e - d.start) // d.step
-            n = (end - 1 - e) // d.step + 1
-            sub = DimSelection(e - origin, e - origin + (n - 1) * d.step + 1, d.step, False, n)
-            out.extend(DimChunk(base + c, inner, slice(o.start + k0, o.stop + k0)) for c, inner, o in dim_chunks(sub, edge))
-            e += n * d.step
+            origin, edge, base, count = self.starts[r], self.edges[r], self.firsts[r], self.counts[r]
+            end = min(origin + edge * count, last + 1)
+            k0 = (e - start) // step
+            n = (end - 1 - e) // step + 1
+            if count == 1:  # one chunk (an irregular edge): its part without walking a grid
+                out.append(DimChunk(base, slice(e - origin, e - origin + (n - 1) * step + 1, step), slice(k0, k0 + n)))
+            else:
+                sub = DimSelection(e - origin, e - origin + (n - 1) * step + 1, step, False, n)
+                out.extend(DimChunk(base + c, inner, slice(o.start + k0, o.stop + k0))
+                           for c, inner, o in dim_chunks(sub, edge))
+            e += n * step
         return out
 
 
