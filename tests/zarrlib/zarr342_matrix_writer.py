@@ -211,5 +211,26 @@ for name, make in NUMCODECS_V2.items():
     v2(f"numcodecs-{name}", **make())
 v2("vlen-utf8-zstd", dtype="str", zdtype=str, filters=[numcodecs.VLenUTF8()], compressors=numcodecs.Zstd())
 
+def shaped(name: str, shape: tuple[int, ...], chunks: Any, **kwargs: Any) -> None:
+    """An array of another shape (a scalar, an empty one, one with a chunk larger than itself)."""
+    path = OUT / f"{name}.zarr"
+    try:
+        arr = zarr.create_array(str(path), shape=shape, chunks=chunks, dtype="int32", fill_value=-4, **kwargs)
+        if arr.size:
+            arr[...] = np.arange(arr.size, dtype="int32").reshape(shape)
+        np.save(OUT / f"{name}.npy", zarr.open_array(str(path), mode="r")[...])
+        written.append(name)
+    except Exception as e:  # noqa: BLE001
+        refused[name] = f"{type(e).__name__}: {e}"[:300]
+
+
+for fmt in (2, 3):
+    shaped(f"v{fmt}-scalar", (), (), zarr_format=fmt)
+    shaped(f"v{fmt}-empty", (0, 4), (2, 2), zarr_format=fmt)
+    shaped(f"v{fmt}-chunk-past-shape", (3, 5), (8, 8), zarr_format=fmt)
+    shaped(f"v{fmt}-1d-long", (1000,), (7,), zarr_format=fmt)
+    shaped(f"v{fmt}-4d", (2, 3, 4, 5), (1, 2, 3, 2), zarr_format=fmt)
+shaped("v3-shard-4d", (4, 6, 4, 6), (1, 2, 2, 3), shards=(2, 4, 4, 6))
+
 (OUT / "manifest.json").write_text(json.dumps({"written": written, "refused": refused}))
 print(f"{len(written)} written, {len(refused)} refused")
