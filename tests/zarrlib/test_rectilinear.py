@@ -142,6 +142,9 @@ def test_random_selections_read_exactly_the_chunks_they_touch(written: Written, 
         store.reset()
         _same(arr[sel], want[sel], f"{name}{sel}")
         chunks = _touched(read, want.shape, full)
+        bounds = [_bounds(s) for s in read]
+        assert sorted(arr.reader.chunk_boxes(sel)) == sorted(
+            (c, tuple((int(b[i]), int(b[i + 1])) for b, i in zip(bounds, c))) for c in chunks), (name, sel)
         if not sharded:
             assert sorted(store.chunk_keys()) == sorted(_key(c) for c in chunks), (name, sel)
             continue

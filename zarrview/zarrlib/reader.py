@@ -75,6 +75,11 @@ class ChunkReader:
         """Grid coordinates of the read chunks a selection touches (for schedulers and tests)."""
         return [chunk.coords for chunk in self.plan(selection).chunks]
 
+    def chunk_boxes(self, selection: Any) -> list[tuple[tuple[int, ...], tuple[tuple[int, int], ...]]]:
+        """Each read chunk a selection touches, with its [start, stop) per dimension in array
+        coordinates: what a chunk-grid overlay draws (a rectilinear grid's chunks differ)."""
+        return [(chunk.coords, self.meta.chunk_box(chunk.coords)) for chunk in self.plan(selection).chunks]
+
     def locate(self, chunks: list[ChunkProjection], cancel: CancelToken | None = None) -> list[ChunkRead]:
         """Each chunk with the byte request of its stored bytes, in store order."""
         if self._shards is not None:
