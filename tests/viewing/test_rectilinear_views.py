@@ -13,6 +13,7 @@ import pytest
 
 import zarrview.zarrlib as zl
 from zarrview.viewing import initial_state
+from zarrview.viewing.ome.model import Level
 from zarrview.zarrlib.storage.local import LocalStore
 from rectilinear_arrays import write_arrays
 from store_wrappers import CountingStore
@@ -89,3 +90,46 @@ def test_a_line_reads_as_zarr_python(written: Written) -> None:
             np.testing.assert_array_equal(plot.y, want.astype(plot.y.dtype), err_msg=name)
         finally:
             lh.close()
+
+
+def _pyramid(root: Path, store: CountingStore) -> tuple[Level, ...]:
+    """The levels as ome-zarr-py describes them (pixel centres: ``scale * i + translation``)."""
+    out = []
+    for k in range(3):
+        f = 2.0**k
+        arr = zl.open(store)[str(k)]  # type: ignore[index]
+        out.append(Level(k, str(k), arr, (1.0, f, f), (0.0, (f - 1) / 2, (f - 1) / 2), arr.shape))
+    return tuple(out)
+
+
+def test_a_pyramid_of_rectilinear_levels(written: Written) -> None:
+    """Zoomed out, only the coarse levels are read; zoomed into a corner, level 0's chunks that
+    hold the tile read, and no other: the chunks zarr-python's grid puts under it."""
+    root, _ = written
+    data = [np.load(root / f"pyramid_{k}.npy") for k in range(3)]
+    store = CountingStore(LocalStore(root / "pyramid.zarr"))
+    levels = _pyramid(root, store)
+    h = Harness(budget=16)
+    try:
+        store.reset()
+        state = initial_state(levels[0].array, pyramid=levels).with_(region=(0, 512, 0, 768), screen_scale=(0.2, 0.2))
+        scene = h.show(state)  # a screen pixel is 5 of level 0: level 2 (factor 4) is fine enough
+        assert {k.split("/")[0] for k in store.chunk_keys()} == {"2"}
+        assert scene.detail is not None and scene.detail.level == 2
+        np.testing.assert_array_equal(scene.detail.values, data[2][0])
+        store.reset()
+        scene = h.show(state.with_(screen_scale=(0.3, 0.3)))  # 3.3 pixels: level 1, all 12 of its chunks
+        assert scene.detail is not None and scene.detail.level == 1 and scene.detail.step_r == 2
+        np.testing.assert_array_equal(scene.detail.values, data[1][0])
+        assert sorted(store.chunk_keys()) == sorted(f"1/c/0/{r}/{c}" for r in range(6) for c in range(2))
+        store.reset()
+        scene = h.show(state.with_(region=(90, 170, 590, 650), screen_scale=(2.0, 2.0)))
+        tile = scene.detail
+        assert tile is not None and tile.level == 0 and tile.full_resolution and tile.covers(90, 170, 590, 650)
+        np.testing.assert_array_equal(tile.values, data[0][0, int(tile.r0):int(tile.r1), int(tile.c0):int(tile.c1)])
+        rows, cols = np.cumsum([0, 100, 156, 64, 64, 64, 64]), np.cumsum([0, 200, 200, 200, 168])
+        want = {f"0/c/0/{r}/{c}" for r in range(6) for c in range(4)
+                if rows[r] < tile.r1 and rows[r + 1] > tile.r0 and cols[c] < tile.c1 and cols[c + 1] > tile.c0}
+        assert set(store.chunk_keys()) == want and len(store.chunk_keys()) == len(want)
+    finally:
+        h.close()

@@ -133,5 +133,16 @@ zarr.consolidate_metadata(str(OUT / "consolidated.zarr"))
 for member in ("a", "b", "c"):
     np.save(OUT / f"consolidated_{member}.npy", zarr.open_group(str(OUT / "consolidated.zarr"), mode="r")[member][...])
 
+# a pyramid whose levels are block means of level 0, each on a rectilinear grid of its own
+pyramid = zarr.open_group(str(OUT / "pyramid.zarr"), mode="w")
+level = values((1, 512, 768), "uint16", 21)
+for k, (rows, cols) in enumerate([([100, 156, 64, 64, 64, 64], [200, 200, 200, 168]),
+                                  ([50, 78, 32, 32, 32, 32], [100, 284]), ([128], [60, 60, 60, 12])]):
+    if k:
+        z, h, w = level.shape
+        level = level.reshape(z, h // 2, 2, w // 2, 2).mean(axis=(2, 4)).astype("uint16")
+    pyramid.create_array(str(k), shape=level.shape, chunks=[1, rows, cols], dtype="uint16")[...] = level
+    np.save(OUT / f"pyramid_{k}.npy", pyramid[str(k)][...])
+
 (OUT / "manifest.json").write_text(json.dumps(manifest))
 print(json.dumps(sorted(manifest)))
