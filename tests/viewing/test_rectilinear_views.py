@@ -13,12 +13,11 @@ import pytest
 
 import zarrview.zarrlib as zl
 from zarrview.viewing import initial_state
-from zarrview.viewing.ome.model import Level
 from zarrview.zarrlib.storage.local import LocalStore
 from rectilinear_arrays import write_arrays
 from store_wrappers import CountingStore
 from test_line import LineHarness
-from view_harness import Harness
+from view_harness import Harness, halving_levels
 
 Written = tuple[Path, dict[str, Any]]
 
@@ -92,23 +91,13 @@ def test_a_line_reads_as_zarr_python(written: Written) -> None:
             lh.close()
 
 
-def _pyramid(root: Path, store: CountingStore) -> tuple[Level, ...]:
-    """The levels as ome-zarr-py describes them (pixel centres: ``scale * i + translation``)."""
-    out = []
-    for k in range(3):
-        f = 2.0**k
-        arr = zl.open(store)[str(k)]  # type: ignore[index]
-        out.append(Level(k, str(k), arr, (1.0, f, f), (0.0, (f - 1) / 2, (f - 1) / 2), arr.shape))
-    return tuple(out)
-
-
 def test_a_pyramid_of_rectilinear_levels(written: Written) -> None:
     """Zoomed out, only the coarse levels are read; zoomed into a corner, level 0's chunks that
     hold the tile read, and no other: the chunks zarr-python's grid puts under it."""
     root, _ = written
     data = [np.load(root / f"pyramid_{k}.npy") for k in range(3)]
     store = CountingStore(LocalStore(root / "pyramid.zarr"))
-    levels = _pyramid(root, store)
+    levels = halving_levels(store, 3)
     h = Harness(budget=16)
     try:
         store.reset()
