@@ -285,6 +285,7 @@ HOSTILE = [
      "'external'"),
     ("no-kind", "plane", lambda g: g["configuration"].pop("kind"), MetadataError, "kind"),
     ("shard-edge", "sharded", _shapes([[4, 7, 9], [8, 16]]), MetadataError, "shard edge 7"),
+    ("huge-shard", "sharded", _shapes([[4, 8, 2**40], [8, 16]]), UnsupportedFeatureError, "need an index of"),
 ]
 
 
