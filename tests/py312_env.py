@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 ICECHUNK = ("icechunk==2.3.*", "zarr==3.4.*", "numpy", "h5py")
+#: zarr-python 3.4.2 (the first release that writes rectilinear chunk grids) with pcodec, which it can write
+ZARR_342 = ("zarr==3.4.2", "numpy", "pcodec")
 
 CACHE = Path(os.environ.get("ZARRVIEW_TEST_CACHE", Path.home() / ".cache" / "zarrview-tests"))
 
@@ -95,4 +97,4 @@ def run(python: str, script: Path | str, *args: str, timeout: float = 300) -> st
     return out.stdout
 
 
-__all__ = ["ICECHUNK", "find_python312", "venv_python", "require", "run"]
+__all__ = ["ICECHUNK", "ZARR_342", "find_python312", "venv_python", "require", "run"]

@@ -138,8 +138,7 @@ def _grid_objects(node: object) -> int:
     from . import zarrlib as zl
 
     assert isinstance(node, zl.Array)
-    outer = node.shards or node.chunks
-    return math.prod(-(-s // c) for s, c in zip(node.shape, outer))
+    return math.prod(node.stored_grid_shape())
 
 
 class _OneLineParser(argparse.ArgumentParser):

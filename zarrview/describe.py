@@ -114,9 +114,11 @@ _details: dict[int, tuple[ArrayMetadata, str]] = {}
 
 def _array_details(meta: ArrayMetadata) -> str:
     """Data type, chunks, shards and codecs: what one line says of an array besides its shape."""
-    parts = [_meta_dtype_text(meta), f"chunks {shape_text(meta.chunk_shape)}"]
+    rect = meta.grid is not None
+    chunks = shape_text(meta.chunk_shape)
+    parts = [_meta_dtype_text(meta), f"chunks rectilinear ≤{chunks}" if rect and not meta.shard_shape else f"chunks {chunks}"]
     if meta.shard_shape:
-        parts.append(f"shards {shape_text(meta.shard_shape)}")
+        parts.append(f"shards rectilinear ≤{shape_text(meta.shard_shape)}" if rect else f"shards {shape_text(meta.shard_shape)}")
     parts.append(meta.codecs_description)
     return "  ".join(parts)
 
@@ -136,10 +138,8 @@ def summary(node: Node) -> list[tuple[str, str]]:
         rows += [
             ("Shape", shape_text(node.shape)),
             ("Data type", dtype_text(node)),
-            ("Chunk shape", shape_text(node.chunks)),
         ]
-        if node.shards:
-            rows.append(("Shard shape", shape_text(node.shards)))
+        rows += grid_rows(node)
         rows += [
             ("Codecs", node.codecs),
             ("Fill value", fill_text(node.fill_value)),
@@ -149,6 +149,24 @@ def summary(node: Node) -> list[tuple[str, str]]:
         if node.dtype.kind != "O":
             rows.append(("Logical size", f"{human_bytes(node.nbytes)} ({node.nbytes:,} bytes)"))
     return rows + convention_rows(node.attrs)
+
+
+def grid_rows(arr: Array) -> list[tuple[str, str]]:
+    """The chunk (and shard) shape; on a rectilinear grid, each dimension's edges as the
+    grid's runs (``3×4, 5``: four chunks of 3, then one of 5), cut at the array's end."""
+    grid = arr.grid
+    if grid is None:
+        rows = [("Chunk shape", shape_text(arr.chunks))]
+        return rows + [("Shard shape", shape_text(arr.shards))] if arr.shards else rows
+    what = "Shard" if arr.shards else "Chunk"
+    names = arr.dimension_names or (None,) * arr.ndim
+    objects = what.lower() + "s"
+    rows = [(f"{what} grid", f"rectilinear, {math.prod(grid.grid_shape):,} {objects} {shape_text(grid.grid_shape)}, "
+                             f"largest {shape_text(grid.largest)}")]
+    for d, (axis, name) in enumerate(zip(grid.axes, names)):
+        label = f"{what} edges {d}" + (f" ({name})" if name else "")
+        rows.append((label, f"{axis.text()} ({axis.n:,} {objects})"))
+    return rows + [("Chunk shape", shape_text(arr.chunks))] if arr.shards else rows
 
 
 def archive_rows(node: Node) -> list[tuple[str, str]]:

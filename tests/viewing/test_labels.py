@@ -256,6 +256,7 @@ def test_hand_built_levels_place_a_label_of_another_pixel_size() -> None:
 class _FakeArray:
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape, self.chunks, self.ndim, self.dimension_names, self.path = shape, shape, len(shape), ("y", "x"), "/"
+        self.typical_chunks = shape
         self.dtype = np.dtype("u1")
 
 

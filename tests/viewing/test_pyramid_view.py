@@ -20,7 +20,7 @@ from zarrview.viewing.ome.model import Level
 from zarrview.zarrlib.storage import LocalStore
 
 from store_wrappers import CountingStore
-from view_harness import Harness
+from view_harness import Harness, halving_levels
 
 N = 2048
 
@@ -42,15 +42,6 @@ def pyramid(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[np.nda
     return root, data
 
 
-def _levels(root: Path, store: CountingStore) -> tuple[Level, ...]:
-    out = []
-    for k in range(4):
-        f = 2.0**k
-        arr = zl.open(store)[str(k)]  # type: ignore[index]
-        out.append(Level(k, str(k), arr, (1.0, f, f), (0.0, (f - 1) / 2, (f - 1) / 2), arr.shape))
-    return tuple(out)
-
-
 @pytest.fixture
 def h() -> Iterator[Harness]:
     harness = Harness(budget=16)  # level 0 (64 chunks a plane) is never read whole
@@ -65,7 +56,7 @@ def _levels_read(store: CountingStore) -> set[str]:
 def test_a_zoomed_out_view_reads_only_the_coarsest_adequate_level(pyramid, h: Harness) -> None:  # type: ignore[no-untyped-def]
     root, data = pyramid
     store = CountingStore(LocalStore(root))
-    levels = _levels(root, store)
+    levels = halving_levels(store, 4)
     store.reset()
     # the whole 2048^2 plane in a 300-pixel view: one screen pixel is 6.8 level-0 pixels
     state = initial_state(levels[0].array, {0: 1}, pyramid=levels).with_(region=(0, N, 0, N),
@@ -83,7 +74,7 @@ def test_a_zoomed_out_view_reads_only_the_coarsest_adequate_level(pyramid, h: Ha
 def test_the_whole_plane_zoomed_far_out_reads_only_the_coarsest_level(pyramid, h: Harness) -> None:  # type: ignore[no-untyped-def]
     root, data = pyramid
     store = CountingStore(LocalStore(root))
-    levels = _levels(root, store)
+    levels = halving_levels(store, 4)
     store.reset()
     state = initial_state(levels[0].array, pyramid=levels).with_(region=(0, N, 0, N), screen_scale=(0.1, 0.1))
     scene = h.show(state)
@@ -94,7 +85,7 @@ def test_the_whole_plane_zoomed_far_out_reads_only_the_coarsest_level(pyramid, h
 def test_zoomed_into_a_corner_reads_only_the_level_0_chunks_in_view(pyramid, h: Harness) -> None:  # type: ignore[no-untyped-def]
     root, data = pyramid
     store = CountingStore(LocalStore(root))
-    levels = _levels(root, store)
+    levels = halving_levels(store, 4)
     state = initial_state(levels[0].array, pyramid=levels).with_(region=(0, N, 0, N), screen_scale=(0.1, 0.1))
     assert h.show(state).detail is not None  # the whole plane, from the coarsest level
     store.reset()
@@ -112,7 +103,7 @@ def test_zoomed_into_a_corner_reads_only_the_level_0_chunks_in_view(pyramid, h: 
 def test_opened_in_a_corner_draws_the_coarsest_level_first(pyramid, h: Harness) -> None:  # type: ignore[no-untyped-def]
     root, data = pyramid
     store = CountingStore(LocalStore(root))
-    levels = _levels(root, store)
+    levels = halving_levels(store, 4)
     store.reset()
     state = initial_state(levels[0].array, pyramid=levels).with_(region=(1000, 1200, 1000, 1300), screen_scale=(1, 1))
     scene = h.show(state)

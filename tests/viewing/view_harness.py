@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import queue
 from collections.abc import Callable
+from typing import Any
 
+import zarrview.zarrlib as zl
 from zarrview.scheduling import WorkerPool
 from zarrview.viewing import Scene, ViewController
 from zarrview.viewing.image.state import ViewState
+from zarrview.viewing.ome.model import Level
 
 
 class Harness:
@@ -42,3 +45,15 @@ class Harness:
 
     def close(self) -> None:
         self.pool.close()
+
+
+def halving_levels(store: Any, count: int) -> tuple[Level, ...]:
+    """Levels "0", "1", ... of a store, each half the size of the one before along the last two
+    dimensions, described as ome-zarr-py does (the centre of pixel ``i`` is ``scale * i +
+    translation``)."""
+    out = []
+    for k in range(count):
+        f = 2.0**k
+        arr = zl.open(store)[str(k)]  # type: ignore[index]
+        out.append(Level(k, str(k), arr, (1.0, f, f), (0.0, (f - 1) / 2, (f - 1) / 2), arr.shape))
+    return tuple(out)

@@ -10,7 +10,9 @@ Chunks put in a cache outlive the read, so none may be a view of a reused buffer
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -31,6 +33,7 @@ def chunk_name(meta: ArrayMetadata, path: str, key: str, coords: tuple[int, ...]
 
 
 _MAX_DIRECT = 1 << 30  # chunks larger than this are not worth a per-thread scratch buffer
+_SHAPES = 1024  # direct decoders kept per array, one per decoded shape of a rectilinear grid
 #: a blosc chunk's part is decoded alone (its blocks only) when it spans at most 1/MAX_PART of
 #: the chunk, in store order (an XZ section's row of each chunk: ``codecs/blosc_partial``)
 MAX_PART = 2
@@ -110,29 +113,38 @@ class ChunkDecoder:
         self.path = path
         #: a chunk whose decoded size is over the bound cannot be decoded: each read of one
         #: fails with this size named (chunks never stored still read as the fill value)
+        #: (rectilinear: the largest chunk's; each chunk is then checked against the bound alone)
         self.chunk_nbytes = meta.read_spec().nbytes
-        self.too_large = self.chunk_nbytes > limits().chunk_bytes
-        direct = None if self.too_large else direct_decoder(meta.read_pipeline, meta.read_spec())
+        self.grid = meta.read_grid
+        over = self.chunk_nbytes > limits().chunk_bytes
+        self.too_large = over and self.grid is None
+        direct = None if over else direct_decoder(meta.read_pipeline, meta.read_spec())
         self.direct = direct if direct is not None and direct.nbytes <= _MAX_DIRECT else None
         #: bytes of the per-thread buffer the direct path decodes into
         self.scratch_nbytes = self.direct.nbytes if self.direct is not None else 0
+        #: a rectilinear grid's chunks by decoded shape: the direct decoder of each shape
+        self._shaped: dict[tuple[int, ...], DirectDecoder | None] = {}
 
     def place(self, data: Any, key: str, coords: tuple[int, ...], inner: tuple[slice, ...],
               out_index: tuple[slice, ...], out: np.ndarray, bufs: Buffers, cache: ChunkCache | None,
               cache_key: Hashable) -> None:
         """Decode ``data`` and copy the selected part (``inner``) to ``out[out_index]``."""
-        if self.too_large:
-            raise CodecError(f"{chunk_name(self.meta, self.path, key, coords)}: the chunk shape "
-                             f"{list(self.meta.read_shape)} decodes to {human(self.chunk_nbytes)}, more than the "
-                             f"{human(limits().chunk_bytes)} allowed for one chunk")
-        direct = self.direct
+        if self.grid is None:
+            if self.too_large:
+                self._refuse(key, coords, self.meta.read_shape, self.chunk_nbytes)
+            direct, view = self.direct, bufs.chunk
+        else:
+            direct, view = self._direct_for(key, coords), None
         if direct is not None:
             if cache is None and direct.blosc_frame and (part := part_of(direct, data, inner, bufs.flat)) is not None:
                 put(out, out_index, part, tuple(slice(None) for _ in inner))
                 return
-            target = bufs.flat if cache is None else np.empty(direct.nbytes, np.uint8)
+            if cache is not None:
+                target = np.empty(direct.nbytes, np.uint8)
+            else:
+                target = bufs.flat if view is not None else bufs.flat[:direct.nbytes]
             try:
-                chunk = direct.decode_to(data, target, bufs.chunk if cache is None else None)
+                chunk = direct.decode_to(data, target, view if cache is None else None)
             except CodecError as e:
                 raise type(e)(f"{chunk_name(self.meta, self.path, key, coords)}: {e}") from e
             if chunk is not None:
@@ -145,9 +157,33 @@ class ChunkDecoder:
             cache.put(cache_key, chunk.copy() if bufs.raw.holds(chunk) else chunk)
         put(out, out_index, chunk, inner)
 
+    def _refuse(self, key: str, coords: tuple[int, ...], shape: tuple[int, ...], nbytes: int) -> None:
+        raise CodecError(f"{chunk_name(self.meta, self.path, key, coords)}: the chunk shape "
+                         f"{list(shape)} decodes to {human(nbytes)}, more than the "
+                         f"{human(limits().chunk_bytes)} allowed for one chunk")
+
+    def _direct_for(self, key: str, coords: tuple[int, ...]) -> DirectDecoder | None:
+        """A rectilinear chunk's direct decoder (its shape's), refused when over the bound."""
+        assert self.grid is not None
+        shape = self.grid.chunk_shape(coords)
+        try:
+            return self._shaped[shape]
+        except KeyError:
+            pass
+        nbytes = math.prod(shape) * self.meta.dtype.itemsize
+        if nbytes > limits().chunk_bytes:
+            self._refuse(key, coords, shape, nbytes)
+        direct = None if self.direct is None else replace(self.direct, shape=shape, nbytes=nbytes)
+        if len(self._shaped) >= _SHAPES:
+            self._shaped.clear()
+        self._shaped[shape] = direct
+        return direct
+
     def decode(self, data: Any, key: str, coords: tuple[int, ...]) -> np.ndarray:
         """One chunk through the array's codec pipeline; any failure is a CodecError naming it."""
         spec = self.meta.read_spec()
+        if self.grid is not None:
+            spec = spec.with_shape(self.grid.chunk_shape(coords))
         where = chunk_name(self.meta, self.path, key, coords)
         try:
             arr = self.meta.read_pipeline.decode(data, spec)

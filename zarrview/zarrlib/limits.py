@@ -43,6 +43,8 @@ class Limits:
     chunk_bytes: int = 1 << 30
     #: bytes of one element of a data type (fixed-length strings, raw bytes, structs)
     element_bytes: int = 16 << 20
+    #: entries one dimension of a rectilinear chunk grid may list (edges or runs of them)
+    grid_edges: int = 1 << 22
     #: bytes of the result of one read; more than the machine holds cannot succeed
     read_bytes: int = dataclasses.field(default_factory=_physical_memory)
     #: chunks one read may touch: each costs a planning record and a lookup (15 us on a slow

@@ -21,6 +21,7 @@ from .mltypes import widened
 from .storage.keys import key_problem
 
 if TYPE_CHECKING:
+    from .grid import RectilinearGrid
     from .outline import Outline
 from .reader import ChunkFailure, ChunkReader, Progress
 
@@ -249,12 +250,30 @@ class Array(Node):
 
     @property
     def chunks(self) -> tuple[int, ...]:
-        """The inner chunk shape when sharded, else the chunk shape."""
+        """The inner chunk shape when sharded, else the chunk shape; on a rectilinear grid of
+        chunks, the largest extent of each dimension (``grid`` has them all)."""
         return self.meta.chunk_shape
 
     @property
     def shards(self) -> tuple[int, ...] | None:
+        """The shard shape when sharded (on a rectilinear grid of shards, the largest extents)."""
         return self.meta.shard_shape
+
+    @property
+    def typical_chunks(self) -> tuple[int, ...]:
+        """The chunk extents a view plans by (``ArrayMetadata.typical_chunks``)."""
+        return self.meta.typical_chunks
+
+    @property
+    def grid(self) -> RectilinearGrid | None:
+        """The rectilinear grid of the stored chunks (or shards), None where it is regular."""
+        return self.meta.grid
+
+    def chunk_box(self, coords: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+        """[start, stop) per dimension of the chunk a read decodes at ``coords`` (the inner chunk
+        when sharded; the shard where codecs around it make shards decode whole), as a read's
+        ``ChunkFailure.box`` gives it: what a chunk outline draws."""
+        return self.meta.chunk_box(coords)
 
     @property
     def fill_value(self) -> Any:
@@ -284,7 +303,17 @@ class Array(Node):
                                 failures=failures, dtype=self.dtype)
 
     def chunk_grid_shape(self) -> tuple[int, ...]:
+        """Chunks along each dimension (inner chunks when sharded)."""
+        grid = self.meta.read_grid
+        if grid is not None and self.meta.reported_sharding is None:
+            return grid.grid_shape
         return tuple(-(-s // c) for s, c in zip(self.shape, self.chunks))
+
+    def stored_grid_shape(self) -> tuple[int, ...]:
+        """Stored objects along each dimension: shards when sharded, else chunks."""
+        if self.meta.grid is not None:
+            return self.meta.grid.grid_shape
+        return tuple(-(-s // c) for s, c in zip(self.shape, self.shards or self.chunks))
 
     def stored_objects(self, cancel: CancelToken | None = None, limit: int | None = None) -> StoredObjects | None:
         """(number of stored chunk or shard objects, their total bytes), or None if the store cannot
@@ -437,6 +466,27 @@ class UnsupportedArray(ErrorNode):
 
     def __getitem__(self, selection: Any) -> np.ndarray:
         return self.read(selection)
+
+    # an Array's chunk-grid members: what the document states readably, else the node's error
+    @property
+    def grid(self) -> RectilinearGrid | None:
+        return self.written.grid
+
+    @property
+    def typical_chunks(self) -> tuple[int, ...] | None:
+        return self.written.chunks
+
+    def chunk_box(self, coords: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+        raise self._no_grid()
+
+    def stored_grid_shape(self) -> tuple[int, ...]:
+        if self.written.grid is None:
+            raise self._no_grid()
+        return self.written.grid.grid_shape
+
+    def _no_grid(self) -> ZarrError:
+        assert isinstance(self.error, UnsupportedFeatureError)
+        return type(self.error)(f"{self.path}: the chunks of an array that cannot be read: {self.error}")
 
 
 def make_node(h: Hierarchy, doc: NodeDoc) -> Node:

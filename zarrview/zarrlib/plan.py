@@ -81,7 +81,11 @@ def plan(meta: ArrayMetadata, path: str, selection: Any) -> Plan:
                             f"the {human(bound.read_bytes)} one read may return; select a smaller region")
     if math.prod(max(1, n) for n in shape) * meta.dtype.itemsize >= 2**63:  # numpy refuses even when empty
         raise IndexingError(f"{path}: a selection of shape {shape} cannot be held by numpy")
-    touched = math.prod(_chunks_touched(d, c) for d, c in zip(sel, meta.read_shape))
+    grid = meta.read_grid
+    if grid is None:
+        touched = math.prod(_chunks_touched(d, c) for d, c in zip(sel, meta.read_shape))
+    else:
+        touched = math.prod(axis.touched(d) for d, axis in zip(sel, grid.axes))
     if touched > bound.chunks_per_read:
         raise IndexingError(f"{path}: the selection touches {touched} chunks, more than the {bound.chunks_per_read} "
                             "one read may plan; select a smaller region")
@@ -90,7 +94,10 @@ def plan(meta: ArrayMetadata, path: str, selection: Any) -> Plan:
     # each dimension's (chunk, inner, out) triples; ``zip(*combo)`` turns one combination into a
     # projection's (coords, inner, out) in C, about three times faster than a tuple per field
     # per chunk (planning runs on the calling thread before any worker starts)
-    per_dim = [dim_chunks(d, c) for d, c in zip(sel, meta.read_shape)]  # (chunk, inner, out) tuples
+    if grid is None:
+        per_dim = [dim_chunks(d, c) for d, c in zip(sel, meta.read_shape)]  # (chunk, inner, out) tuples
+    else:
+        per_dim = [axis.dim_chunks(d) for d, axis in zip(sel, grid.axes)]
     if not per_dim:  # a 0-d array: its one chunk
         return Plan(shape, out_shape(sel), [ChunkProjection((), (), ())])
     chunks = [ChunkProjection(*zip(*combo)) for combo in itertools.product(*per_dim)]

@@ -77,6 +77,11 @@ class ChunkReader:
         """Grid coordinates of the read chunks a selection touches (for schedulers and tests)."""
         return [chunk.coords for chunk in self.plan(selection).chunks]
 
+    def chunk_boxes(self, selection: Any) -> list[tuple[tuple[int, ...], tuple[tuple[int, int], ...]]]:
+        """Each read chunk a selection touches, with its [start, stop) per dimension in array
+        coordinates: what a chunk-grid overlay draws (a rectilinear grid's chunks differ)."""
+        return [(chunk.coords, self.meta.chunk_box(chunk.coords)) for chunk in self.plan(selection).chunks]
+
     def locate(self, chunks: list[ChunkProjection], cancel: CancelToken | None = None) -> list[ChunkRead]:
         """Each chunk with the byte request of its stored bytes, in store order."""
         if self._shards is not None:
@@ -205,7 +210,7 @@ class ChunkReader:
             raise error
         chunk = r.chunk
         key = r.req.key if r.req is not None else self.meta.stored_key(chunk.coords)
-        box = tuple((c * n, min((c + 1) * n, s)) for c, n, s in zip(chunk.coords, self.meta.read_shape, self.meta.shape))
+        box = self.meta.chunk_box(chunk.coords)
         read.out[chunk.out] = self.meta.fill
         read.failures.append(ChunkFailure(key, chunk.coords, box, str(error), error))  # list.append is atomic
 

@@ -16,7 +16,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .cancel import CancelToken
-from .codecs.sharding import EMPTY
+from .codecs.sharding import EMPTY, ShardLayout
 from .errors import CodecError, StoreError, ZarrError
 from .limits import human, limits
 from .metadata.model import ArrayMetadata
@@ -44,6 +44,8 @@ class ShardIndexes:
         self._lock = threading.Lock()
         cps = self.layout.chunks_per_shard
         self._cps = np.array(cps, dtype=np.int64)
+        #: the rectilinear grid of the shards, whose sizes (and index sizes) vary; None: regular
+        self._grid = meta.grid
         strides = [1] * len(cps)
         for d in range(len(cps) - 2, -1, -1):
             strides[d] = strides[d + 1] * cps[d + 1]
@@ -62,8 +64,16 @@ class ShardIndexes:
             return []
         coords = np.fromiter(itertools.chain.from_iterable(c.coords for c in chunks), np.int64, n * ndim)
         coords = coords.reshape(n, ndim)
-        pos = (coords % self._cps) @ self._strides
-        of = coords // self._cps
+        if self._grid is None:
+            pos = (coords % self._cps) @ self._strides
+            of = coords // self._cps
+        else:  # shards of varying size: each row's shard, its place there and that shard's layout
+            of, local, cps = self._grid.inner_positions(coords, self.meta.read_shape)
+            pos = np.zeros(n, dtype=np.int64)
+            step = np.ones(n, dtype=np.int64)
+            for d in range(ndim - 1, -1, -1):
+                pos += local[:, d] * step
+                step *= cps[:, d]
         by_shard = np.lexsort(of.T[::-1])  # chunks grouped by shard
         of = of[by_shard]
         first = np.ones(n, dtype=bool)
@@ -139,12 +149,12 @@ class ShardIndexes:
                     missing.append(s)
         if not missing:
             return found
-        n = self.layout.index_nbytes
-        reqs = [ByteRequest(self.meta.stored_key(s), 0, n) if self.layout.index_location == "start"
-                else ByteRequest(self.meta.stored_key(s), -n) for s in missing]
+        layouts = [self.layout_of(s) for s in missing]
+        reqs = [ByteRequest(self.meta.stored_key(s), 0, lay.index_nbytes) if lay.index_location == "start"
+                else ByteRequest(self.meta.stored_key(s), -lay.index_nbytes) for s, lay in zip(missing, layouts)]
         results = fetch_all(self.store, reqs, cancel)
-        for s, req, data in zip(missing, reqs, results):
-            found[s] = self._parse(req, data)
+        for s, req, data, lay in zip(missing, reqs, results, layouts):
+            found[s] = self._parse(req, data, lay)
         with self._lock:
             for s in missing:
                 if not isinstance(found[s], ZarrError):
@@ -153,14 +163,22 @@ class ShardIndexes:
                 self._cache.popitem(last=False)
         return found
 
-    def _parse(self, req: ByteRequest, data: bytes | None | StoreError) -> Index | None | ZarrError:
-        n = self.layout.index_nbytes
+    def layout_of(self, shard: tuple[int, ...]) -> ShardLayout:
+        """The layout of the shard at ``shard``: the array's, or on a rectilinear grid the one
+        for that shard's number of inner chunks."""
+        if self._grid is None:
+            return self.layout
+        shape = self._grid.chunk_shape(shard)
+        return self.layout.resized(tuple(s // c for s, c in zip(shape, self.meta.read_shape)))
+
+    def _parse(self, req: ByteRequest, data: bytes | None | StoreError, layout: ShardLayout) -> Index | None | ZarrError:
+        n = layout.index_nbytes
         if data is None or isinstance(data, StoreError):
             return data
         if len(data) < n:
             return CodecError(f"shard {req.key} of {self.path}: {len(data)} bytes cannot hold its {n}-byte index")
         try:
-            return self.layout.decode_index(data)
+            return layout.decode_index(data)
         except CodecError as e:
             return type(e)(f"index of shard {req.key} of {self.path}: {e}")
         except (ZarrError, ValueError, TypeError) as e:

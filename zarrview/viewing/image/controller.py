@@ -176,7 +176,7 @@ class ViewController:
         arr = lv.array
         shown = state.plane_dims
         fixed = {d: i for d, i in enumerate(lv.indices) if d not in shown}
-        return plan_view(arr.shape, arr.chunks, (state.y_dim, state.x_dim), fixed, lv.region, lv.screen_scale,
+        return plan_view(arr.shape, arr.typical_chunks, (state.y_dim, state.x_dim), fixed, lv.region, lv.screen_scale,
                          self.budget, state.channel_dim)
 
     def request(self, state: ViewState) -> PlaneRequest | None:
@@ -368,10 +368,11 @@ class ViewController:
     def _ring(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> list[Warm]:
         """One ring of chunks around the visible region, so panning is instant."""
         arr = lv.array
-        cy, cx = arr.chunks[state.y_dim], arr.chunks[state.x_dim]
+        chunks = arr.typical_chunks
+        cy, cx = chunks[state.y_dim], chunks[state.x_dim]
         ring = (plan.r0 - cy, plan.r1 + cy, plan.c0 - cx, plan.c1 + cx)
         fixed = {d: i for d, i in enumerate(lv.indices) if d not in state.plane_dims}
-        wider = plan_plane(arr.shape, arr.chunks, (state.y_dim, state.x_dim), fixed, ring, 4 * self.budget,
+        wider = plan_plane(arr.shape, chunks, (state.y_dim, state.x_dim), fixed, ring, 4 * self.budget,
                            state.channel_dim)
         return [] if wider.preview else [Warm(arr, wider.selection, label=f"{arr.path} ring")]
 

@@ -125,7 +125,7 @@ def plan_label(layer: LabelLayer, state: ViewState, level_index: int, plan: Plan
         return LabelRead(layer, lab, None)
     step_r = max(1, round(plan.step_r * img.scale[y] / lab.scale[ly]))
     step_c = max(1, round(plan.step_c * img.scale[x] / lab.scale[lx]))
-    cy, cx = arr.chunks[ly], arr.chunks[lx]
+    cy, cx = arr.typical_chunks[ly], arr.typical_chunks[lx]
     if touched_chunks(k0, k1, step_r, cy) * touched_chunks(j0, j1, step_c, cx) > budget:  # a label pyramid too short:
         ky, kx = coarsening(chunks_between(k0, k1, cy), chunks_between(j0, j1, cx), max(1, budget))  # sampled
         step_r, step_c = max(step_r, ky * cy if ky > 1 else 1), max(step_c, kx * cx if kx > 1 else 1)

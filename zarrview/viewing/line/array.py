@@ -83,7 +83,7 @@ def envelope(arr: Array, plan: LinePlan, cancel: CancelToken, cache: ChunkCache 
     n = len(edges) - 1
     lo = np.full(n, np.inf)
     hi = np.full(n, -np.inf)
-    chunk = arr.chunks[0]
+    chunk = arr.typical_chunks[0]
     first, last = plan.x0 // chunk, (plan.x1 - 1) // chunk
     if plan.stride == 1:
         per = max(1, BLOCK_ELEMENTS // chunk)
@@ -168,7 +168,7 @@ class LineModel:
 
     def request(self, arr: Array, x0: float, x1: float) -> LineRequest | None:
         """The read that ``x0:x1`` of ``arr`` needs, or None where the plot has it or asked for it."""
-        plan = plan_line(arr.shape[0], arr.chunks[0], x0, x1, self.columns, self.budget)
+        plan = plan_line(arr.shape[0], arr.typical_chunks[0], x0, x1, self.columns, self.budget)
         if plan.x1 <= plan.x0 or self._covers(plan) or plan == self._asked:
             return None
         sel = (slice(plan.x0, plan.x1),)

@@ -120,7 +120,7 @@ class SeriesModel:
         arr, dim = query.array, query.dim
         n = arr.shape[dim]
         x, x_format, notes = _x_axis(query)
-        total = line_chunks(n, arr.chunks[dim])
+        total = line_chunks(n, arr.typical_chunks[dim])
         y = np.full(n, np.nan)
         gen = self.generation
         self._publish(Series(x, y, x_format, query.axis(dim).name, query.y_label, title, dim, total=total, busy=True,

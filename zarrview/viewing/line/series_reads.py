@@ -105,7 +105,7 @@ def read_line(job: LineJob, emit: Callable[[LineBlock], None], cancel: CancelTok
               progress: Callable[[int, int], None] | None, failures: list[ChunkFailure]) -> LineSummary:
     """The series job's work: every block of the line, each given to ``emit`` once read."""
     arr, dim = job.array, job.dim
-    length, chunk = arr.shape[dim], arr.chunks[dim]
+    length, chunk = arr.shape[dim], arr.typical_chunks[dim]
     blocks = line_blocks(length, chunk, job.block_chunks, len(cpus()) or 2)
     total = sum(n for _, _, n in blocks)
     cache = cache if cache is not None and worth_caching(arr, total, cache) else None

@@ -135,7 +135,7 @@ def _level(j: int, path: str, arr: Array | UnsupportedArray | None, error: str |
     if isinstance(arr, Array):
         counts = arr.chunk_grid_shape()
         shards = arr.shards
-        shard_counts = tuple(-(-s // c) for s, c in zip(arr.shape, shards)) if shards else None
+        shard_counts = arr.stored_grid_shape() if shards else None
         dtype = arr.data_type_name if arr.dtype.kind == "O" else str(arr.dtype)
         return Level(j, path, arr, scale, shift, tuple(arr.shape), tuple(arr.chunks), shards, counts, shard_counts,
                      dtype)

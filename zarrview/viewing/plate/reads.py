@@ -127,7 +127,8 @@ def _read_well(group: Group, well: PlateWell, budget: int, cell: int, cancel: Ca
         fixed[zdim] = arr.shape[zdim] // 2
     if any(arr.shape[d] == 0 for d in range(arr.ndim)):
         return f"{well.path}/{fld} level {level.index} is empty: shape {arr.shape}"
-    plan = plan_plane(arr.shape, arr.chunks, (ydim, xdim), fixed, None, budget)
+    chunks = arr.typical_chunks
+    plan = plan_plane(arr.shape, chunks, (ydim, xdim), fixed, None, budget)
     h, w = arr.shape[ydim], arr.shape[xdim]
     step = (max(plan.step_r, -(-h // cell)), max(plan.step_c, -(-w // cell)))
     sel = tuple(slice(0, h, step[0]) if d == ydim else slice(0, w, step[1]) if d == xdim else fixed[d]
@@ -142,7 +143,7 @@ def _read_well(group: Group, well: PlateWell, budget: int, cell: int, cancel: Ca
         values = values.T
     scale = level.scale if len(level.scale) == arr.ndim else (1.0,) * arr.ndim
     tile, offset = _fit(values, cell, (abs(scale[ydim]) * step[0], abs(scale[xdim]) * step[1]))
-    touched = touched_chunks(0, h, step[0], arr.chunks[ydim]) * touched_chunks(0, w, step[1], arr.chunks[xdim])
+    touched = touched_chunks(0, h, step[0], chunks[ydim]) * touched_chunks(0, w, step[1], chunks[xdim])
     return Thumb(well.row, well.column, well.path, fld, level.index, len(levels), tuple(arr.shape), sel, step,
                  (ydim, xdim), touched, values, tile, offset)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,19 @@ class ShardLayout:
     @property
     def n_chunks(self) -> int:
         return math.prod(self.chunks_per_shard)
+
+    def resized(self, chunks_per_shard: tuple[int, ...]) -> ShardLayout:
+        """This layout for a shard of another size (a rectilinear grid's shards differ): the
+        index holds one entry per inner chunk, so its size follows the shard's."""
+        if chunks_per_shard == self.chunks_per_shard:
+            return self
+        n = 16 * math.prod(chunks_per_shard)
+        if self.index_pipeline is not None:
+            from ..dtypes import DataType
+
+            spec = ChunkSpec((*chunks_per_shard, 2), DataType(np.dtype("u8"), "fixed", "uint64"), 0)
+            n = self.index_pipeline.encoded_size(spec) or n
+        return replace(self, chunks_per_shard=chunks_per_shard, index_nbytes=n)
 
     def decode_index(self, data: Buffer) -> np.ndarray:
         """(n_chunks, 2) uint64 of (offset, nbytes), inner chunks in C order."""
@@ -106,24 +119,28 @@ class ShardingCodec(ArrayBytesCodec):
             raise MetadataError(f"sharding_indexed in {where}: index_codecs must have a fixed size (bytes, crc32c), got {index_pipeline.describe()}")
         return cls(tuple(chunk_shape), inner, ShardLayout(cps, location, nbytes, index_pipeline))
 
-    def split(self, data: Buffer) -> tuple[np.ndarray, memoryview]:
+    def split(self, data: Buffer, layout: ShardLayout | None = None) -> tuple[np.ndarray, memoryview]:
+        layout = layout or self.layout
         view = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data.reshape(-1).view(np.uint8).data
-        n = self.layout.index_nbytes
+        n = layout.index_nbytes
         if len(view) < n:
             raise CodecError(f"shard of {len(view)} bytes cannot hold its {n}-byte index")
-        raw = view[:n] if self.layout.index_location == "start" else view[len(view) - n:]
-        index = self.layout.decode_index(raw)
-        self.layout.check_entries(index, len(view))
+        raw = view[:n] if layout.index_location == "start" else view[len(view) - n:]
+        index = layout.decode_index(raw)
+        layout.check_entries(index, len(view))
         return index, view
 
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
         from ..fill import fill_array_value
 
-        index, view = self.split(data)
+        if any(s % c for s, c in zip(spec.shape, self.chunk_shape)):
+            raise CodecError(f"a shard of shape {list(spec.shape)} does not hold whole inner chunks of {list(self.chunk_shape)}")
+        layout = self.layout.resized(tuple(s // c for s, c in zip(spec.shape, self.chunk_shape)))
+        index, view = self.split(data, layout)
         out = np.empty(spec.shape, dtype=spec.dtype)
         out[...] = fill_array_value(spec.dt, spec.fill_value)
         inner_spec = spec.with_shape(self.chunk_shape)
-        ranges = [range(n) for n in self.layout.chunks_per_shard]
+        ranges = [range(n) for n in layout.chunks_per_shard]
         for i, coords in enumerate(itertools.product(*ranges)):
             offset, nbytes = index[i]
             if offset == EMPTY and nbytes == EMPTY:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..codecs import ChunkSpec, CodecPipeline, ShardLayout
+from ..grid import RectilinearGrid
 from ..dtypes import DataType
 from ..errors import MetadataError, UnsupportedFeatureError, short
 from ..limits import NUMPY_MAXDIMS, limits
@@ -46,6 +47,9 @@ class ArrayMetadata:
     alt_stored_key: KeyFn | None = None
     #: (inner chunk, shard) shapes to report when sharding is read whole (codecs around it)
     reported_sharding: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    #: the grid of stored objects when it is rectilinear (``stored_shape`` is then its largest
+    #: extents); None for the regular grid
+    grid: RectilinearGrid | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -63,6 +67,34 @@ class ArrayMetadata:
         if self.reported_sharding is not None:
             return self.reported_sharding[1]
         return self.stored_shape if self.shard_layout is not None else None
+
+    @property
+    def read_grid(self) -> RectilinearGrid | None:
+        """The rectilinear grid of the chunks a read decodes one by one; None where those are
+        regular (a rectilinear grid of shards holds regular inner chunks)."""
+        return self.grid if self.shard_layout is None else None
+
+    @property
+    def typical_chunks(self) -> tuple[int, ...]:
+        """The chunk extents a view plans by: ``chunk_shape``, or on a rectilinear grid of chunks
+        each dimension's mean extent, so a budget of chunks counts about as many as a read
+        touches (the largest would count a grid of many small chunks and one large as a few)."""
+        grid = self.read_grid
+        if grid is None:
+            return self.chunk_shape
+        return tuple(max(1, a.extent // a.n) if a.n else a.largest for a in grid.axes)
+
+    def chunk_box(self, coords: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+        """[start, stop) per dimension of the read chunk at ``coords``, cut at the array's end."""
+        grid = self.read_grid
+        if grid is not None:
+            return grid.box(coords)
+        return tuple((c * n, min((c + 1) * n, s)) for c, n, s in zip(coords, self.read_shape, self.shape))
+
+    def read_chunk_shape(self, coords: tuple[int, ...]) -> tuple[int, ...]:
+        """The decoded shape of the read chunk at ``coords``."""
+        grid = self.read_grid
+        return self.read_shape if grid is None else grid.chunk_shape(coords)
 
     @property
     def fill(self) -> Any:

@@ -69,10 +69,10 @@ def own_fields(doc: dict[str, Any], like: ArrayMetadata,
                where: str) -> tuple[tuple[int, ...], tuple[str | None, ...] | None, dict[str, Any]] | None:
     """The shape, dimension names and attributes of an array whose shared fields are
     ``like``'s, checked as ``parse_array`` checks them; None where its dimensions differ from
-    its chunks'. Raises MetadataError for a malformed field."""
+    its chunks', or its shape from a rectilinear grid's. Raises MetadataError for a malformed field."""
     shape = parse_shape(doc["shape"], "shape", where)
-    if len(shape) != len(like.stored_shape):
-        return None
+    if len(shape) != len(like.stored_shape) or (like.grid is not None and shape != like.shape):
+        return None  # a rectilinear grid is cut to its array's shape: another shape parses anew
     return (shape, parse_dimension_names(doc.get("dimension_names"), len(shape), where),
             parse_attributes(doc.get("attributes"), where))
 

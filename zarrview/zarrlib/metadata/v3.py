@@ -9,6 +9,7 @@ from ..codecs.transpose import TransposeCodec
 from ..dtypes import parse_v3_dtype
 from ..errors import MetadataError, UnsupportedFeatureError, short
 from ..fill import parse_v3_fill
+from ..grid import RectilinearGrid, check_shard_edges, parse_rectilinear
 from .keys import default_key, v2_key
 from .model import ArrayMetadata, KeyFn, parse_attributes, parse_dimension_names, parse_shape, parse_transformers
 
@@ -66,9 +67,14 @@ def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
     shape = parse_shape(doc["shape"], "shape", where)
     dt = parse_v3_dtype(doc["data_type"], where)
     grid_name, grid_conf = _name_config(doc["chunk_grid"], "chunk_grid", where)
-    if grid_name != "regular":
+    grid: RectilinearGrid | None = None
+    if grid_name == "rectilinear":
+        grid = parse_rectilinear(grid_conf, shape, where)
+        chunk_shape = grid.largest
+    elif grid_name == "regular":
+        chunk_shape = parse_shape(grid_conf.get("chunk_shape"), "chunk_shape", where, positive=True)
+    else:
         raise UnsupportedFeatureError(f"unknown chunk grid {short(grid_name)} in {where}")
-    chunk_shape = parse_shape(grid_conf.get("chunk_shape"), "chunk_shape", where, positive=True)
     if len(chunk_shape) != len(shape):
         raise MetadataError(f"chunk_shape {list(chunk_shape)} in {where} does not match the {len(shape)} dimensions of shape {list(shape)}")
     key = chunk_key(doc["chunk_key_encoding"], prefix, where)
@@ -77,6 +83,8 @@ def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
             name = t.get("name") if isinstance(t, dict) else t
             raise UnsupportedFeatureError(f"unknown storage transformer {short(name)} in {where}")
     fill = parse_v3_fill(dt, doc["fill_value"], where)
+    if grid is not None:  # before the codecs, which see the largest shard only
+        check_shard_edges(grid, doc["codecs"], where)
     spec = ChunkSpec(chunk_shape, dt, fill)
     pipeline = parse_codecs(doc["codecs"], where, spec)
     read_shape, read_pipeline, layout, reported = chunk_shape, pipeline, None, None
@@ -100,4 +108,5 @@ def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
         codecs_description=pipeline.describe(),
         dimension_names=parse_dimension_names(doc.get("dimension_names"), len(shape), where),
         attributes=parse_attributes(doc.get("attributes"), where), document=doc, reported_sharding=reported,
+        grid=grid,
     )

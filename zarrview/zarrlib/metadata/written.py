@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ZarrError
+from ..grid import RectilinearGrid, parse_rectilinear
 from .model import parse_shape
 
 
@@ -22,6 +23,8 @@ class WrittenArray:
     data_type: str | None
     #: codec names in document order, joined with arrows
     codecs: str | None
+    #: the rectilinear chunk grid, where the document has a readable one
+    grid: RectilinearGrid | None = None
 
 
 def written_array(doc: dict[str, Any], zarr_format: int, draft: bool = False) -> WrittenArray:
@@ -33,6 +36,7 @@ def written_array(doc: dict[str, Any], zarr_format: int, draft: bool = False) ->
         return WrittenArray(_shape(doc.get("shape")), _shape(doc.get("chunks")), _text(doc.get("dtype")),
                             _codec_names(chain, "id") if chain else "none")
     grid = doc.get("chunk_grid")
+    rectilinear = None
     if draft:
         chunks = _shape(grid.get("chunk_shape")) if isinstance(grid, dict) else None
         compressor = doc.get("compressor")
@@ -40,8 +44,19 @@ def written_array(doc: dict[str, Any], zarr_format: int, draft: bool = False) ->
     else:
         config = grid.get("configuration") if isinstance(grid, dict) else None
         chunks = _shape(config.get("chunk_shape")) if isinstance(config, dict) else None
+        if isinstance(grid, dict) and isinstance(config, dict) and grid.get("name") == "rectilinear":
+            rectilinear = _rectilinear(config, doc.get("shape"))
+            chunks = rectilinear.largest if rectilinear is not None else None
         codecs = _codec_names(doc.get("codecs"), "name")
-    return WrittenArray(_shape(doc.get("shape")), chunks, _text(doc.get("data_type")), codecs)
+    return WrittenArray(_shape(doc.get("shape")), chunks, _text(doc.get("data_type")), codecs, rectilinear)
+
+
+def _rectilinear(config: dict[str, Any], shape: Any) -> RectilinearGrid | None:
+    """A rectilinear grid, whose largest chunk is the chunk shape to show of an unreadable array."""
+    try:
+        return parse_rectilinear(config, parse_shape(shape, "shape", ""), "")
+    except ZarrError:
+        return None
 
 
 def _shape(value: Any) -> tuple[int, ...] | None:
