@@ -18,7 +18,7 @@ import py312_env
 
 WRITER = Path(__file__).parent / "viewing" / "anndata_format" / "anndata_writer.py"
 BASE = ("zarr==3.4.*", "numpy", "scipy", "pandas")
-ANNDATA_013 = ("anndata==0.13.4", *BASE)
+ANNDATA_013 = py312_env.ORACLES
 ANNDATA_012 = ("anndata==0.12.19", *BASE)
 
 

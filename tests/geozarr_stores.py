@@ -17,7 +17,7 @@ import numpy as np
 
 import py312_env
 
-TOOLKIT = ("geozarr-toolkit==0.1.2", "zarr==3.4.*", "numpy")
+TOOLKIT = py312_env.ORACLES
 WRITER = Path(__file__).with_name("geozarr_toolkit_writer.py")
 CRS = "EPSG:32633"
 BASE = (10.0, 0.0, 500000.0, 0.0, -10.0, 5000000.0)

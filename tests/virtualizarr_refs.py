@@ -11,8 +11,7 @@ from typing import Any
 import py312_env
 
 #: VirtualiZarr 2.8 and what its NetCDF4 parser and kerchunk JSON/Parquet writers import
-VIRTUALIZARR = ("virtualizarr==2.8.*", "h5netcdf==1.8.*", "h5py==3.16.*", "kerchunk==0.2.*",
-                "fastparquet==2026.9.*")
+VIRTUALIZARR = py312_env.ORACLES
 
 WRITER = Path(__file__).parent / "zarrlib" / "virtualizarr_writer.py"
 

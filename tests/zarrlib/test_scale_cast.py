@@ -20,7 +20,7 @@ from zarrview.zarrlib.codecs.casting import Cast
 pytestmark = pytest.mark.timeout(600)
 
 WRITER = Path(__file__).parent / "scale_cast_writer.py"
-ORACLE = ("zarr==3.4.2", "numpy", "ml_dtypes", "cast-value-rs")
+ORACLE = py312_env.ORACLES
 CASES = ["f4_to_u1", "f4_scale_only", "u2_range", "f8_nan_map", "i2_wrap", "f8_towards_zero", "f4_to_f2",
          "i4_scale", "sharded_cast", "cast_in_shard", "cast_around_shard"]
 
