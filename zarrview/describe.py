@@ -19,6 +19,7 @@ from .zarrlib.storage import ZipStore
 from .viewing.anndata.encoding import encoding_rows
 from .viewing.conventions.text import marker as convention_marker, rows as convention_rows
 from .viewing.ome.text import marker as ome_marker
+from .viewing.spatialdata.store import mark as spatial_mark
 
 if TYPE_CHECKING:
     from .zarrlib.metadata.model import ArrayMetadata
@@ -94,6 +95,8 @@ def one_line(node: Node) -> str:
         return f"{node.name or '/'}  array  {shape_text(node.shape)}  {_array_details(node.meta)}"
     extra = "  (implicit)" if node.implicit else ""
     mark = ome_marker(node.attrs) or convention_marker(node.attrs)  # from the attributes alone: no request
+    spatial = spatial_mark(node.attrs)
+    mark = mark or (f"[{spatial}]" if spatial else "")
     return f"{node.name or '/'}  group  {node.format_name}{extra}" + (f"  {mark}" if mark else "")
 
 

@@ -90,20 +90,21 @@ def is_element(attrs: Any) -> bool:
     return isinstance(attrs, dict) and isinstance(attrs.get("spatialdata_attrs"), dict) and root_attrs(attrs) is None
 
 
-def mark(attrs: Any, parent_attrs: Any = None, grandparent_attrs: Any = None, name: str = "") -> str | None:
+def mark(attrs: Any, parent_attrs: Any = None, name: str = "") -> str | None:
     """The words the tree's Type column shows for a SpatialData group, from attributes alone:
     ``SpatialData 0.2 (spatialdata 0.8.0)`` for the root, ``SpatialData images`` for an element
-    folder, ``SpatialData points`` for a points element; None for anything else."""
+    folder (``parent_attrs``: its root's), ``SpatialData points`` for a points, shapes or table
+    element; None for anything else."""
     sd = root_attrs(attrs)
     if sd is not None:
         software = sd.get("spatialdata_software_version")
         return f"SpatialData {sd['version']}" + (f" (spatialdata {software})" if isinstance(software, str) else "")
     if root_attrs(parent_attrs) is not None and name in KINDS:
         return f"SpatialData {name}"
-    if root_attrs(grandparent_attrs) is not None and isinstance(attrs, dict):
+    if isinstance(attrs, dict) and (attrs.get("encoding-type") in ("ngff:points", "ngff:shapes")
+                                    or "spatialdata-encoding-type" in attrs):
         kind = element_kind(attrs)
-        if kind in ("points", "shapes", "tables"):
-            return f"SpatialData {SINGULAR[kind]}"
+        return f"SpatialData {SINGULAR[kind]}" if kind is not None else None
     return None
 
 
