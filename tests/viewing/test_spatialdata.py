@@ -29,9 +29,9 @@ from spatialdata_stores import write_stores
 from zarrview.viewing.ome import OmeImage, detect
 from zarrview.viewing.spatialdata.parquet import EXTRA, read_points
 from zarrview.viewing.spatialdata.scene import XY, label_layers, mates_of, read_overlay
-from zarrview.viewing.spatialdata.store import KINDS, mark, read_store
+from zarrview.viewing.spatialdata.store import KINDS, mark, read_store, rows
 from zarrview.viewing.spatialdata.wkb import WkbError, parse
-from zarrview.zarrlib.errors import MissingExtraError
+from zarrview.zarrlib.errors import MissingExtraError, ZarrError
 
 pytest.importorskip("pyarrow")
 TAGS = ("blobs", "moved", "v01")
@@ -70,8 +70,7 @@ def test_spatialdata_images_and_labels_have_no_ome_problems(stores: dict[str, An
 @pytest.mark.parametrize("tag", ("blobs", "v01"))
 def test_real_ome_errors_in_spatialdata_elements_still_show(stores: dict[str, Any], tag: str,
                                                            tmp_path: Path) -> None:
-    copy = tmp_path / "copy.zarr"
-    shutil.copytree(stores["root"] / f"{tag}.zarr", copy)
+    copy = _copy(stores, tag, tmp_path / "copy.zarr")
     v2 = tag == "v01"
     doc_path = copy / "images" / "blobs_multiscale_image" / (".zattrs" if v2 else "zarr.json")
     doc = json.loads(doc_path.read_text())
@@ -100,6 +99,40 @@ def test_transformations_are_spatialdatas_matrices(stores: dict[str, Any], tag: 
         assert set(element.systems) == set(expected[element.name]), element.name
         for system, matrix in expected[element.name].items():
             np.testing.assert_allclose(element.systems[system].matrix(XY, XY), matrix, err_msg=element.name)
+        assert ("Coordinate systems", ", ".join(element.systems)) in rows(element.group.attrs)
+        assert set(", ".join(element.systems).split(", ")) == set(expected[element.name])
+
+
+def _copy(stores: dict[str, Any], tag: str, to: Path) -> Path:
+    """A copy of a store to break, without its consolidated metadata (which would still hold
+    the unbroken documents)."""
+    shutil.copytree(stores["root"] / f"{tag}.zarr", to)
+    root = to / "zarr.json"
+    if root.exists():
+        doc = json.loads(root.read_text())
+        doc.pop("consolidated_metadata", None)
+        root.write_text(json.dumps(doc))
+    (to / ".zmetadata").unlink(missing_ok=True)
+    return to
+
+
+def test_broken_transformations_and_parquet_are_named_errors(stores: dict[str, Any], tmp_path: Path) -> None:
+    copy = _copy(stores, "moved", tmp_path / "copy.zarr")
+    doc_path = copy / "points" / "blobs_points" / "zarr.json"
+    doc = json.loads(doc_path.read_text())
+    doc["attributes"]["coordinateTransformations"][0]["affine"] = [[1.0, 0.0]]  # a row too short
+    doc_path.write_text(json.dumps(doc))
+    (copy / "shapes" / "blobs_circles" / "shapes.parquet").write_bytes(b"PAR1 not really")
+    store = read_store(zl.open(str(copy)))
+    assert store is not None
+    points = next(e for e in store.elements if e.name == "blobs_points")
+    assert points.error is not None and "/points/blobs_points" in points.error and "affine[0]" in points.error
+    mates = mates_of(zl.open(str(copy) + "::/images/blobs_image"))
+    assert mates is not None
+    circles = next(e for e, _ in mates.store.mates(mates.image, ("shapes",)) if e.name == "blobs_circles")
+    with pytest.raises(ZarrError, match="shapes.parquet"):
+        read_overlay(mates.image, circles, "global")
+    assert [e.name for e, _ in mates.store.mates(mates.image, ("points",))] == []  # unplaced: not offered
 
 
 def _pixel_centres(matrix_image: np.ndarray, matrix_label: np.ndarray, j: np.ndarray) -> np.ndarray:

@@ -108,6 +108,26 @@ def mark(attrs: Any, parent_attrs: Any = None, name: str = "") -> str | None:
     return None
 
 
+def rows(attrs: Any, parent_attrs: Any = None, name: str = "") -> list[tuple[str, str]]:
+    """The metadata panel's rows for a SpatialData group, from attributes alone: what it is and,
+    for an element, the coordinate systems its transformations lead to."""
+    if not isinstance(attrs, dict):
+        return []
+    kind = element_kind(attrs) if is_element(attrs) or mark(attrs) else None
+    if kind is None:
+        what = mark(attrs, parent_attrs, name)
+        return [("SpatialData", what)] if what else []
+    out = [("SpatialData", f"{SINGULAR[kind]} element")]
+    if kind != "tables":
+        value, where = transformations_of(attrs)
+        try:
+            systems = ", ".join(parse_list(value, "", where)) or "—"
+        except TransformError as e:
+            systems = f"cannot be read: {e}"
+        out.append(("Coordinate systems", systems))
+    return out
+
+
 def element_kind(attrs: dict[str, Any], folder: str | None = None) -> Kind | None:
     """What element a group's attributes make it (``folder`` decides where they do not say)."""
     encoding = attrs.get("encoding-type")
