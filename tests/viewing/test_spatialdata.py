@@ -230,3 +230,25 @@ def test_hostile_wkb_is_an_error_not_memory() -> None:
                 polygon + b"\x00"):
         with pytest.raises(WkbError):
             parse(bad)
+
+
+def test_millions_of_points_are_sampled_from_row_groups_evenly_spaced(stores: dict[str, Any], tmp_path: Path) -> None:
+    """A points element many times larger than what is drawn is read from some of its row groups
+    only, spread through it, each sampled evenly: here 12 groups of 1,000 rows, 500 drawn."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    copy = _copy(stores, "blobs", tmp_path / "copy.zarr")
+    folder = copy / "points" / "blobs_points" / "points.parquet"
+    for part in folder.iterdir():
+        part.unlink()
+    index = np.arange(12_000)
+    for k in range(2):
+        rows = index[k * 6000:(k + 1) * 6000]
+        pq.write_table(pa.table({"x": rows.astype(float), "y": 2.0 * rows, "genes": pa.array(["g"] * len(rows))}),
+                       folder / f"part.{k}.parquet", row_group_size=1000)
+    pts = read_points(zl.open(str(copy) + "::/points/blobs_points"), "genes", max_points=500)
+    # 4 of the 12 groups, spread from the first to the last, every 8th of their 4,000 rows
+    want = np.concatenate([np.arange(g * 1000, (g + 1) * 1000) for g in (0, 4, 7, 11)])[::8]
+    np.testing.assert_array_equal(pts.xy, np.column_stack([want, 2.0 * want]))
+    assert pts.total == 12_000 and pts.sampled == "from 4 of 12 row groups" and set(pts.codes.tolist()) == {0}

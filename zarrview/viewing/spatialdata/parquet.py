@@ -7,7 +7,8 @@ names it) through :class:`StoreFile`, a file whose reads are range requests on t
 only the footer and the columns asked for are fetched, on any store. Memory is bounded: rows
 stream in batches, and at most ``max_points`` points or ``max_shapes`` shapes (evenly spaced
 through the element) and ``MAX_VERTICES`` polygon vertices are kept; the answer says how many
-there were.
+there were. Where a points element holds many times the points drawn, only row groups evenly
+spaced through it are read (``row_groups``), so millions of points cost a fraction of the file.
 """
 
 from __future__ import annotations
@@ -32,8 +33,12 @@ MAX_POINTS = 200_000
 MAX_SHAPES = 50_000
 MAX_VERTICES = 2_000_000
 MAX_PARTS = 10_000
-#: rows decoded at a time
+#: rows decoded at a time, and the bytes of a column read at a time (pages are streamed, not
+#: whole row groups buffered)
 BATCH = 65_536
+BUFFER = 1 << 20
+#: the fewest row groups a sample of a large points element is read from, spread through it
+SPREAD = 4
 #: distinct feature values coloured apart (the rest share one colour)
 MAX_CATEGORIES = 256
 
@@ -119,20 +124,41 @@ def _files(group: Group, name: str) -> list[Any]:
     out = []
     for key in parts(group, name):
         try:
-            out.append(pq.ParquetFile(StoreFile(group.store, key)))
+            out.append(pq.ParquetFile(StoreFile(group.store, key), pre_buffer=False, buffer_size=BUFFER))
         except (OSError, ValueError) as e:  # pyarrow's errors are ArrowException, both OSError and ValueError
             raise ParquetError(f"{group.store.key_url(key)} is not a Parquet file pyarrow can read: {e}") from None
     return out
 
 
-def _batches(files: list[Any], columns: list[str], cancel: CancelToken | None, where: str) -> Iterator[Any]:
-    for f in files:
+def row_groups(files: list[Any], wanted: int) -> tuple[list[list[int]], int]:
+    """Which row groups of each file to read for about ``wanted`` rows: all of them where the
+    element is not much larger, else row groups evenly spaced through it (a sample that reads
+    a fraction of the bytes); and the rows they hold."""
+    groups = [(i, g, f.metadata.row_group(g).num_rows) for i, f in enumerate(files)
+              for g in range(f.metadata.num_row_groups)]
+    total = sum(n for _, _, n in groups)
+    chosen = groups
+    if total > 4 * wanted and len(groups) > 1:
+        count = min(len(groups), max(SPREAD, -(-2 * wanted * len(groups) // total)))
+        chosen = [groups[k] for k in sorted(set(np.linspace(0, len(groups) - 1, count).round().astype(int).tolist()))]
+    picked: list[list[int]] = [[] for _ in files]
+    for i, g, _ in chosen:
+        picked[i].append(g)
+    return picked, sum(n for _, _, n in chosen)
+
+
+def _batches(files: list[Any], columns: list[str], cancel: CancelToken | None, where: str,
+             groups: list[list[int]] | None = None) -> Iterator[Any]:
+    for k, f in enumerate(files):
         names = f.schema_arrow.names
         missing = [c for c in columns if c not in names]
         if missing:
             raise ParquetError(f"{where}: no column {missing} (it has {names[:20]})")
+        if groups is not None and not groups[k]:
+            continue
         try:
-            for batch in f.iter_batches(batch_size=BATCH, columns=columns):
+            for batch in f.iter_batches(batch_size=BATCH, columns=columns,
+                                        row_groups=groups[k] if groups is not None else None):
                 if cancel is not None:
                     cancel.raise_if_cancelled()
                 yield batch
@@ -157,6 +183,8 @@ class PointsData:
     codes: np.ndarray | None
     categories: tuple[str, ...]
     total: int
+    #: how the sample was taken where only some row groups were read ("" where all were)
+    sampled: str = ""
 
 
 def read_points(group: Group, feature: str | None = None, max_points: int = MAX_POINTS,
@@ -165,13 +193,14 @@ def read_points(group: Group, feature: str | None = None, max_points: int = MAX_
     ``max_points`` of them, evenly spaced."""
     files = _files(group, "points.parquet")
     total = sum(f.metadata.num_rows for f in files)
-    stride = max(1, -(-total // max(1, max_points)))
+    groups, read = row_groups(files, max(1, max_points))
+    stride = max(1, -(-read // max(1, max_points)))
     names = files[0].schema_arrow.names if files else []
     columns = ["x", "y"] + ([feature] if feature and feature in names else [])
     xs, ys, codes = [], [], []
     categories: dict[str, int] = {}
     seen = 0
-    for batch in _batches(files, columns, cancel, group.path):
+    for batch in _batches(files, columns, cancel, group.path, groups):
         keep = _picked(seen, batch.num_rows, stride)
         seen += batch.num_rows
         if not keep.size:
@@ -182,7 +211,9 @@ def read_points(group: Group, feature: str | None = None, max_points: int = MAX_
             codes.append(_codes(batch.column(2).take(keep), categories))
     xy = np.column_stack([np.concatenate(xs), np.concatenate(ys)]) if xs else np.zeros((0, 2))
     code = np.concatenate(codes).astype(np.int32) if codes else None
-    return PointsData(xy, code, tuple(categories), total)
+    counts = (sum(len(g) for g in groups), sum(f.metadata.num_row_groups for f in files))
+    sampled = f"from {counts[0]:,} of {counts[1]:,} row groups" if counts[0] < counts[1] else ""
+    return PointsData(xy, code, tuple(categories), total, sampled)
 
 
 def _codes(column: Any, categories: dict[str, int]) -> np.ndarray:

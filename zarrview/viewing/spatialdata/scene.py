@@ -120,6 +120,7 @@ class Overlay:
     total: int = 0
     drawn: int = 0
     error: str | None = None
+    sampled: str = ""
 
     @property
     def note(self) -> str:
@@ -128,7 +129,7 @@ class Overlay:
             return f"{self.name}: {self.error}"
         what = {"points": "points", "circles": "circles", "polygons": "shapes"}[self.kind]
         if self.drawn < self.total:
-            return f"{self.name}: {self.drawn:,} of {self.total:,} {what} drawn (evenly spaced)"
+            return f"{self.name}: {self.drawn:,} of {self.total:,} {what} drawn ({self.sampled or 'evenly spaced'})"
         return f"{self.name}: {self.total:,} {what}"
 
 
@@ -176,7 +177,7 @@ def read_overlay(image: Element, element: Element, system: str, max_points: int 
         feature = attrs.get("feature_key") if isinstance(attrs, dict) else None
         pts = read_points(element.group, feature if isinstance(feature, str) else None, max_points, cancel)
         return Overlay(element.name, "points", system, apply_matrix(m, pts.xy), codes=pts.codes,
-                       categories=pts.categories, total=pts.total, drawn=len(pts.xy))
+                       categories=pts.categories, total=pts.total, drawn=len(pts.xy), sampled=pts.sampled)
     shapes = read_shapes(element.group, max_shapes, cancel)
     if shapes.rings:
         drawn = len(set(shapes.owner.tolist()))
