@@ -42,6 +42,12 @@ def test_the_root_is_named_and_summed_up(qtbot: Any, window: MainWindow, stores:
     _settle(qtbot, window)
     root = window.model.index(0, TYPE_COLUMN)
     assert window.model.data(root) == "SpatialData 0.2 (spatialdata 0.8.0)"
+    top = window.model.index(0, 0)
+    qtbot.waitUntil(lambda: window.model.rowCount(top) == 5, timeout=15000)
+    kinds = {window.model.data(window.model.index(r, 0, top)): window.model.data(window.model.index(r, TYPE_COLUMN, top))
+             for r in range(5)}
+    assert kinds == {"images": "SpatialData images", "labels": "labels (2)", "points": "SpatialData points",
+                     "shapes": "SpatialData shapes", "tables": "SpatialData tables"}
     window.tree.setCurrentIndex(window.proxy.mapFromSource(window.model.index(0, 0)))
     qtbot.waitUntil(lambda: "Points (1)" in window.data.message.text(), timeout=15000)
     text = window.data.message.text()
