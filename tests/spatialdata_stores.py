@@ -15,7 +15,7 @@ SPATIALDATA = ("spatialdata==0.8.0", "pyarrow")
 
 
 def write_stores(out: Path) -> dict[str, Any]:
-    """Write the stores into ``out``; for each (``blobs``, ``moved``, ``v01``) spatialdata's
+    """Write the stores into ``out``; for each (``blobs``, ``moved``, ``v01``, ``geoarrow``) spatialdata's
     element listing, transformation matrices, coordinates and array files, with ``root``.
     Skips the calling test where no 3.12 oracle can be built."""
     python = py312_env.require(SPATIALDATA)

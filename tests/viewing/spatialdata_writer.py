@@ -9,6 +9,7 @@ OUT/moved.zarr      the blobs with elements moved: the multiscale image and the 
                     sequences of a scale and a translation, points by an affine, polygons by a
                     translation, circles also into a second coordinate system
 OUT/v01.zarr        the moved blobs in the older container format (Zarr v2, OME "0.4-dev-spatialdata")
+OUT/geoarrow.zarr   the moved blobs with shapes in GeoArrow's native encoding instead of WKB
 OUT/expected.json   for each store, from ``spatialdata.read_zarr`` of it: every element by kind,
                     each element's transformations as 3 x 3 matrices over (x, y)
                     (``to_affine_matrix``), points' and shapes' coordinates, radii and rings,
@@ -91,7 +92,8 @@ def main(out: Path) -> None:
     blobs().write(out / "blobs.zarr", overwrite=True)
     moved().write(out / "moved.zarr", overwrite=True)
     moved().write(out / "v01.zarr", overwrite=True, sdata_formats=SpatialDataContainerFormatV01())
-    expected = {tag: truth(out / f"{tag}.zarr", out, tag) for tag in ("blobs", "moved", "v01")}
+    moved().write(out / "geoarrow.zarr", overwrite=True, shapes_geometry_encoding="geoarrow")
+    expected = {tag: truth(out / f"{tag}.zarr", out, tag) for tag in ("blobs", "moved", "v01", "geoarrow")}
     (out / "expected.json").write_text(json.dumps(expected))
 
 

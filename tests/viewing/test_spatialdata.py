@@ -1,6 +1,7 @@
 """SpatialData stores written by spatialdata 0.8 (its blobs dataset, as written by default and in
-the older Zarr v2 container format, and with its elements moved by scales, translations and an
-affine) read as what they are, against what spatialdata reads back from the same stores:
+the older Zarr v2 container format, with its elements moved by scales, translations and an
+affine, and with its shapes in GeoArrow's encoding) read as what they are, against what
+spatialdata reads back from the same stores:
 
 - the elements by kind are spatialdata's own listing;
 - spatialdata's images and labels are OME-NGFF without problems, while real errors in the same
@@ -34,7 +35,7 @@ from zarrview.viewing.spatialdata.wkb import WkbError, parse
 from zarrview.zarrlib.errors import MissingExtraError, ZarrError
 
 pytest.importorskip("pyarrow")
-TAGS = ("blobs", "moved", "v01")
+TAGS = ("blobs", "moved", "v01", "geoarrow")
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """The Parquet inside a SpatialData store: a points element's ``points.parquet`` (a file or a
 folder of parts, columns ``x``, ``y``[, ``z``] and its feature and instance columns) and a shapes
-element's ``shapes.parquet`` (GeoParquet: a WKB ``geometry`` column, ``radius`` for circles).
+element's ``shapes.parquet`` (GeoParquet: a ``geometry`` column, WKB or GeoArrow's native
+encoding, ``geometry.py``; ``radius`` for circles).
 
 pyarrow reads them (the ``zarrview[spatialdata]`` extra: without it a :class:`MissingExtraError`
 names it) through :class:`StoreFile`, a file whose reads are range requests on the store, so
@@ -25,7 +26,7 @@ from ...zarrlib import CancelToken, Group, ZarrError
 from ...zarrlib.errors import MissingExtraError, StoreError
 from ...zarrlib.hierarchy import prefix_of
 from ...zarrlib.storage.base import ByteRequest, Store
-from .wkb import WkbError, parse
+from .geometry import GeometryError, WkbError, decode
 
 EXTRA = "zarrview[spatialdata]"
 #: points and shapes kept for drawing, polygon vertices in all, Parquet parts of one element
@@ -260,17 +261,14 @@ def read_shapes(group: Group, max_shapes: int = MAX_SHAPES, cancel: CancelToken 
     vertices, seen, note = 0, 0, ""
     for batch in _batches(files, columns, cancel, group.path):
         keep = _picked(seen, batch.num_rows, stride)
-        geometry = batch.column(0).take(keep)
         radii = batch.column(1).take(keep).to_numpy(zero_copy_only=False) if len(columns) == 2 else None
-        for j, raw in enumerate(geometry.to_pylist()):
-            if raw is None:
-                continue
-            try:
-                shape = parse(raw) if isinstance(raw, bytes) else None
-            except WkbError as e:
-                raise ParquetError(f"{group.path}: shape {seen + int(keep[j])}: {e}") from None
+        try:
+            decoded = decode(batch.column(0).take(keep))
+        except (WkbError, GeometryError) as e:
+            raise ParquetError(f"{group.path}: shapes {seen}-{seen + batch.num_rows}: {e}") from None
+        for j, shape in enumerate(decoded):
             if shape is None:
-                raise ParquetError(f"{group.path}: the geometry is not WKB (GeoParquet's native encoding is not read)")
+                continue
             if shape.kind == "point":
                 centers.append(shape.points)
                 radius += [float(radii[j]) if radii is not None else 0.0] * len(shape.points)
