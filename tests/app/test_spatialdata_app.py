@@ -109,3 +109,20 @@ def test_screenshot_of_the_blobs(qtbot: Any, window: MainWindow, stores: dict[st
     pts = stores["blobs"]["points"]["blobs_points"]
     x, y = int(pts["x"][0]), int(pts["y"][0])
     assert _pixel(window, y, x) != _pixel(window, y, x + 12) or _pixel(window, y, x) != _pixel(window, y + 12, x)
+
+
+def test_a_label_element_shows_in_its_colours(qtbot: Any, window: MainWindow,  # noqa: F811
+                                             stores: dict[str, Any]) -> None:
+    window.open_location(str(stores["root"] / "blobs.zarr") + "::/labels/blobs_labels")
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.label_panel is not None and window.data.scene.detail is not None
+                    and window.data.scene.detail.label("blobs_labels") is not None, timeout=15000)
+    _settle(qtbot, window)
+    (layer,) = window.data.state.labels
+    assert layer.name == "blobs_labels" and layer.opacity == 1.0
+    labels = np.load(stores["root"] / stores["blobs"]["arrays"]["blobs_labels"])
+    inside = [(r, c) for r, c in np.argwhere(labels[8:-8, 8:-8] > 0).tolist()  # well inside a label: the
+              if (labels[r:r + 17, c:c + 17] == labels[r + 8, c + 8]).all()]    # view is smaller than 1:1
+    assert len(inside) > 100
+    for r, c in (inside[0], inside[len(inside) // 2], inside[-1]):
+        assert _pixel(window, r + 8, c + 8) == tuple(layer.color_of(int(labels[r + 8, c + 8]))[:3])

@@ -26,6 +26,7 @@ from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.image.slice_spec import plane_error
 from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
 from ..viewing.ome import Multiscale, OmeImage, OmePlate, detect
+from ..viewing.labels.layers import layer_of
 from ..zarrlib.storage import split_node_path, store_identity, store_url
 from .access_prompt import AccessPrompt
 from .anndata_groups import AnnDataHandler
@@ -420,6 +421,9 @@ class MainWindow(QMainWindow):
                 return
             if not self._plane_refused(found.first, plane):
                 self.data.set_image(found, plane)
+                if found.is_label:  # a label image in its colours (its own layer over its values)
+                    own = layer_of(group.name, found, opacity=1.0)
+                    self.data.show_labels(group, (own,) if own is not None else ())
 
         self._ome.submit(call_job(lambda: detect(group, labels=False) or detect_geozarr(group),
                                   label=f"OME metadata of {group.path}"), done)
