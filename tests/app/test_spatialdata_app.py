@@ -81,12 +81,20 @@ def test_an_image_with_its_labels_points_and_shapes(qtbot: Any, window: MainWind
     assert sorted(c.split(":")[0] for c in checks) == sorted(truth["elements"]["points"] + truth["elements"]["shapes"])
     assert "blobs_points: 200 points" in checks
     shown = {o.name: o for o in window.spatial.shown}
-    scatter = next(i for i in window.spatial.items if getattr(i, "data", None) is not None
-                   and len(i.data) == len(truth["points"]["blobs_points"]["x"]))
+    scatter = window.spatial.items[[o.name for o in window.spatial.shown].index("blobs_points")]
     m = np.array(truth["transforms"]["blobs_points"]["global"])
     pts = truth["points"]["blobs_points"]
     want = (m @ np.vstack([pts["x"], pts["y"], np.ones(len(pts["x"]))]))[:2].T
-    np.testing.assert_allclose(np.column_stack([scatter.data["x"], scatter.data["y"]]), want)
+    by_gene = {}  # a scatter per feature value, in that value's colour
+    for child in scatter.childItems():
+        brush = child.opts["brush"].color().getRgb()[:3]
+        by_gene[brush] = np.column_stack([child.data["x"], child.data["y"]])
+    genes = np.array(pts["genes"])
+    assert len(by_gene) == len(set(pts["genes"]))
+    for gene in set(pts["genes"]):
+        mine = want[genes == gene]
+        got = next(v for v in by_gene.values() if len(v) == len(mine) and np.allclose(v, mine))
+        assert got is not None
     paths = [i for i in window.spatial.items if isinstance(i, QGraphicsPathItem)]
     assert len(paths) == 2 and shown["blobs_polygons"].rings
     assert scatter.isVisible()

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QPointF
-from PySide6.QtGui import QColor, QPainterPath, QPolygonF
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QGraphicsPathItem, QGridLayout, QGroupBox, QLabel
 
 from ..scheduling import Answer, WorkerPool, call_job
@@ -118,13 +118,14 @@ class SpatialPresenter(QObject):
 
 
 def make_item(overlay: Overlay, rgb: tuple[int, int, int]) -> Any:
-    """The pyqtgraph item drawing ``overlay`` (None where there is nothing to draw)."""
+    """The pyqtgraph item drawing ``overlay`` (None where there is nothing to draw). Built from
+    whole arrays (a path of all rings at once, a scatter per feature value), so 200,000 points or
+    a million vertices take a fraction of a second on the GUI thread."""
     if overlay.kind == "polygons" and overlay.rings:
-        path = QPainterPath()
-        for ring in overlay.rings:
-            path.addPolygon(QPolygonF([QPointF(float(x), float(y)) for x, y in ring]))
-            path.closeSubpath()
-        item = QGraphicsPathItem(path)
+        xy = np.vstack(overlay.rings)
+        connect = np.ones(len(xy), dtype=bool)
+        connect[np.cumsum([len(r) for r in overlay.rings]) - 1] = False  # each ring its own subpath
+        item = QGraphicsPathItem(pg.arrayToQPath(xy[:, 0], xy[:, 1], connect=connect))
         item.setPen(pg.mkPen(QColor(*rgb), width=2, cosmetic=True))
         item.setBrush(pg.mkBrush(QColor(*rgb, 60)))
         return item
@@ -134,9 +135,13 @@ def make_item(overlay: Overlay, rgb: tuple[int, int, int]) -> Any:
     if overlay.kind == "circles" and overlay.radius is not None:
         return pg.ScatterPlotItem(x=x, y=y, size=2 * overlay.radius, pxMode=False, symbol="o",
                                   pen=pg.mkPen(QColor(*rgb), width=2), brush=pg.mkBrush(QColor(*rgb, 50)))
-    if overlay.codes is not None and overlay.categories:
-        colours = palette(np.arange(1, len(overlay.categories) + 2, dtype=np.int64), seed=3)
-        brushes = [pg.mkBrush(QColor(*(int(v) for v in colours[c][:3]))) for c in range(len(colours))]
-        return pg.ScatterPlotItem(x=x, y=y, size=6, pen=pg.mkPen("k", width=0.5),
-                                  brush=[brushes[c] if c >= 0 else brushes[-1] for c in overlay.codes.tolist()])
-    return pg.ScatterPlotItem(x=x, y=y, size=6, pen=pg.mkPen("k", width=0.5), brush=pg.mkBrush(QColor(*rgb)))
+    if overlay.codes is None or not overlay.categories:
+        return pg.ScatterPlotItem(x=x, y=y, size=6, pen=pg.mkPen("k", width=0.5), brush=pg.mkBrush(QColor(*rgb)))
+    group = pg.ItemGroup()
+    colours = palette(np.arange(1, len(overlay.categories) + 2, dtype=np.int64), seed=3)
+    for code in np.unique(overlay.codes).tolist():  # -1: past the coloured categories, the last colour
+        mine = overlay.codes == code
+        colour = QColor(*(int(v) for v in colours[code][:3]))
+        scatter = pg.ScatterPlotItem(x=x[mine], y=y[mine], size=6, pen=pg.mkPen("k", width=0.5), brush=pg.mkBrush(colour))
+        scatter.setParentItem(group)
+    return group

@@ -30,7 +30,7 @@ from .geometry import GeometryError, WkbError, decode
 
 EXTRA = "zarrview[spatialdata]"
 #: points and shapes kept for drawing, polygon vertices in all, Parquet parts of one element
-MAX_POINTS = 200_000
+MAX_POINTS = 100_000
 MAX_SHAPES = 50_000
 MAX_VERTICES = 2_000_000
 MAX_PARTS = 10_000
