@@ -2,7 +2,7 @@
 transformations (``transforms``), the Parquet points and shapes (``parquet``, ``wkb``), the
 labels and overlays drawn over an image of the same coordinate system (``scene``).
 
-An image and its labels are OME-NGFF multiscales in spatialdata's dialect (``ome.dialect``);
+An image and its labels are OME-NGFF multiscales in spatialdata's flavour (``ome.flavour``);
 the image view shows them as any OME image, with its coordinate-system mates placed by their
 transformations.
 """

@@ -5,7 +5,7 @@ software that wrote it), and its elements sit in ``images/``, ``labels/``, ``poi
 ``mark`` reads a group's attributes alone (no request: the tree's Type column, ``zarrview
 tree``); ``read_store`` lists the element folders (requests: call it off the GUI thread) and
 reads each element's coordinate systems from its attributes. Images and labels are OME-NGFF
-multiscales as spatialdata writes them (``ome.dialect``); points and shapes are Parquet files
+multiscales as spatialdata writes them (``ome.flavour``); points and shapes are Parquet files
 inside the element's folder (``parquet.py``); tables are AnnData groups, only listed here.
 """
 
