@@ -253,3 +253,25 @@ def test_millions_of_points_are_sampled_from_row_groups_evenly_spaced(stores: di
     want = np.concatenate([np.arange(g * 1000, (g + 1) * 1000) for g in (0, 4, 7, 11)])[::8]
     np.testing.assert_array_equal(pts.xy, np.column_stack([want, 2.0 * want]))
     assert pts.total == 12_000 and pts.sampled == "from 4 of 12 row groups" and set(pts.codes.tolist()) == {0}
+
+
+def test_only_elements_of_the_images_coordinate_systems_are_offered(stores: dict[str, Any], tmp_path: Path) -> None:
+    """Labels and shapes moved into a coordinate system the image is not in are not drawn over it."""
+    copy = _copy(stores, "moved", tmp_path / "copy.zarr")
+    for path in ("shapes/blobs_polygons", "labels/blobs_multiscale_labels"):
+        doc_path = copy / path / "zarr.json"
+        doc = json.loads(doc_path.read_text())
+        attrs = doc["attributes"]
+        steps = attrs["ome"]["multiscales"][0]["coordinateTransformations"] if "ome" in attrs \
+            else attrs["coordinateTransformations"]
+        for step in steps:
+            step["output"]["name"] = "elsewhere"
+        doc_path.write_text(json.dumps(doc))
+    group = zl.open(str(copy) + "::/images/blobs_image")
+    mates = mates_of(group)
+    assert mates is not None
+    offered = sorted(e.name for e, _ in mates.store.mates(mates.image, ("labels", "points", "shapes")))
+    assert offered == ["blobs_circles", "blobs_labels", "blobs_multipolygons", "blobs_points"]
+    layers, _ = label_layers(mates, detect(group, labels=False))
+    assert [layer.name for layer in layers] == ["blobs_labels"]
+    assert detect(zl.open(str(copy) + "::/labels/blobs_multiscale_labels")).problems == ()
