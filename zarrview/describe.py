@@ -19,6 +19,8 @@ from .zarrlib.storage import ZipStore
 from .viewing.anndata.encoding import encoding_rows
 from .viewing.conventions.text import marker as convention_marker, rows as convention_rows
 from .viewing.ome.text import marker as ome_marker
+from .viewing.spatialdata.store import mark as spatial_mark
+from .viewing.spatialdata.store import rows as spatial_rows
 
 if TYPE_CHECKING:
     from .zarrlib.metadata.model import ArrayMetadata
@@ -94,6 +96,8 @@ def one_line(node: Node) -> str:
         return f"{node.name or '/'}  array  {shape_text(node.shape)}  {_array_details(node.meta)}"
     extra = "  (implicit)" if node.implicit else ""
     mark = ome_marker(node.attrs) or convention_marker(node.attrs)  # from the attributes alone: no request
+    spatial = spatial_mark(node.attrs)
+    mark = mark or (f"[{spatial}]" if spatial else "")
     return f"{node.name or '/'}  group  {node.format_name}{extra}" + (f"  {mark}" if mark else "")
 
 
@@ -126,9 +130,10 @@ def _array_details(meta: ArrayMetadata) -> str:
 def summary(node: Node) -> list[tuple[str, str]]:
     """(field, value) rows describing a node, in display order."""
     rows = [("Path", node.path), ("Kind", node.kind), ("Zarr format", node.format_name), ("Store", node.url)]
-    rows += archive_rows(node) + repository_rows(node)
-    if not isinstance(node, ErrorNode):
-        rows += encoding_rows(node)
+    spatial = spatial_rows(node.attrs)
+    rows += archive_rows(node) + repository_rows(node) + spatial
+    if not isinstance(node, ErrorNode) and not (spatial and str(node.attrs.get("encoding-type")).startswith("ngff:")):
+        rows += encoding_rows(node)  # (SpatialData's points and shapes say "encoding-type" too: not AnnData)
     if isinstance(node, UnsupportedArray):  # what the document says, and why it cannot be read
         w = node.written
         return rows + [("Shape", _opt(shape_text, w.shape)), ("Data type", w.data_type or "?"),

@@ -19,6 +19,8 @@ from PySide6.QtCore import QObject, Signal
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.labels.layers import labels_group, layers_of
 from ..viewing.ome import OmeImage, OmeLabels, OmeNode, OmePlate, describe
+from ..viewing.spatialdata.scene import label_layers, mates_of
+from ..viewing.spatialdata.store import is_element
 from ..zarrlib import Group, Node
 from .bridge import gui_lane
 
@@ -26,12 +28,15 @@ from .bridge import gui_lane
 class OmeGroupHandler(QObject):
     """Turns what ``detect`` found for a selected group into signals: ``metadata_found(found,
     error)`` first, then for an image ``labels_read(labels)`` and ``labels_found(image group,
-    layers)`` once its labels are read (only while it is still ``selected()``), for a plate
+    layers)`` once its labels are read (only while it is still ``selected()``; a SpatialData
+    image's are the label elements of its coordinate systems, and ``spatial_found`` follows), for a plate
     ``plate_found(plate, group)``, and for anything else ``message(text)``."""
 
     metadata_found = Signal(object, object)  # OmeNode | None, BaseException | None
     labels_read = Signal(object)  # OmeLabels | None
     labels_found = Signal(object, object)  # Group, tuple[LabelLayer, ...]
+    #: a SpatialData image's store and the notes on its labels: (Group, (Mates, tuple[str, ...]))
+    spatial_found = Signal(object, object)
     plate_found = Signal(object, object)  # OmePlate, Group
     message = Signal(str)
 
@@ -51,7 +56,7 @@ class OmeGroupHandler(QObject):
             return False
         if isinstance(found, OmeImage):
             if not found.is_label:
-                self._read_labels(group)
+                self._read_labels(group, found)
             return True
         if isinstance(found, OmePlate):  # a grid of its wells; a click opens a well's first field
             self.plate_found.emit(found, group)
@@ -59,21 +64,28 @@ class OmeGroupHandler(QObject):
         self.message.emit(summary(found))
         return False
 
-    def _read_labels(self, image: Group) -> None:
+    def _read_labels(self, image: Group, found: OmeImage) -> None:
         self.reading += 1
 
-        def done(answer: Answer[tuple[OmeLabels | None, tuple[Any, ...]]]) -> None:
+        def done(answer: Answer[tuple[OmeLabels | None, tuple[Any, ...], Any]]) -> None:
             self.reading -= 1
             if answer.stale or answer.cancelled:
                 return  # another image selected meanwhile
-            labels, layers = answer.value if isinstance(answer.value, tuple) else (None, ())
+            labels, layers, spatial = answer.value if isinstance(answer.value, tuple) else (None, (), None)
             if self.selected() is image:  # still the selected group
                 self.labels_read.emit(labels if isinstance(labels, OmeLabels) else None)
                 self.labels_found.emit(image, layers)
+                if spatial is not None:
+                    self.spatial_found.emit(image, spatial)
 
-        def read() -> tuple[OmeLabels | None, tuple[Any, ...]]:
+        def read() -> tuple[OmeLabels | None, tuple[Any, ...], Any]:
             labels = labels_group(image)
-            return labels, layers_of(labels)
+            layers = layers_of(labels)
+            mates = mates_of(image) if is_element(image.attrs) else None  # a SpatialData image
+            if mates is None:
+                return labels, layers, None
+            placed, notes = label_layers(mates, found)
+            return labels, layers + placed, (mates, notes)
 
         self.lane.submit(call_job(read, label=f"labels of {image.path}"), done)
 

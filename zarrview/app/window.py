@@ -26,6 +26,7 @@ from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.image.slice_spec import plane_error
 from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
 from ..viewing.ome import Multiscale, OmeImage, OmePlate, detect
+from ..viewing.labels.layers import layer_of
 from ..zarrlib.storage import split_node_path, store_identity, store_url
 from .access_prompt import AccessPrompt
 from .anndata_groups import AnnDataHandler
@@ -38,6 +39,7 @@ from .plate_view import show_plate
 from .menus import build_menus
 from .ome_groups import OmeGroupHandler
 from .series_panel import SeriesPanel
+from .spatial_overlays import SpatialPresenter
 from .tree.columns import NAME_COLUMN, SHAPE_COLUMN
 from .tree.filter import FilterProxy, TreeFilter
 from .tree.model import HierarchyModel
@@ -125,6 +127,8 @@ class MainWindow(QMainWindow):
         self.anndata.sparse_found.connect(self.data.set_sparse)
         self.anndata.embedding_found.connect(self.data.set_embedding)
         self.anndata.message.connect(self.data.show_message)
+        self.spatial = SpatialPresenter(self.pool, self.data, lambda: self._looking_at, self)
+        self.ome_groups.spatial_found.connect(self.spatial.show_spatial)
         self.series = SeriesPanel(self.pool, self, lambda: self.data.state)
         self.data.pixel_clicked.connect(self.series.point_clicked)
         self.data.plane_moved.connect(self.series.plane_moved)
@@ -391,6 +395,7 @@ class MainWindow(QMainWindow):
         else:
             self.data.show_message(f"{node.path} is a group: select an array to see its data.")
             self._show_if_image(node)
+            self.spatial.show_store(node)
 
     def _show_if_image(self, group: zl.Group) -> None:
         """An OME-Zarr image group shows its image: its metadata is read off the GUI thread (it
@@ -416,6 +421,9 @@ class MainWindow(QMainWindow):
                 return
             if not self._plane_refused(found.first, plane):
                 self.data.set_image(found, plane)
+                if found.is_label:  # a label image in its colours (its own layer over its values)
+                    own = layer_of(group.name, found, opacity=1.0)
+                    self.data.show_labels(group, (own,) if own is not None else ())
 
         self._ome.submit(call_job(lambda: detect(group, labels=False) or detect_geozarr(group),
                                   label=f"OME metadata of {group.path}"), done)

@@ -23,6 +23,11 @@ class StoreError(ZarrError):
     """The store could not be opened or answered a request with an error."""
 
 
+class MissingExtraError(StoreError):
+    """Reading this needs an optional dependency that is not installed; the message names the
+    ``zarrview[...]`` extra that brings it."""
+
+
 class StoreNotFoundError(StoreError):
     """The location does not exist or holds no Zarr metadata."""
 

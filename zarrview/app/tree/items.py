@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 
 from ...describe import meta_dtype_text, shape_text
 from ...viewing.ome.text import OmeMark, ome_mark
+from ...viewing.spatialdata.store import mark as spatial_mark
 from ...zarrlib import Array, ErrorNode, Group, Node, ZarrError
 from ...zarrlib.outline import Outline
 from ..icons import node_icon
@@ -45,6 +46,7 @@ class TreeItem:
         #: the pages of a listing not read yet (names of members), or None when none remain
         self.pages: Iterator[list[str]] | None = None
         self._ome: OmeMark | None | bool = False  # False: not looked at yet
+        self._spatial: str | None | bool = False
         self._rows: dict[int, int] | None = None  # id(child) -> row, rebuilt after a change
         self._paths: dict[str, int] | None = None  # child node path -> row
         #: a store's top row: what tells it from other stores (URL and options, ``store_identity``)
@@ -92,6 +94,16 @@ class TreeItem:
         if self._ome is False:
             self._ome = ome_mark(self.node.attrs) if isinstance(self.node, Group) else None
         return self._ome  # type: ignore[return-value]
+
+    @property
+    def spatial(self) -> str | None:
+        """What SpatialData group this is (root, element folder, points...), from its attributes
+        and its parent's (cached), or None."""
+        if self._spatial is False:
+            parent = self.parent.node if self.parent is not None else None
+            self._spatial = spatial_mark(self.node.attrs, parent.attrs if isinstance(parent, Group) else None,
+                                         self.name) if isinstance(self.node, Group) else None
+        return self._spatial  # type: ignore[return-value]
 
     def level(self) -> int | None:
         """The pyramid level this array is of its parent OME image, or None."""

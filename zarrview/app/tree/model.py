@@ -362,6 +362,8 @@ class HierarchyModel(QAbstractItemModel):
                     return "error"
                 if item.ome is not None:
                     return type_text(item.ome)
+                if item.spatial is not None:  # a SpatialData root, element folder or element
+                    return item.spatial
                 enc = encoding_of(node)  # from the attributes already read
                 if enc is not None:
                     return f"AnnData {enc.type}"

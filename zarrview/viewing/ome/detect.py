@@ -12,6 +12,7 @@ from typing import Any
 
 from ...zarrlib import Group, NodeNotFoundError, ZarrError
 from ..conventions.declared import ome_attributes
+from .flavour import schema_document
 from .doc import Namespace, Reporter, namespace
 from .hcs import parse_plate, parse_well
 from .labels import parse_image_label, parse_labels_list
@@ -53,8 +54,9 @@ def detect(group: Group, *, labels: bool = True) -> OmeNode | None:
     else:
         node = OmeLabels(ns.version, group, (), parse_labels_list(keys["labels"], rep))
         _check_label_images(group, node.labels, rep, levels=None)
-    problems += validate(attrs, ns.version, "label" if getattr(node, "is_label", False) else node.kind,
-                         group.path, problems, dialect=ns.dialect)
+    problems += validate(schema_document(attrs, ns.prefix) if ns.writer else attrs, ns.version,
+                         "label" if getattr(node, "is_label", False) else node.kind, group.path, problems,
+                         dialect=ns.dialect)
     return _with_problems(node, problems)
 
 
@@ -76,7 +78,7 @@ def _image(group: Group, ns: Namespace, rep: Reporter, with_labels: bool) -> Ome
     label = parse_image_label(keys["image-label"], rep) if "image-label" in keys else None
     multiscales = parse_multiscales(group, ns, rep, label=label is not None)
     first = multiscales[0] if multiscales else None
-    omero = parse_omero(keys.get("omero"), rep, first)
+    omero = parse_omero(keys.get("omero"), rep, first, labelled_only=ns.writer is not None)
     name = (first.name if first is not None else None) or (omero.name if omero is not None else None)
     found: tuple[str, ...] = ()
     if with_labels and label is None:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from ..conventions.declared import ome_attributes
+from .flavour import of as writer_of
+from .flavour import plain_version
 from .model import Problem, Severity
 
 #: keys that make a group OME metadata (``series`` alone does not: it belongs to the OME group)
@@ -94,6 +96,8 @@ class Namespace:
     declared: str | None   # the version the document states, if any
     keys: dict[str, Any]   # the object holding "multiscales", "plate", ...
     prefix: str            # "$" (0.4) or "$.ome" (0.5, 0.6)
+    #: the program whose own flavour of the format this is ("spatialdata": ``flavour.py``), or None
+    writer: str | None = None
 
     @property
     def dialect(self) -> bool:
@@ -118,7 +122,7 @@ def namespace(attrs: dict[str, Any], node: str, problems: list[Problem]) -> Name
         elif _is_dialect(declared):
             problems.append(Problem("warning", node, "$.ome.version",
                                     f"version {declared!r} is a pre-release of 0.6; read with its own spellings"))
-        elif declared not in ("0.5",) + V06_FINAL:
+        elif declared not in ("0.5",) + V06_FINAL and plain_version(declared) != "0.5":
             known = _newer(declared, (0, 5))
             problems.append(Problem("warning", node, "$.ome.version",
                                     f'version {declared!r} is {"read as " + read if known else "not known; read as 0.5"}'))
@@ -128,13 +132,13 @@ def namespace(attrs: dict[str, Any], node: str, problems: list[Problem]) -> Name
             if key in attrs:
                 problems.append(Problem("warning", node, f"$.{key}",
                                         f'"{key}" outside "ome" is 0.4 metadata; the 0.5 "ome" namespace is read'))
-        return Namespace(read, declared, ome, "$.ome")
+        return Namespace(read, declared, ome, "$.ome", writer_of(attrs))
     if not any(k in attrs for k in OME_KEYS):
         return None
     declared = _declared_04(attrs)
-    if declared is not None and declared != "0.4":
+    if declared is not None and declared != "0.4" and plain_version(declared) != "0.4":
         problems.append(Problem("warning", node, "$", f"version {declared!r} is read as 0.4"))
-    return Namespace("0.4", declared, attrs, "$")
+    return Namespace("0.4", declared, attrs, "$", writer_of(attrs))
 
 
 def _newer(version: str, than: tuple[int, int]) -> bool:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ...zarrlib import Array, Group, UnsupportedArray, ZarrError
 from .axes import check_axes, implied_axes, parse_axes
+from .flavour import check_systems, names_systems
 from .doc import Namespace, Reporter, kind_of
 from .model import Axis, Level, Multiscale
 from .multiscales_v06 import read_frame
@@ -52,8 +53,14 @@ def _one(group: Group, ns: Namespace, ms: dict[str, Any], where: str, rep: Repor
             check_axes(written, f"{where}.axes", rep)
         axes = written if written is not None else implied_axes(ndim or 0)
     n = len(axes)
-    group_steps = parse_transforms(ms.get("coordinateTransformations"), f"{where}.coordinateTransformations", n, rep,
-                                   what=f"multiscale {name or where}", required=False) if frame is None else []
+    written_steps = ms.get("coordinateTransformations")
+    if ns.writer is not None and isinstance(written_steps, list) and names_systems(written_steps):
+        # spatialdata's, to named coordinate systems: read by viewing.spatialdata, checked for shape
+        rep.problems.extend(check_systems(written_steps, rep.at(f"{where}.coordinateTransformations"), rep.node))
+        group_steps = []
+    else:
+        group_steps = parse_transforms(written_steps, f"{where}.coordinateTransformations", n, rep,
+                                       what=f"multiscale {name or where}", required=False) if frame is None else []
     levels = []
     for j, (path, arr, error) in enumerate(arrays):
         dwhere = f"{where}.datasets[{j}]"

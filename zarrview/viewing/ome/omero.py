@@ -11,14 +11,15 @@ from .model import Channel, Multiscale, Omero, Rdefs, Window
 _HEX6 = re.compile(r"[0-9A-Fa-f]{6}")
 
 
-def parse_omero(value: Any, rep: Reporter, multiscale: Multiscale | None) -> Omero | None:
+def parse_omero(value: Any, rep: Reporter, multiscale: Multiscale | None, *, labelled_only: bool = False) -> Omero | None:
+    """``labelled_only``: channels may carry a label alone (what spatialdata writes, ``flavour.py``)."""
     if value is None:
         return None
     if not isinstance(value, dict):
         rep.error("omero", f'"omero" must be an object, not {kind_of(value)}')
         return None
     raw = rep.get_list(value, "channels", "omero", required=True) or []
-    channels = tuple(_channel(c, f"omero.channels[{i}]", i, rep) for i, c in enumerate(raw))
+    channels = tuple(_channel(c, f"omero.channels[{i}]", i, rep, labelled_only) for i, c in enumerate(raw))
     _check_count(channels, multiscale, rep)
     rdefs = value.get("rdefs")
     parsed = Rdefs()
@@ -36,19 +37,23 @@ def parse_omero(value: Any, rep: Reporter, multiscale: Multiscale | None) -> Ome
     return Omero(channels, parsed, name, ident)
 
 
-def _channel(c: Any, where: str, i: int, rep: Reporter) -> Channel:
+def _channel(c: Any, where: str, i: int, rep: Reporter, labelled_only: bool = False) -> Channel:
     if not isinstance(c, dict):
         rep.error(where, f"channel {i}: a channel must be an object, not {kind_of(c)}")
         return Channel()
     label = c.get("label") if isinstance(c.get("label"), str) else None
+    if labelled_only and is_int(c.get("label")):
+        label = str(c["label"])
     who = f"channel {i}" + (f" ({label!r})" if label else "")
     color = c.get("color")
-    if color is None:
+    if color is None and labelled_only:
+        pass
+    elif color is None:
         rep.error(where, f'{who} has no "color"; each channel MUST have one (6 hexadecimal digits, RRGGBB)')
     elif not isinstance(color, str) or not _HEX6.fullmatch(color):
         rep.error(f"{where}.color", f'{who}: "color" MUST be 6 hexadecimal digits (RRGGBB), not {color!r}')
         color = None
-    window = _window(c.get("window"), f"{where}.window", who, rep)
+    window = None if labelled_only and "window" not in c else _window(c.get("window"), f"{where}.window", who, rep)
     active = c.get("active", True)
     inverted = c.get("inverted", False)
     for key, val in (("active", active), ("inverted", inverted)):

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from ...errors import StoreError
+from ...errors import MissingExtraError
 from ...limits import limits
 from ..base import Store
 from .entries import BadReferenceError, Entry, Inline, Pointer
@@ -28,10 +28,6 @@ __all__ = ["ParquetReferences", "MissingExtraError", "zmetadata_is_references", 
 EXTRA = "zarrview[references]"
 #: record files kept decoded (each holds ``record_size`` rows, 100,000 by default)
 _KEPT = 16
-
-
-class MissingExtraError(StoreError):
-    """Reading Parquet references needs pandas and fastparquet, the ``zarrview[references]`` extra."""
 
 
 def zmetadata_is_references(doc: Any) -> bool:
