@@ -15,13 +15,14 @@ zarrview importable on them.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ...zarrlib import Array, CancelToken, ReadCancelled
+from ...zarrlib import Array, CancelToken, ReadCancelled, ZarrError
 from ...zarrlib import open as open_node
 from .ops import Partial
 from .reduce import SLAB_BYTES, Piece, assemble, fold, plan
@@ -71,7 +72,7 @@ def reduce_pieces(source: Source, fields: tuple[Any, ...], pieces: Sequence[Piec
     return partials
 
 
-def _client(scheduler: Any) -> tuple[Any, bool]:
+def _client(scheduler: Any, timeout: float) -> tuple[Any, bool]:
     """A client of ``scheduler`` (an address or a ``distributed.Client``) and whether it is ours to close."""
     try:
         from distributed import Client
@@ -80,31 +81,31 @@ def _client(scheduler: Any) -> tuple[Any, bool]:
     if isinstance(scheduler, Client):
         return scheduler, False
     try:
-        return Client(scheduler, set_as_default=False, timeout=30), True
+        return Client(scheduler, set_as_default=False, timeout=timeout), True
     except (OSError, TimeoutError) as e:
         raise ClusterError(f"cannot reach the dask scheduler {scheduler}: {e}") from None
 
 
 def project_on_cluster(p: Projection, scheduler: Any, source: Source, *, cancel: CancelToken | None = None,
                        progress: Progress | None = None, slab_bytes: int = SLAB_BYTES,
-                       in_flight: int | None = None) -> np.ndarray:
+                       in_flight: int | None = None, connect_timeout: float = 30.0) -> np.ndarray:
     """The projected plane of ``p``, its slabs reduced on the cluster at ``scheduler`` (a
     ``tcp://`` address or a ``distributed.Client``), equal to ``reduce.project(p)``.
-    ``progress(done, total)`` counts chunks as tasks finish."""
+    ``progress(done, total)`` counts chunks as tasks finish. A chunk that cannot be read raises
+    its ``ZarrError``; a task that fails otherwise (a worker lost) is a ``ClusterError``."""
     if math.prod(p.shape) == 0:
         return np.empty(p.shape, p.dtype)
-    from distributed import wait
-
     layout = plan(p, slab_bytes)
     tasks = _by_slab(layout.pieces)
     total = layout.chunks
-    client, owned = _client(scheduler)
+    client, owned = _client(scheduler, connect_timeout)
     try:
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         limit = in_flight or 2 * workers
         shipped = recipe(p)
         partials: dict[int, Partial] = {}
         pending: dict[Any, int] = {}
+        ready = threading.Event()  # set by any task that finishes
         done = 0
         queue = list(reversed(tasks))
         while queue or pending:
@@ -112,13 +113,16 @@ def project_on_cluster(p: Projection, scheduler: Any, source: Source, *, cancel:
                 pieces = queue.pop()
                 future = client.submit(reduce_pieces, source, shipped, pieces, pure=False)
                 pending[future] = sum(piece.chunks for piece in pieces)
-            finished, _ = wait(list(pending), timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
+                future.add_done_callback(lambda _f: ready.set())
+            ready.wait(POLL_SECONDS)
+            ready.clear()
+            finished = [f for f in pending if f.done()]
             if cancel is not None and cancel.cancelled:
                 client.cancel(list(pending))
                 raise ReadCancelled("projection cancelled")
             for future in finished:
                 chunks = pending.pop(future)
-                for tile, part in future.result().items():
+                for tile, part in _result(future).items():
                     partials.setdefault(tile, Partial(p.op)).merge(part)
                 done += chunks
                 if progress is not None:
@@ -127,6 +131,16 @@ def project_on_cluster(p: Projection, scheduler: Any, source: Source, *, cancel:
     finally:
         if owned:
             client.close()
+
+
+def _result(future: Any) -> dict[int, Partial]:
+    try:
+        parts: dict[int, Partial] = future.result()
+    except (ZarrError, ReadCancelled):
+        raise
+    except Exception as e:  # the worker's exception or the cluster's, brought back by the client
+        raise ClusterError(f"a task on the cluster failed: {type(e).__name__}: {e}") from e
+    return parts
 
 
 def _by_slab(pieces: Sequence[Piece]) -> list[tuple[Piece, ...]]:

@@ -104,13 +104,11 @@ def _tile(shape: list[int], chunks: list[int], unit_bytes: int, budget: int) -> 
     ``budget``, else whole chunks along the outer dimensions first, down to one chunk."""
     tile = list(shape)
     for j in range(len(tile)):
-        per_index = unit_bytes * math.prod(tile[j + 1:])
-        if per_index * tile[j] <= budget:
+        if unit_bytes * math.prod(tile) <= budget:
             break
+        per_index = unit_bytes * math.prod(tile[:j]) * math.prod(tile[j + 1:])
         fit = budget // max(1, per_index)
         tile[j] = min(tile[j], max(chunks[j], fit // chunks[j] * chunks[j]))
-        if per_index * tile[j] <= budget:
-            break
     return tile
 
 

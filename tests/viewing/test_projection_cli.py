@@ -1,0 +1,159 @@
+"""``zarrview export --reduce`` and projections on a dask.distributed cluster: the truth is
+numpy's reductions of what zarr-python wrote (and read back)."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import zarr
+
+import zarrview.zarrlib as zl
+from png_decode import decode_png
+from zarrview.cli import main
+from zarrview.viewing.projection.cluster import ClusterError, project_on_cluster, source_of
+from zarrview.viewing.projection.reduce import plan
+from zarrview.viewing.projection.spec import ReduceText, projection
+
+distributed = pytest.importorskip("distributed")
+
+rng = np.random.default_rng(11)
+VOLUME = rng.integers(0, 4000, (30, 21, 26), dtype="u2")
+FIELD = rng.normal(280.0, 10.0, (4, 30, 21, 26)).astype("f4")
+FIELD[rng.random(FIELD.shape) < 0.1] = np.nan
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("proj")
+    z = zarr.create_array(root / "vol.zarr", shape=VOLUME.shape, dtype=VOLUME.dtype, chunks=(4, 8, 8),
+                          shards=(8, 16, 16), dimension_names=("z", "y", "x"))
+    z[...] = VOLUME
+    f = zarr.create_array(root / "field.zarr", shape=FIELD.shape, dtype=FIELD.dtype, chunks=(1, 7, 11, 13),
+                          zarr_format=2)
+    f[...] = FIELD
+    return root
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(list(args))
+    return code, capsys.readouterr().err
+
+
+def test_npy_csv_and_png_of_a_max_projection(stores: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    loc = str(stores / "vol.zarr")
+    truth = zarr.open_array(loc, mode="r")[5:27].max(axis=0)
+    assert run(capsys, "export", loc, "--reduce", "max:z[5:27]", "-o", str(tmp_path / "m.npy"))[0] == 0
+    got = np.load(tmp_path / "m.npy")
+    assert got.dtype == np.uint16
+    np.testing.assert_array_equal(got, truth)
+    assert run(capsys, "export", loc, "--reduce", "max:z[5:27]", "-o", str(tmp_path / "m.csv"))[0] == 0
+    with open(tmp_path / "m.csv", newline="") as f:
+        np.testing.assert_array_equal(np.array(list(csv.reader(f)), dtype=np.int64), truth)
+    assert run(capsys, "export", loc, "--reduce", "max:0[5:27]", "-o", str(tmp_path / "m.png"))[0] == 0
+    png = decode_png((tmp_path / "m.png").read_bytes())
+    assert png.shape == (21, 26, 3)
+    brightest = np.unravel_index(np.argmax(truth), truth.shape)
+    darkest = np.unravel_index(np.argmin(truth), truth.shape)
+    assert png[brightest][0] > png[darkest][0]
+
+
+def test_a_mean_over_time_of_a_4d_float_array_by_position(stores: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    loc = str(stores / "field.zarr")
+    # --slice chooses the plane (y, x) at t=2; the index it gives dimension 1 is not used
+    code, err = run(capsys, "export", loc, "--slice", "2,0,:,:", "--reduce", "mean:1[3:29]",
+                    "-o", str(tmp_path / "m.npy"))
+    assert code == 0, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = np.nanmean(zarr.open_array(loc, mode="r")[2, 3:29], axis=0, dtype=np.float64)
+    np.testing.assert_allclose(np.load(tmp_path / "m.npy"), want, rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("median:z", "unknown operation 'median' (one of max, min, sum, mean, std)"),
+    ("max:w", "has no dimension 'w' (its dimensions: z, y, x)"),
+    ("max:z[0:31]", "range [0:31] is outside z of / (size 30"),
+    ("max:x", "x of / is an axis of the plane"),
+    ("max:z[1:b]", "the range takes indices, not 'b'"),
+    ("max", "give OP:DIM or OP:DIM[START:STOP]"),
+])
+def test_a_bad_reduce_is_one_line_and_status_2(stores: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               spec: str, words: str) -> None:
+    code, err = run(capsys, "export", str(stores / "vol.zarr"), "--reduce", spec, "-o", str(tmp_path / "m.npy"))
+    assert code == 2 and words in err and err.count("\n") == 1, err
+    assert not (tmp_path / "m.npy").exists()
+
+
+def test_a_scheduler_without_reduce_is_refused(stores: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run(capsys, "export", str(stores / "vol.zarr"), "--scheduler", "tcp://127.0.0.1:1",
+                    "-o", str(tmp_path / "m.npy"))
+    assert code == 2 and "--scheduler runs the reduction of --reduce" in err
+
+
+# -- a dask.distributed cluster on loopback ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1, host="127.0.0.1", protocol="tcp",
+                                      dashboard_address=None) as c:
+            yield c
+
+
+@pytest.mark.parametrize("op", ["max", "sum", "mean", "std"])
+def test_a_cluster_computes_what_numpy_computes(stores: Path, cluster: Any, op: str) -> None:
+    loc = str(stores / "field.zarr")
+    arr = zl.open(loc)
+    assert isinstance(arr, zl.Array)
+    p = projection(arr, (1, 0, slice(None), slice(None)), ReduceText(op, 1, 2, 27))
+    seen: list[int] = []
+    slab = 3 * 21 * 26 * 4
+    assert len(plan(p, slab).tiles) == 4  # tiled: a task reduces the four tiles of its slab
+    with distributed.Client(cluster, set_as_default=False) as client:
+        got = project_on_cluster(p, client, source_of(arr, loc), progress=lambda d, _t: seen.append(d),
+                                 slab_bytes=slab)
+    values = zarr.open_array(loc, mode="r")[1, 2:27].astype(np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = {"max": np.nanmax, "sum": np.nansum, "mean": np.nanmean, "std": np.nanstd}[op](values, axis=0)
+    np.testing.assert_allclose(got, want.astype(got.dtype), rtol=1e-9, equal_nan=True)
+    assert seen == [4, 8, 12, 16]  # four slabs of 2 x 2 chunks of the plane: 2:7, 7:14, 14:21, 21:27
+
+
+def test_the_cli_runs_on_a_scheduler_address(stores: Path, cluster: Any, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    loc = str(stores / "vol.zarr")
+    code, err = run(capsys, "export", f"{loc}::/", "--reduce", "min:z", "--scheduler", cluster.scheduler_address,
+                    "-o", str(tmp_path / "m.npy"))
+    assert code == 0, err
+    np.testing.assert_array_equal(np.load(tmp_path / "m.npy"), zarr.open_array(loc, mode="r")[...].min(axis=0))
+
+
+def test_worker_processes_open_the_array_themselves(stores: Path) -> None:
+    loc = str(stores / "vol.zarr")
+    arr = zl.open(loc)
+    assert isinstance(arr, zl.Array)
+    p = projection(arr, (0, slice(None), slice(None)), ReduceText("sum", "z", 3, 30))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                                      dashboard_address=None) as c:
+            got = project_on_cluster(p, c.scheduler_address, source_of(arr, loc))
+    np.testing.assert_array_equal(got, VOLUME[3:30].sum(axis=0, dtype=np.uint64))
+
+
+def test_an_unreachable_scheduler_is_a_cluster_error(stores: Path) -> None:
+    arr = zl.open(str(stores / "vol.zarr"))
+    assert isinstance(arr, zl.Array)
+    p = projection(arr, (0, slice(None), slice(None)), ReduceText("max", "z"))
+    with pytest.raises(ClusterError, match="cannot reach the dask scheduler tcp://127.0.0.1:9"):
+        project_on_cluster(p, "tcp://127.0.0.1:9", source_of(arr, str(stores / "vol.zarr")), connect_timeout=2)
