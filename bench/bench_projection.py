@@ -11,7 +11,8 @@ zstd codec) under ``bench/_data/`` and reused. Three readers:
 * ``xarray``: ``xarray.open_zarr(path)["v"].max("z")`` (dask chunks from the store, threads scheduler).
 
 Each run is a fresh process (imports and opening are not timed): the time of the projection and
-the peak resident memory it added (``ru_maxrss`` minus the resident size before it started).
+the peak resident memory it added (the process's VmHWM, reset just before the projection, minus
+the resident size then).
 The OS page cache is warm: one untimed run first reads every file. Rounds rotate the order of the
 readers, so load from other work hits them alike; medians are printed, with each reader's ratio
 to zarrview and whether the three planes agree.
@@ -71,6 +72,25 @@ def rss() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def reset_peak() -> None:
+    """The peak resident size from now on (Linux 4.0+): not the parent's, whose size a forked child
+    starts its ``ru_maxrss`` from, nor what importing and opening took."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def peak_rss() -> int:
+    """VmHWM: the peak resident size of this process image (since ``reset_peak``)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def child(reader: str, path: Path, out: Path | None) -> None:
     """One projection in this process; prints seconds and the peak memory it added, as JSON."""
     if reader == "zarrview":
@@ -104,10 +124,11 @@ def child(reader: str, path: Path, out: Path | None) -> None:
             with dask.config.set(scheduler="threads"):
                 return np.asarray(ds["v"].max("z").compute().values)
     before = rss()
+    reset_peak()
     t0 = time.perf_counter()
     plane = run()
     seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = peak_rss()
     if out is not None:
         np.save(out, plane)
     print(json.dumps({"seconds": seconds, "added_bytes": max(0, peak - before)}))

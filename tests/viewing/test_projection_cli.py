@@ -157,3 +157,21 @@ def test_an_unreachable_scheduler_is_a_cluster_error(stores: Path) -> None:
     p = projection(arr, (0, slice(None), slice(None)), ReduceText("max", "z"))
     with pytest.raises(ClusterError, match="cannot reach the dask scheduler tcp://127.0.0.1:9"):
         project_on_cluster(p, "tcp://127.0.0.1:9", source_of(arr, str(stores / "vol.zarr")), connect_timeout=2)
+
+
+@pytest.mark.parametrize("version", ["0.4", "0.5"])
+def test_an_ome_image_is_reduced_over_its_named_axis_at_a_level(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 version: str) -> None:
+    from ome_stores import ome_zarr_image
+
+    data = rng.integers(0, 3000, (2, 9, 32, 24), dtype="u2")
+    path = ome_zarr_image(tmp_path / "img.zarr", version, data, "czyx", scale_factors=(2,), chunks=(1, 2, 16, 16))
+    for level in (0, 1):
+        out = tmp_path / f"m{level}.npy"
+        code, err = run(capsys, "export", str(path), "--slice", "1,0,:,:", "--level", str(level),
+                        "--reduce", "max:z[2:8]", "-o", str(out))
+        assert code == 0, err
+        truth = zarr.open_array(path / str(level), mode="r")[1, 2:8].max(axis=0)
+        np.testing.assert_array_equal(np.load(out), truth)
+    code, err = run(capsys, "export", str(path), "--reduce", "max:t", "-o", str(tmp_path / "t.npy"))
+    assert code == 2 and "has no dimension 't' (its dimensions: c, z, y, x)" in err

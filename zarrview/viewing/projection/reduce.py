@@ -129,7 +129,7 @@ def fold(p: Projection, pieces: Sequence[Piece], partials: dict[int, Partial], *
         if cancel is not None:
             cancel.raise_if_cancelled()
         base = done
-        report = None if progress is None else _offset(progress, base, total)
+        report = None if progress is None else _offset(progress, base, piece.chunks, total)
         data = p.array.read(read_selection(p, piece), cancel=cancel, cache=cache, progress=report,
                             executor=executor, failures=failures)
         values: np.ndarray = data if decode is None else decode(data, inplace=True)
@@ -142,9 +142,9 @@ def fold(p: Projection, pieces: Sequence[Piece], partials: dict[int, Partial], *
     return done
 
 
-def _offset(progress: Progress, base: int, total: int) -> Progress:
-    """One read's progress as the projection's: its chunks counted after ``base`` of ``total``."""
-    return lambda done, _total: progress(base + done, total)
+def _offset(progress: Progress, base: int, chunks: int, total: int) -> Progress:
+    """One read's progress as the projection's: its ``chunks`` counted after ``base`` of ``total``."""
+    return lambda done, _total: progress(base + min(done, chunks), total)
 
 
 def assemble(p: Projection, layout: Plan, partials: dict[int, Partial]) -> np.ndarray:
