@@ -177,6 +177,9 @@ def _export(argv: Sequence[str]) -> int:
         reduce = read_reduce(ns.reduce) if ns.reduce is not None else None
         if ns.scheduler is not None and reduce is None:
             raise ArgumentError("zarrview: --scheduler runs the reduction of --reduce: give --reduce too")
+        if reduce is not None and ns.labels is not None:
+            raise ArgumentError("zarrview: --labels draws the label images of one plane; a projection (--reduce) "
+                                "has none")
         export_format(ns.output)
         node = zl.open(ns.location, **_options(ns.authorize))
         node.hierarchy.widen_ml_types = True  # bfloat16, float8, int4...: exported as float32, as shown

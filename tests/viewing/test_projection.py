@@ -238,3 +238,23 @@ def test_projection_checks_its_own_fields(tmp_path: Path) -> None:
         Projection(arr, (slice(None), slice(None), slice(None)), 0, 0, 5, "max")
     with pytest.raises(ValueError):
         Projection(arr, (0, slice(None), slice(None)), 0, 0, 99, "max")
+
+
+def test_cancel_answers_the_view_model_as_cancelled(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.zarr", CUBE, chunks=(1, 19, 17), dimension_names=("z", "y", "x"))
+    slow = CountingStore(zl.open(path).store, latency=0.05)  # 23 slabs: about a second
+    arr = zl.open(slow)
+    assert isinstance(arr, zl.Array)
+    pool = WorkerPool(threads=2)
+    planes: list[ProjectedPlane] = []
+    started = threading.Event()
+    model = ProjectionModel(pool, lambda fn: fn(), planes.append, on_progress=lambda _d, _t: started.set())
+    try:
+        model.request(initial_state(arr), "z", "mean")
+        assert started.wait(10)
+        model.cancel()
+        assert pool.wait_until_idle()
+        assert len(planes) == 1 and planes[0].image is None and planes[0].status.startswith("Cancelled mean over z")
+        assert slow.chunk_reads() < 23
+    finally:
+        pool.close()

@@ -171,7 +171,13 @@ def test_an_ome_image_is_reduced_over_its_named_axis_at_a_level(tmp_path: Path, 
         code, err = run(capsys, "export", str(path), "--slice", "1,0,:,:", "--level", str(level),
                         "--reduce", "max:z[2:8]", "-o", str(out))
         assert code == 0, err
-        truth = zarr.open_array(path / str(level), mode="r")[1, 2:8].max(axis=0)
+        truth = zarr.open_array(path / f"s{level}", mode="r")[1, 2:8].max(axis=0)
         np.testing.assert_array_equal(np.load(out), truth)
     code, err = run(capsys, "export", str(path), "--reduce", "max:t", "-o", str(tmp_path / "t.npy"))
     assert code == 2 and "has no dimension 't' (its dimensions: c, z, y, x)" in err
+
+
+def test_labels_are_not_drawn_over_a_projection(stores: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run(capsys, "export", str(stores / "vol.zarr"), "--reduce", "max:z", "--labels",
+                    "-o", str(tmp_path / "m.png"))
+    assert code == 2 and "a projection (--reduce) has none" in err
