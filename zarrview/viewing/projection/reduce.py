@@ -4,7 +4,8 @@ The range of the reduced dimension is cut at its chunk boundaries into slabs one
 (the first and last may be thinner where the range is not chunk-aligned), so every chunk of the
 range is read exactly once, by one ``Array.read`` of whole chunks that zarrlib decodes on its
 pool. Each slab is folded into the partial result (``ops.Partial``) and dropped before the next
-is read. Where one slab of the whole plane would exceed ``slab_bytes``, the plane is cut into
+is read (into the same memory: a fresh 128 MiB array for every slab cost a page fault per
+4 KiB, a quarter of the time of a (512, 2048, 2048) projection). Where one slab of the whole plane would exceed ``slab_bytes``, the plane is cut into
 chunk-aligned tiles (along its outer dimensions first) each with its own partial result, so a
 (512, 64, 64)-chunked cube reduced along its first dimension still reads a bounded slab.
 
@@ -118,6 +119,13 @@ def read_selection(p: Projection, piece: Piece) -> tuple[int | slice, ...]:
     return tuple(slice(piece.r0, piece.r1) if d == p.dim else boxes.get(d, s) for d, s in enumerate(p.selection))
 
 
+def read_shape(p: Projection, piece: Piece) -> tuple[int, ...]:
+    """The shape of what one piece reads: the slab's thickness and the tile's extents, in the array's order."""
+    boxes = dict(zip(p.plane_dims, piece.box))
+    return tuple(piece.r1 - piece.r0 if d == p.dim else boxes[d].stop - boxes[d].start
+                 for d in range(p.array.ndim) if d == p.dim or d in boxes)
+
+
 def fold(p: Projection, pieces: Sequence[Piece], partials: dict[int, Partial], *, cancel: CancelToken | None = None,
          cache: ChunkCache | None = None, progress: Progress | None = None, done: int = 0, total: int = 0,
          failures: list[ChunkFailure] | None = None, executor: ThreadPoolExecutor | None = None) -> int:
@@ -125,13 +133,18 @@ def fold(p: Projection, pieces: Sequence[Piece], partials: dict[int, Partial], *
     the chunks counted, ``done`` included."""
     axis = sum(1 for d in p.plane_dims if d < p.dim)  # where the reduced dimension is among the read's
     decode = p.decoding.decode if p.decoding is not None and p.decoding.active else None
+    buffer: np.ndarray | None = None  # one slab's memory, reused while slabs keep their shape
     for piece in pieces:
         if cancel is not None:
             cancel.raise_if_cancelled()
         base = done
         report = None if progress is None else _offset(progress, base, piece.chunks, total)
+        shape = read_shape(p, piece)
+        if buffer is None or buffer.shape != shape:
+            buffer = None  # the old one goes before the new one is made
+            buffer = np.empty(shape, p.array.dtype)
         data = p.array.read(read_selection(p, piece), cancel=cancel, cache=cache, progress=report,
-                            executor=executor, failures=failures)
+                            executor=executor, failures=failures, out=buffer)
         values: np.ndarray = data if decode is None else decode(data, inplace=True)
         del data
         partials.setdefault(piece.tile, Partial(p.op)).add(np.moveaxis(values, axis, 0))
