@@ -181,3 +181,34 @@ def test_labels_are_not_drawn_over_a_projection(stores: Path, tmp_path: Path, ca
     code, err = run(capsys, "export", str(stores / "vol.zarr"), "--reduce", "max:z", "--labels",
                     "-o", str(tmp_path / "m.png"))
     assert code == 2 and "a projection (--reduce) has none" in err
+
+
+def test_an_unreadable_chunk_fails_the_export_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    z = zarr.create_array(tmp_path / "c.zarr", shape=(6, 8, 8), chunks=(2, 8, 8), dtype="f4", zarr_format=2,
+                          compressors=None)
+    z[...] = np.arange(6 * 8 * 8, dtype="f4").reshape(6, 8, 8)
+    (tmp_path / "c.zarr" / "1.0.0").write_bytes(b"short")
+    code, err = run(capsys, "export", str(tmp_path / "c.zarr"), "--reduce", "sum:0", "-o", str(tmp_path / "s.npy"))
+    assert code == 1 and "1.0.0" in err and "sum over dimension 0[0:6]" in err, err
+    assert not (tmp_path / "s.npy").exists()
+
+
+def test_cancel_stops_a_projection_on_the_cluster(stores: Path, cluster: Any) -> None:
+    loc = str(stores / "field.zarr")
+    arr = zl.open(loc)
+    assert isinstance(arr, zl.Array)
+    p = projection(arr, (0, 0, slice(None), slice(None)), ReduceText("std", 1))  # 5 slabs, one task each
+    token = zl.CancelToken()
+    seen: list[int] = []
+
+    def stop(done: int, _total: int) -> None:
+        seen.append(done)
+        token.cancel()
+
+    submitted: list[Any] = []
+    with distributed.Client(cluster, set_as_default=False) as client:
+        submit = client.submit
+        client.submit = lambda *a, **k: submitted.append(a) or submit(*a, **k)  # type: ignore[method-assign]
+        with pytest.raises(zl.ReadCancelled):
+            project_on_cluster(p, client, source_of(arr, loc), cancel=token, progress=stop, in_flight=1)
+    assert seen == [4] and len(submitted) == 1  # the first slab's task came back, no other was sent

@@ -109,6 +109,7 @@ def project_on_cluster(p: Projection, scheduler: Any, source: Source, *, cancel:
         done = 0
         queue = list(reversed(tasks))
         while queue or pending:
+            _check(cancel, client, pending)
             while queue and len(pending) < limit:
                 pieces = queue.pop()
                 future = client.submit(reduce_pieces, source, shipped, pieces, pure=False)
@@ -117,9 +118,7 @@ def project_on_cluster(p: Projection, scheduler: Any, source: Source, *, cancel:
             ready.wait(POLL_SECONDS)
             ready.clear()
             finished = [f for f in pending if f.done()]
-            if cancel is not None and cancel.cancelled:
-                client.cancel(list(pending))
-                raise ReadCancelled("projection cancelled")
+            _check(cancel, client, pending)
             for future in finished:
                 chunks = pending.pop(future)
                 for tile, part in _result(future).items():
@@ -131,6 +130,13 @@ def project_on_cluster(p: Projection, scheduler: Any, source: Source, *, cancel:
     finally:
         if owned:
             client.close()
+
+
+def _check(cancel: CancelToken | None, client: Any, pending: dict[Any, int]) -> None:
+    """Raise ``ReadCancelled`` once ``cancel`` is set, dropping the tasks still on the cluster."""
+    if cancel is not None and cancel.cancelled:
+        client.cancel(list(pending))
+        raise ReadCancelled("projection cancelled")
 
 
 def _result(future: Any) -> dict[int, Partial]:
