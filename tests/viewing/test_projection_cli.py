@@ -212,3 +212,26 @@ def test_cancel_stops_a_projection_on_the_cluster(stores: Path, cluster: Any) ->
         with pytest.raises(zl.ReadCancelled):
             project_on_cluster(p, client, source_of(arr, loc), cancel=token, progress=stop, in_flight=1)
     assert seen == [4] and len(submitted) == 1  # the first slab's task came back, no other was sent
+
+
+def test_cf_packed_values_are_reduced_as_xarray_decodes_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import xarray as xr
+
+    temps = np.round(rng.uniform(230.0, 310.0, (10, 6, 7)), 2)
+    temps[rng.random(temps.shape) < 0.25] = np.nan
+    xr.Dataset({"t2m": (("time", "lat", "lon"), temps)}).to_zarr(
+        tmp_path / "cf.zarr", zarr_format=3, consolidated=False, mode="w",
+        encoding={"t2m": {"dtype": "int16", "scale_factor": 0.01, "add_offset": 273.15, "_FillValue": -32767,
+                          "chunks": (3, 6, 7)}})
+    oracle = xr.open_zarr(tmp_path / "cf.zarr", consolidated=False)["t2m"]
+    code, err = run(capsys, "export", f"{tmp_path / 'cf.zarr'}::/t2m", "--reduce", "mean:time[1:9]",
+                    "-o", str(tmp_path / "m.npy"))
+    assert code == 0, err
+    np.testing.assert_allclose(np.load(tmp_path / "m.npy"), oracle.isel(time=slice(1, 9)).mean("time").values,
+                               rtol=1e-6, equal_nan=True)
+    code, err = run(capsys, "export", f"{tmp_path / 'cf.zarr'}::/t2m", "--reduce", "max:time", "--raw",
+                    "-o", str(tmp_path / "r.npy"))
+    assert code == 0, err
+    raw = np.load(tmp_path / "r.npy")
+    assert raw.dtype == np.int16
+    np.testing.assert_array_equal(raw, zarr.open_array(tmp_path / "cf.zarr" / "t2m", mode="r")[...].max(axis=0))
