@@ -258,3 +258,12 @@ def test_cancel_answers_the_view_model_as_cancelled(tmp_path: Path) -> None:
         assert slow.chunk_reads() < 23
     finally:
         pool.close()
+
+
+def test_the_label_names_the_dimension_by_the_names_given(tmp_path: Path) -> None:
+    arr = zl.open(write(tmp_path / "a.zarr", CUBE, **LAYOUTS["v2"]))  # no dimension names of its own
+    assert isinstance(arr, zl.Array)
+    sel = (0, slice(None), slice(None))
+    assert projection(arr, sel, ReduceText("max", 0, 2, 9)).label == "max over dimension 0[2:9] of /[:, :]"
+    named = projection(arr, sel, ReduceText("max", "z", 2, 9), names=("z", "y", "x"))  # OME axes, say
+    assert named.label == "max over z[2:9] of /[:, :]"

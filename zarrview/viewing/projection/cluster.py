@@ -61,7 +61,7 @@ def source_of(arr: Array, location: str, options: dict[str, Any] | None = None) 
 
 def recipe(p: Projection) -> tuple[Any, ...]:
     """``p`` without its array, as plain values a task carries: ``Projection(array, *recipe(p))``."""
-    return p.selection, p.dim, p.start, p.stop, p.op, p.decoding, p.ddof
+    return p.selection, p.dim, p.start, p.stop, p.op, p.decoding, p.ddof, p.dim_name
 
 
 def reduce_pieces(source: Source, fields: tuple[Any, ...], pieces: Sequence[Piece]) -> dict[int, Partial]:

@@ -62,6 +62,8 @@ class Projection:
     #: CF masking and unpacking applied to every slab before it is reduced (None: stored values)
     decoding: ValueCoding | None = None
     ddof: int = 0
+    #: the reduced dimension's name where the array's metadata lacks it (an OME axis)
+    dim_name: str | None = None
 
     def __post_init__(self) -> None:
         arr = self.array
@@ -95,7 +97,8 @@ class Projection:
     def label(self) -> str:
         """``max over z[0:100] of /img[:, :]`` for status lines and error messages."""
         names = self.array.dimension_names or ()
-        name = names[self.dim] if self.dim < len(names) and names[self.dim] else f"dimension {self.dim}"
+        name = self.dim_name or (names[self.dim] if self.dim < len(names) and names[self.dim] else None)
+        name = name or f"dimension {self.dim}"
         rest = ", ".join(":" if isinstance(s, slice) else str(s) for d, s in enumerate(self.selection) if d != self.dim)
         return f"{self.op} over {name}[{self.start}:{self.stop}] of {self.array.path}[{rest}]"
 
@@ -163,6 +166,7 @@ def projection(arr: Array, selection: Sequence[int | slice], request: ReduceText
         raise ProjectionSpecError(f"zarrview: --reduce: range [{start}:{stop}] is outside {label} of {arr.path} "
                                   f"(size {n}: 0 <= START < STOP <= {n})")
     try:
-        return Projection(arr, tuple(selection), dim, start, stop, request.op, decoding)
+        return Projection(arr, tuple(selection), dim, start, stop, request.op, decoding,
+                          dim_name=names[dim] if dim < len(names) else None)
     except ProjectionOpError as e:
         raise ProjectionSpecError(f"zarrview: --reduce {request.op}: {arr.path}: {e}") from None

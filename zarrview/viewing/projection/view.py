@@ -12,7 +12,7 @@ same projection as a file, through the export of planes (.npy, .csv, .png).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +67,7 @@ def projection_of(state: ViewState, dim: int | str, op: str, start: int | None =
     names = state.axis_names
     p = projection(state.array, state.plane_selection(), ReduceText(op, dim, start, stop), names,
                    state.decoding, state.plane_dims)
-    return p if ddof == 0 else Projection(p.array, p.selection, p.dim, p.start, p.stop, p.op, p.decoding, ddof)
+    return p if ddof == 0 else replace(p, ddof=ddof)
 
 
 def plane_spec(p: Projection, dims: tuple[int, int], channel_dim: int | None = None,
