@@ -20,8 +20,6 @@ from zarrview.viewing.projection.cluster import ClusterError, project_on_cluster
 from zarrview.viewing.projection.reduce import plan
 from zarrview.viewing.projection.spec import ReduceText, projection
 
-distributed = pytest.importorskip("distributed")
-
 rng = np.random.default_rng(11)
 VOLUME = rng.integers(0, 4000, (30, 21, 26), dtype="u2")
 FIELD = rng.normal(280.0, 10.0, (4, 30, 21, 26)).astype("f4")
@@ -100,8 +98,14 @@ def test_a_scheduler_without_reduce_is_refused(stores: Path, tmp_path: Path, cap
 # -- a dask.distributed cluster on loopback ---------------------------------------------------------
 
 
+def needs_distributed() -> Any:
+    """dask.distributed, from the test extras; only the cluster's tests need it."""
+    return pytest.importorskip("distributed")
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
+    distributed = needs_distributed()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1, host="127.0.0.1", protocol="tcp",
@@ -111,6 +115,7 @@ def cluster() -> Iterator[Any]:
 
 @pytest.mark.parametrize("op", ["max", "sum", "mean", "std"])
 def test_a_cluster_computes_what_numpy_computes(stores: Path, cluster: Any, op: str) -> None:
+    distributed = needs_distributed()
     loc = str(stores / "field.zarr")
     arr = zl.open(loc)
     assert isinstance(arr, zl.Array)
@@ -139,6 +144,7 @@ def test_the_cli_runs_on_a_scheduler_address(stores: Path, cluster: Any, tmp_pat
 
 
 def test_worker_processes_open_the_array_themselves(stores: Path) -> None:
+    distributed = needs_distributed()
     loc = str(stores / "vol.zarr")
     arr = zl.open(loc)
     assert isinstance(arr, zl.Array)
@@ -152,6 +158,7 @@ def test_worker_processes_open_the_array_themselves(stores: Path) -> None:
 
 
 def test_an_unreachable_scheduler_is_a_cluster_error(stores: Path) -> None:
+    needs_distributed()
     arr = zl.open(str(stores / "vol.zarr"))
     assert isinstance(arr, zl.Array)
     p = projection(arr, (0, slice(None), slice(None)), ReduceText("max", "z"))
@@ -194,6 +201,7 @@ def test_an_unreadable_chunk_fails_the_export_by_name(tmp_path: Path, capsys: py
 
 
 def test_cancel_stops_a_projection_on_the_cluster(stores: Path, cluster: Any) -> None:
+    distributed = needs_distributed()
     loc = str(stores / "field.zarr")
     arr = zl.open(loc)
     assert isinstance(arr, zl.Array)
