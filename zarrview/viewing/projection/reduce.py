@@ -11,11 +11,12 @@ dimensions first) each with its own partial result, so a (512, 64, 64)-chunked c
 along its first dimension still reads a bounded slab.
 
 Memory held at once: one slab (at most ``slab_bytes``, or one chunk where a single chunk is
-larger), zarrlib's decode buffers (about one chunk per worker), the slab's CF-decoded copy where decoding changes the type, the partial results (one to three
-planes, ``ops``), at most two float64 planes of scratch for ``std``, and, where the plane was
-tiled, the assembled output plane; plus whatever the caller's chunk cache holds (it is used only
-when the range's chunks fit in half of it, as the line view does: a repeated projection with
-another operation is then free, and a larger one would only push out what the views cached).
+larger), zarrlib's decode buffers (about one chunk per worker), the slab's CF-decoded copy where
+decoding changes the type, the partial results (one to three planes, ``ops``), at most two
+float64 planes of scratch for ``std``, and, where the plane was tiled, the assembled output
+plane; plus whatever the caller's chunk cache holds (it is used only when the range's chunks fit
+in half of it, as the line view does: a repeated projection with another operation is then free,
+and a larger one would only push out what the views cached).
 
 Progress counts chunks over the whole projection, monotonically; the cancel token is checked
 between slabs and, inside zarrlib, between chunks.
