@@ -7,16 +7,20 @@ The headless subcommands import no Qt, so they work on servers and in scripts.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .viewing.image.slice_spec import SLICE_HELP
+from .viewing.projection.spec import REDUCE_HELP
 
 if TYPE_CHECKING:  # the headless commands import their modules when they run
     from .viewing.export.plane import PlaneSpec
     from .viewing.labels.layers import LabelLayer
+    from .viewing.projection.spec import ReduceText
+    from .viewing.projection.view import ProjectionValues
     from .zarrlib import Group, Node
 
 
@@ -163,15 +167,27 @@ def _export(argv: Sequence[str]) -> int:
                      help="write the stored values; by default an array that follows the CF conventions is "
                           "written decoded, as xarray reads it (fill and missing values as NaN, packed values "
                           "unpacked with scale_factor and add_offset)")
+    sub.add_argument("--reduce", metavar="OP:DIM[START:STOP]", help=REDUCE_HELP)
+    sub.add_argument("--scheduler", metavar="ADDRESS",
+                     help="reduce the slabs of --reduce on the dask.distributed cluster at ADDRESS (tcp://host:8786); "
+                          "its workers open LOCATION themselves")
     sub.add_argument("-o", "--output", required=True, help="FILE.npy (exact values), FILE.csv or FILE.png (grey)")
     sub.add_argument("--authorize", action="append", metavar="PREFIX", help=AUTHORIZE_HELP)
     ns = sub.parse_args(list(argv))
     from . import zarrlib as zl
     from .viewing.export.plane import ExportError, UnsupportedExport, export_format, export_plane
     from .viewing.image.slice_spec import ArgumentError, choose_plane, read_slice
+    from .viewing.projection.cluster import ClusterError
+    from .viewing.projection.spec import read_reduce
 
     try:
         request = read_slice(ns.slice)
+        reduce = read_reduce(ns.reduce) if ns.reduce is not None else None
+        if ns.scheduler is not None and reduce is None:
+            raise ArgumentError("zarrview: --scheduler runs the reduction of --reduce: give --reduce too")
+        if reduce is not None and ns.labels is not None:
+            raise ArgumentError("zarrview: --labels draws the label images of one plane; a projection (--reduce) "
+                                "has none")
         export_format(ns.output)
         node = zl.open(ns.location, **_options(ns.authorize))
         node.hierarchy.widen_ml_types = True  # bfloat16, float8, int4...: exported as float32, as shown
@@ -185,11 +201,14 @@ def _export(argv: Sequence[str]) -> int:
             return 1
         if not ns.raw:
             spec = _decoding(spec)
-        export_plane(spec, ns.output, progress=_tty_progress(spec.label) if sys.stderr.isatty() else None)
+        values = None if reduce is None else _projection(node, spec, reduce, ns)
+        label = spec.label if values is None else values.label
+        export_plane(dataclasses.replace(spec, decode=spec.decode and values is None), ns.output, values=values,
+                     progress=_tty_progress(label) if sys.stderr.isatty() else None)
     except (ArgumentError, UnsupportedExport) as e:
         print(e if str(e).startswith("zarrview:") else f"zarrview: {e}", file=sys.stderr)
         return 2
-    except (zl.ZarrError, ExportError) as e:
+    except (zl.ZarrError, ExportError, ClusterError) as e:
         print(_said(e), file=sys.stderr)
         return 1
     return 0
@@ -295,10 +314,29 @@ def _say_problems(what: str, problems: Sequence[Any]) -> None:
     print(f"zarrview: {what}" + "".join(f"\n  {p}" for p in problems[:10]), file=sys.stderr)
 
 
+def _projection(node: Node, spec: PlaneSpec, reduce: ReduceText, ns: argparse.Namespace) -> ProjectionValues:
+    """``--reduce`` over ``spec``'s plane: decoded as the plane would be written, on the cluster
+    of ``--scheduler`` when one is given. ``--slice`` chooses the plane's axes; the index it
+    gives the reduced dimension (if any) is not used."""
+    from . import zarrlib as zl
+    from .viewing.cf.values import value_coding
+    from .viewing.ome import OmeImage, detect
+    from .viewing.projection.cluster import source_of
+    from .viewing.projection.spec import projection
+    from .viewing.projection.view import Engine, ProjectionValues
+
+    arr = spec.array
+    image = detect(node, labels=False) if isinstance(node, zl.Group) else None
+    names = tuple(a.name for a in image.first.axes) if isinstance(image, OmeImage) else None
+    coding = value_coding(arr) if spec.decode else None
+    shown = (*(spec.dims or ()), *(() if spec.channel_dim is None else (spec.channel_dim,)))
+    p = projection(arr, spec.selection, reduce, names, coding if coding is not None and coding.active else None, shown)
+    engine = Engine(ns.scheduler, source_of(arr, ns.location, _options(ns.authorize))) if ns.scheduler else Engine()
+    return ProjectionValues(p, engine)
+
+
 def _decoding(spec: PlaneSpec) -> PlaneSpec:
     """``spec`` written as CF values, with a line for each attribute that cannot be used."""
-    import dataclasses
-
     from .viewing.cf.values import value_coding
 
     for note in value_coding(spec.array).notes:

@@ -179,3 +179,19 @@ def test_cached_chunks_do_not_alias_the_read_buffer(tmp_path: Path, inner: str) 
     for _ in range(3):
         np.testing.assert_array_equal(arr.read(..., cache=cache), values)
     assert cache.hits > 0
+
+
+@pytest.mark.parametrize("kind", ["chunked", "sharded", "v2"])
+def test_a_read_fills_the_array_it_is_given(stores: dict[str, Path], kind: str) -> None:
+    arr = zl.open(stores[kind])
+    assert isinstance(arr, zl.Array)
+    out = np.full((25, 33), -7, dtype="i4")
+    for rows in (slice(3, 28), slice(30, 55)):  # the same memory, read twice: every element is rewritten
+        got = arr.read((rows, slice(11, 44)), out=out)
+        assert np.shares_memory(got, out)
+        np.testing.assert_array_equal(out, zarr.open_array(stores[kind], mode="r")[rows, 11:44])
+    row = np.empty((33,), dtype="i4")
+    np.testing.assert_array_equal(arr.read((5, slice(11, 44)), out=row), DATA[5, 11:44])  # an integer index drops its axis
+    for bad in (np.empty((25, 32), "i4"), np.empty((25, 33), "i8"), np.empty((33, 25), "i4").T):
+        with pytest.raises(ValueError, match="out must be a writeable C-contiguous"):
+            arr.read((slice(3, 28), slice(11, 44)), out=bad)

@@ -296,11 +296,12 @@ class Array(Node):
 
     def read(self, selection: Any = Ellipsis, *, cancel: CancelToken | None = None, cache: ChunkCache | None = None,
              progress: Progress | None = None, executor: ThreadPoolExecutor | None = None,
-             failures: list[ChunkFailure] | None = None) -> np.ndarray:
+             failures: list[ChunkFailure] | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """``self[selection]`` with cancellation, a decoded-chunk cache, progress reports and,
-        given a ``failures`` list, unreadable chunks recorded there instead of raised."""
+        given a ``failures`` list, unreadable chunks recorded there instead of raised; ``out``
+        (of the result's shape and ``dtype``, C-contiguous) is filled and returned instead of a new array."""
         return self.reader.read(selection, cancel=cancel, cache=cache, progress=progress, executor=executor,
-                                failures=failures, dtype=self.dtype)
+                                failures=failures, dtype=self.dtype, out=out)
 
     def chunk_grid_shape(self) -> tuple[int, ...]:
         """Chunks along each dimension (inner chunks when sharded)."""

@@ -92,17 +92,26 @@ class ChunkReader:
     # -- reading ----------------------------------------------------------------------------
     def read(self, selection: Any, *, cancel: CancelToken | None = None, cache: ChunkCache | None = None,
              progress: Progress | None = None, executor: ThreadPoolExecutor | None = None,
-             failures: list[ChunkFailure] | None = None, dtype: np.dtype[Any] | None = None) -> np.ndarray:
+             failures: list[ChunkFailure] | None = None, dtype: np.dtype[Any] | None = None,
+             out: np.ndarray | None = None) -> np.ndarray:
         """The selection as an array (of ``dtype``, values cast from the stored type, where given).
         With a ``failures`` list, a chunk that cannot be fetched or decoded is recorded there and
-        left at the fill value; without one, it raises."""
+        left at the fill value; without one, it raises. ``out`` (C-contiguous, of the result's shape
+        and type) receives the values instead of a new array: a caller reading many selections of
+        one shape reuses one buffer instead of faulting in fresh pages for each."""
         shape, final_shape, chunks = self.plan(selection)
         if dtype is not None and dtype.itemsize > self.meta.dtype.itemsize:  # the plan bounded the stored type
             nbytes = math.prod(shape) * dtype.itemsize
             if nbytes > limits().read_bytes:
                 raise IndexingError(f"{self.path}: the selection is {human(nbytes)} as {dtype}, more than the "
                                     f"{human(limits().read_bytes)} one read may return; select a smaller region")
-        read = _Read(np.empty(shape, dtype=self.meta.dtype if dtype is None else dtype), cache, failures)
+        target = np.dtype(self.meta.dtype if dtype is None else dtype)
+        if out is not None and (out.shape != tuple(final_shape) or out.dtype != target
+                                or not out.flags.c_contiguous or not out.flags.writeable):
+            raise ValueError(f"{self.path}: out must be a writeable C-contiguous {tuple(final_shape)} {target} "
+                             f"array, not {out.shape} {out.dtype}")
+        buffer = np.empty(shape, dtype=target) if out is None else out.reshape(shape)
+        read = _Read(buffer, cache, failures)
         reporter = Reporter(len(chunks), progress)
         todo = chunks
         if cache is not None:

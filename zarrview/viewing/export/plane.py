@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 import numpy as np
 
@@ -46,6 +46,16 @@ Progress = Callable[[int, int], None]
 
 if TYPE_CHECKING:
     from ..conventions.geozarr import GeoMultiscale
+
+
+class PlaneValues(Protocol):
+    """Values computed in place of reading the plane (a projection over a dimension); ``label``
+    names them in an error. Returns the plane's values in the shape of ``PlaneSpec.shape``."""
+
+    @property
+    def label(self) -> str: ...
+
+    def __call__(self, cancel: CancelToken | None, progress: Progress | None) -> np.ndarray: ...
 
 
 class ExportError(Exception):
@@ -226,9 +236,10 @@ def export_format(path: str | os.PathLike[str]) -> str:
 
 
 def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Progress | None = None,
-                 cancel: CancelToken | None = None) -> Path:
+                 cancel: CancelToken | None = None, values: PlaneValues | None = None) -> Path:
     """Read ``spec``'s plane at full resolution and write it to ``path`` (.npy, .csv or .png);
-    ``progress(done, total)`` counts chunks read. Raises an :class:`ExportError`."""
+    ``progress(done, total)`` counts chunks read. ``values`` computes the plane instead of
+    reading it (a projection), written the same way. Raises an :class:`ExportError`."""
     path = Path(path)
     fmt = export_format(path)
     if fmt == ".png" and not spec.renderable:
@@ -236,7 +247,7 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
                                       "write .npy or .csv")
     try:
         with replacing(path) as f:  # created first: a folder that cannot be written fails before the read
-            data = _read(spec, path, progress, cancel)
+            data = _read(spec, path, progress, cancel) if values is None else _computed(values, path, progress, cancel)
             if cancel is not None:
                 cancel.raise_if_cancelled()
             if fmt == ".npy":
@@ -279,6 +290,15 @@ def _read(spec: PlaneSpec, path: Path, progress: Progress | None, cancel: Cancel
     except ZarrError as e:
         raise ReadFailed(path, spec.label, str(e)) from None
     return value_coding(spec.array).decode(data, inplace=True) if spec.decode else data
+
+
+def _computed(values: PlaneValues, path: Path, progress: Progress | None, cancel: CancelToken | None) -> np.ndarray:
+    try:
+        return values(cancel, progress)
+    except ReadCancelled:
+        raise
+    except ZarrError as e:
+        raise ReadFailed(path, values.label, str(e)) from None
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:

@@ -1,0 +1,1 @@
+"""Projections of a dimension (maximum intensity, time mean, ...) computed chunk by chunk without Qt."""
