@@ -56,7 +56,9 @@ def _tree(location: str, **options: Any) -> int:
     root = zl.open(location, **options)
     print(f"{root.url}  {one_line(root)}" if root.path == "/" else f"{root.path}  {one_line(root)}")
     if isinstance(root, zl.Group):
-        if not root.can_list_members and not root.member_names():
+        from .viewing.tree.known import known_members
+
+        if not root.can_list_members and not root.member_names() and not known_members(root):
             base = location.split("::/", 1)[0]
             print(f"(this server cannot list; children may exist: name one by its path, "
                   f"as in zarrview tree '{base}::/{root.path.strip('/') + '/' if root.path != '/' else ''}NAME')")
@@ -71,8 +73,10 @@ def _print_children(group: object, indent: str) -> None:
     from . import zarrlib as zl
     from .describe import outline_line
 
+    from .viewing.tree.known import known_members
+
     assert isinstance(group, zl.Group)
-    members = group.member_outlines()
+    members = group.member_outlines() if group.can_list_members else group.member_outlines(known_members(group))
     lines: list[str] = []
     for i, child in enumerate(members):
         last = i == len(members) - 1

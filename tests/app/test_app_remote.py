@@ -90,3 +90,20 @@ def test_recent_urls_keep_their_options_but_never_secrets(qtbot, window: MainWin
     saved = json.loads(window.settings.value("recent_options"))
     assert saved["s3://bucket/x.zarr"] == {"anon": False, "endpoint_url": "http://h"}
     assert [a.text() for a in window.recent_menu.actions()][:2] == ["s3://bucket/x.zarr", location]
+
+
+def test_an_ome_image_a_server_cannot_list_shows_its_levels_and_labels(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The rows come from the image's metadata; ome-zarr-py's listing on disk is the truth."""
+    pytest.importorskip("ome_zarr")
+    from ome_stores import ome_zarr_image
+
+    rng = np.random.default_rng(5)
+    ome_zarr_image(tmp_path / "img.zarr", "0.4", rng.integers(0, 9, (32, 32)).astype("u2"), "yx", scale_factors=(2,),
+                   labels={"cells": rng.integers(0, 4, (32, 32)).astype("u1")})
+    on_disk = sorted(p.name for p in (tmp_path / "img.zarr").iterdir() if p.is_dir())
+    with serve(tmp_path) as (url, _):
+        window.open_location(f"{url}/img.zarr")
+        _settle(qtbot, window)
+        root = window.model.index(0, 0)
+        rows = sorted(window.model.data(window.model.index(r, 0, root)) for r in range(window.model.rowCount(root)))
+        assert rows == on_disk and "labels" in rows and len(rows) == 3  # two levels and the labels

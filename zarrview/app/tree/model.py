@@ -29,6 +29,7 @@ from ...scheduling import Answer, WorkerPool, call_job
 from ...viewing.anndata.encoding import encoding_of
 from ...viewing.conventions.text import type_text as convention_type
 from ...viewing.ome.text import OmeMark, ome_mark, type_text
+from ...viewing.tree.known import known_members
 from ...zarrlib import Array, Group, Node, ReadCancelled, UnsupportedArray, ZarrError
 from ...zarrlib.outline import Outline
 from ..bridge import gui_lane, own_pool
@@ -245,6 +246,8 @@ class HierarchyModel(QAbstractItemModel):
 
         def work() -> tuple[list[Outline], Iterator[list[str]] | None]:
             nonlocal pages
+            if first and not group.can_list_members:  # what its metadata names (an image's levels)
+                return group.member_outlines(known_members(group)), None
             if pages is None:
                 pages = group.iter_member_names(PAGE)
             names = next(pages, None)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ...zarrlib import CancelToken, Group, Node, ZarrError
+from .known import known_members
 
 #: the most nodes one walk visits: enough for large hierarchies, bounded for endless ones
 MAX_NODES = 100_000
@@ -69,8 +70,14 @@ def walk(roots: Sequence[Group], on_listing: OnListing, cancel: CancelToken,
             out.errors.append((group.path, str(e)))
             continue
         if not members and not group.can_list_members:
-            out.unlisted.append(group.path)
-            continue
+            try:  # what the group's metadata names (an image's levels): opened by their paths
+                members = group.load_members(known_members(group))
+            except ZarrError as e:
+                out.errors.append((group.path, str(e)))
+                continue
+            if not members:
+                out.unlisted.append(group.path)
+                continue
         if cancel.cancelled:  # a listing can take long: do not hand over one asked to stop
             out.cancelled = True
             break
