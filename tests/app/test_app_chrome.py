@@ -86,3 +86,21 @@ def test_v2_json_tab_shows_zattrs_beside_zarray(qtbot, tmp_path) -> None:  # typ
     shown = json.loads(panel.json.toPlainText())
     assert shown[".zattrs"] == {"units": "kelvin"}
     assert shown[".zarray"] == json.loads((tmp_path / "v2.zarr" / ".zarray").read_text())
+
+
+def test_help_lists_the_keyboard_shortcuts_from_the_menus(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QKeySequence
+
+    from zarrview.app.shortcuts import ShortcutsDialog, shortcut_rows
+
+    rows = dict(shortcut_rows(window))
+    native = QKeySequence.SequenceFormat.NativeText
+    assert rows["File ▸ Open URL"] == QKeySequence("Ctrl+L").toString(native)
+    assert rows["File ▸ Go to Path"] == QKeySequence("Ctrl+G").toString(native)
+    assert rows["View ▸ Series at a Point"] == QKeySequence("Ctrl+T").toString(native)
+    assert rows["Help ▸ Keyboard Shortcuts"] == "F1" and "Find" in rows
+    every = [a for m in window.menuBar().actions() if m.menu() for a in m.menu().actions() if not a.shortcut().isEmpty()]
+    assert len(rows) == len(every) + sum(not a.shortcut().isEmpty() for a in window.actions())
+    dialog = ShortcutsDialog(window)
+    qtbot.addWidget(dialog)
+    assert dialog.table.rowCount() == len(rows) and dialog.table.item(0, 1).text()

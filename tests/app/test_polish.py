@@ -68,6 +68,8 @@ def test_image_axes_tick_in_data_coordinates(qtbot: Any, window: MainWindow, tmp
     window.data.set_array(node)  # type: ignore[arg-type]
     _settle(qtbot, window)
     plot = window.data.image.view
+    assert toggle.isChecked() and plot.getAxis("left").isVisible()  # shown by default
+    toggle.setChecked(False)
     assert not plot.getAxis("left").isVisible() and not plot.getAxis("bottom").isVisible()
     toggle.setChecked(True)
     window.data.image.view.setRange(xRange=(100, 300), yRange=(1000, 1100), padding=0)
@@ -96,9 +98,14 @@ def test_a_plane_of_nan_is_drawn_in_the_nan_colour(qtbot: Any, window: MainWindo
     _settle(qtbot, window)
     window.data.set_array(zl.open(f"{PEER / 'hierarchy.zarr'}::{node}"))  # type: ignore[arg-type]
     _settle(qtbot, window)
+    from PySide6.QtCore import QPointF
+
     gv = window.data.image.ui.graphicsView
     shot = gv.grab().toImage()
-    centre = shot.pixelColor(gv.width() // 2, gv.height() // 2).getRgb()
+    item = window.data.image.getImageItem()
+    middle = item.mapToScene(QPointF(item.width() / 2, item.height() / 2))  # the plane's centre, axes or not
+    at = gv.mapFromScene(middle)
+    centre = shot.pixelColor(at.x(), at.y()).getRgb()
     assert centre == NAN_RGBA  # neither the previous array's white nor the background
     assert window.data.stack.currentWidget() is window.data.image
     status = window.status_label.text()

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from .about import AboutDialog
 from .export_actions import ExportActions
 from .recent import RecentLocations
+from .shortcuts import ShortcutsDialog
 from .version_actions import pick_version
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def build_menus(w: MainWindow) -> None:
     axes = QAction("Image &Axes", w)
     axes.setCheckable(True)
     axes.setToolTip("Axes with ticks in data coordinates along the image")
-    axes.setChecked(w.settings.value("image_axes", "false") == "true")
+    axes.setChecked(w.settings.value("image_axes", "true") == "true")  # shown unless turned off
     axes.toggled.connect(w.show_axes)
     view_menu.addAction(axes)
     w.data.set_axes_shown(axes.isChecked())
@@ -62,6 +63,10 @@ def build_menus(w: MainWindow) -> None:
     prefs.triggered.connect(w.edit_preferences)
     view_menu.addAction(prefs)
     help_menu = w.menuBar().addMenu("&Help")
+    keys = QAction("&Keyboard Shortcuts", w)
+    keys.setShortcut(QKeySequence("F1"))
+    keys.triggered.connect(lambda: ShortcutsDialog(w).exec())
+    help_menu.addAction(keys)
     about = QAction("&About zarrview", w)
     about.setMenuRole(QAction.MenuRole.AboutRole)
     about.triggered.connect(lambda: AboutDialog(w).exec())
