@@ -69,3 +69,17 @@ def test_the_readout_under_the_cursor(qtbot: Any, window: MainWindow, tmp_path: 
     vb = window.data.image.view.getViewBox()
     window.data.image._mouse_moved(vb.mapViewToScene(QPointF(17.5, 11.5)))  # column 17, row 11
     assert window.status_label.text() == f"y 11, x 17 (t 2): {data[2, 11, 17]}"
+
+
+def test_a_line_zooms_along_x_and_its_y_follows_the_values_in_view(qtbot: Any, window: MainWindow,
+                                                                    tmp_path: Path) -> None:
+    data = np.concatenate([np.linspace(0, 1, 500), np.linspace(100, 101, 500)]).astype("f4")
+    zarr.create_array(tmp_path / "steps", shape=data.shape, chunks=(250,), dtype="f4")[...] = data
+    window.data.set_array(zl.open(tmp_path / "steps"))  # type: ignore[arg-type]
+    _settle(qtbot, window)
+    box = window.data.plot.getPlotItem().getViewBox()
+    assert box.state["mouseEnabled"] == [True, False]  # the wheel zooms x only
+    box.setXRange(10, 400, padding=0)
+    qtbot.waitUntil(lambda: box.viewRange()[1][1] < 50, timeout=5000)  # y fits the first step, not the second
+    y0, y1 = box.viewRange()[1]
+    assert y0 <= data[10:400].min() and y1 >= data[10:400].max() and y1 - y0 < 2

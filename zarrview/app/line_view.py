@@ -33,6 +33,7 @@ class LineView(QWidget):
         self._timer.setInterval(SETTLE_MS)
         self._timer.timeout.connect(self._report)
         self.plot.getViewBox().sigXRangeChanged.connect(lambda *_: None if self._setting else self._timer.start())
+        follow_data_in_y(self.plot.getViewBox())
         self._pen = pg.mkPen("#3daee9", width=1.5)
 
     def follow_palette(self, pal: QPalette) -> None:
@@ -60,6 +61,7 @@ class LineView(QWidget):
             self._setting = True
             try:
                 self.plot.getViewBox().autoRange(padding=0.02)
+                follow_data_in_y(self.plot.getViewBox())  # autoRange turned the automatic y range off
             finally:
                 self._setting = False
 
@@ -71,3 +73,11 @@ class LineView(QWidget):
         (x0, x1), _ = self.plot.getViewBox().viewRange()
         width = int(self.plot.getViewBox().sceneBoundingRect().width())
         self.range_changed(x0, x1, max(16, width))
+
+
+def follow_data_in_y(box: pg.ViewBox) -> None:
+    """The wheel and drags move along x only; y follows the values in view, as a plot of a
+    series is read (the extremes of what is shown, not of the whole line)."""
+    box.setMouseEnabled(x=True, y=False)
+    box.enableAutoRange(axis=pg.ViewBox.YAxis, enable=True)
+    box.setAutoVisible(y=True)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QProgressBar, QPu
 from ..scheduling import WorkerPool
 from ..viewing.line.series import PointQuery, Series, SeriesModel, date_text
 from .bridge import post
+from .line_view import follow_data_in_y
 
 #: the least time between two redraws of a line that is filling in (a line of 10^7 values
 #: costs tens of milliseconds to draw; blocks can land faster than that)
@@ -84,6 +85,7 @@ class SeriesView(QWidget):
         self.curve = self.plot.plot([], [])
         self.curve.setDownsampling(auto=True, method="peak")  # a line of 10^7 values draws as its envelope
         self.curve.setClipToView(True)
+        follow_data_in_y(self.plot.getViewBox())
         self._pen = pg.mkPen("#3daee9", width=1.5)
         self.status = QLabel("")
         self.status.setWordWrap(True)
