@@ -58,6 +58,7 @@ def test_colour_tiles_hold_the_channels_last(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("value", "text"), [
     (np.uint16(210), "210"), (np.float32(0.5), "0.5"), (np.float64(0.1), "0.1"), (np.complex64(1 + 2j), "(1+2j)"),
+    (np.float32(287.31), "287.31"), (np.float16(0.1), "0.1"), (np.float32(1e-8), "1e-08"),  # the type's precision
     (np.datetime64("2020-01-02T03:04"), "2020-01-02T03:04"), (np.datetime64("NaT"), "NaT"), (np.bool_(True), "True"),
     (np.bytes_(b"abc\x00\x00"), "abc"), (np.bytes_(b"\xff\xfe"), "b'\\xff\\xfe'"), (np.str_("café"), "café"),
 ])

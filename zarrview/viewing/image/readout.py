@@ -1,6 +1,6 @@
 """Words for values and places: the pixel readout under the cursor and request labels.
 
-Values print as a scientist would write them (``210``, ``0.1``, ``(1+2j)``,
+Values print as a scientist would write them, to their type's precision (``210``, ``0.1``, ``(1+2j)``,
 ``2020-01-01T00:00``), never as numpy reprs (``np.uint16(210)``), and a value taken from a
 coarse preview says so, because it may belong to a neighbouring element.
 """
@@ -25,6 +25,8 @@ def format_value(v: Any) -> str:
         return "{" + ", ".join(f"{n}: {format_value(v[n])}" for n in v.dtype.names) + "}"
     if isinstance(v, np.datetime64 | np.timedelta64):
         return "NaT" if np.isnat(v) else str(v)
+    if isinstance(v, np.floating):  # to its own type's precision: a float32 287.31, not 287.30999755859375
+        return str(v)
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, bytes):
