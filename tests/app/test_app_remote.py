@@ -107,3 +107,36 @@ def test_an_ome_image_a_server_cannot_list_shows_its_levels_and_labels(qtbot, wi
         root = window.model.index(0, 0)
         rows = sorted(window.model.data(window.model.index(r, 0, root)) for r in range(window.model.rowCount(root)))
         assert rows == on_disk and "labels" in rows and len(rows) == 3  # two levels and the labels
+
+
+@pytest.mark.parametrize("zoom", [0.25, 1.0, 12.0])
+def test_a_failed_chunk_is_hatched_at_any_zoom(qtbot, window: MainWindow, tmp_path: Path, zoom: float) -> None:  # type: ignore[no-untyped-def]
+    """The hatching keeps its screen spacing: stripes of red and of the image inside the box,
+    not one red tint (Qt scales a pattern brush with the view)."""
+    from PySide6.QtCore import QPointF, QRectF
+
+    import zarrview.zarrlib as zl
+
+    a = zarr.create_array(tmp_path / "bad", shape=(64, 64), chunks=(16, 16), dtype="u1", fill_value=0)
+    a[...] = 7
+    (tmp_path / "bad" / "c" / "1" / "2").write_bytes(b"not zstd")
+    window.data.set_array(zl.open(tmp_path / "bad"))  # type: ignore[arg-type]
+    _settle(qtbot, window)
+    assert len(window.data.image.failures.items) == 1
+    box = window.data.image.view.getViewBox()
+    half = 32 / zoom
+    box.setRange(QRectF(40 - half, 24 - half, 2 * half, 2 * half), padding=0)
+    qtbot.wait(100)
+    gv = window.data.image.ui.graphicsView
+    shot = gv.grab().toImage()
+    item = window.data.image.failures.items[0]
+    corner0 = gv.mapFromScene(item.mapToScene(QPointF(32.5, 16.5)))
+    corner1 = gv.mapFromScene(item.mapToScene(QPointF(47.5, 31.5)))
+    x0, x1 = sorted((corner0.x(), corner1.x()))
+    y0, y1 = sorted((corner0.y(), corner1.y()))
+    xs = range(max(x0 + 3, 0), min(x1 - 3, shot.width()))
+    ys = range(max(y0 + 3, 0), min(y1 - 3, shot.height()))
+    reds = [shot.pixelColor(x, y).red() > 100 for x in xs for y in ys]
+    assert len(reds) > 20, (x0, x1, y0, y1)
+    share = sum(reds) / len(reds)
+    assert 0.05 < share < 0.6, share  # hatched: both stripes and gaps at this zoom
