@@ -30,6 +30,7 @@ from ..zarrlib import Array, Group
 from ..zarrlib.storage.access import AccessDeniedError
 from .bridge import gui_lane, post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
+from .colour_map_control import ColourMapControl, colour_control
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
 from .anndata_views import AnnDataViews
@@ -69,6 +70,7 @@ class DataView(QWidget):
         self.controls_layout.setContentsMargins(0, 0, 0, 0)
         self.plane: PlaneControls | None = None
         self.channels: ChannelPanel | None = None
+        self.colours: ColourMapControl | None = None
         self.label_panel: LabelPanel | None = None
         self.image = ImagePane()
         self.image.region_changed = self._region_changed
@@ -288,6 +290,7 @@ class DataView(QWidget):
         self.plane = build_plane_controls(self.controls_layout, state, index_changed=self._index_changed,
                                           axes_changed=self._axes_changed, complex_changed=self._complex_changed,
                                           auto_contrast=self.controller.auto_contrast)
+        self.colours = colour_control(self.controls_layout, state, self.image.ui.histogram.item)
         self._fit_on_paint = True
         self._region_shown = region
         self.controller.set_state(state)
@@ -443,6 +446,8 @@ class DataView(QWidget):
         refused = next((f.error for t in scene.tiles() for f in t.failures if isinstance(f.error, AccessDeniedError)), None)
         if refused is not None:
             self.access_denied.emit(refused)
+        if self.colours is not None:
+            self.colours.levels_known(scene.levels)
         self.image.paint(scene, state.y_dim, state.x_dim)
         self.stack.setCurrentWidget(self.image)
         if self._fit_on_paint:
@@ -487,6 +492,7 @@ class DataView(QWidget):
                 w.deleteLater()
         self.plane = None
         self.channels = None
+        self.colours = None
         self.label_panel = None
         self.cf.clear()
 
