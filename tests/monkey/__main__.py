@@ -16,6 +16,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=2.0, help="minutes of random actions")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--slider-steps", type=int, default=10_000, help="single slider steps on one volume")
+    parser.add_argument("--screenshot", help="save the window as a PNG here before it closes")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
@@ -31,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
                 monkey.checkpoint()
             if args.slider_steps:
                 monkey.slider_phase(args.slider_steps)
+            if args.screenshot:
+                monkey.window.grab().save(args.screenshot)
         finally:
             monkey.close()
     print(monkey.figures.report())
