@@ -10,14 +10,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import zarr
 
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QObject, QTimer, Signal  # noqa: E402
 
 from monkey.actions import REGISTRY  # noqa: E402
-from monkey.health import Heartbeat, Problems, Watch, check_answers, check_sentences, pump  # noqa: E402
+from monkey.health import (GuiThreadIO, Heartbeat, Problems, Watch, check_answers, check_sentences,  # noqa: E402
+                           pump)
 from monkey.run import Monkey  # noqa: E402
+from test_app import _settle, window  # noqa: E402, F401  (the window fixture)
+from zarrview.app.window import MainWindow  # noqa: E402
 from zarrview.scheduling import Context, Job, Lane, WorkerPool  # noqa: E402
 
 SEED = 20261126
@@ -111,3 +115,41 @@ def test_the_heartbeat_measures_a_blocked_gui_thread(qapp) -> None:  # type: ign
     assert beat.stall() < 0.2
     beat.timer.stop()
     assert np.isfinite(beat.stall())
+
+
+def test_files_read_on_the_gui_thread_are_a_problem(tmp_path: Path) -> None:
+    (tmp_path / "a").write_text("x")
+    problems = Problems()
+    io = GuiThreadIO(tmp_path, problems)
+    try:
+        (tmp_path / "a").read_text()
+        list((tmp_path).iterdir())
+        worker = threading.Thread(target=(tmp_path / "a").read_text)  # a worker may read
+        worker.start()
+        worker.join()
+        (tmp_path.parent / "elsewhere").exists()
+    finally:
+        io.close()
+    (tmp_path / "a").read_text()  # no longer watched
+    assert [p.split(" of ")[0] for p in problems.items] == ["[setup] open", "[setup] os.listdir"], problems.items
+
+
+def test_opening_a_store_reads_nothing_on_the_gui_thread(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """Which store a location names (its folder resolved, its .zmetadata read for a Parquet
+    reference set) is found on a worker, as is the opening itself; the same store dropped again
+    is recognised as open."""
+    folder = tmp_path / "data" / "c.zarr"
+    g = zarr.open_group(folder, mode="w", zarr_format=2)
+    g.create_array("a", shape=(4, 4), chunks=(2, 2), dtype="i2")[...] = np.arange(16).reshape(4, 4)
+    zarr.consolidate_metadata(folder)
+    problems = Problems()
+    io = GuiThreadIO(tmp_path / "data", problems)
+    try:
+        window.open_location(str(folder))
+        _settle(qtbot, window)
+        window.open_location(str(folder) + "/")
+        _settle(qtbot, window)
+    finally:
+        io.close()
+    assert problems.items == []
+    assert window.model.rowCount() == 1 and "open already" in window.status_label.text()

@@ -7,6 +7,8 @@
   a sentence, not a traceback or a Python type name.
 - Every job answered exactly once: the pool's tally (``zarrview.scheduling.Tally``) has no job
   left unanswered once the pool is idle, and no answer delivered twice.
+- No I/O on the GUI thread: a file of the stores opened or a folder of them listed from the GUI
+  thread is a problem (an audit hook sees ``open``, ``os.listdir`` and ``os.scandir``).
 - The GUI thread keeps answering: a 10 ms timer on it; the longest gap between its ticks while
   an action and its aftermath ran is that action's stall.
 """
@@ -14,6 +16,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
 import threading
@@ -21,6 +24,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -79,6 +83,44 @@ class Watch:
         threading.excepthook = self._old_thread
         qInstallMessageHandler(self._old_qt)
         logging.getLogger("zarrview").removeHandler(self._log)
+
+
+#: the one audit hook of the process (hooks cannot be removed) hands events to this watcher
+_io_watch: GuiThreadIO | None = None
+_IO_EVENTS = {"open", "os.listdir", "os.scandir"}
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    watch = _io_watch
+    if watch is not None and event in _IO_EVENTS and threading.current_thread() is threading.main_thread():
+        watch.seen(event, args[0] if args else None)
+
+
+class GuiThreadIO:
+    """Records every file under ``folder`` opened, and every folder under it listed, on the GUI
+    thread while installed (the window reads its stores only on workers)."""
+
+    hooked = False
+
+    def __init__(self, folder: Path, problems: Problems) -> None:
+        global _io_watch
+        self.folder = os.fspath(folder)
+        self.problems = problems
+        if not GuiThreadIO.hooked:
+            sys.addaudithook(_audit)
+            GuiThreadIO.hooked = True
+        _io_watch = self
+
+    def seen(self, event: str, path: Any) -> None:
+        if isinstance(path, (str, bytes, os.PathLike)):
+            name = os.fsdecode(path)
+            if name.startswith(self.folder):
+                self.problems.add(f"{event} of {name} on the GUI thread")
+
+    def close(self) -> None:
+        global _io_watch
+        if _io_watch is self:
+            _io_watch = None
 
 
 class _Recorder(logging.Handler):

@@ -24,7 +24,7 @@ from zarrview.app.window import MainWindow
 
 from . import corpus as corpus_module
 from .actions import REGISTRY, Hand, pick, shown_sliders
-from .health import (Heartbeat, Problems, Watch, check_answers, check_sentences, close_message_boxes, pump,
+from .health import (GuiThreadIO, Heartbeat, Problems, Watch, check_answers, check_sentences, close_message_boxes, pump,
                      wait_until)
 
 #: the GUI thread may not stop answering for longer than this (a person feels 50 ms as a hitch)
@@ -102,6 +102,7 @@ class Monkey:
         self.watch = Watch(self.problems)
         self.corpus = corpus_module.build(folder / "corpus")
         self.threads_before = {t.ident for t in threading.enumerate()}  # the writers' threads are not the window's
+        self.io = GuiThreadIO(folder / "corpus", self.problems)
         init_bridge()
         collect_garbage_on_gui_thread()
         self.window = w = MainWindow()
@@ -249,6 +250,7 @@ class Monkey:
         w.deleteLater()
         pump(0.1)
         time.sleep(0.5)
+        self.io.close()
         f.threads_left = sorted(t.name for t in threading.enumerate()
                                 if t.ident not in self.threads_before and t.is_alive())
         self.watch.close()
