@@ -17,7 +17,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QModelIndex, QPointF, Qt, QUrl
 from PySide6.QtGui import QAction, QDropEvent
-from PySide6.QtWidgets import QAbstractSlider, QComboBox, QPushButton, QSlider
+from PySide6.QtWidgets import QAbstractSlider, QComboBox, QDialogButtonBox, QPushButton, QSlider
+
+from modal_input import answer_dialog
+from zarrview.app.dialogs import OpenUrlDialog
 
 from zarrview.app.window import MainWindow
 
@@ -116,6 +119,28 @@ def drop_store(h: Hand) -> str | None:
     h.window.dropEvent(QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
                                   Qt.KeyboardModifier.NoModifier))
     return f"drop {store.name}"
+
+
+#: nodes a location may name after ``::`` (some in no store of the corpus: an error to read)
+NODES = ["/vol", "/series/line", "/series/names", "/0", "/labels/cells/0", "/A/1", "/sub/inner", "/corrupt",
+         "/badjson", "/no/such/node", "/records"]
+
+
+@action("open a URL", 0.6)
+def open_url(h: Hand) -> str | None:
+    """File ▸ Open URL…: a location typed into the dialog, with a node path, and Open pressed."""
+    store = h.rng.choice(h.corpus.stores)
+    location = store.location + (f"::{h.rng.choice(NODES)}" if h.rng.random() < 0.7 else "")
+    uncheck = h.rng.random() < 0.5
+
+    def type_into(dialog: OpenUrlDialog) -> None:
+        dialog.url.setText(location)
+        if uncheck:
+            dialog.anonymous.setChecked(False)
+
+    answer_dialog(OpenUrlDialog, type_into, QDialogButtonBox.StandardButton.Open)
+    menu_action(h.window, "Open URL").trigger()  # returns when the dialog closes
+    return f"open URL {store.name}{location[len(store.location):]}"
 
 
 @action("close a store", 0.5)
