@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QMimeData, QModelIndex, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox
 
+from modal_input import answer_dialog
 from test_app import _settle, window  # noqa: F401  (the window fixture, for the heartbeat's)
 from zarrview.app.dialogs import OpenUrlDialog
 from zarrview.app.window import MainWindow
@@ -86,17 +87,11 @@ def open_url(qtbot, w: MainWindow, url: str, options: str = "") -> None:  # type
     """File ▸ Open URL…: type ``url`` (and storage options as JSON) into the dialog, press Open."""
     typed: list[bool] = []
 
-    def type_into_dialog() -> None:
-        dialog = QApplication.activeModalWidget()
-        if not isinstance(dialog, OpenUrlDialog):
-            QTimer.singleShot(10, type_into_dialog)
-            return
+    def type_into(dialog: OpenUrlDialog) -> None:
         dialog.url.setText(url)
         dialog.options.setText(options)
-        dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Open).click()
-        typed.append(True)
 
-    QTimer.singleShot(0, type_into_dialog)
+    answer_dialog(OpenUrlDialog, type_into, QDialogButtonBox.StandardButton.Open, typed)
     w.open_url()  # the menu action's slot; returns when the dialog closes
     assert typed
     _settle(qtbot, w)

@@ -346,8 +346,8 @@ def test_opening_an_open_store_again_selects_it(qtbot, window: MainWindow, store
     window.open_location(str(store))
     _settle(qtbot, window)
     window.open_location(str(store.parent / "." / store.name) + "/")  # the same folder, spelled otherwise
-    assert "open already" in window.status_label.text()
     _settle(qtbot, window)
+    assert "open already" in window.status_label.text()
     assert window.model.rowCount() == 1
     assert window.model.node(window.proxy.mapToSource(window.tree.currentIndex())).path == "/"
     window.open_location(f"{store}::/sub/line")

@@ -53,6 +53,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         #: every background job of this window runs on this pool; closing the window closes it
         self.pool = pool or WorkerPool()
+        self._locates = gui_lane(self.pool, self, "locate")  # which store a location names
         self._opens = gui_lane(self.pool, self, "open")  # keyed by location: stores open side by side
         self._paths = gui_lane(self.pool, self, "go to path")
         self._ome = gui_lane(self.pool, self, "OME metadata")
@@ -194,9 +195,28 @@ class MainWindow(QMainWindow):
 
     # -- opening ----------------------------------------------------------------------------
     def open_location(self, location: str, plane: dict[int, int] | None = None, **options: Any) -> None:
-        """Open a store in the background; ``location`` may end in ``::/node/path``."""
+        """Open a store in the background; ``location`` may end in ``::/node/path``. Which store
+        it names is found on a worker too (a folder's path resolved, its ``.zmetadata`` read for
+        a Parquet reference set): a folder on a slow mount must not stall the window."""
         store_loc, node_path = split_node_path(location)
-        identity = store_identity(store_loc, options)
+        self.status_label.setText(f"Opening {store_loc}…")
+        self.pending_opens += 1
+
+        def located(answer: Answer[tuple[str, str]]) -> None:
+            self.pending_opens -= 1
+            if answer.cancelled:
+                return  # the window closing
+            if answer.error is not None or answer.value is None:
+                self._open_failed(store_loc, store_loc, answer.error)
+                return
+            identity, label = answer.value
+            self._open_located(location, store_loc, node_path, identity, label, plane, options)
+
+        self._locates.submit(call_job(lambda: (store_identity(store_loc, options), store_label(store_loc, options)),
+                                      label=f"locate {store_loc}"), located, key=object())  # each runs
+
+    def _open_located(self, location: str, store_loc: str, node_path: str, identity: str, label: str,
+                      plane: dict[int, int] | None, options: dict[str, Any]) -> None:
         open_already = self.model.find_store(identity)
         if open_already.isValid():  # the same store again: go to it (and to the node named)
             self.status_label.setText(f"{store_loc} is open already")
@@ -205,7 +225,6 @@ class MainWindow(QMainWindow):
             else:
                 self.go_to_path(open_already, node_path)
             return
-        label = store_label(store_loc, options)
         read_options = dict(options)
         if "authorize" not in options:  # reference sets and Icechunk repositories: the prefixes allowed before
             read_options["authorize"] = self.access.policy()
@@ -232,11 +251,7 @@ class MainWindow(QMainWindow):
                 return  # the same location asked for again, or the window closing
             result, error = answer.value, answer.error
             if error is not None:
-                message = str(error) if isinstance(error, zl.ZarrError) else f"{type(error).__name__}: {error}"
-                self.model.add_error(label or store_loc, message)
-                self.meta.show_node(None, message)
-                self.data.show_message(f"Cannot open {store_loc}:\n{message}")
-                self.status_label.setText(f"Cannot open {store_loc}: {message}")
+                self._open_failed(store_loc, label or store_loc, error)
                 return
             assert result is not None
             root, target, chain = result
@@ -264,6 +279,15 @@ class MainWindow(QMainWindow):
                 self.select_path(index.row(), node_path)
 
         self._opens.submit(call_job(work, label=f"open {store_loc}"), done, key=(identity, node_path))
+
+    def _open_failed(self, store_loc: str, label: str, error: BaseException | None) -> None:
+        """A store that cannot be opened: an error row in the tree, and the message where the
+        data, the metadata and the status bar would be."""
+        message = str(error) if isinstance(error, zl.ZarrError) else f"{type(error).__name__}: {error}"
+        self.model.add_error(label, message)
+        self.meta.show_node(None, message)
+        self.data.show_message(f"Cannot open {store_loc}:\n{message}")
+        self.status_label.setText(f"Cannot open {store_loc}: {message}")
 
     def _node_failed(self, row: int, node_path: str, where: str, message: str) -> None:
         """The node a location names cannot be opened, its store can: the store stays open to

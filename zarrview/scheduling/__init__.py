@@ -7,6 +7,7 @@ from .job import Compute, Context, Job, Progress, call_job, compute_job, read_jo
 from .lane import Lane, Post, call_now
 from .pool import DEFAULT_THREADS, PoolClosed, WorkerPool
 from .prefetch import Prefetch, Warm
+from .tally import LaneCount, Tally
 
-__all__ = ["Answer", "Compute", "Context", "DEFAULT_THREADS", "Job", "Lane", "PoolClosed", "Post", "Prefetch",
-           "Progress", "Warm", "WorkerPool", "call_job", "call_now", "compute_job", "read_job"]
+__all__ = ["Answer", "Compute", "Context", "DEFAULT_THREADS", "Job", "Lane", "LaneCount", "PoolClosed", "Post", "Prefetch",
+           "Progress", "Tally", "Warm", "WorkerPool", "call_job", "call_now", "compute_job", "read_job"]

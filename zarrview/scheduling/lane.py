@@ -12,7 +12,8 @@ Jobs submitted under different ``key`` values (the groups of a tree, each listin
 members) run side by side; the newest per key wins. ``cancel`` stops the newest jobs and they
 answer as cancelled (the Cancel button: "Cancelled reading …"); ``discard`` makes whatever is
 in flight stale (the view shows something else now). ``close`` answers every pending job as
-cancelled and refuses new ones by answering them cancelled at once.
+cancelled and refuses new ones by answering them cancelled at once. The pool's ``tally`` counts
+what every lane was given, answered and delivered (``tally.py``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class _Ticket(Generic[T]):
     on_partial: Callable[[Any], None] | None
     started: bool = False
     answered: bool = False
+    delivered: bool = False
 
 
 class Lane(Generic[T]):
@@ -76,6 +78,7 @@ class Lane(Generic[T]):
             self._newest[key] = ticket
             self._open[ticket.number] = ticket
             closed = self._closed
+        self.pool.tally.submitted(self.name)
         if older is not None:
             self._stop(older)
         if closed:
@@ -178,14 +181,17 @@ class Lane(Generic[T]):
                 return
             ticket.answered = True
             self._open.pop(ticket.number, None)
+        self.pool.tally.answered(self.name)
         self._post(lambda: self._arrive(ticket, answer))
 
     def _arrive(self, ticket: _Ticket[T], answer: Answer[T]) -> None:
         """On the receiving thread: the answer as it stands now (stale if a newer job came)."""
         with self._lock:
+            again, ticket.delivered = ticket.delivered, True
             newest = self._newest.get(ticket.key) is ticket
             if newest:
                 del self._newest[ticket.key]
+        self.pool.tally.delivered(self.name, ticket.number, again)
         if not newest:
             answer = replace(answer, value=None, failures=(), cancelled=True, stale=True)
         ticket.on_answer(answer)

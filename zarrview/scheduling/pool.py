@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ..zarrlib import ChunkCache
+from .tally import Tally
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,8 @@ class WorkerPool:
         self.threads = threads
         self.name = name
         self.cache = ChunkCache(cache_bytes)
+        #: jobs submitted, answered and delivered per lane (every job answered exactly once)
+        self.tally = Tally()
         self._lock = threading.Lock()
         #: notified whenever a job ends (``wait_until_idle``)
         self._cond = threading.Condition(self._lock)
