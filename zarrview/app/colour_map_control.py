@@ -44,7 +44,7 @@ class ColourMapControl(QWidget):
         if not self._auto():
             self.apply()
         else:  # grey until the first levels decide: never the previous array's map
-            self._show(lookup_table(GREY))
+            self._show(GREY, False)
 
     @property
     def name(self) -> str | None:
@@ -65,9 +65,15 @@ class ColourMapControl(QWidget):
         name = self.name
         if name is None:
             return
-        self._show(lookup_table(name, self.reverse.isChecked()))
+        self._show(name, self.reverse.isChecked())
 
-    def _show(self, table: np.ndarray) -> None:
+    def _show(self, name: str, reverse: bool) -> None:
+        """Grey as the gradient's own two-stop ramp (a millisecond); another map as its 256
+        colours, which the gradient editor takes ~20 ms to build: once, when it is chosen."""
+        if name == GREY and not reverse:
+            self.histogram.gradient.loadPreset("grey")
+            return
+        table = lookup_table(name, reverse)
         self.histogram.gradient.setColorMap(pg.ColorMap(np.linspace(0.0, 1.0, len(table)), table))
 
     def _changed(self) -> None:
