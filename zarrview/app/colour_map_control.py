@@ -25,7 +25,7 @@ class ColourMapControl(QWidget):
         self.settings, self.key, self.histogram, self.scalar_field = settings, array_key, histogram, scalar_field
         self.combo = QComboBox()
         self.combo.addItems([AUTO, *CHOICES])
-        self.combo.setToolTip("Colour map: auto is diverging for data symmetric around 0, viridis for a "
+        self.combo.setToolTip("Colour map: by the data, diverging for data symmetric around 0, viridis for a "
                               "physical field, grey otherwise")
         self.reverse = QCheckBox("reversed")
         layout = QHBoxLayout(self)

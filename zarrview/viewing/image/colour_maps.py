@@ -11,7 +11,7 @@ import numpy as np
 
 __all__ = ["AUTO", "CHOICES", "GREY", "PERCEPTUAL", "DIVERGING", "default_map", "lookup_table", "symmetric"]
 
-AUTO = "auto"
+AUTO = "by the data"
 GREY = "grey"
 PERCEPTUAL = "viridis"
 DIVERGING = "cmocean:balance"
