@@ -104,3 +104,23 @@ def test_help_lists_the_keyboard_shortcuts_from_the_menus(qtbot, window: MainWin
     dialog = ShortcutsDialog(window)
     qtbot.addWidget(dialog)
     assert dialog.table.rowCount() == len(rows) and dialog.table.item(0, 1).text()
+
+
+def test_help_shows_the_user_guide_with_its_screenshot(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from PySide6.QtGui import QTextDocument
+
+    from zarrview.app.user_guide import GuideDialog
+
+    help_menu = next(m.menu() for m in window.menuBar().actions() if m.text().replace("&", "") == "Help")
+    assert "User Guide" in [a.text().replace("&", "") for a in help_menu.actions()]
+    dialog = GuideDialog(window)
+    qtbot.addWidget(dialog)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    headings = [line.lstrip("#").strip() for line in readme.splitlines() if line.startswith("## ")]
+    shown = dialog.browser.toPlainText()
+    assert headings and all(h.replace("`", "") in shown for h in headings)
+    image = dialog.browser.document().resource(QTextDocument.ResourceType.ImageResource,
+                                               "resources/screenshots/main.png")
+    assert image is not None and not image.isNull() and image.width() > 200  # the screenshot resolved

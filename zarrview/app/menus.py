@@ -10,6 +10,7 @@ from .about import AboutDialog
 from .export_actions import ExportActions
 from .recent import RecentLocations
 from .shortcuts import ShortcutsDialog
+from .user_guide import GuideDialog
 from .version_actions import pick_version
 
 if TYPE_CHECKING:
@@ -67,6 +68,10 @@ def build_menus(w: MainWindow) -> None:
     keys.setShortcut(QKeySequence("F1"))
     keys.triggered.connect(lambda: ShortcutsDialog(w).exec())
     help_menu.addAction(keys)
+    guide = QAction("&User Guide", w)
+    guide.setToolTip("The README of this installation: opening stores, the views, the command line")
+    guide.triggered.connect(lambda: GuideDialog(w).exec())
+    help_menu.addAction(guide)
     about = QAction("&About zarrview", w)
     about.setMenuRole(QAction.MenuRole.AboutRole)
     about.triggered.connect(lambda: AboutDialog(w).exec())
