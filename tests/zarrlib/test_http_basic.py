@@ -17,7 +17,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from conformance_helpers import walk_nodes
-from http_server import serve
+from http_server import Faults, serve
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -109,6 +109,28 @@ def test_zip_over_http_in_each_spelling(site: Path, form: str) -> None:
             if isinstance(node, zl.Array):
                 np.testing.assert_array_equal(remote[path][...], node[...])
         assert all(r[2] is not None for r in state.requests("GET")), "a zip is read by ranges, never whole"
+
+
+def test_zip_on_a_server_without_ranges_is_read_whole_under_the_bound(tmp_path: Path) -> None:
+    """A server that answers every Range with the whole object: an archive under the bound is
+    read once and then from memory; one over it is refused with its size and the bound."""
+    values = np.random.default_rng(3).integers(0, 2**31, (300, 300), dtype="i4")  # ~360 KB incompressible
+    z = zarr.open_array(tmp_path / "a.zarr", mode="w", shape=values.shape, chunks=(100, 100), dtype="i4",
+                        zarr_format=2)
+    z[...] = values
+    shutil.make_archive(str(tmp_path / "site" / "big"), "zip", tmp_path / "a.zarr")
+    size = (tmp_path / "site" / "big.zip").stat().st_size
+    with serve(tmp_path / "site", Faults(ignore_range=True)) as (url, state):
+        old = zl.limits.configure(whole_archive_bytes=size)
+        try:
+            np.testing.assert_array_equal(zl.open(f"zip::{url}/big.zip")[...], values)
+            whole = [r for r in state.requests("GET") if r[2] is None]
+            assert len(whole) == 1, state.requests()  # the archive once; its members from memory
+            zl.limits.configure(whole_archive_bytes=size - 1)
+            with pytest.raises(zl.TooLargeError, match=rf"big.zip: its server answers no range requests.*{size:,} bytes"):
+                zl.open(f"zip::{url}/big.zip")
+        finally:
+            zl.limits.restore(old)
 
 
 def test_scheme_without_driver_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

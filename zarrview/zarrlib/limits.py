@@ -38,6 +38,9 @@ class Limits:
     json_depth: int = 128
     #: bytes of one stored object read whole (a chunk, or a shard read at once)
     object_bytes: int = 2 << 30
+    #: bytes of a remote zip archive read whole because its server answers no range requests
+    #: (held in memory while it is open)
+    whole_archive_bytes: int = 256 << 20
     #: bytes one chunk decodes to, and the most a decoder may produce when the chunk's
     #: decoded size is not known in advance (variable-length data, v2 filters)
     chunk_bytes: int = 1 << 30

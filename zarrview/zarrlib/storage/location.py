@@ -6,6 +6,7 @@ exactly the same spellings.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from urllib.parse import unquote
@@ -25,6 +26,7 @@ from .references import (AUTHORIZE, REQUIRE_REFERENCES, is_json_name, is_parquet
 from .retry import RetryPolicy
 from .ozx import ZIP_SUFFIXES
 from .zip import ZipStore
+from .zip_whole import ranges_refused, read_whole_archive
 
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
 _EXTRAS = {"s3": "zarrview[cloud] (s3fs)", "s3a": "zarrview[cloud] (s3fs)",
@@ -246,6 +248,11 @@ def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
         raise StoreError(f"cannot open {url}: {type(e).__name__}: {e}") from e
     try:
         return ZipStore(f, url, _archive_store(url, m.group(1).lower(), given))
+    except StoreError as e:
+        f.close()
+        if not ranges_refused(e):
+            raise
+        return ZipStore(io.BytesIO(read_whole_archive(fs, root, url)), url)
     except BaseException:
         f.close()
         raise
