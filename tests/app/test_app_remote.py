@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 import zarr
 
@@ -15,6 +16,7 @@ pytest.importorskip("pytestqt")
 from test_app import DATA, _settle, window  # noqa: E402,F401  (the window fixture)
 
 from http_server import Faults, serve  # noqa: E402
+from PySide6.QtGui import QImage  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
 
 pytestmark = pytest.mark.timeout(90)
@@ -43,10 +45,43 @@ def test_failed_chunk_is_hatched_and_named_while_the_rest_renders(qtbot, window:
         boxes = [item.rect() for item in window.data.image.failures.items]
         assert [(r.x(), r.y(), r.width(), r.height()) for r in boxes] == [(32, 16, 16, 16)]
         window.grab().save(str(site / "failed_chunk.png"))
+        _assert_hatch_drawn(qtbot, window, (32, 16, 16, 16))
         window.data.set_index(0, 2)  # another plane: no failure, the box goes
         _settle(qtbot, window)
         np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[2])
         assert window.data.image.failures.items == []
+
+
+def _hatch_fraction(window: MainWindow, box: tuple[int, int, int, int]) -> tuple[float, float]:
+    """The share of the box's screen pixels drawn in the hatch's red, and of those that are not."""
+    view = window.data.image.view.getViewBox()
+    x, y, w, h = box
+    corners = [view.mapViewToDevice(pg.Point(px, py)) for px, py in ((x, y), (x + w, y + h))]
+    rows = sorted(int(c.y()) for c in corners)
+    cols = sorted(int(c.x()) for c in corners)
+    widget = window.data.image.ui.graphicsView
+    shot = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    rows = [max(0, rows[0] + 3), min(shot.height(), rows[1] - 3)]
+    cols = [max(0, cols[0] + 3), min(shot.width(), cols[1] - 3)]
+    data = np.frombuffer(shot.constBits(), np.uint8).reshape(shot.height(), shot.bytesPerLine() // 4, 4)
+    inside = data[rows[0]:rows[1], cols[0]:cols[1], :3].reshape(-1, 3).astype(int)  # B, G, R
+    red = (inside[:, 2] > 150) & (inside[:, 1] < 110) & (inside[:, 0] < 110)
+    return float(red.mean()), float(1 - red.mean())
+
+
+def _assert_hatch_drawn(qtbot, window: MainWindow, box: tuple[int, int, int, int]) -> None:  # type: ignore[no-untyped-def]
+    """A failed chunk reads as hatched at the fitted zoom and zoomed far into it: red lines with
+    gaps between them (a tint alone would colour every pixel, or none, alike)."""
+    view = window.data.image.view.getViewBox()
+    for zoom in (None, (box[0] + 2, box[0] + 6, box[1] + 2, box[1] + 6)):
+        if zoom is not None:
+            view.setRange(xRange=zoom[:2], yRange=zoom[2:], padding=0)
+            qtbot.wait(50)
+            shown = (box[0] + 2, box[1] + 2, 4, 4)
+        else:
+            shown = box
+        lines, gaps = _hatch_fraction(window, shown)
+        assert lines > 0.08 and gaps > 0.3, (zoom, lines, gaps)
 
 
 def test_unlistable_store_shows_root_and_opens_typed_paths(qtbot, window: MainWindow, site: Path) -> None:  # type: ignore[no-untyped-def]

@@ -32,7 +32,9 @@ class FailureBoxes:
             pen = pg.mkPen("#ff3b30", width=2)
             pen.setCosmetic(True)
             item.setPen(pen)
-            item.setBrush(QBrush(QColor(255, 59, 48, 110), Qt.BrushStyle.BDiagPattern))
+            # Qt draws pattern brushes in device pixels: the hatch stays 8 px apart at any zoom,
+            # opaque enough to read as a mark over any colour map, never as a tint like NaN
+            item.setBrush(QBrush(QColor(255, 59, 48, 235), Qt.BrushStyle.BDiagPattern))
             item.setZValue(20)
             item.setToolTip(f"{failure.key}: {failure.message}")
             self.view.addItem(item)
