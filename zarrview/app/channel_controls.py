@@ -1,15 +1,18 @@
 """The channel controls of an image with a channel axis: Composite or Single, and a row per
-channel (visible, colour, window, inverted) in a scroll area, so forty channels fit as well as
-three.
+channel (visible, colour, window as two numbers around the channel's histogram with a handle for
+each, inverted, Auto) in a scroll area, so forty channels fit as well as three.
 
 The panel holds no view logic: each change is forwarded as the new values of one channel (or
 the new mode), which the data view turns into a new ``ViewState``; what it shows comes back
 from the state with every scene (``show_state``), so windows the view model takes from the
-data (Auto contrast, a channel without ``window``) appear in the boxes.
+data (Auto contrast, a channel without ``window``) appear in the boxes and on the histograms.
+The histograms are counted on a worker from the values of each scene (``histograms.py``), once
+for each tile of values: a change of window or colour redraws and counts nothing.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,13 +22,18 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractSpinBox, QButtonGroup, QCheckBox, QColorDialog, QDoubleSpinBox, QGridLayout,
                                QHBoxLayout, QLabel, QPushButton, QRadioButton, QScrollArea, QToolButton, QWidget)
 
+from ..scheduling import Answer, WorkerPool
 from ..viewing.image.channels import ChannelSetting
+from ..viewing.image.histograms import ChannelHistogram, histogram_job, histogram_source
+from ..viewing.image.scene import Scene
 from ..viewing.image.state import ViewState
+from .bridge import gui_lane
+from .channel_histogram import HEIGHT, WindowHistogram
 from .plane_controls import PlaneControls
 
 #: rows of channels shown before the list scrolls
-VISIBLE_ROWS = 5
-ROW_HEIGHT = 26
+VISIBLE_ROWS = 4
+ROW_HEIGHT = HEIGHT + 4
 
 
 @dataclass
@@ -35,6 +43,8 @@ class ChannelRow:
     lo: QDoubleSpinBox
     hi: QDoubleSpinBox
     inverted: QToolButton
+    histogram: WindowHistogram
+    auto: QToolButton
 
 
 class ChannelPanel(QWidget):
@@ -42,11 +52,16 @@ class ChannelPanel(QWidget):
     and ``mode_changed("composite" | "single")`` forward what the user did."""
 
     def __init__(self, state: ViewState, changed: Callable[[int, dict[str, Any]], None],
-                 mode_changed: Callable[[str], None], parent: QWidget | None = None) -> None:
+                 mode_changed: Callable[[str], None], pool: WorkerPool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.changed = changed
         self.mode_changed = mode_changed
         self.shown: tuple[ChannelSetting, ...] = ()
+        self.lane = gui_lane(pool, self, "channel histograms")
+        #: the values whose histograms are counted or shown (held weakly: a tile may be dropped
+        #: meanwhile) with their complex mode, and the histograms by channel index
+        self.counted: tuple[weakref.ref[np.ndarray], str] | None = None
+        self.histograms: dict[int, ChannelHistogram] = {}
         kind = state.array.dtype.kind
         self.decimals = 0 if kind in "biu" else 4
         if kind in "biu":
@@ -75,7 +90,7 @@ class ChannelPanel(QWidget):
         grid.setVerticalSpacing(2)
         for pos, ch in enumerate(state.channels):
             self.rows.append(self._row(grid, pos, ch))
-        grid.setColumnStretch(5, 1)
+        grid.setColumnStretch(3, 1)
         self.list = QScrollArea()
         self.list.setWidget(inner)
         self.list.setWidgetResizable(True)
@@ -104,13 +119,20 @@ class ChannelPanel(QWidget):
         inverted.setCheckable(True)
         inverted.setToolTip(f"Invert {ch.label}: low values bright")
         active.toggled.connect(lambda on: self.changed(pos, {"active": bool(on)}))
+        histogram = WindowHistogram(lambda window: self.changed(pos, {"window": window}), self.decimals)
+        histogram.setToolTip(f"The values of {ch.label} on screen; drag a handle to set its window")
+        auto = QToolButton()
+        auto.setText("auto")
+        auto.setEnabled(False)  # until the histogram is counted
+        auto.setToolTip(f"The window of {ch.label} from its values on screen (0.5 and 99.5 percentiles)")
+        auto.clicked.connect(lambda: self._auto(pos))
         inverted.toggled.connect(lambda on: self.changed(pos, {"inverted": bool(on)}))
         lo.valueChanged.connect(lambda _: self._window(pos))
         hi.valueChanged.connect(lambda _: self._window(pos))
         swatch.clicked.connect(lambda: self._pick_colour(pos))
-        for col, w in enumerate((active, swatch, lo, hi, inverted)):
+        for col, w in enumerate((active, swatch, lo, histogram, hi, inverted, auto)):
             grid.addWidget(w, pos, col)
-        return ChannelRow(active, swatch, lo, hi, inverted)
+        return ChannelRow(active, swatch, lo, hi, inverted, histogram, auto)
 
     def _window(self, pos: int) -> None:
         row = self.rows[pos]
@@ -121,6 +143,32 @@ class ChannelPanel(QWidget):
         colour = QColorDialog.getColor(QColor(*ch.color), self, f"Colour of {ch.label}")
         if colour.isValid():
             self.changed(pos, {"color": (colour.red(), colour.green(), colour.blue())})
+
+    def _auto(self, pos: int) -> None:
+        hist = self.histograms.get(self.shown[pos].index) if pos < len(self.shown) else None
+        if hist is not None:
+            self.changed(pos, {"window": hist.auto})
+
+    def show_scene(self, scene: Scene, state: ViewState) -> None:
+        """Show ``state`` and the histograms of ``scene``'s values: counted on a worker when
+        they are new values (another plane, region or resolution), kept otherwise."""
+        self.show_state(state)
+        source = histogram_source(scene, state)
+        if source is None or self.counted is not None and self.counted[0]() is source.values \
+                and self.counted[1] == state.complex_mode:
+            return
+        counted = self.counted = (weakref.ref(source.values), state.complex_mode)
+
+        def done(answer: Answer[tuple[ChannelHistogram, ...]]) -> None:
+            if answer.stale or answer.cancelled or answer.error is not None or self.counted is not counted:
+                return  # newer values are counted (an error: the rows keep the histograms they had)
+            self.histograms = {h.index: h for h in answer.value or ()}
+            for row, ch in zip(self.rows, self.shown):
+                hist = self.histograms.get(ch.index)
+                row.histogram.set_histogram(hist)
+                row.auto.setEnabled(hist is not None)
+
+        self.lane.submit(histogram_job(source, state), done)
 
     def show_state(self, state: ViewState) -> None:
         """Show ``state``'s channels and mode, forwarding nothing."""
@@ -151,19 +199,21 @@ class ChannelPanel(QWidget):
                 box.setRange(min(bottom, lo, hi), max(top, lo, hi))
             row.lo.setValue(lo)
             row.hi.setValue(hi)
+            row.histogram.set_window((lo, hi))
+            row.histogram.set_colour(ch.color)
             for w in widgets:
                 w.blockSignals(False)
 
 
 def add_channel_panel(layout: QGridLayout, state: ViewState, plane: PlaneControls | None,
                       changed: Callable[[int, dict[str, Any]], None],
-                      mode_changed: Callable[[str], None]) -> ChannelPanel:
+                      mode_changed: Callable[[str], None], pool: WorkerPool) -> ChannelPanel:
     """The panel in a row under the sliders and level picker; the plane controls' RGB box gives way
     to it (the mode switch says whether the channel axis is colour)."""
     if plane is not None and plane.rgb_box is not None:
         plane.rgb_box.hide()
         plane.rgb_box = None
-    panel = ChannelPanel(state, changed, mode_changed)
+    panel = ChannelPanel(state, changed, mode_changed, pool)
     layout.addWidget(panel, state.array.ndim + 2, 0, 1, 7)
     sync_channel_slider(plane, state)
     return panel

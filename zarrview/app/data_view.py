@@ -213,7 +213,7 @@ class DataView(QWidget):
             add_multiscale_picker(picker, image, lambda chosen: self.set_image(chosen, plane))
         if state.channels:
             self.channels = add_channel_panel(self.controls_layout, state, self.plane, self._channel_changed,
-                                              self._channel_mode)
+                                              self._channel_mode, self.pool)
         show_labels(self, image.group, kept)  # another pyramid of the image keeps its label layers
 
     def set_pyramid(self, found: GeoMultiscale, plane: dict[int, int] | None = None) -> None:
@@ -433,7 +433,7 @@ class DataView(QWidget):
         if state is None:
             return
         if self.channels is not None:
-            self.channels.show_state(state)
+            self.channels.show_scene(scene, state)
         if scene.message is not None:
             self.image.paint(Scene(), state.y_dim, state.x_dim)
             self.message.setText(scene.message)
