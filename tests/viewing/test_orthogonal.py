@@ -147,3 +147,16 @@ def test_a_dimension_on_screen_is_no_z(root: Path) -> None:
     state = initial_state(zl.open(root)["vol"], {0: 0})  # type: ignore[index]
     with pytest.raises(ValueError):
         ortho.request(state, (0, 0, 0), 2)
+
+
+def test_z_is_in_proportion_only_in_the_planes_unit(root: Path) -> None:
+    from zarrview.viewing.ome.model import Level
+
+    arr = zl.open(root)["vol"]  # type: ignore[index]
+    pyramid = (Level(0, "0", arr, (4.0, 0.5, 0.25), (0.0, 0.0, 0.0), arr.shape),)
+    state = initial_state(arr, {0: 0}, pyramid=pyramid)
+    um = ("micrometer",) * 3
+    assert ortho.proportions(state, 0, um) == ortho.Proportions(0.5, 0.25, 4.0, "micrometer")
+    assert ortho.proportions(state, 0, ("second", "micrometer", "micrometer")) == ortho.Proportions(0.5, 0.25, 0.25)
+    assert ortho.proportions(state, 0) == ortho.Proportions(0.5, 0.25, 0.25)
+    assert ortho.proportions(initial_state(arr, {0: 0}), 0, um) == ortho.Proportions()

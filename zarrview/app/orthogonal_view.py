@@ -27,6 +27,7 @@ from ..scheduling import Answer, WorkerPool
 from ..viewing.image import orthogonal as ortho
 from ..viewing.image.axes import dim_names
 from ..viewing.image.state import ViewState
+from ..viewing.ome.view import symbol
 from .bridge import gui_lane
 
 if TYPE_CHECKING:
@@ -96,7 +97,8 @@ class OrthogonalViews(QObject):
         self.drawn: ortho.SectionRequest | None = None
         self._arranged = False
         #: the physical size of a level-0 element along rows, columns and Z
-        self.sizes = (1.0, 1.0, 1.0)
+        self.sizes = ortho.Proportions()
+        self._laid_out: tuple[Any, ...] | None = None
         for panel, linked in ((self.xz, "sigXRangeChanged"), (self.yz, "sigYRangeChanged")):
             vb = panel.plot.getViewBox()
             vb.disableAutoRange()
@@ -228,7 +230,7 @@ class OrthogonalViews(QObject):
         vb = panel.plot.getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
         w, h = vb.width(), vb.height()
-        sy, sx, sz = self.sizes
+        sy, sx, sz = self.sizes.rows, self.sizes.cols, self.sizes.z
         if panel is self.xz and x1 > x0 and w > 0:  # Z down, columns across
             span = h / (w / (x1 - x0) * sz / sx)
             c = (y0 + y1) / 2 if centre is None else centre
@@ -269,24 +271,31 @@ class OrthogonalViews(QObject):
             w.hide()
 
     def _show_panels(self, state: ViewState) -> None:
+        """The panels shown, sized and labelled for the plane and Z (again only when they change)."""
         assert self.z_dim is not None
-        sy, sx, sz = ortho.proportions(state, self.z_dim)
-        rows, cols = state.plane_shape
-        nz = state.array.shape[self.z_dim]
-        lo, hi = PANEL_SHARE
+        image = self.data.ome
+        units = [a.unit for a in image.first.axes] if image is not None and image.multiscales else None
+        sizes = ortho.proportions(state, self.z_dim, units)
+        layout = (state.array, state.y_dim, state.x_dim, self.z_dim, sizes)
         grid = self.pane.ui.gridLayout
-        down = min(hi, max(lo, nz * sz / (nz * sz + rows * sy)))
-        across = min(hi, max(lo, nz * sz / (nz * sz + cols * sx)))
-        grid.setRowStretch(0, round(1000 * (1 - down)))
-        grid.setRowStretch(1, round(1000 * down))
-        grid.setColumnStretch(0, round(1000 * (1 - across)))
-        grid.setColumnStretch(1, round(1000 * across))
-        self.sizes = (sy, sx, sz)
-        name = dim_names(state.array, state.axis_names)[self.z_dim]
-        self.xz.plot.setLabel("left", name)
-        self.yz.plot.setLabel("bottom", name)
-        self.xz.plot.hideAxis("bottom")
-        self.yz.plot.hideAxis("left")
+        if layout != self._laid_out:
+            self._laid_out, self.sizes = layout, sizes
+            rows, cols = state.plane_shape
+            depth = state.array.shape[self.z_dim] * sizes.z
+            lo, hi = PANEL_SHARE
+            down = min(hi, max(lo, depth / (depth + rows * sizes.rows)))
+            across = min(hi, max(lo, depth / (depth + cols * sizes.cols)))
+            grid.setRowStretch(0, round(1000 * (1 - down)))
+            grid.setRowStretch(1, round(1000 * down))
+            grid.setColumnStretch(0, round(1000 * (1 - across)))
+            grid.setColumnStretch(1, round(1000 * across))
+            name = dim_names(state.array, state.axis_names)[self.z_dim]
+            label = f"{name} ({symbol(sizes.z_unit)})" if sizes.z_unit else name
+            for plot, side in ((self.xz.plot, "left"), (self.yz.plot, "bottom")):
+                plot.setLabel(side, label)
+                plot.getAxis(side).setScale(sizes.z if sizes.z_unit else 1.0)  # ticks in µm where Z is in µm
+            self.xz.plot.hideAxis("bottom")
+            self.yz.plot.hideAxis("left")
         if not self.xz.isVisible():
             (x0, x1), (y0, y1) = self.pane.view.viewRange()
             for w in (self.xz, self.yz, self.corner):
@@ -311,6 +320,7 @@ class OrthogonalViews(QObject):
         self.yz.plot.setYLink(None)
         for line in self.cross:
             self.pane.view.removeItem(line)
+        self._laid_out = None
         grid = self.pane.ui.gridLayout
         grid.setRowStretch(1, 0)
         grid.setColumnStretch(1, 0)

@@ -25,7 +25,7 @@ indices along Z) so that it lines up with the plane whatever the level read.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,15 +114,31 @@ def default_z(state: ViewState) -> int | None:
     return (named or plain or choices)[0]
 
 
-def proportions(state: ViewState, z_dim: int) -> tuple[float, float, float]:
-    """The physical size of a level-0 element along rows, columns and Z (OME scale), or ones."""
+@dataclass(frozen=True)
+class Proportions:
+    """The size of a level-0 element along rows, columns and Z, to draw the sections in
+    proportion; ``z_unit`` names Z's unit where it is the plane's (a depth in µm beside µm)."""
+
+    rows: float = 1.0
+    cols: float = 1.0
+    z: float = 1.0
+    z_unit: str | None = None
+
+
+def proportions(state: ViewState, z_dim: int, units: Sequence[str | None] | None = None) -> Proportions:
+    """Sizes from the pyramid's level 0 (OME scale, a GeoZarr pyramid's cell sizes). Z is drawn
+    in physical proportion only where ``units`` (one per dimension) give it the plane's unit;
+    otherwise (a time, a band, units unknown) one Z step is as long as the plane's finer pixel."""
     if not state.pyramid:
-        return 1.0, 1.0, 1.0
+        return Proportions()
     scale = state.pyramid[0].scale
-    sizes = tuple(float(scale[d]) if d < len(scale) else 1.0 for d in (state.y_dim, state.x_dim, z_dim))
-    if not all(s > 0 and math.isfinite(s) for s in sizes):
-        return 1.0, 1.0, 1.0
-    return sizes[0], sizes[1], sizes[2]
+    sy, sx, sz = (float(scale[d]) if d < len(scale) else 1.0 for d in (state.y_dim, state.x_dim, z_dim))
+    if not all(s > 0 and math.isfinite(s) for s in (sy, sx, sz)):
+        return Proportions()
+    unit = units[z_dim] if units is not None and len(units) == state.array.ndim else None
+    if unit and unit == units[state.y_dim] == units[state.x_dim]:  # type: ignore[index]
+        return Proportions(sy, sx, sz, unit)
+    return Proportions(sy, sx, min(sy, sx))
 
 
 def request(state: ViewState, point: tuple[int, int, int], z_dim: int, *, max_px: int = MAX_SECTION_PX,
@@ -143,7 +159,7 @@ def request(state: ViewState, point: tuple[int, int, int], z_dim: int, *, max_px
     decoding = state.decoding
     decode = None if decoding is None else decoding.decode
     display = _display(state)
-    label = f"sections through {request_label(arr.path, tuple(at), arr.shape)}"
+    label = f"sections {request_label(arr.path, xz.selection, arr.shape)} and {request_label(arr.path, yz.selection, arr.shape)}"
 
     def work(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
         return tuple(display(_oriented(_read(arr, s, ctx, decode), s, state.channel_dim)) for s in (xz, yz))  # type: ignore[return-value]
@@ -163,10 +179,8 @@ def apply(req: SectionRequest, answer: Answer[Any]) -> Sections | None:
     assert answer.value is not None
     xz, yz = answer.value
     status = f"Read the {req.job.label} in {answer.seconds * 1000:.0f} ms"
-    strided = [s for s in (req.xz, req.yz) if s.step_r > 1 or s.step_c > 1]
-    if strided or req.level:
-        status += f" (level {req.level}, one element every {max(s.step_r for s in (req.xz, req.yz))}" \
-                  f"x{max(s.step_c for s in (req.xz, req.yz))})"
+    if req.level:
+        status += f" (pyramid level {req.level})"
     if answer.failures:
         status += f"; {len(answer.failures)} chunks could not be read"
     return Sections(xz, yz, _rect(req.xz, xz), _rect(req.yz, yz), status)
