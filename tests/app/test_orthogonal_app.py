@@ -91,6 +91,14 @@ def test_toggling_clicking_and_what_the_panels_hold(qtbot, window: MainWindow, s
     np.testing.assert_array_equal(xz, DATA[:, 17, :])
     np.testing.assert_array_equal(main.image, DATA[1])
 
+    window.data.plane.y_combo.setCurrentIndex(0)  # rows z, columns x: the sections run along y
+    xz, yz = sections(qtbot, window)
+    (r, c), z = o.point, window.data.state.indices[1]
+    assert o.z_dim == 1 and o.z_combo.currentText() == "y (24)"
+    np.testing.assert_array_equal(xz, DATA[r, :, :])  # rows y, columns x
+    np.testing.assert_array_equal(yz, DATA[:, :, c])  # rows z, columns y
+    assert o.xz.across.value() == z + 0.5
+
     action(window).trigger()
     assert not o.visible
     action(window).trigger()

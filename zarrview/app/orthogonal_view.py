@@ -130,7 +130,7 @@ class OrthogonalViews(QObject):
         cross where the point is and the sections read again if they changed."""
         state = self.data.state
         choices = ortho.z_choices(state) if state is not None else []
-        if not (self.on and state is not None and choices):
+        if not (self.on and state is not None and choices and 0 not in state.array.shape):
             self._hide()
             return
         assert state is not None
@@ -141,6 +141,9 @@ class OrthogonalViews(QObject):
             rows, cols = state.plane_shape
             r0, r1, c0, c1 = state.region or (0.0, float(rows), 0.0, float(cols))
             self.point, self.shown_for = (int((r0 + r1) / 2), int((c0 + c1) / 2)), which
+            self.drawn = None  # another array or other axes: nothing of the old sections stays
+            self.xz.item.clear()
+            self.yz.item.clear()
         self._show_panels(state)
         row, col = self.point
         req = ortho.request(state, (row, col, state.indices[self.z_dim]), self.z_dim)
