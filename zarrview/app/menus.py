@@ -59,6 +59,10 @@ def build_menus(w: MainWindow) -> None:
     series.toggled.connect(w.series.show)
     view_menu.addAction(series)
     w.series_action = series
+    ortho = QAction("&Orthogonal Views", w, checkable=True, shortcut=QKeySequence("Ctrl+Shift+O"),
+                    toolTip="XZ and YZ sections beside the image of a 3-D or larger array; click to move them")
+    ortho.toggled.connect(w.orthogonal.show)
+    view_menu.addAction(ortho)
     prefs = QAction("&Preferences…", w)
     prefs.setShortcut(QKeySequence.StandardKey.Preferences)
     prefs.triggered.connect(w.edit_preferences)

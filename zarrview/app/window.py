@@ -38,6 +38,7 @@ from .metadata_panel import MetadataPanel
 from .plate_view import show_plate
 from .menus import build_menus
 from .ome_groups import OmeGroupHandler
+from .orthogonal_view import OrthogonalViews
 from .series_panel import SeriesPanel
 from .spatial_overlays import SpatialPresenter
 from .tree.columns import NAME_COLUMN, SHAPE_COLUMN
@@ -134,6 +135,7 @@ class MainWindow(QMainWindow):
         self.data.pixel_clicked.connect(self.series.point_clicked)
         self.data.plane_moved.connect(self.series.plane_moved)
         self.series.shown_changed.connect(self._series_shown)
+        self.orthogonal = OrthogonalViews(self.pool, self.data)
         build_menus(self)
         self.apply_settings()
         geometry = self.settings.value("geometry")

@@ -1,0 +1,132 @@
+"""Orthogonal views in the window, offscreen: View ▸ Orthogonal Views shows the XZ and YZ
+sections of a zarr-python-written volume beside the image, clicks on the image and on the
+panels move the point and the Z slider, the panels hold numpy's sections of the same data,
+and their reads never open a file of the store on the GUI thread."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QAction  # noqa: E402
+
+import zarrview.zarrlib as zl  # noqa: E402
+from zarrview.app.orthogonal_view import SectionPanel  # noqa: E402
+from zarrview.app.shortcuts import shortcut_rows  # noqa: E402
+from zarrview.app.window import MainWindow  # noqa: E402
+from zarrview.zarrlib.storage import LocalStore  # noqa: E402
+
+from monkey.health import GuiThreadIO, Problems  # noqa: E402
+from store_wrappers import CountingStore  # noqa: E402
+from test_app import _settle, window  # noqa: E402, F401
+
+DATA = np.random.default_rng(5).standard_normal((8, 24, 32)).astype("f4")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ortho") / "s.zarr"
+    g = zarr.open_group(root, mode="w")
+    g.create_array("vol", shape=DATA.shape, chunks=(2, 8, 8), dtype="f4", dimension_names=["z", "y", "x"])[...] = DATA
+    g.create_array("flat", shape=(5, 6), chunks=(5, 6), dtype="i2")[...] = np.arange(30).reshape(5, 6)
+    return root
+
+
+def action(w: MainWindow) -> QAction:
+    view = next(a.menu() for a in w.menuBar().actions() if a.text() == "&View")
+    return next(a for a in view.actions() if a.text() == "&Orthogonal Views")
+
+
+def press(qtbot, panel, x: float, y: float) -> None:  # type: ignore[no-untyped-def]
+    """A left click where data coordinates (x, y) of ``panel`` (the image's or a section's) are."""
+    plot = panel.plot if isinstance(panel, SectionPanel) else panel.view
+    view = panel if isinstance(panel, SectionPanel) else panel.ui.graphicsView
+    scene = plot.getViewBox().mapViewToScene(QPointF(x, y))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(scene))
+
+
+def sections(qtbot, w: MainWindow) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    _settle(qtbot, w)
+    o = w.orthogonal
+    qtbot.waitUntil(lambda: o.pending is None and o.xz.item.image is not None, timeout=10000)
+    return o.xz.item.image, o.yz.item.image
+
+
+def test_toggling_clicking_and_what_the_panels_hold(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(f"{store}::/vol", plane={0: 3})
+    _settle(qtbot, window)
+    o = window.orthogonal
+    assert not o.visible
+    assert shortcut_rows(window).count(("View ▸ Orthogonal Views", "Ctrl+Shift+O")) == 1  # Help ▸ Keyboard Shortcuts
+    action(window).trigger()
+    xz, yz = sections(qtbot, window)
+    assert o.visible and o.point == (12, 16)  # the centre of the plane
+    np.testing.assert_array_equal(xz, DATA[:, 12, :])
+    np.testing.assert_array_equal(yz, DATA[:, :, 16].T)
+    main = window.data.image.getImageItem()
+    assert np.allclose(o.xz.item.levels, main.levels) and o.yz.item.lut is main.lut  # drawn as the image is
+
+    press(qtbot, window.data.image, 9.5, 5.5)  # column 9, row 5 of the image
+    xz, yz = sections(qtbot, window)
+    assert o.point == (5, 9) and o.cross[0].value() == 5.5 and o.cross[1].value() == 9.5
+    np.testing.assert_array_equal(xz, DATA[:, 5, :])
+    np.testing.assert_array_equal(yz, DATA[:, :, 9].T)
+
+    press(qtbot, o.xz, 20.5, 6.5)  # the XZ panel: column 20, Z 6
+    xz, yz = sections(qtbot, window)
+    assert window.data.state.indices[0] == 6 and window.data.plane.sliders[0][1].value() == 6
+    np.testing.assert_array_equal(main.image, DATA[6])
+    np.testing.assert_array_equal(yz, DATA[:, :, 20].T)
+    assert o.xz.across.value() == 6.5 and o.yz.down.value() == 6.5
+
+    press(qtbot, o.yz, 1.5, 17.5)  # the YZ panel: Z 1, row 17
+    xz, yz = sections(qtbot, window)
+    assert window.data.state.indices[0] == 1 and o.point == (17, 20)
+    np.testing.assert_array_equal(xz, DATA[:, 17, :])
+    np.testing.assert_array_equal(main.image, DATA[1])
+
+    window.data.plane.y_combo.setCurrentIndex(0)  # rows z, columns x: the sections run along y
+    xz, yz = sections(qtbot, window)
+    (r, c), z = o.point, window.data.state.indices[1]
+    assert o.z_dim == 1 and o.z_combo.currentText() == "y (24)"
+    np.testing.assert_array_equal(xz, DATA[r, :, :])  # rows y, columns x
+    np.testing.assert_array_equal(yz, DATA[:, :, c])  # rows z, columns y
+    assert o.xz.across.value() == z + 0.5
+
+    action(window).trigger()
+    assert not o.visible
+    action(window).trigger()
+    assert o.visible
+    window.open_location(f"{store}::/flat")  # two dimensions: no section to show
+    _settle(qtbot, window)
+    assert not o.visible
+
+
+def test_section_reads_run_off_the_gui_thread(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "data"
+    zarr.create_array(folder / "v", shape=DATA.shape, chunks=(2, 8, 8), dtype="f4")[...] = DATA
+    counting = CountingStore(LocalStore(folder / "v"))
+    arr = zl.open(counting)  # the test opens it; the window only reads it
+    problems = Problems()
+    io = GuiThreadIO(folder, problems)
+    try:
+        window.data.set_array(arr)
+        _settle(qtbot, window)
+        action(window).trigger()
+        sections(qtbot, window)
+        counting.reset()
+        press(qtbot, window.data.image, 30.5, 2.5)
+        xz, yz = sections(qtbot, window)
+    finally:
+        io.close()
+    assert problems.items == []
+    np.testing.assert_array_equal(xz, DATA[:, 2, :])
+    np.testing.assert_array_equal(yz, DATA[:, :, 30].T)
+    # the last Z chunk of row 2 and of column 30: read for the sections (the plane shown is Z 0)
+    assert {"c/3/0/0", "c/3/0/3", "c/3/2/3"} <= set(counting.chunk_keys())

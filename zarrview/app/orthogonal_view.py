@@ -1,0 +1,340 @@
+"""Orthogonal views beside the image: the XZ section below it and the YZ section to its right,
+through a point of the plane, as in Fiji's and napari's orthogonal views.
+
+The panels live in the image pane's own grid (between the image and its histogram), so that
+the XZ panel shares the image's x axis and the YZ panel its y axis (pyqtgraph's ``setXLink``
+and ``setYLink``: panning or zooming one moves the other). A cross marks the point on all
+three: on the image at (row, column), on the sections at the row or column and at the Z slider.
+
+The point moves on a click, not on hover: hovering would change the sections while the mouse
+travels across the image to reach them. A click on the image moves the point; a click on the
+XZ panel moves the column and the Z slider, one on the YZ panel the row and the Z slider. The
+sections are read on their own lane (newest only, the previous read cancelled) through the
+view model (``viewing.image.orthogonal``); nothing is read on the GUI thread. They are drawn
+through the image's levels and lookup table, which they follow when the histogram or colour
+map changes, and in physical proportions where the image has pixel sizes (OME-Zarr).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QRectF, Qt
+from PySide6.QtWidgets import QComboBox, QLabel, QVBoxLayout, QWidget
+
+from ..scheduling import Answer, WorkerPool
+from ..viewing.image import orthogonal as ortho
+from ..viewing.image.axes import dim_names
+from ..viewing.image.state import ViewState
+from ..viewing.ome.view import symbol
+from .bridge import gui_lane
+
+if TYPE_CHECKING:
+    from .data_view import DataView
+
+#: the share of the pane's height (width) the XZ (YZ) panel takes at least and at most
+PANEL_SHARE = (0.15, 0.5)
+CROSS_PEN = pg.mkPen((255, 220, 0, 200), width=1, style=Qt.PenStyle.DashLine)
+
+
+class SectionPanel(pg.PlotWidget):
+    """One section: its image, the cross over it, and its clicks reported in panel coordinates."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = self.getPlotItem()
+        self.plot.invertY(True)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.item = pg.ImageItem()
+        self.plot.addItem(self.item)
+        self.across = pg.InfiniteLine(angle=0, pen=CROSS_PEN, movable=False)
+        self.down = pg.InfiniteLine(angle=90, pen=CROSS_PEN, movable=False)
+        for line in (self.across, self.down):
+            line.setZValue(50)
+            self.plot.addItem(line)
+        self.clicked = lambda x, y: None
+        self.scene().sigMouseClicked.connect(self._clicked)
+
+    def _clicked(self, event: Any) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or event.double() or self.item.image is None:
+            return
+        p = self.plot.getViewBox().mapSceneToView(event.scenePos())
+        self.clicked(p.x(), p.y())
+
+
+class OrthogonalViews(QObject):
+    """``show(on)`` from the View menu. While on and the array shown has a dimension on a
+    slider, the panels follow the data view: its clicks, its sliders and every plane it shows."""
+
+    def __init__(self, pool: WorkerPool, data: DataView) -> None:
+        super().__init__(data)
+        self.data = data
+        self.pane = data.image
+        self.on = False
+        self.lane = gui_lane(pool, self, "orthogonal sections")
+        self.xz = SectionPanel()
+        self.yz = SectionPanel()
+        self.z_combo = QComboBox()
+        self.z_combo.setToolTip("The dimension the sections run along")
+        self.z_combo.currentIndexChanged.connect(self._z_picked)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        self.corner = QWidget()
+        lay = QVBoxLayout(self.corner)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(QLabel("Sections along"))
+        lay.addWidget(self.z_combo)
+        lay.addWidget(self.note, 1)
+        self.cross = (pg.InfiniteLine(angle=0, pen=CROSS_PEN, movable=False),
+                      pg.InfiniteLine(angle=90, pen=CROSS_PEN, movable=False))
+        #: (row, column) of the point in level-0 indices of the plane, and the array it is of
+        self.point: tuple[int, int] | None = None
+        self.z_dim: int | None = None
+        self.shown_for: tuple[Any, ...] | None = None  # (array, rows dim, columns dim) of the point
+        self.pending: ortho.SectionRequest | None = None
+        self.drawn: ortho.SectionRequest | None = None
+        self._arranged = False
+        #: the physical size of a level-0 element along rows, columns and Z
+        self.sizes = ortho.Proportions()
+        self._laid_out: tuple[Any, ...] | None = None
+        for panel, linked in ((self.xz, "sigXRangeChanged"), (self.yz, "sigYRangeChanged")):
+            vb = panel.plot.getViewBox()
+            vb.disableAutoRange()
+            getattr(vb, linked).connect(lambda *_, p=panel: self._fit_z(p))
+            vb.sigResized.connect(lambda *_, p=panel: self._fit_z(p))
+        self.xz.clicked = lambda x, z: self._moved(col=x, z=z)
+        self.yz.clicked = lambda z, y: self._moved(row=y, z=z)
+        data.loaded.connect(self.refresh)
+        data.plane_moved.connect(self.refresh)
+        data.pixel_clicked.connect(lambda row, col: self._moved(row=row, col=col))
+        hist = self.pane.ui.histogram.item
+        hist.sigLevelsChanged.connect(lambda *_: self._follow_levels())
+        hist.sigLookupTableChanged.connect(lambda *_: self._follow_levels())
+
+    # -- the menu's side ----------------------------------------------------------------------
+    def show(self, on: bool = True) -> None:
+        self.on = on
+        if on:
+            self._arrange()
+        self.refresh()
+
+    @property
+    def visible(self) -> bool:
+        return self.xz.isVisible()
+
+    # -- following the data view --------------------------------------------------------------
+    def refresh(self) -> None:
+        """The panels as the data view's state asks: hidden when off or without a Z, else the
+        cross where the point is and the sections read again if they changed."""
+        state = self.data.state
+        choices = ortho.z_choices(state) if state is not None else []
+        if not (self.on and state is not None and choices and 0 not in state.array.shape):
+            self._hide()
+            return
+        assert state is not None
+        self._offer(state, choices)
+        assert self.z_dim is not None
+        which = (state.array, state.y_dim, state.x_dim)
+        if self.point is None or self.shown_for != which:
+            rows, cols = state.plane_shape
+            r0, r1, c0, c1 = state.region or (0.0, float(rows), 0.0, float(cols))
+            self.point, self.shown_for = (int((r0 + r1) / 2), int((c0 + c1) / 2)), which
+            self.drawn = None  # another array or other axes: nothing of the old sections stays
+            self.xz.item.clear()
+            self.yz.item.clear()
+        self._show_panels(state)
+        row, col = self.point
+        req = ortho.request(state, (row, col, state.indices[self.z_dim]), self.z_dim)
+        self._place_cross(req.point)
+        if self.pending is not None and req.key == self.pending.key or self.pending is None and \
+                self.drawn is not None and req.key == self.drawn.key:
+            return
+        self.pending = req
+        self.note.setText(f"Reading the {req.job.label}…")
+        self.lane.submit(req.job, lambda answer: self._answered(req, answer))
+
+    def _moved(self, row: float | None = None, col: float | None = None, z: float | None = None) -> None:
+        """A click on the image or a panel: the point (and the Z slider) move there."""
+        state = self.data.state
+        if not self.on or state is None or self.point is None or self.z_dim is None:
+            return
+        rows, cols = state.plane_shape
+        r = self.point[0] if row is None else int(row // 1)
+        c = self.point[1] if col is None else int(col // 1)
+        if not (0 <= r < rows and 0 <= c < cols):
+            return
+        self.point = (r, c)
+        if z is not None and 0 <= int(z // 1) < state.array.shape[self.z_dim] and int(z // 1) != state.indices[self.z_dim]:
+            self.data.set_index(self.z_dim, int(z // 1))  # the slider moves, and the plane_moved refreshes
+        else:
+            self.refresh()
+
+    def _offer(self, state: ViewState, choices: list[int]) -> None:
+        """The Z picker lists the dimensions on a slider; the one picked stays while it is there."""
+        names = dim_names(state.array, state.axis_names)
+        items = [(f"{names[d]} ({state.array.shape[d]})", d) for d in choices]
+        current = [(self.z_combo.itemText(i), self.z_combo.itemData(i)) for i in range(self.z_combo.count())]
+        if self.z_dim not in choices:
+            self.z_dim = ortho.default_z(state)
+        if items != current:
+            self.z_combo.blockSignals(True)
+            self.z_combo.clear()
+            for text, d in items:
+                self.z_combo.addItem(text, d)
+            self.z_combo.blockSignals(False)
+        self.z_combo.blockSignals(True)
+        self.z_combo.setCurrentIndex(max(0, self.z_combo.findData(self.z_dim)))
+        self.z_combo.blockSignals(False)
+
+    def _z_picked(self, index: int) -> None:
+        d = self.z_combo.itemData(index)
+        if isinstance(d, int) and d != self.z_dim:
+            self.z_dim = d
+            self.drawn = None
+            self.refresh()
+
+    # -- answers ---------------------------------------------------------------------------
+    def _answered(self, req: ortho.SectionRequest, answer: Answer[Any]) -> None:
+        if req is not self.pending:
+            return
+        self.pending = None
+        got = ortho.apply(req, answer)
+        if got is None:  # cancelled: what is drawn stays
+            self.note.setText("Sections not read (cancelled)" if answer.cancelled else "")
+            return
+        self.note.setText(got.message or got.status)
+        if got.xz is None or got.yz is None:
+            self.xz.item.clear()
+            self.yz.item.clear()
+            return
+        first = self.drawn is None or self.drawn.z_dim != req.z_dim or self.drawn.key[0] != req.key[0] \
+            or self.xz.item.image is None
+        self.drawn = req
+        for panel, image, rect in ((self.xz, got.xz, got.xz_rect), (self.yz, got.yz, got.yz_rect)):
+            panel.item.setImage(image, autoLevels=False)
+            panel.item.setRect(QRectF(*rect))
+        self._follow_levels()
+        if first:
+            self._centre(got)
+
+    def _centre(self, got: ortho.Sections) -> None:
+        """Z in the middle of each panel, at the scale the linked axis gives it."""
+        _, z0, _, zh = got.xz_rect
+        self._fit_z(self.xz, z0 + zh / 2)
+        z0, _, zw, _ = got.yz_rect
+        self._fit_z(self.yz, z0 + zw / 2)
+
+    def _fit_z(self, panel: SectionPanel, centre: float | None = None) -> None:
+        """The panel's Z axis at the scale its linked axis has, in physical proportion (a micron
+        as long across as down), around ``centre`` (else where it is). Z is set by hand, not by
+        pyqtgraph's aspect lock, which would as soon change the linked axis and so the image's."""
+        vb = panel.plot.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        w, h = vb.width(), vb.height()
+        sy, sx, sz = self.sizes.rows, self.sizes.cols, self.sizes.z
+        if panel is self.xz and x1 > x0 and w > 0:  # Z down, columns across
+            span = h / (w / (x1 - x0) * sz / sx)
+            c = (y0 + y1) / 2 if centre is None else centre
+            vb.setYRange(c - span / 2, c + span / 2, padding=0)
+        elif panel is self.yz and y1 > y0 and h > 0:  # rows down, Z across
+            span = w / (h / (y1 - y0) * sz / sy)
+            c = (x0 + x1) / 2 if centre is None else centre
+            vb.setXRange(c - span / 2, c + span / 2, padding=0)
+
+    def _follow_levels(self) -> None:
+        """The sections through the image's own levels and lookup table."""
+        main = self.pane.getImageItem()
+        for panel in (self.xz, self.yz):
+            if panel.item.image is None:
+                continue
+            if main.levels is not None:
+                panel.item.setLevels(main.levels)
+            if panel.item.lut is not main.lut:
+                panel.item.setLookupTable(main.lut)
+
+    # -- layout ----------------------------------------------------------------------------
+    def _arrange(self) -> None:
+        """Once: the image, then the YZ panel, then the histogram; the XZ panel and the Z picker
+        under the first two. The pane's unused ROI and menu buttons leave the grid."""
+        if self._arranged:
+            return
+        self._arranged = True
+        ui = self.pane.ui
+        grid = ui.gridLayout
+        for w in (ui.graphicsView, ui.histogram, ui.roiBtn, ui.menuBtn):
+            grid.removeWidget(w)
+        grid.addWidget(ui.graphicsView, 0, 0)
+        grid.addWidget(self.yz, 0, 1)
+        grid.addWidget(ui.histogram, 0, 2, 2, 1)
+        grid.addWidget(self.xz, 1, 0)
+        grid.addWidget(self.corner, 1, 1)
+        for w in (self.xz, self.yz, self.corner):
+            w.hide()
+
+    def _show_panels(self, state: ViewState) -> None:
+        """The panels shown, sized and labelled for the plane and Z (again only when they change)."""
+        assert self.z_dim is not None
+        image = self.data.ome
+        units = [a.unit for a in image.first.axes] if image is not None and image.multiscales else None
+        sizes = ortho.proportions(state, self.z_dim, units)
+        layout = (state.array, state.y_dim, state.x_dim, self.z_dim, sizes)
+        grid = self.pane.ui.gridLayout
+        if layout != self._laid_out:
+            self._laid_out, self.sizes = layout, sizes
+            rows, cols = state.plane_shape
+            depth = state.array.shape[self.z_dim] * sizes.z
+            lo, hi = PANEL_SHARE
+            down = min(hi, max(lo, depth / (depth + rows * sizes.rows)))
+            across = min(hi, max(lo, depth / (depth + cols * sizes.cols)))
+            grid.setRowStretch(0, round(1000 * (1 - down)))
+            grid.setRowStretch(1, round(1000 * down))
+            grid.setColumnStretch(0, round(1000 * (1 - across)))
+            grid.setColumnStretch(1, round(1000 * across))
+            name = dim_names(state.array, state.axis_names)[self.z_dim]
+            label = f"{name} ({symbol(sizes.z_unit)})" if sizes.z_unit else name
+            for plot, side in ((self.xz.plot, "left"), (self.yz.plot, "bottom")):
+                plot.setLabel(side, label)
+                plot.getAxis(side).setScale(sizes.z if sizes.z_unit else 1.0)  # ticks in µm where Z is in µm
+            self.xz.plot.hideAxis("bottom")
+            self.yz.plot.hideAxis("left")
+        if not self.xz.isVisible():
+            (x0, x1), (y0, y1) = self.pane.view.viewRange()
+            for w in (self.xz, self.yz, self.corner):
+                w.show()
+            grid.activate()  # the image shrinks now, and keeps showing what it showed
+            self.pane.view.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+            self.xz.plot.setXLink(self.pane.view)
+            self.yz.plot.setYLink(self.pane.view)
+            for line in self.cross:
+                line.setZValue(50)
+                self.pane.view.addItem(line)
+
+    def _hide(self) -> None:
+        self.lane.discard()
+        self.pending = None
+        if not self._arranged or not self.xz.isVisible():
+            return
+        (x0, x1), (y0, y1) = self.pane.view.viewRange()
+        for w in (self.xz, self.yz, self.corner):
+            w.hide()
+        self.xz.plot.setXLink(None)
+        self.yz.plot.setYLink(None)
+        for line in self.cross:
+            self.pane.view.removeItem(line)
+        self._laid_out = None
+        grid = self.pane.ui.gridLayout
+        grid.setRowStretch(1, 0)
+        grid.setColumnStretch(1, 0)
+        grid.activate()
+        self.pane.view.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+
+    def _place_cross(self, point: tuple[int, int, int]) -> None:
+        row, col, z = (v + 0.5 for v in point)
+        self.cross[0].setPos(row)
+        self.cross[1].setPos(col)
+        self.xz.across.setPos(z)
+        self.xz.down.setPos(col)
+        self.yz.across.setPos(row)
+        self.yz.down.setPos(z)
