@@ -1,0 +1,130 @@
+"""Line profiles and region statistics checked against numpy on the arrays zarr-python wrote
+(nearest-neighbour samples of the same line; nanmin/nanmax/nanmean/nanstd and NaN and fill
+counts of the same rectangle) and against xarray's decoding of a CF-packed variable."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import xarray as xr
+import zarr
+
+import zarrview.zarrlib as zl
+from zarrview.scheduling import Context
+from zarrview.viewing import initial_state
+from zarrview.viewing.analysis import profile, stats
+from zarrview.viewing.analysis.plane import AnalysisError, Block
+from zarrview.viewing.cf.view import read_cf
+from zarrview.viewing.image.state import ViewState
+from zarrview.zarrlib import CancelToken, ChunkCache
+
+from cf_datasets import write_cf_dataset
+
+
+def _run(job: Any, cancel: CancelToken | None = None) -> Any:
+    return job.work(Context(cancel or CancelToken(), ChunkCache(1 << 24)))
+
+
+def _state(path: Path, data: np.ndarray, chunks: tuple[int, ...], fill_value: Any = None,
+           plane: dict[int, int] | None = None) -> ViewState:
+    arr = zarr.create_array(path, shape=data.shape, chunks=chunks, dtype=data.dtype, fill_value=fill_value)
+    arr[...] = data
+    return initial_state(zl.open(path), plane)  # type: ignore[arg-type]
+
+
+def _truth_profile(data: np.ndarray, line: profile.Line) -> np.ndarray:
+    """numpy's nearest-neighbour samples, one per pixel of length: the element holding each point."""
+    (r0, c0), (r1, c1) = line
+    n = max(2, math.ceil(math.hypot(r1 - r0, c1 - c0)) + 1)
+    t = np.linspace(0, 1, n)
+    r, c = np.floor(r0 + t * (r1 - r0)).astype(int), np.floor(c0 + t * (c1 - c0)).astype(int)
+    ok = (r >= 0) & (r < data.shape[0]) & (c >= 0) & (c < data.shape[1])
+    return data[r[ok], c[ok]]
+
+
+@pytest.mark.parametrize("line", [((0.5, 0.5), (44.2, 61.7)), ((40.0, 3.3), (2.0, 60.9)),
+                                  ((10.5, -5.0), (10.5, 80.0)), ((3.0, 7.0), (3.2, 7.1))])
+def test_a_profile_holds_numpys_nearest_neighbour_samples(tmp_path: Path, line: profile.Line) -> None:
+    data = np.random.default_rng(3).integers(0, 60000, (2, 45, 62), dtype="u2")
+    state = _state(tmp_path / "a", data, (1, 16, 16), plane={0: 1})
+    got = _run(profile.request(state, line))
+    truth = _truth_profile(data[1], line)
+    np.testing.assert_array_equal(got.values, truth)
+    assert got.distance_unit == "pixels" and got.distance[0] >= 0
+    assert np.all(np.diff(got.distance) <= 1.0 + 1e-9)  # about one sample per pixel
+
+
+def test_a_profile_measures_in_the_pixel_size_and_rejects_a_line_outside(tmp_path: Path) -> None:
+    data = np.arange(30 * 40, dtype="f4").reshape(30, 40)
+    state = _state(tmp_path / "a", data, (10, 10))
+    got = _run(profile.request(state, ((0.0, 0.0), (24.0, 32.0)), ((0.5, 0.5), "µm")))
+    assert got.distance_unit == "µm" and got.distance[-1] == pytest.approx(20.0)  # 40 pixels of 0.5 µm
+    with pytest.raises(AnalysisError):
+        _run(profile.request(state, ((-9.0, -9.0), (-1.0, -3.0))))
+
+
+def _truth_stats(values: np.ndarray, raw: np.ndarray, fills: list[float]) -> dict[str, Any]:
+    return {"min": np.nanmin(values), "max": np.nanmax(values), "mean": np.nanmean(values.astype("f8")),
+            "std": np.nanstd(values.astype("f8")), "nan": int(np.isnan(values).sum()) if values.dtype.kind == "f" else 0,
+            "fill": int(np.isin(raw, fills).sum())}
+
+
+def _assert_stats(got: stats.RegionStats, want: dict[str, Any], rtol: float = 1e-12) -> None:
+    assert got.minimum == pytest.approx(want["min"], rel=rtol) and got.maximum == pytest.approx(want["max"], rel=rtol)
+    assert got.mean == pytest.approx(want["mean"], rel=rtol) and got.std == pytest.approx(want["std"], rel=1e-9)
+    assert got.nan == want["nan"] and got.fill == want["fill"]
+
+
+@pytest.mark.parametrize("box", [Block(3, 57, 5, 70), Block(0, 60, 0, 75), Block(40, 60, 60, 75), Block(7, 8, 9, 10)])
+def test_uint16_statistics_equal_numpys_over_chunks_and_edge_chunks(tmp_path: Path, box: Block) -> None:
+    data = np.random.default_rng(5).integers(30000, 30004, (60, 75), dtype="u2")  # a spread of ~1 around 30,000
+    data[::7, ::3] = 7  # the fill value
+    state = _state(tmp_path / "a", data, (16, 16), fill_value=7)
+    got = _run(stats.request(state, box, limit=300))  # blocks of one chunk: the read is in many pieces
+    part = data[box.r0:box.r1, box.c0:box.c1]
+    _assert_stats(got, _truth_stats(part, part, [7]))
+    assert got.count == part.size and isinstance(got.minimum, int)
+
+
+def test_float_statistics_count_nan_and_fill_values(tmp_path: Path) -> None:
+    data = np.random.default_rng(6).normal(5.0, 2.0, (50, 41)).astype("f4")
+    data[::5, ::4] = np.nan
+    data[1::9, 2::7] = -9999.0
+    state = _state(tmp_path / "a", data, (12, 10), fill_value=-9999.0)
+    box = Block(2, 49, 3, 38)
+    got = _run(stats.request(state, box, limit=500))
+    part = data[2:49, 3:38]
+    _assert_stats(got, _truth_stats(part, part, [-9999.0]), rtol=1e-6)
+    assert got.count == int(np.isfinite(part).sum()) and got.total == part.size
+
+
+def test_blocks_stay_bounded_and_cover_the_box(tmp_path: Path) -> None:
+    state = _state(tmp_path / "a", np.zeros((100, 100), "u1"), (64, 64))
+    for limit in (10, 4096, 50000):
+        parts = stats.blocks(state, Block(5, 99, 1, 97), limit)
+        assert max(p.size for p in parts) <= max(limit, 1) and sum(p.size for p in parts) == 94 * 96
+
+
+def test_statistics_of_a_cf_packed_variable_are_in_xarrays_decoded_units(tmp_path: Path) -> None:
+    store = write_cf_dataset(tmp_path / "cf.zarr", 2, consolidated=False)
+    arr = zl.open(store)["t2m"]
+    state = initial_state(arr).with_(cf=read_cf(arr))  # type: ignore[arg-type]
+    decoded = xr.open_zarr(store, consolidated=False)["t2m"].values
+    raw = zarr.open_array(store / "t2m")[...]
+    box = Block(1, 5, 2, 7)
+    got = _run(stats.request(state, box, limit=4))
+    want = _truth_stats(decoded[1:5, 2:7], raw[1:5, 2:7], [-32767])
+    _assert_stats(got, want, rtol=1e-9)
+    assert got.value_unit == "K" and ("mean", f"{want['mean']:.6g} K") in stats.rows_of(got)
+
+
+def test_a_cancelled_read_stops_between_blocks(tmp_path: Path) -> None:
+    state = _state(tmp_path / "a", np.ones((40, 40), "f4"), (10, 10))
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(zl.ReadCancelled):
+        _run(stats.request(state, Block(0, 40, 0, 40), limit=100), token)

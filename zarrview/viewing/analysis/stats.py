@@ -1,0 +1,195 @@
+"""Statistics of a rectangle of the plane, read at full resolution from level 0 in bounded blocks.
+
+A rectangle can be the whole of a 100,000-pixel-wide plane, so it is never read at once: it is
+cut into blocks of whole chunks (at most ``BLOCK_ELEMENTS`` elements each, split further where
+one chunk is bigger), read one after another, and folded into running totals. The mean and
+spread are merged per block by Chan's pairwise rule (count, mean and the sum of squared
+deviations) rather than from a running sum of squares, which loses every digit of a standard
+deviation of 1 around a mean of 30,000 in float64.
+
+The values are those the view shows: CF-decoded where it decodes (a masked value is then NaN),
+complex reduced by its mode, every channel of a colour dimension together. ``count`` is the
+values that are not NaN (the min, max, mean and std are of these), ``nan`` those that are;
+``fill`` counts the stored values equal to a fill value (the array's ``fill_value`` and the CF
+``_FillValue`` and ``missing_value``, NaN fills excepted: those are NaN), decoded or not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...scheduling import Context, Job
+from ..cf.values import value_coding
+from ..image.readout import format_value
+from ..image.state import ViewState
+from .plane import AnalysisError, Block, plane_name, read_block, value_heading
+
+#: the most elements one block of a rectangle holds (32 MB of float64 values)
+BLOCK_ELEMENTS = 1 << 22
+
+
+@dataclass
+class Running:
+    """Totals folded block by block: exact min and max in the values' own type, Chan's merge
+    of count, mean and squared deviations for the mean and spread."""
+
+    count: int = 0
+    nan: int = 0
+    fill: int = 0
+    minimum: float | int | None = None
+    maximum: float | int | None = None
+    mean: float = 0.0
+    m2: float = 0.0
+
+    def add(self, shown: np.ndarray, fills: int) -> None:
+        flat = shown.reshape(-1)
+        self.fill += fills
+        if flat.dtype.kind == "f":
+            missing = np.isnan(flat)
+            nans = int(missing.sum())
+            self.nan += nans
+            if nans:
+                flat = flat[~missing]
+        n = int(flat.size)
+        if not n:
+            return
+        lo, hi = flat.min().item(), flat.max().item()
+        self.minimum = lo if self.minimum is None else min(self.minimum, lo)
+        self.maximum = hi if self.maximum is None else max(self.maximum, hi)
+        with np.errstate(invalid="ignore", over="ignore"):
+            mean = float(flat.mean(dtype=np.float64))
+            m2 = float(np.square(flat.astype(np.float64) - mean).sum())
+            total = self.count + n
+            delta = mean - self.mean
+            self.mean += delta * n / total
+            self.m2 += m2 + delta * delta * self.count * n / total
+        self.count = total
+
+
+@dataclass(frozen=True)
+class RegionStats:
+    block: Block
+    count: int
+    nan: int
+    fill: int
+    minimum: float | int | None
+    maximum: float | int | None
+    mean: float | None
+    #: the population standard deviation (numpy's ``nanstd``, ``ddof=0``)
+    std: float | None
+    title: str
+    value_name: str
+    value_unit: str
+    fill_values: tuple[float | int, ...] = field(default=())
+
+    @property
+    def total(self) -> int:
+        return self.count + self.nan
+
+
+def fill_values(state: ViewState) -> tuple[float | int, ...]:
+    """The stored values counted as fill: the array's ``fill_value`` and its CF fills, no NaN."""
+    arr = state.array
+    found: list[float | int] = []
+    candidates = [arr.fill_value, *value_coding(arr).fill_values]
+    for value in candidates:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            continue
+        if isinstance(value, (float, np.floating)) and math.isnan(value):
+            continue
+        if value not in found:
+            found.append(value.item() if isinstance(value, np.generic) else value)
+    return tuple(found)
+
+
+def count_fills(raw: np.ndarray, fills: tuple[float | int, ...]) -> int:
+    """Stored values of ``raw`` equal to one of ``fills``; a fill beyond a signed type's range
+    is matched against its unsigned reading (a CF ``_Unsigned`` byte's 255)."""
+    if raw.dtype.kind not in "iuf" or not fills:
+        return 0
+    hit = np.zeros(raw.shape, bool)
+    for fill in fills:
+        data = raw
+        if raw.dtype.kind == "i" and not np.iinfo(raw.dtype).min <= fill <= np.iinfo(raw.dtype).max:
+            data = raw.view(raw.dtype.str.replace("i", "u"))
+            if not 0 <= fill <= np.iinfo(data.dtype).max:
+                continue
+        elif raw.dtype.kind == "u" and not 0 <= fill <= np.iinfo(raw.dtype).max:
+            continue
+        hit |= data == fill
+    return int(hit.sum())
+
+
+def blocks(state: ViewState, box: Block, limit: int = BLOCK_ELEMENTS) -> list[Block]:
+    """``box`` cut along chunk boundaries into blocks of at most ``limit`` elements (per channel
+    of a colour dimension, whose channels each block reads whole)."""
+    chunks = state.array.typical_chunks
+    channels = 1 if state.channel_dim is None else max(1, state.array.shape[state.channel_dim])
+    limit = max(1, limit // channels)
+    cy, cx = max(1, chunks[state.y_dim]), max(1, chunks[state.x_dim])
+    if cy * cx > limit:  # one chunk is already too big: rows of it (or parts of rows)
+        cx = min(cx, limit)
+        cy = max(1, limit // cx)
+    else:
+        k = max(1, math.isqrt(limit // (cy * cx)))
+        cy, cx = cy * k, cx * max(1, limit // (cy * k * cx))
+    out = []
+    for r in range((box.r0 // cy) * cy, box.r1, cy):
+        for c in range((box.c0 // cx) * cx, box.c1, cx):
+            out.append(Block(max(r, box.r0), min(r + cy, box.r1), max(c, box.c0), min(c + cx, box.c1)))
+    return out
+
+
+def clamp(state: ViewState, box: Block) -> Block:
+    """``box`` within the plane; AnalysisError where nothing of it is inside."""
+    rows, cols = state.plane_shape
+    inside = Block(max(0, box.r0), min(rows, box.r1), max(0, box.c0), min(cols, box.c1))
+    if inside.r1 <= inside.r0 or inside.c1 <= inside.c0:
+        raise AnalysisError("the rectangle lies outside the plane")
+    return inside
+
+
+def request(state: ViewState, box: Block, limit: int = BLOCK_ELEMENTS) -> Job[RegionStats]:
+    """A job reading rows ``box.r0:box.r1`` and columns ``box.c0:box.c1`` of the plane (clamped
+    to it) block by block, reporting progress per block and stopping between blocks on cancel."""
+    name, unit = value_heading(state)
+    title = plane_name(state)
+    fills = fill_values(state)
+
+    def work(ctx: Context) -> RegionStats:
+        inside = clamp(state, box)
+        parts = blocks(state, inside, limit)
+        running = Running()
+        for done, block in enumerate(parts):
+            ctx.cancel.raise_if_cancelled()
+            raw, shown = read_block(state, block, ctx)
+            running.add(shown, count_fills(raw, fills))
+            if ctx.progress is not None:
+                ctx.progress(done + 1, len(parts))
+        n = running.count
+        return RegionStats(inside, n, running.nan, running.fill, running.minimum, running.maximum,
+                           running.mean if n else None, math.sqrt(max(running.m2, 0.0) / n) if n else None,
+                           title, name, unit, fills)
+
+    return Job(work, f"statistics of {title}[{box.r0}:{box.r1}, {box.c0}:{box.c1}]")
+
+
+def rows_of(stats: RegionStats) -> list[tuple[str, str]]:
+    """The panel's lines: (what, value with its units)."""
+    unit = f" {stats.value_unit}" if stats.value_unit else ""
+
+    def number(v: float | int | None) -> str:
+        if v is None:
+            return "–"
+        return (format_value(v) if isinstance(v, int) else f"{v:.6g}") + unit
+
+    b = stats.block
+    fills = ", ".join(format_value(f) for f in stats.fill_values) or "none"
+    return [("region", f"rows {b.r0:,}–{b.r1 - 1:,}, columns {b.c0:,}–{b.c1 - 1:,}"),
+            ("min", number(stats.minimum)), ("max", number(stats.maximum)),
+            ("mean", number(stats.mean)), ("std", number(stats.std)),
+            ("values", f"{stats.count:,}"), ("NaN", f"{stats.nan:,}"),
+            (f"fill ({fills})", f"{stats.fill:,}")]
