@@ -33,6 +33,7 @@ from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slid
 from .colour_map_control import ColourMapControl, colour_control
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
+from .analysis_tools import AnalysisTools
 from .anndata_views import AnnDataViews
 from .other_views import OtherViews
 from .cf_presenter import CFPresenter
@@ -101,6 +102,9 @@ class DataView(QWidget):
         self._prefetch_timer.setInterval(PREFETCH_DELAY_MS)
         self._prefetch_timer.timeout.connect(self._run_prefetch)
         self.physical = PhysicalSpace(self.image)
+        #: line profiles and region statistics, in a panel under the image (``app/analysis_tools.py``)
+        self.analysis = AnalysisTools(pool, self.image, lambda: self.state, self._pixel_size, self)
+        layout.addWidget(self.analysis.panel)
         self._variables = gui_lane(pool, self, "pyramid variable")  # another band of a GeoZarr pyramid
         self._pyramid_group: Group | None = None  # the GeoZarr pyramid shown, for its band picker
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
@@ -420,6 +424,11 @@ class DataView(QWidget):
         r0, r1, c0, c1 = region
         return h / max(1, r1 - r0), w / max(1, c1 - c0)
 
+    def _pixel_size(self) -> tuple[tuple[float, float], str] | None:
+        """Level 0's pixel size along rows and columns with its unit, where the image gives both."""
+        size, unit = self.physical.size, self.physical.unit
+        return (size, unit) if size is not None and unit else None
+
     def _hovered(self, row: int, col: int) -> None:
         text = self.controller.readout(row, col)
         if text:
@@ -450,6 +459,7 @@ class DataView(QWidget):
             self.colours.levels_known(scene.levels)
         self.image.paint(scene, state.y_dim, state.x_dim)
         self.stack.setCurrentWidget(self.image)
+        self.analysis.follow(state)
         if self._fit_on_paint:
             self._fit_on_paint = False
             if self._region_shown is not None:
@@ -481,6 +491,7 @@ class DataView(QWidget):
         self.array = arr
         self._pyramid_group = None
         self.controller.clear()
+        self.analysis.clear()
         self.others.clear()
         self.anndata.clear()
         self._clear_controls()

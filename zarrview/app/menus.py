@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 
 from .about import AboutDialog
+from .analysis_tools import add_analysis_actions
 from .export_actions import ExportActions
 from .recent import RecentLocations
 from .shortcuts import ShortcutsDialog
@@ -63,6 +64,7 @@ def build_menus(w: MainWindow) -> None:
                     toolTip="XZ and YZ sections beside the image of a 3-D or larger array; click to move them")
     ortho.toggled.connect(w.orthogonal.show)
     view_menu.addAction(ortho)
+    add_analysis_actions(view_menu, w.data.analysis)
     prefs = QAction("&Preferences…", w)
     prefs.setShortcut(QKeySequence.StandardKey.Preferences)
     prefs.triggered.connect(w.edit_preferences)

@@ -84,6 +84,8 @@ class RegionStats:
     value_name: str
     value_unit: str
     fill_values: tuple[float | int, ...] = field(default=())
+    #: the channels of a colour dimension, whose values are counted together
+    channels: int = 1
 
     @property
     def total(self) -> int:
@@ -158,6 +160,7 @@ def request(state: ViewState, box: Block, limit: int = BLOCK_ELEMENTS) -> Job[Re
     name, unit = value_heading(state)
     title = plane_name(state)
     fills = fill_values(state)
+    channels = 1 if state.channel_dim is None else state.array.shape[state.channel_dim]
 
     def work(ctx: Context) -> RegionStats:
         inside = clamp(state, box)
@@ -172,7 +175,7 @@ def request(state: ViewState, box: Block, limit: int = BLOCK_ELEMENTS) -> Job[Re
         n = running.count
         return RegionStats(inside, n, running.nan, running.fill, running.minimum, running.maximum,
                            running.mean if n else None, math.sqrt(max(running.m2, 0.0) / n) if n else None,
-                           title, name, unit, fills)
+                           title, name, unit, fills, channels)
 
     return Job(work, f"statistics of {title}[{box.r0}:{box.r1}, {box.c0}:{box.c1}]")
 
@@ -191,5 +194,5 @@ def rows_of(stats: RegionStats) -> list[tuple[str, str]]:
     return [("region", f"rows {b.r0:,}–{b.r1 - 1:,}, columns {b.c0:,}–{b.c1 - 1:,}"),
             ("min", number(stats.minimum)), ("max", number(stats.maximum)),
             ("mean", number(stats.mean)), ("std", number(stats.std)),
-            ("values", f"{stats.count:,}"), ("NaN", f"{stats.nan:,}"),
+            ("values", f"{stats.count:,}" + (f" ({stats.channels} channels)" if stats.channels > 1 else "")), ("NaN", f"{stats.nan:,}"),
             (f"fill ({fills})", f"{stats.fill:,}")]

@@ -1,0 +1,201 @@
+"""Measuring the image: "Line Profile" puts a line on it and plots the values along it, "Region
+Statistics" a rectangle and tabulates its values' statistics, in a panel under the image.
+
+Dragging the line's ends or the rectangle's edges measures again: the profile while the line
+moves (its lane keeps only the newest read), the statistics once the rectangle is let go (a big
+rectangle is a long read). Both read level 0 of the array on a worker (``viewing.analysis``),
+so what they say is of the data, not of the preview on screen. Another plane (a slider, the
+stored/decoded switch) measures the same place again; another array, or Close, removes the tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu
+
+from ..scheduling import Answer, WorkerPool
+from ..viewing.analysis import profile, stats
+from ..viewing.analysis.plane import Block, PixelSize
+from ..viewing.image.state import ViewState
+from .analysis_panel import AnalysisPanel
+from .bridge import gui_lane
+from .image_view import ImagePane
+
+PROFILE, STATS = "profile", "stats"
+#: the ROI's colour: visible over grey ramps and the usual colour maps alike
+ROI_PEN = pg.mkPen((255, 200, 0), width=2)
+#: channel names of an RGB(A) colour dimension
+RGBA_NAMES = ("red", "green", "blue", "alpha")
+
+
+class AnalysisTools(QObject):
+    """``use(PROFILE | STATS | None)`` from the menu; ``follow(state)`` whenever the view paints;
+    ``clear()`` when another array is shown. ``tool_changed(name or None)`` keeps the menu in step."""
+
+    tool_changed = Signal(object)
+
+    def __init__(self, pool: WorkerPool, pane: ImagePane, state: Callable[[], ViewState | None],
+                 pixel: Callable[[], PixelSize], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pane, self.state, self.pixel = pane, state, pixel
+        self.lane = gui_lane(pool, self, "measurement")
+        self.panel = AnalysisPanel(self.lane.cancel, lambda: self.use(None))
+        self.panel.hide()
+        self.panel.follow_palette(pane.palette())
+        self.tool: str | None = None
+        self.roi: pg.ROI | None = None
+        self._measured: Any = None  # the plane key last measured
+        #: the newest result shown (a ``Profile`` or ``RegionStats``), for tests and export
+        self.result: Any = None
+
+    # -- what the menu and the data view call ------------------------------------------------
+    def use(self, tool: str | None) -> None:
+        """Start ``tool`` (a line or rectangle over the middle of the view), or close the one in use."""
+        state = self.state()
+        if tool is not None and (state is None or not self.pane.isVisible()):
+            tool = None  # measurements are of an image
+        if tool == self.tool:
+            return
+        self._remove()
+        if tool is not None and state is not None:
+            r0, r1, c0, c1 = self._visible(state)
+            dr, dc = (r1 - r0) / 3, (c1 - c0) / 3
+            if tool == PROFILE:
+                self.place_line(((r0 + dr, c0 + dc), (r1 - dr, c1 - dc)))
+            else:
+                self.place_box(Block(round(r0 + dr), round(r1 - dr), round(c0 + dc), round(c1 - dc)))
+        else:
+            self.tool_changed.emit(None)
+
+    def clear(self) -> None:
+        """Another array is shown: the tool and its line or rectangle go."""
+        self.use(None)
+
+    def follow(self, state: ViewState) -> None:
+        """The view painted ``state``: measure again where its plane changed."""
+        if self.roi is not None and state.plane_key() != self._measured:
+            self.measure()
+
+    def place_line(self, line: profile.Line) -> None:
+        """The profile's line from (row, column) to (row, column), in the plane's data coordinates."""
+        (r0, c0), (r1, c1) = line
+        if not isinstance(self.roi, pg.LineSegmentROI):
+            self._add(PROFILE, pg.LineSegmentROI([(c0, r0), (c1, r1)], pen=ROI_PEN), live=True)
+        else:
+            for k, (handle, (x, y)) in enumerate(zip(self.roi.getHandles(), ((c0, r0), (c1, r1)))):
+                self.roi.movePoint(handle, pg.Point(x, y), finish=k == 1, coords="parent")
+        self.measure()
+
+    def place_box(self, box: Block) -> None:
+        """The statistics' rectangle: rows ``r0:r1``, columns ``c0:c1``."""
+        pos, size = (box.c0, box.r0), (max(1, box.c1 - box.c0), max(1, box.r1 - box.r0))
+        if not isinstance(self.roi, pg.RectROI):
+            self._add(STATS, pg.RectROI(pos, size, pen=ROI_PEN, snapSize=1.0, translateSnap=True, scaleSnap=True),
+                      live=False)
+        else:
+            self.roi.setPos(pos, update=False)
+            self.roi.setSize(size, finish=False)
+        self.measure()
+
+    # -- measuring ---------------------------------------------------------------------------
+    def measure(self) -> None:
+        state = self.state()
+        if state is None or self.roi is None:
+            return
+        self._measured = state.plane_key()
+        if isinstance(self.roi, pg.LineSegmentROI):
+            a, b = (self.roi.mapToParent(h.pos()) for h in self.roi.getHandles())
+            job: Any = profile.request(state, ((a.y(), a.x()), (b.y(), b.x())), self.pixel())
+        else:
+            pos, size = self.roi.pos(), self.roi.size()
+            r0, c0 = round(pos.y()), round(pos.x())
+            job = stats.request(state, Block(r0, r0 + round(size.y()), c0, c0 + round(size.x())))
+        self.lane.submit(job, lambda answer: self._answered(state, answer), on_progress=self.panel.busy)
+
+    def _answered(self, state: ViewState, answer: Answer[Any]) -> None:
+        if answer.stale:
+            return
+        self.panel.busy(0, 0)
+        if answer.cancelled:
+            self.panel.say(f"Cancelled the {answer.label}.")
+        elif answer.error is not None:
+            self.panel.say(f"Cannot measure: {answer.error}")
+        elif isinstance(answer.value, profile.Profile):
+            self.result = answer.value
+            names, colours = channel_styles(state)
+            self.panel.show_profile(profile.plot_of(answer.value, names), colours)
+        elif isinstance(answer.value, stats.RegionStats):
+            self.result = answer.value
+            self.panel.show_stats(answer.value)
+        if answer.failures:
+            self.panel.title.setText(f"{self.panel.title.text()} ({len(answer.failures)} chunks could not be "
+                                     "read: their fill value counts instead)")
+
+    # -- the item on the image ---------------------------------------------------------------
+    def _add(self, tool: str, roi: pg.ROI, live: bool) -> None:
+        """``roi`` on the image for ``tool``, in place of any other; the panel shown."""
+        self._remove()
+        self.tool = tool
+        roi.setZValue(1000)  # above the tiles, labels and failure boxes
+        (roi.sigRegionChanged if live else roi.sigRegionChangeFinished).connect(lambda *_: self.measure())
+        self.pane.view.addItem(roi)
+        self.roi = roi
+        self.panel.show()
+        self.tool_changed.emit(tool)
+
+    def _remove(self) -> None:
+        self.lane.discard()
+        if self.roi is not None:
+            self.pane.view.removeItem(self.roi)
+            self.roi = None
+        self.tool, self.result, self._measured = None, None, None
+        self.panel.busy(0, 0)
+        self.panel.hide()
+
+    def _visible(self, state: ViewState) -> tuple[float, float, float, float]:
+        """The part of the plane in view (the whole plane where the view is wider)."""
+        rows, cols = state.plane_shape
+        (x0, x1), (y0, y1) = self.pane.view.viewRange()
+        r0, r1, c0, c1 = max(0.0, y0), min(float(rows), y1), max(0.0, x0), min(float(cols), x1)
+        return (r0, r1, c0, c1) if r1 > r0 and c1 > c0 else (0.0, float(rows), 0.0, float(cols))
+
+
+def channel_styles(state: ViewState) -> tuple[tuple[str, ...], tuple[tuple[int, int, int], ...]]:
+    """Names and curve colours of the colour dimension's channels: a composite's own labels and
+    colours, red, green and blue for an RGB picture, none otherwise."""
+    if state.channel_dim is None:
+        return (), ()
+    if state.composite:
+        by_index = {c.index: c for c in state.channels}
+        found = [by_index.get(i) for i in range(state.array.shape[state.channel_dim])]
+        return (tuple(c.label if c is not None else f"channel {i}" for i, c in enumerate(found)),
+                tuple(tuple(c.color) if c is not None else (128, 128, 128) for c in found))  # type: ignore[misc]
+    return (RGBA_NAMES, ()) if state.array.shape[state.channel_dim] in (3, 4) else ((), ())
+
+
+def add_analysis_actions(menu: QMenu, tools: AnalysisTools) -> tuple[QAction, QAction]:
+    """"Line Profile" and "Region Statistics" in ``menu``, checked while their tool is in use."""
+    actions = []
+    for text, tool, tip in (("Line &Profile", PROFILE, "Draw a line on the image and plot the values along it"),
+                            ("Region &Statistics", STATS,
+                             "Draw a rectangle on the image and see the min, max, mean and spread of its values")):
+        act = QAction(text, menu)
+        act.setCheckable(True)
+        act.setToolTip(tip)
+        act.toggled.connect(lambda on, tool=tool: tools.use(tool if on else None) if on or tools.tool == tool else None)
+        menu.addAction(act)
+        actions.append((act, tool))
+
+    def checked(tool: str | None) -> None:
+        for act, name in actions:
+            act.blockSignals(True)
+            act.setChecked(name == tool)
+            act.blockSignals(False)
+
+    tools.tool_changed.connect(checked)
+    return actions[0][0], actions[1][0]
