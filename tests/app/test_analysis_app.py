@@ -16,7 +16,7 @@ import zarrview.zarrlib as zl
 from zarrview.app.window import MainWindow
 from zarrview.viewing.analysis.plane import Block
 
-from ome_stores import ome_zarr_image
+from ome_stores import hand_image, pattern
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 
 
@@ -56,10 +56,10 @@ def test_region_statistics_show_numpys_numbers_and_go_with_the_array(qtbot: Any,
 
 
 def test_a_profile_reads_level_0_whatever_level_is_shown(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
-    y, x = np.mgrid[0:256, 0:320]
-    data = ((x * 7 + y * 13) % 1000).astype("u2")  # every pixel differs from its neighbours
-    path = ome_zarr_image(tmp_path / "img.zarr", "0.4", data, "yx", scale_factors=(2, 4), chunks=(64, 64),
-                          scale={"y": 0.5, "x": 0.5}, units={"y": "micrometer", "x": "micrometer"})
+    levels = [((256, 320), (0.5, 0.5), None), ((128, 160), (1.0, 1.0), None), ((64, 80), (2.0, 2.0), None)]
+    path = hand_image(tmp_path / "img.zarr", "0.4", levels, "yx", chunks=(64, 64),
+                      units={"y": "micrometer", "x": "micrometer"})
+    data = pattern((256, 320))  # level 0; every pixel differs from its neighbours, and from the levels above
     window.open_location(str(path))
     _settle(qtbot, window)
     qtbot.waitUntil(lambda: window.data.scene.detail is not None or window.data.scene.coarse is not None, timeout=15000)
@@ -81,3 +81,46 @@ def test_a_profile_reads_level_0_whatever_level_is_shown(qtbot: Any, window: Mai
     assert tools.panel.plot.getAxis("bottom").labelText == "distance (µm)"
     tools.use(None)
     assert not _rois(window) and not tools.panel.isVisible()
+
+
+def _drag(w: MainWindow, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """A left-button drag on the image from (row, column) ``start`` to ``end``, as mouse events."""
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    view = w.data.image.ui.graphicsView
+    box = w.data.image.view.getViewBox()
+
+    def at(p: tuple[float, float]) -> QPointF:
+        return QPointF(view.mapFromScene(box.mapViewToScene(QPointF(p[1], p[0]))))
+
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    a, b = at(start), at(end)
+    steps = [a + (b - a) * (k / 8) for k in range(1, 9)]
+    events = [QMouseEvent(QEvent.Type.MouseButtonPress, a, view.mapToGlobal(a), left, left, Qt.KeyboardModifier.NoModifier)]
+    events += [QMouseEvent(QEvent.Type.MouseMove, p, view.mapToGlobal(p), none, left, Qt.KeyboardModifier.NoModifier)
+               for p in steps]
+    events.append(QMouseEvent(QEvent.Type.MouseButtonRelease, b, view.mapToGlobal(b), left, none,
+                              Qt.KeyboardModifier.NoModifier))
+    for event in events:
+        QApplication.sendEvent(view.viewport(), event)
+
+
+def test_a_drag_draws_the_rectangle_and_the_view_pans_again_once_closed(qtbot: Any, window: MainWindow,  # noqa: F811
+                                                                         tmp_path: Path) -> None:
+    data = np.arange(40 * 50, dtype="u2").reshape(40, 50)
+    zarr.create_array(tmp_path / "u", shape=data.shape, chunks=(16, 16), dtype="u2")[...] = data
+    window.data.set_array(zl.open(tmp_path / "u"))  # type: ignore[arg-type]
+    _settle(qtbot, window)
+    tools = window.data.analysis
+    tools.use("stats")
+    _drag(window, (5.2, 4.6), (30.4, 20.1))
+    _settle(qtbot, window)
+    b = tools.result.block
+    assert (b.r0, b.r1, b.c0, b.c1) == (5, 31, 4, 21)
+    assert tools.panel.values["min"] == str(data[5, 4]) and tools.panel.values["max"] == str(data[30, 20])
+    tools.use(None)
+    before = window.data.image.view.viewRange()
+    _drag(window, (5.0, 5.0), (20.0, 30.0))
+    assert window.data.image.view.viewRange() != before and tools.result is None  # a pan, not a rectangle

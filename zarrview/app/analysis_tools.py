@@ -1,7 +1,8 @@
 """Measuring the image: "Line Profile" puts a line on it and plots the values along it, "Region
 Statistics" a rectangle and tabulates its values' statistics, in a panel under the image.
 
-Dragging the line's ends or the rectangle's edges measures again: the profile while the line
+While a tool is in use a left drag on the image draws a new line or rectangle (the middle
+button pans). Dragging the line's ends or the rectangle's edges measures again: the profile while the line
 moves (its lane keeps only the newest read), the statistics once the rectangle is let go (a big
 rectangle is a long read). Both read level 0 of the array on a worker (``viewing.analysis``),
 so what they say is of the data, not of the preview on screen. Another plane (a slider, the
@@ -10,6 +11,7 @@ stored/decoded switch) measures the same place again; another array, or Close, r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +26,7 @@ from ..viewing.analysis.plane import Block, PixelSize
 from ..viewing.image.state import ViewState
 from .analysis_panel import AnalysisPanel
 from .bridge import gui_lane
+from .draw_box import DrawBox
 from .image_view import ImagePane
 
 PROFILE, STATS = "profile", "stats"
@@ -87,20 +90,26 @@ class AnalysisTools(QObject):
         if not isinstance(self.roi, pg.LineSegmentROI):
             self._add(PROFILE, pg.LineSegmentROI([(c0, r0), (c1, r1)], pen=ROI_PEN), live=True)
         else:
-            for k, (handle, (x, y)) in enumerate(zip(self.roi.getHandles(), ((c0, r0), (c1, r1)))):
-                self.roi.movePoint(handle, pg.Point(x, y), finish=k == 1, coords="parent")
+            self.roi.blockSignals(True)  # one read for the move, not one per end
+            for handle, (x, y) in zip(self.roi.getHandles(), ((c0, r0), (c1, r1))):
+                self.roi.movePoint(handle, pg.Point(x, y), coords="parent")
+            self.roi.blockSignals(False)
         self.measure()
 
-    def place_box(self, box: Block) -> None:
-        """The statistics' rectangle: rows ``r0:r1``, columns ``c0:c1``."""
+    def place_box(self, box: Block, measure: bool = True) -> None:
+        """The statistics' rectangle: rows ``r0:r1``, columns ``c0:c1``; read once ``measure``
+        (not while it is being drawn)."""
         pos, size = (box.c0, box.r0), (max(1, box.c1 - box.c0), max(1, box.r1 - box.r0))
         if not isinstance(self.roi, pg.RectROI):
             self._add(STATS, pg.RectROI(pos, size, pen=ROI_PEN, snapSize=1.0, translateSnap=True, scaleSnap=True),
                       live=False)
         else:
+            self.roi.blockSignals(True)
             self.roi.setPos(pos, update=False)
-            self.roi.setSize(size, finish=False)
-        self.measure()
+            self.roi.setSize(size)
+            self.roi.blockSignals(False)
+        if measure:
+            self.measure()
 
     # -- measuring ---------------------------------------------------------------------------
     def measure(self) -> None:
@@ -137,6 +146,20 @@ class AnalysisTools(QObject):
                                      "read: their fill value counts instead)")
 
     # -- the item on the image ---------------------------------------------------------------
+    def _drag(self, ev: Any) -> bool:
+        """A left drag on the image while a tool is in use: a new line or rectangle from where
+        it started to where the mouse is (the rectangle read when let go)."""
+        if self.tool is None:
+            return False
+        box = self.pane.view.getViewBox()
+        a, b = box.mapSceneToView(ev.buttonDownScenePos()), box.mapSceneToView(ev.scenePos())
+        if self.tool == PROFILE:
+            self.place_line(((a.y(), a.x()), (b.y(), b.x())))
+        else:
+            (r0, r1), (c0, c1) = sorted((a.y(), b.y())), sorted((a.x(), b.x()))
+            self.place_box(Block(math.floor(r0), math.ceil(r1), math.floor(c0), math.ceil(c1)), ev.isFinish())
+        return True
+
     def _add(self, tool: str, roi: pg.ROI, live: bool) -> None:
         """``roi`` on the image for ``tool``, in place of any other; the panel shown."""
         self._remove()
@@ -145,6 +168,9 @@ class AnalysisTools(QObject):
         (roi.sigRegionChanged if live else roi.sigRegionChangeFinished).connect(lambda *_: self.measure())
         self.pane.view.addItem(roi)
         self.roi = roi
+        view_box = self.pane.view.getViewBox()
+        if isinstance(view_box, DrawBox):
+            view_box.drawing = self._drag
         self.panel.show()
         self.tool_changed.emit(tool)
 
@@ -153,6 +179,9 @@ class AnalysisTools(QObject):
         if self.roi is not None:
             self.pane.view.removeItem(self.roi)
             self.roi = None
+        view_box = self.pane.view.getViewBox()
+        if isinstance(view_box, DrawBox):
+            view_box.drawing = None
         self.tool, self.result, self._measured = None, None, None
         self.panel.busy(0, 0)
         self.panel.hide()

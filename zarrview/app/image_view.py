@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QWidget
 
 from ..viewing import Scene, Tile
 from ..viewing.image.contrast import NAN_RGBA
+from .draw_box import DrawBox
 from .failure_boxes import FailureBoxes
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
@@ -38,7 +39,7 @@ class ImagePane(pg.ImageView):
     ``clicked(row, col)`` on a single left click on the image."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, view=pg.PlotItem())  # a plot item, so that axes can be shown
+        super().__init__(parent, view=pg.PlotItem(viewBox=DrawBox()))  # a plot item, so that axes can be shown
         self.show_axes(False)
         self.ui.roiBtn.hide()
         self.ui.menuBtn.hide()
