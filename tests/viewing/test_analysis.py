@@ -128,3 +128,25 @@ def test_a_cancelled_read_stops_between_blocks(tmp_path: Path) -> None:
     token.cancel()
     with pytest.raises(zl.ReadCancelled):
         _run(stats.request(state, Block(0, 40, 0, 40), limit=100), token)
+
+
+def test_a_profile_of_a_projected_grid_runs_in_metres_and_decoded_values(tmp_path: Path) -> None:
+    rng = np.random.default_rng(9)
+    temps = np.round(rng.uniform(270.0, 300.0, (20, 30)), 2)
+    ds = xr.Dataset({"t": (("y", "x"), temps, {"units": "K"}),
+                     "g": (("lat", "lon"), temps, {"units": "K"})},
+                    coords={"y": ("y", 5000.0 - 30.0 * np.arange(20), {"units": "m"}),
+                            "x": ("x", 100.0 + 30.0 * np.arange(30), {"units": "m"}),
+                            "lat": ("lat", np.linspace(40, 45, 20), {"units": "degrees_north"}),
+                            "lon": ("lon", np.linspace(0, 8, 30), {"units": "degrees_east"})})
+    ds.to_zarr(tmp_path / "p.zarr", encoding={"t": {"dtype": "int16", "scale_factor": 0.01, "add_offset": 285.0}},
+               zarr_format=2, consolidated=False)
+    decoded = xr.open_zarr(tmp_path / "p.zarr", consolidated=False)["t"].values
+    root = zl.open(tmp_path / "p.zarr")
+    state = initial_state(root["t"]).with_(cf=read_cf(root["t"]))  # type: ignore[arg-type]
+    line = ((3.5, 2.5), (15.5, 18.5))  # 12 rows and 16 columns of 30 m: 600 m
+    got = _run(profile.request(state, line))
+    np.testing.assert_allclose(got.values, _truth_profile(decoded, line), rtol=1e-12)
+    assert got.distance_unit == "m" and got.distance[-1] == pytest.approx(600.0) and got.value_unit == "K"
+    geo = initial_state(root["g"]).with_(cf=read_cf(root["g"]))  # type: ignore[arg-type]
+    assert _run(profile.request(geo, line)).distance_unit == "pixels"  # degrees north and east are no one unit

@@ -27,8 +27,8 @@ from ..image.readout import format_value
 from ..image.state import ViewState
 from .plane import AnalysisError, Block, plane_name, read_block, value_heading
 
-#: the most elements one block of a rectangle holds (32 MB of float64 values)
-BLOCK_ELEMENTS = 1 << 22
+#: the most elements one block of a rectangle holds (16 MB as float64, which the spread is taken in)
+BLOCK_ELEMENTS = 1 << 21
 
 
 @dataclass
@@ -61,7 +61,9 @@ class Running:
         self.maximum = hi if self.maximum is None else max(self.maximum, hi)
         with np.errstate(invalid="ignore", over="ignore"):
             mean = float(flat.mean(dtype=np.float64))
-            m2 = float(np.square(flat.astype(np.float64) - mean).sum())
+            deviations = flat.astype(np.float64)
+            deviations -= mean
+            m2 = float(np.dot(deviations, deviations))  # the sum of squares, without another block-sized array
             total = self.count + n
             delta = mean - self.mean
             self.mean += delta * n / total
