@@ -37,7 +37,7 @@ def test_region_statistics_show_numpys_numbers_and_go_with_the_array(qtbot: Any,
     tools = window.data.analysis
     stats_action = next(a for a in window.menuBar().actions()[2].menu().actions() if a.text() == "Region &Statistics")
     stats_action.trigger()  # from the View menu: a rectangle over the middle of the view
-    assert tools.tool == "stats" and len(_rois(window)) == 1 and tools.panel.isVisible()
+    assert tools.tool == "stats" and len(_rois(window)) == 1 and tools.holder.isVisible()
     tools.place_box(Block(5, 50, 3, 61))
     _settle(qtbot, window)
     part = data[2, 5:50, 3:61]
@@ -52,7 +52,7 @@ def test_region_statistics_show_numpys_numbers_and_go_with_the_array(qtbot: Any,
     assert tools.panel.values["max"] == f"{np.nanmax(data[0, 5:50, 3:61]):.6g} degC"
     window.data.set_array(zl.open(tmp_path / "f"))  # type: ignore[arg-type]
     _settle(qtbot, window)
-    assert tools.tool is None and not _rois(window) and not tools.panel.isVisible() and not stats_action.isChecked()
+    assert tools.tool is None and not _rois(window) and not tools.holder.isVisible() and not stats_action.isChecked()
 
 
 def test_a_profile_reads_level_0_whatever_level_is_shown(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
@@ -80,7 +80,7 @@ def test_a_profile_reads_level_0_whatever_level_is_shown(qtbot: Any, window: Mai
     np.testing.assert_array_equal(curve.yData, data[rows, cols])
     assert tools.panel.plot.getAxis("bottom").labelText == "distance (µm)"
     tools.use(None)
-    assert not _rois(window) and not tools.panel.isVisible()
+    assert not _rois(window) and not tools.holder.isVisible()
 
 
 def _drag(w: MainWindow, start: tuple[float, float], end: tuple[float, float]) -> None:

@@ -23,6 +23,7 @@ from modal_input import answer_dialog
 from zarrview.app.dialogs import OpenUrlDialog
 
 from zarrview.app.window import MainWindow
+from zarrview.viewing.analysis.plane import Block
 
 from .corpus import Corpus
 
@@ -342,6 +343,32 @@ def series(h: Hand) -> str | None:
         act.trigger()
         return "series off"
     return None
+
+
+@action("measure", 0.4)
+def measure(h: Hand) -> str | None:
+    """View ▸ Line Profile or Region Statistics, then a line or rectangle anywhere (partly off the
+    plane too), or the tool closed."""
+    w = h.window
+    act = menu_action(w, h.rng.choice(["Line Profile", "Region Statistics"]))
+    tools = w.data.analysis
+    if tools.tool is not None and h.rng.random() < 0.3:
+        tools.use(None)
+        return "measure off"
+    if not showing_image(w):
+        return None
+    if not act.isChecked():
+        act.trigger()
+    state = w.data.state
+    assert state is not None
+    rows, cols = state.plane_shape
+    r0, r1 = sorted(h.rng.uniform(-0.1 * rows, 1.1 * rows) for _ in range(2))
+    c0, c1 = sorted(h.rng.uniform(-0.1 * cols, 1.1 * cols) for _ in range(2))
+    if tools.tool == "profile":
+        tools.place_line(((r0, c0), (r1, c1)))
+    elif tools.tool == "stats":
+        tools.place_box(Block(int(r0), int(r1) + 1, int(c0), int(c1) + 1))
+    return f"measure {tools.tool} rows {r0:.0f}-{r1:.0f} cols {c0:.0f}-{c1:.0f}"
 
 
 @action("image axes", 0.2)

@@ -53,6 +53,7 @@ class AnalysisPanel(QWidget):
         self.table = QWidget()
         self.grid = QGridLayout(self.table)
         self.grid.setColumnStretch(4, 1)
+        self.grid.setRowStretch(9, 1)  # the lines at the top, the room below them
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)

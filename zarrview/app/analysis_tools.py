@@ -18,7 +18,7 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from ..scheduling import Answer, WorkerPool
 from ..viewing.analysis import profile, stats
@@ -47,14 +47,27 @@ class AnalysisTools(QObject):
         super().__init__(parent)
         self.pane, self.state, self.pixel = pane, state, pixel
         self.lane = gui_lane(pool, self, "measurement")
-        self.panel = AnalysisPanel(self.lane.cancel, lambda: self.use(None))
-        self.panel.hide()
-        self.panel.follow_palette(pane.palette())
+        #: where the panel goes under the image; the panel is made on first use (a plot costs
+        #: tens of milliseconds the window need not pay at launch)
+        self.holder = QWidget()
+        QVBoxLayout(self.holder).setContentsMargins(0, 0, 0, 0)
+        self.holder.hide()
+        self._panel: AnalysisPanel | None = None
         self.tool: str | None = None
         self.roi: pg.ROI | None = None
         self._measured: Any = None  # the plane key last measured
         #: the newest result shown (a ``Profile`` or ``RegionStats``), for tests and export
         self.result: Any = None
+
+    @property
+    def panel(self) -> AnalysisPanel:
+        if self._panel is None:
+            self._panel = AnalysisPanel(self.lane.cancel, lambda: self.use(None))
+            self._panel.follow_palette(self.pane.palette())
+            layout = self.holder.layout()
+            assert layout is not None
+            layout.addWidget(self._panel)
+        return self._panel
 
     # -- what the menu and the data view call ------------------------------------------------
     def use(self, tool: str | None) -> None:
@@ -172,6 +185,7 @@ class AnalysisTools(QObject):
         if isinstance(view_box, DrawBox):
             view_box.drawing = self._drag
         self.panel.show()
+        self.holder.show()
         self.tool_changed.emit(tool)
 
     def _remove(self) -> None:
@@ -183,8 +197,9 @@ class AnalysisTools(QObject):
         if isinstance(view_box, DrawBox):
             view_box.drawing = None
         self.tool, self.result, self._measured = None, None, None
-        self.panel.busy(0, 0)
-        self.panel.hide()
+        if self._panel is not None:
+            self._panel.busy(0, 0)
+        self.holder.hide()
 
     def _visible(self, state: ViewState) -> tuple[float, float, float, float]:
         """The part of the plane in view (the whole plane where the view is wider)."""

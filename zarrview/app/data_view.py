@@ -104,7 +104,7 @@ class DataView(QWidget):
         self.physical = PhysicalSpace(self.image)
         #: line profiles and region statistics, in a panel under the image (``app/analysis_tools.py``)
         self.analysis = AnalysisTools(pool, self.image, lambda: self.state, self._pixel_size, self)
-        layout.addWidget(self.analysis.panel)
+        layout.addWidget(self.analysis.holder)
         self._variables = gui_lane(pool, self, "pyramid variable")  # another band of a GeoZarr pyramid
         self._pyramid_group: Group | None = None  # the GeoZarr pyramid shown, for its band picker
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
