@@ -4,7 +4,7 @@ A rectangle can be the whole of a 100,000-pixel-wide plane, so it is never read 
 cut into blocks of whole chunks (at most ``BLOCK_ELEMENTS`` elements each, split further where
 one chunk is bigger), read one after another, and folded into running totals. The mean and
 spread are merged per block by Chan's pairwise rule (count, mean and the sum of squared
-deviations) rather than from a running sum of squares, which loses every digit of a standard
+deviations, as a projection merges its slabs) rather than from a running sum of squares, which loses every digit of a standard
 deviation of 1 around a mean of 30,000 in float64.
 
 The values are those the view shows: CF-decoded where it decodes (a masked value is then NaN),
@@ -25,6 +25,7 @@ from ...scheduling import Context, Job
 from ..cf.values import value_coding
 from ..image.readout import format_value
 from ..image.state import ViewState
+from ..projection.ops import Partial
 from .plane import AnalysisError, Block, plane_name, read_block, value_heading
 
 #: the most elements one block of a rectangle holds (16 MB as float64, which the spread is taken in)
@@ -33,16 +34,15 @@ BLOCK_ELEMENTS = 1 << 21
 
 @dataclass
 class Running:
-    """Totals folded block by block: exact min and max in the values' own type, Chan's merge
-    of count, mean and squared deviations for the mean and spread."""
+    """Totals folded block by block: exact min and max in the values' own type, and each block's
+    count, mean and squared deviations merged by the projections' Chan rule (``projection.ops``)."""
 
     count: int = 0
     nan: int = 0
     fill: int = 0
     minimum: float | int | None = None
     maximum: float | int | None = None
-    mean: float = 0.0
-    m2: float = 0.0
+    spread: Partial = field(default_factory=lambda: Partial("std"))
 
     def add(self, shown: np.ndarray, fills: int) -> None:
         flat = shown.reshape(-1)
@@ -60,15 +60,21 @@ class Running:
         self.minimum = lo if self.minimum is None else min(self.minimum, lo)
         self.maximum = hi if self.maximum is None else max(self.maximum, hi)
         with np.errstate(invalid="ignore", over="ignore"):
-            mean = float(flat.mean(dtype=np.float64))
             deviations = flat.astype(np.float64)
+            mean = float(deviations.mean())
             deviations -= mean
             m2 = float(np.dot(deviations, deviations))  # the sum of squares, without another block-sized array
-            total = self.count + n
-            delta = mean - self.mean
-            self.mean += delta * n / total
-            self.m2 += m2 + delta * delta * self.count * n / total
-        self.count = total
+        self.spread.merge(Partial("std", np.array(mean), n, np.array(m2)))
+        self.count += n
+
+    @property
+    def mean(self) -> float | None:
+        return None if self.spread.value is None else float(self.spread.value)
+
+    @property
+    def std(self) -> float | None:
+        """The population standard deviation (``ddof`` 0, as numpy's ``nanstd``)."""
+        return None if self.spread.value is None else float(self.spread.result())
 
 
 @dataclass(frozen=True)
@@ -174,10 +180,8 @@ def request(state: ViewState, box: Block, limit: int = BLOCK_ELEMENTS) -> Job[Re
             running.add(shown, count_fills(raw, fills))
             if ctx.progress is not None:
                 ctx.progress(done + 1, len(parts))
-        n = running.count
-        return RegionStats(inside, n, running.nan, running.fill, running.minimum, running.maximum,
-                           running.mean if n else None, math.sqrt(max(running.m2, 0.0) / n) if n else None,
-                           title, name, unit, fills, channels)
+        return RegionStats(inside, running.count, running.nan, running.fill, running.minimum, running.maximum,
+                           running.mean, running.std, title, name, unit, fills, channels)
 
     return Job(work, f"statistics of {title}[{box.r0}:{box.r1}, {box.c0}:{box.c1}]")
 
