@@ -128,6 +128,18 @@ class TimeAxis:
             count = round(count / _STEPS[2]) * _STEPS[2]
         return self._texts(np.array([count], dtype=np.int64), finer=True)[0]
 
+    def datetimes(self) -> np.ndarray | None:
+        """datetime64[us] of every value (NaT where missing), as xarray decodes a Gregorian
+        calendar; None where numpy's dates are not this calendar's (noleap, 360_day, ..., or a
+        standard calendar reaching before 1582-10-15), where the labels stand for the dates."""
+        epoch = self._gregorian_epoch
+        if epoch is None:
+            return None
+        times = epoch + self._counts.astype("timedelta64[us]")
+        if self._valid.any() and times[self._valid].min() < _REFORM and self.calendar == "standard":
+            return None
+        return np.where(self._valid, times, np.datetime64("NaT", "us"))
+
     @cached_property
     def _since(self) -> str:
         return f"microseconds since {iso(self._epoch)}"
