@@ -205,7 +205,8 @@ class OtherViews:
         old = self.table.model()
         dims = (plane.rows or 0, plane.columns if plane.columns is not None else 1)
         self.table_model = ArrayTable(plane.row_count, plane.column_count, list(arr.dtype.names or ()), self._page,
-                                      self.table, dims=dims, labels=(plane.row_label, plane.column_label))
+                                      self.table, dims=dims, labels=(plane.row_label, plane.column_label),
+                                      text=None if plane.decoding is None else plane.decoding.text)
         self.table.setModel(self.table_model)
         if old is not None:
             old.deleteLater()

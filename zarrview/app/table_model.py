@@ -28,12 +28,15 @@ class ArrayTable(QAbstractTableModel):
     """Rows of an array, paged in as the view scrolls (``fetchMore`` asks the data view for more)."""
 
     def __init__(self, total_rows: int, columns: int, fields: list[str], ask: Any, parent: QWidget, *,
-                 dims: tuple[int, int] = (0, 1), labels: tuple[Label, Label] | None = None) -> None:
+                 dims: tuple[int, int] = (0, 1), labels: tuple[Label, Label] | None = None,
+                 text: Callable[[Any], str | None] | None = None) -> None:
         """``dims``: the array dimensions shown as rows and as columns (where failed chunks are);
-        ``labels``: the header text of a row and of a column (coordinate values), else indices."""
+        ``labels``: the header text of a row and of a column (coordinate values), else indices;
+        ``text``: a cell's text where it has its own (a packed value to its packing's decimals)."""
         super().__init__(parent)  # owned by the view: Qt, not Python's garbage collector, deletes it
         self._dims = dims
         self._labels = labels
+        self._text = text
         self._rows: list[Any] = []
         self._total = total_rows
         self._columns = columns
@@ -95,7 +98,10 @@ class ArrayTable(QAbstractTableModel):
             v = row[index.column()]
         else:
             v = row
-        return v if isinstance(v, str) else format_value(v)
+        if isinstance(v, str):
+            return v
+        own = None if self._text is None else self._text(v)
+        return format_value(v) if own is None else own
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if role != Qt.ItemDataRole.DisplayRole:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,8 @@ from .values import ValueCoding, value_coding
 
 #: a position on a plot's axis in words ("2001-03-04 06:00")
 Format = Callable[[float], str]
+#: more decimals than this in a packing's numbers: its values are shown as any float
+MAX_DECIMALS = 12
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,6 +43,26 @@ class Decoding:
     def active(self) -> bool:
         """Whether the values read differ from the values stored."""
         return self.times is not None or self.coding.active
+
+    @cached_property
+    def decimals(self) -> int | None:
+        """The decimals unpacked values are exact to (those of ``scale_factor`` and ``add_offset``:
+        ``0.001`` gives 3), or None for values that are not packed."""
+        coding = self.coding
+        if coding.scale_factor is None and coding.add_offset is None:
+            return None
+        parts = [np.format_float_positional(float(x), trim="-") for x in (coding.scale_factor or 1.0,
+                                                                          coding.add_offset or 0.0)]
+        d = max(len(p.partition(".")[2]) for p in parts)
+        return d if d <= MAX_DECIMALS else None
+
+    def text(self, value: Any) -> str | None:
+        """An unpacked value as the packing wrote it (``14.466``, not the float sum's
+        ``14.466000000000001``), or None where the value is no packed float (formatted as any)."""
+        d = self.decimals
+        if d is None or not isinstance(value, float | np.floating) or not np.isfinite(value):
+            return None
+        return np.format_float_positional(float(value), precision=d, unique=False, trim="-")
 
     def time_axis(self, raw: np.ndarray) -> TimeAxis | None:
         """The times of the stored values ``raw`` (flattened), or None for values that are no times

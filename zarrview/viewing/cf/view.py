@@ -63,6 +63,8 @@ class CFView:
                 return f"{text} ({meaning})"
         if isinstance(value, float | np.floating) and np.isnan(value):
             return f"{text} (missing)"
+        own = None if self.decoding is None else self.decoding.text(value)
+        text = text if own is None else own  # 14.466, as packed, not the sum's 14.466000000000001
         return f"{text} {self.units}" if self.units and self.units != "1" else text
 
     def flipped(self, y_dim: int) -> bool:

@@ -57,6 +57,8 @@ class LinePlot:
     x_label: str = ""
     y_label: str = ""
     units: str | None = None
+    #: a value's own text (a packed value to its packing's decimals), else None
+    text: Callable[[Any], str | None] | None = None
 
     def readout(self, x: float) -> str:
         """The point drawn nearest ``x`` in words: ``time 2001-03-04 06:00: 1.5 degC``."""
@@ -81,7 +83,8 @@ class LinePlot:
             return self.y_format(float(v))
         if self.dates:
             return str(np.datetime64(int(round(v)), "s")).replace("T", " ")
-        text = format_value(np.float64(v))
+        own = None if self.text is None else self.text(np.float64(v))
+        text = format_value(np.float64(v)) if own is None else own
         return f"{text} {self.units}" if self.units and self.units != "1" else text
 
 
@@ -231,7 +234,8 @@ class LineModel:
         units = None if cf is None or y_format is not None else cf.units  # a time's units are its dates
         title = cf.title if cf is not None else ""
         self._look = LinePlot(x_format=x_format, y_format=y_format, title=title, x_label=x_label,
-                              y_label=units or "", units=units)
+                              y_label=units or "", units=units,
+                              text=None if self.decoding is None else self.decoding.text)
 
     def set_range(self, x0: float, x1: float, columns: int | None = None) -> None:
         """The plot shows ``x0``..``x1`` (coordinate values where it is drawn against them)."""
