@@ -145,3 +145,22 @@ def test_time_itself_is_a_line_of_dates(qtbot: Any, window: MainWindow, tmp_path
     left = window.data.plot.getPlotItem().getAxis("left")
     assert left.tickStrings([float(plot.y[3])], 1.0, 1.0) == [want[3]]
     assert plot.readout(2.2) == f"time 2: {want[2]}"
+
+
+def test_a_station_variable_is_drawn_by_station(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    ds = xr.Dataset({"temp": (("station",), np.array([2.5, 7.25, -1.0]), {"units": "degC"}),
+                     "rain": (("id",), np.array([0.5, 1.0, 3.0]), {"units": "mm"})},
+                    coords={"station": ("station", ["Oslo", "Bergen", "Tromsø"]), "id": ("id", [105, 101, 110])})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds.to_zarr(tmp_path / "st.zarr", zarr_format=2, mode="w",
+                   encoding={"temp": {"dtype": "int16", "scale_factor": 0.25}})
+    plot = _line(qtbot, window, f"{tmp_path / 'st.zarr'}::/temp")
+    want = xr.open_zarr(tmp_path / "st.zarr")
+    np.testing.assert_array_equal(plot.y, want["temp"].values)
+    assert [plot.x_format(x) for x in plot.x] == list(want["station"].values)
+    assert plot.readout(1.1) == "station Bergen: 7.25 degC"
+    plot = _line(qtbot, window, f"{tmp_path / 'st.zarr'}::/rain")  # unordered ids: by index, named by id
+    np.testing.assert_array_equal(plot.x, np.arange(3))
+    assert [plot.x_format(x) for x in plot.x] == [str(i) for i in want["id"].values]
+    assert plot.readout(2.0) == "id 110: 3.0 mm"

@@ -24,6 +24,7 @@ import numpy as np
 from ...scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job
 from ...zarrlib import Array, CancelToken, ChunkCache, ChunkFailure
 from ..cf.decoded import Decoding, Format
+from ..cf.coords import CoordAxis
 from ..cf.view import CFView
 from ..image.contrast import displayable
 from ..image.readout import format_value, request_label
@@ -155,6 +156,11 @@ def envelope(arr: Array, plan: LinePlan, cancel: CancelToken, cache: ChunkCache 
     return np.column_stack([centres, lo, hi]), dates
 
 
+def _index_label(axis: CoordAxis, x: float) -> str:
+    i = int(round(x))
+    return axis.label(i) if 0 <= i < len(axis) else ""
+
+
 def _read_numbers(arr: Array, sel: tuple[slice], numbers: Callable[[np.ndarray], tuple[np.ndarray, bool]],
                   cancel: CancelToken, cache: ChunkCache | None, progress: Callable[[int, int], None] | None,
                   failures: list[ChunkFailure]) -> tuple[np.ndarray, bool]:
@@ -228,9 +234,11 @@ class LineModel:
         if axis is not None:
             xs = axis.numeric()
             steps = np.diff(xs)
+            x_label = axis.name.rsplit("/", 1)[-1]
             if len(xs) == arr.shape[0] and np.isfinite(xs).all() and (np.all(steps > 0) or np.all(steps < 0)):
                 self.positions, x_format = xs, axis.format
-                x_label = axis.name.rsplit("/", 1)[-1]
+            else:  # unordered (station ids) or with gaps: drawn by index, each named by its value
+                x_format = functools.partial(_index_label, axis)
         units = None if cf is None or y_format is not None else cf.units  # a time's units are its dates
         title = cf.title if cf is not None else ""
         self._look = LinePlot(x_format=x_format, y_format=y_format, title=title, x_label=x_label,
