@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from ..viewing.line.array import LinePlot
 
 SETTLE_MS = 150
+#: a line of at most this many values is drawn with a dot at each (a value between two gaps shows)
+MAX_DOTS = 200
 
 
 class LineView(QWidget):
@@ -62,7 +64,10 @@ class LineView(QWidget):
             axis = pg.DateAxisItem(orientation="left") if plot.dates else FormatAxis("left")
             self.plot.getPlotItem().setAxisItems({"left": axis})
         self._label(plot)
-        self.curve.setData(plot.x, plot.y, connect="pairs" if plot.envelope else "finite", pen=self._pen)
+        dots = not plot.envelope and plot.x is not None and len(plot.x) <= MAX_DOTS  # a value between gaps is seen
+        self.curve.setData(plot.x, plot.y, connect="pairs" if plot.envelope else "finite", pen=self._pen,
+                           symbol="o" if dots else None, symbolSize=4, symbolPen=None,
+                           symbolBrush=self._pen.color())
         if first:
             self._setting = True
             try:
