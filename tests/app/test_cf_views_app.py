@@ -90,6 +90,11 @@ def test_a_table_of_a_packed_field_is_the_images_plane_decoded(qtbot: Any, windo
                     timeout=15000)
     stored = xr.open_zarr(path, mask_and_scale=False)["precip"].isel(time=3).values
     np.testing.assert_array_equal(_cells(data.table.model()), stored)
+    data.as_table.setChecked(False)  # back to the image, at the table's time
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: data.state is not None and data.scene.detail is not None and not data.scene.busy
+                    and data.scene.detail.plane_key == data.state.plane_key(), timeout=15000)
+    assert data.state.indices[0] == 3 and (data.state.y_dim, data.state.x_dim) == (1, 2)
 
 
 def test_a_table_opened_first_shows_the_images_first_plane(qtbot: Any, window: MainWindow,  # noqa: F811

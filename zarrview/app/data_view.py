@@ -180,6 +180,7 @@ class DataView(QWidget):
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
         shown = self.state if self.state is not None and self.state.array is arr else None  # a table shows its plane
+        plane = plane if plane is not None else self.others.indices(arr)  # and the image the table's
         self._reset(arr)
         self.pending_level = None  # --level names a level of an image, not of an array (the window says so)
         self._ome = None

@@ -123,6 +123,14 @@ class OtherViews:
 
         self.lane.submit(call_job(lambda: array_view(arr, read_cf(arr)), label=f"CF attributes of {arr.path}"), done)
 
+    def indices(self, arr: Array) -> dict[int, int] | None:
+        """The indices of the dimensions a table of ``arr``'s plane does not show (for the image
+        that replaces it), or None where no such table is shown."""
+        plane = self.table_plane
+        if plane is None or plane.array is not arr or plane.rows is None or plane.columns is None:
+            return None
+        return dict(self.fixed)
+
     def plane_spec(self, arr: Array) -> PlaneSpec:
         """What export writes of the table, line or value shown: its plane, decoded as shown."""
         plane = self.table_plane
