@@ -22,7 +22,7 @@ import numpy as np
 from ...zarrlib import Array, Group, ZarrError
 from ...zarrlib.errors import short
 from .dims import nczarr_size_notes, read_dimensions, under
-from .time import MISSING, CFTimeError, OutsideTimesError, TimeAxis, time_axis
+from .time import MISSING, CFTimeError, OutsideTimesError, TimeAxis, time_attrs, time_axis
 from .values import value_coding
 
 #: coordinate arrays longer than this are not read (a coordinate is a label, not data)
@@ -355,14 +355,6 @@ def _text_attr(attrs: Mapping[str, Any], key: str, name: str, notes: list[str]) 
 
 def _time_axis(node: Array | None, raw: np.ndarray, attrs: Mapping[str, Any]) -> tuple[TimeAxis | None, list[str]]:
     return time_axis(raw, time_attrs(node, attrs))
-
-
-def time_attrs(node: Array | None, attrs: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``attrs`` as ``time_axis`` reads them: a v2 array's ``fill_value`` is its ``_FillValue``,
-    as xarray reads a v2 array."""
-    if node is not None and node.zarr_format == 2 and node.fill_value is not None and "_FillValue" not in attrs:
-        return {**attrs, "_FillValue": node.fill_value}
-    return attrs
 
 
 def own_axis(arr: Array, dim_name: str, notes: list[str]) -> CoordAxis | None:

@@ -20,8 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...zarrlib import Array
-from .coords import time_attrs
-from .time import TimeAxis, time_axis
+from .time import TimeAxis, time_attrs, time_axis
 from .values import ValueCoding, value_coding
 
 #: a position on a plot's axis in words ("2001-03-04 06:00")
