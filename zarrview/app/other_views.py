@@ -67,7 +67,6 @@ class OtherViews:
         self.table_plane: TablePlane | None = None
         self.array: Array | None = None
         self.cf: CFView | None = None
-        self.raw = False
         self.fixed: dict[int, int] = {}
         self.labels: dict[int, QLabel] = {}
         self.line.hovered = owner.status.emit
@@ -100,7 +99,6 @@ class OtherViews:
         self.array = arr
         self.fixed = {}
         self.cf = None
-        self.raw = False
         if arr.dtype.names or arr.dtype.kind in "OSUV":
             self._show_table(arr, self._table_plane(arr, None, None, plane))
             return
