@@ -25,6 +25,7 @@ from .viewing.spatialdata.store import rows as spatial_rows
 if TYPE_CHECKING:
     from .zarrlib.metadata.model import ArrayMetadata
     from .zarrlib.outline import Outline
+    from .viewing.cf.coords import CoordAxis
     from .viewing.cf.values import ValueCoding
     from .viewing.cf.view import CFView
 
@@ -240,7 +241,11 @@ def _array_cf_rows(arr: Array, view: CFView) -> list[tuple[str, str]]:
         rows.append(("Units", view.units))
     for d, (name, size) in enumerate(zip(dimension_names(arr), arr.shape)):
         axis = view.axes.get(d)
-        if axis is None:
+        own = view.own if d == 0 else None
+        if axis is None and own is not None:  # CF 1.2: a 1-D variable named like its dimension is its coordinate
+            text = f"{size}: {own.label(0)} … {own.label(size - 1)}" if size else "0 values"
+            text += f" (this array is its coordinate variable{_calendar_text(own)})"
+        elif axis is None:
             text = f"{size}, no coordinate variable"
         else:
             text = f"{size}: {axis.label(0)} … {axis.label(size - 1)}" if size else "0 values"
@@ -249,6 +254,11 @@ def _array_cf_rows(arr: Array, view: CFView) -> list[tuple[str, str]]:
             extra += [f"calendar {calendar}"] if calendar not in (None, "standard", "proleptic_gregorian") else []
             text += f" ({', '.join(extra)})" if extra else ""
         rows.append((f"Dimension {name if name is not None else d}", text))
+    times = view.decoding.times if view.decoding is not None else None
+    if times is not None:
+        calendar = times.get("calendar")
+        rows.append(("Values", f"times in {times.get('units')}, calendar {calendar if isinstance(calendar, str) else 'standard'}: "
+                               "shown, plotted and exported as dates"))
     rows.append(("Value coding", coding_text(view.coding)))
     if view.flags is not None:
         codes = view.flags.values if view.flags.values is not None else view.flags.masks or ()
@@ -256,6 +266,11 @@ def _array_cf_rows(arr: Array, view: CFView) -> list[tuple[str, str]]:
     if view.range is not None:
         rows.append(("Initial range", f"{view.range[0]:.10g} … {view.range[1]:.10g}"))
     return rows + [("Note", n) for n in dict.fromkeys(view.notes) if n]
+
+
+def _calendar_text(axis: CoordAxis) -> str:
+    calendar = axis.time.calendar if axis.time is not None else None
+    return f", calendar {calendar}" if calendar is not None else ""
 
 
 def coding_text(coding: ValueCoding) -> str:

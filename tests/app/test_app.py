@@ -325,9 +325,9 @@ def test_any_array_as_a_table_on_request(qtbot, window: MainWindow, store: Path)
     _settle(qtbot, window)
     window.data.as_table.setChecked(True)
     _settle(qtbot, window)
-    model = window.data.table.model()
-    assert model.rowCount() == DATA.shape[0] and model.columnCount() == DATA.shape[1]
-    assert model.data(model.index(2, 7)) == repr(float(DATA[2, 7, 0]))
+    model = window.data.table.model()  # the image's plane: y as rows, x as columns, at t 0
+    assert model.rowCount() == DATA.shape[1] and model.columnCount() == DATA.shape[2]
+    assert model.data(model.index(2, 7)) == repr(float(DATA[0, 2, 7]))
 
 
 def test_auto_contrast_uses_percentiles_of_the_loaded_plane(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]

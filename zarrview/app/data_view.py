@@ -20,7 +20,7 @@ from ..viewing.image.axes import dim_names
 from ..viewing.cf.view import read_cf
 from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
 from ..viewing.conventions.georef import pyramid_state, pyramid_view, spatial_plane
-from ..viewing.export.plane import PlaneSpec, level_error, pyramid_level_error, table_selection
+from ..viewing.export.plane import PlaneSpec, level_error, pyramid_level_error
 from ..viewing.labels.export import overlays
 from ..viewing.labels.layers import LabelLayer
 from ..viewing.ome import Multiscale, OmeImage, OmePlate
@@ -183,12 +183,14 @@ class DataView(QWidget):
         self.anndata.show_embedding(array, frame)
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
+        shown = self.state if self.state is not None and self.state.array is arr else None  # a table shows its plane
+        plane = plane if plane is not None else self.others.indices(arr)  # and the image the table's
         self._reset(arr)
         self.pending_level = None  # --level names a level of an image, not of an array (the window says so)
         self._ome = None
         self.physical.apply(None, None)
         if arr.dtype.names or arr.dtype.kind in "OSUV" or self.as_table.isChecked() or arr.ndim < 2:
-            self.others.show(arr, as_table=self.as_table.isChecked())
+            self.others.show(arr, as_table=self.as_table.isChecked(), shown=shown, plane=plane)
             return
         self._start(spatial_plane(initial_state(arr, plane or {}), plane=plane))  # Y as rows where spatial: says
         self.cf.start(arr, self.plane)  # coordinates, units and decoding: read on a worker, then applied
@@ -522,7 +524,7 @@ class DataView(QWidget):
             return None
         state = self.state
         if state is None:  # a plot, a value or a table
-            return PlaneSpec(arr, table_selection(arr))
+            return self.others.plane_spec(arr)
         hist = self.image.ui.histogram.item
         gradient = hist.gradient
         lut = None if gradient.isLookupTrivial() else gradient.getLookupTable(256, alpha=gradient.usesAlpha())

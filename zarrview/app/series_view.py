@@ -9,8 +9,6 @@ tick labels on the x axis are the coordinate's own words (dates, ``45.25 °N``) 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer
@@ -21,36 +19,11 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QProgressBar, QPu
 from ..scheduling import WorkerPool
 from ..viewing.line.series import PointQuery, Series, SeriesModel, date_text
 from .bridge import post
-from .line_view import follow_data_in_y
+from .line_view import FormatAxis, follow_data_in_y
 
 #: the least time between two redraws of a line that is filling in (a line of 10^7 values
 #: costs tens of milliseconds to draw; blocks can land faster than that)
 REDRAW_MS = 100
-
-
-class FormatAxis(pg.AxisItem):
-    """An axis whose tick labels come from a formatter (a coordinate's), else pyqtgraph's numbers."""
-
-    def __init__(self, orientation: str) -> None:
-        super().__init__(orientation)
-        self.format: Callable[[float], str] | None = None
-
-    def set_format(self, fmt: Callable[[float], str] | None) -> None:
-        if fmt is not self.format:
-            self.format = fmt
-            self.picture = None  # pyqtgraph's cached drawing of the labels
-            self.update()
-
-    def tickStrings(self, values: Sequence[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
-        if self.format is None:
-            return super().tickStrings(values, scale, spacing)
-        out = []
-        for v in values:
-            try:
-                out.append(self.format(float(v)))
-            except Exception:  # a formatter that fails on a tick between coordinates shows the number
-                out.append(f"{v:g}")
-        return out
 
 
 class SeriesView(QWidget):

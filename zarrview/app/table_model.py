@@ -7,6 +7,7 @@ empty string, a zero) would otherwise pass for data.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,13 +20,23 @@ from ..zarrlib import ChunkFailure
 
 UNREADABLE = "(unreadable)"
 FAILED_BRUSH = QBrush(QColor(255, 59, 48, 110), Qt.BrushStyle.BDiagPattern)
+#: the header text of a row or a column
+Label = Callable[[int], str]
 
 
 class ArrayTable(QAbstractTableModel):
     """Rows of an array, paged in as the view scrolls (``fetchMore`` asks the data view for more)."""
 
-    def __init__(self, total_rows: int, columns: int, fields: list[str], ask: Any, parent: QWidget) -> None:
+    def __init__(self, total_rows: int, columns: int, fields: list[str], ask: Any, parent: QWidget, *,
+                 dims: tuple[int, int] = (0, 1), labels: tuple[Label, Label] | None = None,
+                 text: Callable[[Any], str | None] | None = None) -> None:
+        """``dims``: the array dimensions shown as rows and as columns (where failed chunks are);
+        ``labels``: the header text of a row and of a column (coordinate values), else indices;
+        ``text``: a cell's text where it has its own (a packed value to its packing's decimals)."""
         super().__init__(parent)  # owned by the view: Qt, not Python's garbage collector, deletes it
+        self._dims = dims
+        self._labels = labels
+        self._text = text
         self._rows: list[Any] = []
         self._total = total_rows
         self._columns = columns
@@ -37,10 +48,11 @@ class ArrayTable(QAbstractTableModel):
 
     def append(self, block: np.ndarray, failures: tuple[ChunkFailure, ...] = ()) -> None:
         """The next rows; ``failures``: the chunks of ``block`` that could not be read (their
-        boxes are in array coordinates: rows along the first dimension, columns along the second)."""
+        boxes are in array coordinates: rows along ``dims[0]``, columns along ``dims[1]``)."""
+        rows_dim, columns_dim = self._dims
         for f in failures:
-            r0, r1 = f.box[0] if f.box else (0, 1)
-            c0, c1 = f.box[1] if len(f.box) > 1 and not self._fields else (0, self.columnCount())
+            r0, r1 = f.box[rows_dim] if len(f.box) > rows_dim else (0, 1)
+            c0, c1 = f.box[columns_dim] if len(f.box) > columns_dim and not self._fields else (0, self.columnCount())
             self._failed.append((r0, r1, c0, c1, f"{f.key}: {f.message}"))
         rows = list(block.reshape(block.shape[0], -1)) if block.ndim >= 2 else list(block.reshape(-1))
         if not rows:
@@ -86,11 +98,16 @@ class ArrayTable(QAbstractTableModel):
             v = row[index.column()]
         else:
             v = row
-        return v if isinstance(v, str) else format_value(v)
+        if isinstance(v, str):
+            return v
+        own = None if self._text is None else self._text(v)
+        return format_value(v) if own is None else own
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal and self._fields:
             return self._fields[section]
+        if self._labels is not None:
+            return self._labels[0 if orientation == Qt.Orientation.Vertical else 1](section)
         return str(section)

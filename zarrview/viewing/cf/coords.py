@@ -22,7 +22,7 @@ import numpy as np
 from ...zarrlib import Array, Group, ZarrError
 from ...zarrlib.errors import short
 from .dims import nczarr_size_notes, read_dimensions, under
-from .time import MISSING, CFTimeError, OutsideTimesError, TimeAxis, time_axis
+from .time import MISSING, CFTimeError, OutsideTimesError, TimeAxis, time_attrs, time_axis
 from .values import value_coding
 
 #: coordinate arrays longer than this are not read (a coordinate is a label, not data)
@@ -354,9 +354,16 @@ def _text_attr(attrs: Mapping[str, Any], key: str, name: str, notes: list[str]) 
 
 
 def _time_axis(node: Array | None, raw: np.ndarray, attrs: Mapping[str, Any]) -> tuple[TimeAxis | None, list[str]]:
-    if node is not None and node.zarr_format == 2 and node.fill_value is not None and "_FillValue" not in attrs:
-        attrs = {**attrs, "_FillValue": node.fill_value}  # as xarray reads a v2 array
-    return time_axis(raw, attrs)
+    return time_axis(raw, time_attrs(node, attrs))
+
+
+def own_axis(arr: Array, dim_name: str, notes: list[str]) -> CoordAxis | None:
+    """``arr`` itself as the coordinate variable of its one dimension (a 1-D array named like its
+    dimension, CF 1.2), its values read and decoded as any coordinate's (call it on a worker);
+    None where it is none, or with a note where it cannot be read."""
+    if arr.ndim != 1 or arr.name != dim_name:
+        return None
+    return _axis(arr, arr.name, 0, arr.shape[0], notes, dim_name)
 
 
 def _decimals(values: np.ndarray) -> int | None:

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cftime
 import numpy as np
@@ -45,7 +45,10 @@ from .calendars import (
     CALENDARS, CFTIME_CALENDAR, LIMIT_US, US_PER_DAY, CFTimeError, Fields, OutsideTimesError, iso, make_date,
     parse_datetime, split_units, to_microseconds, unit_length)
 
-__all__ = ["CFTimeError", "MISSING", "OutsideTimesError", "TimeAxis", "time_axis"]
+if TYPE_CHECKING:
+    from ...zarrlib import Array
+
+__all__ = ["CFTimeError", "MISSING", "OutsideTimesError", "TimeAxis", "time_attrs", "time_axis"]
 
 #: the label of a missing value
 MISSING = "—"
@@ -128,6 +131,18 @@ class TimeAxis:
             count = round(count / _STEPS[2]) * _STEPS[2]
         return self._texts(np.array([count], dtype=np.int64), finer=True)[0]
 
+    def datetimes(self) -> np.ndarray | None:
+        """datetime64[us] of every value (NaT where missing), as xarray decodes a Gregorian
+        calendar; None where numpy's dates are not this calendar's (noleap, 360_day, ..., or a
+        standard calendar reaching before 1582-10-15), where the labels stand for the dates."""
+        epoch = self._gregorian_epoch
+        if epoch is None:
+            return None
+        times = epoch + self._counts.astype("timedelta64[us]")
+        if self._valid.any() and times[self._valid].min() < _REFORM and self.calendar == "standard":
+            return None
+        return np.where(self._valid, times, np.datetime64("NaT", "us"))
+
     @cached_property
     def _since(self) -> str:
         return f"microseconds since {iso(self._epoch)}"
@@ -181,6 +196,14 @@ class TimeAxis:
                 return round(cftime.date2num(date, self._since, calendar=CFTIME_CALENDAR[self.calendar]))
         except OverflowError:  # beyond int64 microseconds: nearer the end on its side
             return LIMIT_US if date > self._epoch else -LIMIT_US
+
+
+def time_attrs(node: Array | None, attrs: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``attrs`` as ``time_axis`` reads them: a v2 array's ``fill_value`` is its ``_FillValue``,
+    as xarray reads a v2 array."""
+    if node is not None and node.zarr_format == 2 and node.fill_value is not None and "_FillValue" not in attrs:
+        return {**attrs, "_FillValue": node.fill_value}
+    return attrs
 
 
 def time_axis(values: np.ndarray, attrs: Mapping[str, Any]) -> tuple[TimeAxis | None, list[str]]:

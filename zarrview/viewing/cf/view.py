@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ...zarrlib import Array, Group, ZarrError
-from .coords import CoordAxis, coordinate_axes, flip_vertical
+from .coords import CoordAxis, coordinate_axes, flip_vertical, own_axis
+from .decoded import Decoding, decoding_of
 from .dims import read_dimensions
 from .flags import FlagLegend, flag_legend
 from .values import ValueCoding, initial_range, value_coding, value_title
@@ -39,6 +40,10 @@ class CFView:
     names: tuple[str, ...] = ()
     #: the coordinate reference system the axes' coordinates are in ("EPSG:32633"), where named
     crs: str | None = None
+    #: the array itself as its dimension's coordinate variable (a 1-D ``time`` along ``time``)
+    own: CoordAxis | None = None
+    #: how every view decodes the values (times to dates, numbers as ``coding``)
+    decoding: Decoding | None = None
 
     def place(self, dim: int, index: int) -> str | None:
         """``2001-03-04 06:00``: the coordinate value of ``index`` along ``dim``, or None."""
@@ -58,6 +63,8 @@ class CFView:
                 return f"{text} ({meaning})"
         if isinstance(value, float | np.floating) and np.isnan(value):
             return f"{text} (missing)"
+        own = None if self.decoding is None else self.decoding.text(value)
+        text = text if own is None else own  # 14.466, as packed, not the sum's 14.466000000000001
         return f"{text} {self.units}" if self.units and self.units != "1" else text
 
     def flipped(self, y_dim: int) -> bool:
@@ -83,6 +90,13 @@ def read_cf(arr: Array) -> CFView | None:
             notes += found
         except ZarrError as e:  # coordinate_axes notes what it reads; the group itself may fail
             notes.append(f"the coordinates of {arr.path} could not be read: {e}")
+    dims = read_dimensions(arr)
+    own = None
+    if arr.ndim == 1 and dims.names[0] is not None:
+        try:
+            own = own_axis(arr, dims.names[0], notes)
+        except ZarrError as e:
+            notes.append(f"{arr.path} could not be read as its coordinate variable: {e}")
     coding = value_coding(arr)
     notes += coding.notes
     title, units = value_title(arr)
@@ -90,13 +104,13 @@ def read_cf(arr: Array) -> CFView | None:
     notes += flag_notes
     rng = initial_range(arr)
     attrs = arr.attrs
-    dims = read_dimensions(arr)
     names = () if arr.dimension_names or not any(dims.names) else \
         tuple(n or f"dim_{d}" for d, n in enumerate(dims.names))
-    if not (axes or coding.active or flags or rng or notes or names or "units" in attrs or "long_name" in attrs
+    if not (axes or own or coding.active or flags or rng or notes or names or "units" in attrs or "long_name" in attrs
             or "standard_name" in attrs):
         return None
-    return CFView(coding, title, units, MappingProxyType(axes), flags, rng, tuple(notes), names)
+    return CFView(coding, title, units, MappingProxyType(axes), flags, rng, tuple(notes), names, own=own,
+                  decoding=decoding_of(arr))
 
 
 def _root(arr: Array) -> Group | None:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ...zarrlib import Array, CancelToken, ReadCancelled, ZarrError
 from ...zarrlib.limits import limits
-from ..cf.values import value_coding
+from ..cf.decoded import decoding_of
 from ..image.channels import ChannelSetting, auto_windows, composite
 from ..image.contrast import NAN_RGBA, displayable, percentile_levels
 from ..image.state import COMPLEX_MODES, ViewState, initial_state
@@ -119,7 +119,8 @@ class PlaneSpec:
     channels: tuple[ChannelSetting, ...] = ()
     #: label layers drawn over a PNG (``labels.export.overlays``), as the window shows them
     labels: tuple[LabelOverlay, ...] = ()
-    #: CF values (masked as NaN, unpacked: ``cf.values``), as xarray reads them; else as stored
+    #: CF values (masked as NaN, unpacked; times as dates: ``cf.decoded``), as xarray reads them;
+    #: else as stored
     decode: bool = False
 
     def __post_init__(self) -> None:
@@ -247,7 +248,8 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
                                       "write .npy or .csv")
     try:
         with replacing(path) as f:  # created first: a folder that cannot be written fails before the read
-            data = _read(spec, path, progress, cancel) if values is None else _computed(values, path, progress, cancel)
+            data = (_read(spec, path, progress, cancel, text=fmt == ".csv") if values is None
+                    else _computed(values, path, progress, cancel))
             if cancel is not None:
                 cancel.raise_if_cancelled()
             if fmt == ".npy":
@@ -282,14 +284,17 @@ def fixed_width(data: np.ndarray) -> np.ndarray:
     return data
 
 
-def _read(spec: PlaneSpec, path: Path, progress: Progress | None, cancel: CancelToken | None) -> np.ndarray:
+def _read(spec: PlaneSpec, path: Path, progress: Progress | None, cancel: CancelToken | None,
+          text: bool = False) -> np.ndarray:
+    """The plane as stored, or decoded (``spec.decode``) as every view shows it: CF times as
+    datetime64 (their labels in a calendar numpy has not, and with ``text``, for a CSV)."""
     try:
         data = spec.array.read(spec.selection, cancel=cancel, progress=progress)
     except ReadCancelled:
         raise
     except ZarrError as e:
         raise ReadFailed(path, spec.label, str(e)) from None
-    return value_coding(spec.array).decode(data, inplace=True) if spec.decode else data
+    return decoding_of(spec.array).values(data, text=text, inplace=True) if spec.decode else data
 
 
 def _computed(values: PlaneValues, path: Path, progress: Progress | None, cancel: CancelToken | None) -> np.ndarray:

@@ -12,6 +12,7 @@ says the envelope is sampled.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable
@@ -20,10 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job, read_job
+from ...scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job
 from ...zarrlib import Array, CancelToken, ChunkCache, ChunkFailure
+from ..cf.decoded import Decoding, Format
+from ..cf.coords import CoordAxis
+from ..cf.view import CFView
 from ..image.contrast import displayable
-from ..image.readout import request_label
+from ..image.readout import format_value, request_label
 
 #: screen columns an envelope has when the widget has not said how wide it is
 DEFAULT_COLUMNS = 2000
@@ -46,6 +50,43 @@ class LinePlot:
     status: str = ""
     message: str | None = None
     busy: bool = False
+    #: the words of an x position (a coordinate's: dates, ``45.25 °N``) and of a y value (dates
+    #: of a time variable), else None for plain numbers
+    x_format: Format | None = None
+    y_format: Format | None = None
+    title: str = ""
+    x_label: str = ""
+    y_label: str = ""
+    units: str | None = None
+    #: a value's own text (a packed value to its packing's decimals), else None
+    text: Callable[[Any], str | None] | None = None
+
+    def readout(self, x: float) -> str:
+        """The point drawn nearest ``x`` in words: ``time 2001-03-04 06:00: 1.5 degC``."""
+        if self.x is None or self.y is None or not len(self.x) or not math.isfinite(x):
+            return ""
+        distance = np.abs(self.x - x)
+        if not np.isfinite(distance).any():
+            return ""
+        i = int(np.nanargmin(distance))
+        where = self.x_format(float(self.x[i])) if self.x_format is not None else f"{self.x[i]:g}"
+        if self.envelope:
+            lo, hi = self.y[i - i % 2], self.y[i - i % 2 + 1]
+            value = f"{self._value(lo)} … {self._value(hi)}"
+        else:
+            value = self._value(self.y[i])
+        return f"{self.x_label or 'index'} {where}: {value}"
+
+    def _value(self, v: float) -> str:
+        if not math.isfinite(v):
+            return "missing"
+        if self.y_format is not None:
+            return self.y_format(float(v))
+        if self.dates:
+            return str(np.datetime64(int(round(v)), "s")).replace("T", " ")
+        own = None if self.text is None else self.text(np.float64(v))
+        text = format_value(np.float64(v)) if own is None else own
+        return f"{text} {self.units}" if self.units and self.units != "1" else text
 
 
 @dataclass(frozen=True)
@@ -77,8 +118,10 @@ def as_numbers(data: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 def envelope(arr: Array, plan: LinePlan, cancel: CancelToken, cache: ChunkCache | None,
-             progress: Callable[[int, int], None] | None, failures: list[ChunkFailure]) -> tuple[np.ndarray, bool]:
-    """(columns, 3) rows of (centre, min, max) over ``plan.x0:plan.x1``; NaN where a column saw no finite value."""
+             progress: Callable[[int, int], None] | None, failures: list[ChunkFailure],
+             numbers: Callable[[np.ndarray], tuple[np.ndarray, bool]] = as_numbers) -> tuple[np.ndarray, bool]:
+    """(columns, 3) rows of (centre, min, max) over ``plan.x0:plan.x1``; NaN where a column saw no
+    finite value. ``numbers`` turns each block read into the values drawn (decoded)."""
     edges = np.unique(np.linspace(plan.x0, plan.x1, plan.columns + 1).round().astype(np.int64))
     n = len(edges) - 1
     lo = np.full(n, np.inf)
@@ -94,7 +137,7 @@ def envelope(arr: Array, plan: LinePlan, cancel: CancelToken, cache: ChunkCache 
     for i, (c0, c1) in enumerate(blocks):
         cancel.raise_if_cancelled()
         a, b = max(plan.x0, c0 * chunk), min(plan.x1, c1 * chunk)
-        values, dates = as_numbers(arr.read((slice(a, b),), cancel=cancel, failures=failures))
+        values, dates = numbers(arr.read((slice(a, b),), cancel=cancel, failures=failures))
         start = int(np.searchsorted(edges, a, side="right")) - 1
         cuts = edges[(edges > a) & (edges < b)] - a
         seg = np.concatenate([[0], cuts]).astype(np.int64)
@@ -113,6 +156,18 @@ def envelope(arr: Array, plan: LinePlan, cancel: CancelToken, cache: ChunkCache 
     return np.column_stack([centres, lo, hi]), dates
 
 
+def _index_label(axis: CoordAxis, x: float) -> str:
+    i = int(round(x))
+    return axis.label(i) if 0 <= i < len(axis) else ""
+
+
+def _read_numbers(arr: Array, sel: tuple[slice], numbers: Callable[[np.ndarray], tuple[np.ndarray, bool]],
+                  cancel: CancelToken, cache: ChunkCache | None, progress: Callable[[int, int], None] | None,
+                  failures: list[ChunkFailure]) -> tuple[np.ndarray, bool]:
+    """``sel`` of ``arr`` read and turned into the values drawn, on the worker."""
+    return numbers(np.asarray(arr.read(sel, cancel=cancel, cache=cache, progress=progress, failures=failures)))
+
+
 @dataclass(frozen=True)
 class LineRequest:
     """A read the line model asked for: its job and the plan its answer is drawn by."""
@@ -127,7 +182,12 @@ class LineRequest:
 
 class LineModel:
     """States (an array and a visible x range) in, ``LinePlot`` out, on a lane of its own:
-    stale answers arrive marked so and are dropped, as ``ViewController`` does for images."""
+    stale answers arrive marked so and are dropped, as ``ViewController`` does for images.
+
+    With the array's CF view (``show(arr, cf)``) the line is the image's values: decoded (packing
+    undone, fill values as gaps, times as dates) and drawn against the dimension's coordinate
+    variable (dates for a time), titled with the long name and units. Ranges stay indices inside
+    the model: a visible x range in coordinate values is turned back into one."""
 
     def __init__(self, pool: WorkerPool, post: Post, on_plot: Callable[[LinePlot], None], *,
                  on_progress: Callable[[int, int], None] | None = None, budget: int = DEFAULT_CHUNK_BUDGET) -> None:
@@ -139,22 +199,63 @@ class LineModel:
         self.plot = LinePlot()
         self.columns = DEFAULT_COLUMNS
         self._asked: LinePlan | None = None
+        self.decoding: Decoding | None = None
+        #: the x position of each index (the coordinate's, increasing or decreasing), else None
+        self.positions: np.ndarray | None = None
+        self._look = LinePlot()
 
     def clear(self) -> None:
         self.array = None
         self.lane.discard()  # answers still coming are stale
         self._asked = None
         self.plot = LinePlot()
+        self.decoding = self.positions = None
+        self._look = LinePlot()
 
-    def show(self, arr: Array) -> None:
+    def show(self, arr: Array, cf: CFView | None = None) -> None:
+        """Plot ``arr``, decoded and against its coordinate as ``cf`` (read on a worker) says."""
         self.clear()
         self.array = arr
+        self._describe(arr, cf)
         if arr.shape[0] == 0:
             self._publish(LinePlot(message=f"{arr.path} is empty: it has length 0"))
             return
-        self.set_range(0, arr.shape[0], self.columns)
+        self._set_indices(0, arr.shape[0])
+
+    def _describe(self, arr: Array, cf: CFView | None) -> None:
+        dec = None if cf is None else cf.decoding
+        self.decoding = dec if dec is not None and dec.active and not arr.dtype.names else None
+        y_format = None
+        if self.decoding is not None and self.decoding.times is not None:  # at the resolution of all the times
+            own = None if cf is None or cf.own is None else cf.own.time
+            y_format = own.format if own is not None else self.decoding.plotted(np.zeros(1, arr.dtype))[1]
+        axis = None if cf is None else cf.axes.get(0)
+        x_format, x_label = None, (arr.dimension_names or (None,))[0] or "index"
+        if axis is not None:
+            xs = axis.numeric()
+            steps = np.diff(xs)
+            x_label = axis.name.rsplit("/", 1)[-1]
+            if len(xs) == arr.shape[0] and np.isfinite(xs).all() and (np.all(steps > 0) or np.all(steps < 0)):
+                self.positions, x_format = xs, axis.format
+            else:  # unordered (station ids) or with gaps: drawn by index, each named by its value
+                x_format = functools.partial(_index_label, axis)
+        units = None if cf is None or y_format is not None else cf.units  # a time's units are its dates
+        title = cf.title if cf is not None else ""
+        self._look = LinePlot(x_format=x_format, y_format=y_format, title=title, x_label=x_label,
+                              y_label=units or "", units=units,
+                              text=None if self.decoding is None else self.decoding.text)
 
     def set_range(self, x0: float, x1: float, columns: int | None = None) -> None:
+        """The plot shows ``x0``..``x1`` (coordinate values where it is drawn against them)."""
+        xs = self.positions
+        if xs is not None:
+            index = np.arange(len(xs), dtype=np.float64)
+            ordered, at = (xs, index) if xs[-1] >= xs[0] else (xs[::-1], index[::-1])
+            x0, x1 = sorted(float(np.interp(x, ordered, at, left=at[0] - 1, right=at[-1] + 1)) for x in (x0, x1))
+            x0, x1 = x0, x1 + 1  # the element under the right edge is in view
+        self._set_indices(x0, x1, columns)
+
+    def _set_indices(self, x0: float, x1: float, columns: int | None = None) -> None:
         if self.array is None:
             return
         self.columns = max(16, columns or self.columns)
@@ -162,9 +263,15 @@ class LineModel:
         if req is None:
             return
         self._asked = req.plan
-        self._publish(LinePlot(self.plot.x, self.plot.y, self.plot.envelope, self.plot.dates, self.plot.x0,
-                               self.plot.x1, f"Reading {req.label}…", busy=True))
+        self._publish(dataclasses.replace(self.plot, status=f"Reading {req.label}…", message=None, busy=True))
         self.lane.submit(req.job, lambda answer: self.apply(req, answer), on_progress=self._progress)
+
+    def numbers(self, raw: np.ndarray) -> tuple[np.ndarray, bool]:
+        """The values drawn for stored ``raw``: decoded (times as days of their calendar), else
+        as ``as_numbers`` draws them."""
+        if self.decoding is None:
+            return as_numbers(raw)
+        return np.require(self.decoding.plotted(raw)[0], np.float64, "W"), False
 
     def request(self, arr: Array, x0: float, x1: float) -> LineRequest | None:
         """The read that ``x0:x1`` of ``arr`` needs, or None where the plot has it or asked for it."""
@@ -174,8 +281,9 @@ class LineModel:
         sel = (slice(plan.x0, plan.x1),)
         label = request_label(arr.path, sel, arr.shape)
         if plan.columns:
-            return LineRequest(compute_job(functools.partial(envelope, arr, plan), label=label), plan)
-        return LineRequest(read_job(arr, sel, label=label), plan)
+            return LineRequest(compute_job(functools.partial(envelope, arr, plan, numbers=self.numbers), label=label),
+                               plan)
+        return LineRequest(compute_job(functools.partial(_read_numbers, arr, sel, self.numbers), label=label), plan)
 
     def _covers(self, plan: LinePlan) -> bool:
         p = self.plot
@@ -185,14 +293,18 @@ class LineModel:
         if self.on_progress is not None:
             self.on_progress(done, total)
 
+    def _x(self, index: np.ndarray) -> np.ndarray:
+        """x positions of (fractional) indices: the coordinate's, else the indices."""
+        xs = self.positions
+        return index if xs is None else np.interp(index, np.arange(len(xs), dtype=np.float64), xs)
+
     def apply(self, req: LineRequest, result: Answer[Any]) -> None:
         """Draw the answer to ``req`` (nothing for a stale one)."""
         if result.stale or self.array is None:
             return
         self._asked = None
         if result.cancelled:
-            self._publish(LinePlot(self.plot.x, self.plot.y, self.plot.envelope, self.plot.dates, self.plot.x0,
-                                   self.plot.x1, f"Cancelled reading {req.label}"))
+            self._publish(dataclasses.replace(self.plot, status=f"Cancelled reading {req.label}", busy=False))
             return
         if result.error is not None:
             self._publish(LinePlot(status=f"Error: {result.error}", message=f"Cannot show {req.label}:\n{result.error}"))
@@ -202,21 +314,22 @@ class LineModel:
         assert result.value is not None
         if plan.columns:
             table, dates = result.value
-            x = np.repeat(table[:, 0], 2)
+            x = self._x(np.repeat(table[:, 0], 2))
             y = table[:, 1:].reshape(-1)
             how = "every chunk" if plan.stride == 1 else f"one chunk in {plan.stride} (sampled)"
             status = (f"{req.label}: minimum and maximum of {len(table):,} columns from {how}, "
                       f"{plan.x1 - plan.x0:,} elements, in {ms}")
-            plot = LinePlot(x, y, True, dates, plan.x0, plan.x1, status)
+            plot = dataclasses.replace(self._look, x=x, y=y, envelope=True, dates=dates, x0=plan.x0, x1=plan.x1,
+                                       status=status)
         else:
-            y, dates = as_numbers(np.asarray(result.value))
-            plot = LinePlot(np.arange(plan.x0, plan.x1, dtype="f8"), y, False, dates, plan.x0, plan.x1,
-                            f"Read {req.label} in {ms}")
+            y, dates = result.value
+            x = self._x(np.arange(plan.x0, plan.x1, dtype="f8"))
+            plot = dataclasses.replace(self._look, x=x, y=y, dates=dates, x0=plan.x0, x1=plan.x1,
+                                       status=f"Read {req.label} in {ms}")
         if result.failures:
             n = len(result.failures)
-            plot = LinePlot(plot.x, plot.y, plot.envelope, plot.dates, plot.x0, plot.x1,
-                            f"{n} chunk{'s' if n > 1 else ''} of {req.label} could not be read: "
-                            f"{result.failures[0].message}")
+            plot = dataclasses.replace(plot, status=f"{n} chunk{'s' if n > 1 else ''} of {req.label} could not be "
+                                                    f"read: {result.failures[0].message}")
         self._publish(plot)
 
     def _publish(self, plot: LinePlot) -> None:
