@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from ..cancel import CancelToken
-from ..errors import StoreError
+from ..errors import StoreError, TooLargeError
 from .base import ByteRequest, Scratch, Store, too_large
 from .keys import check_key
 from .local_fds import FdCache, OpenFile
@@ -315,3 +315,24 @@ def _kind(mode: int) -> str:
         if test(mode):
             return name
     return "not a file"
+
+
+def read_regular(path: str | os.PathLike[str], bound: int, what: str) -> bytes:
+    """The bytes of the regular file ``path``, at most ``bound`` of them: opened without blocking
+    (a FIFO cannot hang the open) and refused as what it is when it is not a regular file (a link
+    to /dev/zero would never end). ``what`` names the document in the errors."""
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError as e:
+        raise StoreError(f"cannot read {path}: {e.strerror or e}") from e
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError(f"cannot read {path}: not a regular file ({_kind(st.st_mode)})")
+        if st.st_size > bound:
+            raise TooLargeError(f"{path}: {st.st_size} bytes, more than the {bound} allowed for {what}")
+        return _pread(fd, st.st_size, 0)
+    except OSError as e:
+        raise StoreError(f"cannot read {path}: {e.strerror or e}") from e
+    finally:
+        os.close(fd)

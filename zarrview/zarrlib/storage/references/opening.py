@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 
-from ...errors import StoreError, StoreNotFoundError
+from ...errors import StoreError, StoreNotFoundError, TooLargeError
 from ...limits import limits
 from ..access import AUTHORIZE, AccessPolicy, normal_url, policy_of
 from ..base import Store
-from ..local import LocalStore
+from ..local import LocalStore, read_regular
 from .entries import BadReferenceError
 from .json_refs import JsonReferences, is_json_name
 from .parquet_refs import ParquetReferences
@@ -78,14 +79,20 @@ def is_parquet_references(folder: Path) -> bool:
     document of a plain Zarr store is not read whole)."""
     zmeta = folder / ".zmetadata"
     try:
-        with open(zmeta, "rb") as f:
+        fd = os.open(zmeta, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO cannot hang the open
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False  # a FIFO or a device: not a reference set (reading it is LocalStore's to refuse)
+        try:
             head = f.read(_SNIFF)
             f.seek(0, os.SEEK_END)
             size = f.tell()
             f.seek(max(0, size - _SNIFF))
             tail = f.read(_SNIFF)
-    except OSError:
-        return False
+        except OSError:
+            return False
     return zmetadata_names_references(head, tail)
 
 
@@ -120,7 +127,7 @@ def open_references(url: str, options: dict[str, Any], opener: Opener) -> Refere
             owned.append(folder)
             refs = ParquetReferences(folder, path.name)
             base = normal_url(str(path.parent)).rstrip("/") + "/"
-        elif path.is_file():
+        elif path.exists():  # a file, or something else that _read_local names
             refs = JsonReferences(_read_local(path), path.name, require=sniffed)
             base = normal_url(str(path.parent)).rstrip("/") + "/"
         else:
@@ -148,13 +155,9 @@ def open_references(url: str, options: dict[str, Any], opener: Opener) -> Refere
 
 def _read_local(path: Path) -> bytes:
     try:
-        size = path.stat().st_size
-        if size > limits().metadata_bytes:
-            raise BadReferenceError(f"{path}: {size} bytes, more than the {limits().metadata_bytes} allowed "
-                                    "for a metadata document (limits.metadata_bytes)")
-        return path.read_bytes()
-    except OSError as e:
-        raise StoreError(f"cannot read {path}: {e.strerror or e}") from e
+        return read_regular(path, limits().metadata_bytes, "a metadata document (limits.metadata_bytes)")
+    except TooLargeError as e:
+        raise BadReferenceError(str(e)) from e
 
 
 def _policy(authorize: Any, base: str) -> AccessPolicy:
