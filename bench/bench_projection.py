@@ -10,9 +10,10 @@ zstd codec) under ``bench/_data/`` and reused. Three readers:
 * ``dask``: ``dask.array.from_zarr(path).max(axis=0)`` on the threads scheduler (zarr-python reads);
 * ``xarray``: ``xarray.open_zarr(path)["v"].max("z")`` (dask chunks from the store, threads scheduler).
 
-Each run is a fresh process (imports and opening are not timed): the time of the projection and
-the peak resident memory it added (the process's VmHWM, reset just before the projection, minus
-the resident size then).
+Each run is a fresh process (imports and opening are not timed): the time of the projection, the
+CPU time it took (all threads; on a machine shared with other work, what a reader costs whatever
+share of the cores it got), and the peak resident memory it added (the process's VmHWM, reset
+just before the projection, minus the resident size then).
 The OS page cache is warm: one untimed run first reads every file. Rounds rotate the order of the
 readers, so load from other work hits them alike; medians are printed, with each reader's ratio
 to zarrview and whether the three planes agree.
@@ -91,6 +92,13 @@ def peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def cpu_seconds() -> float:
+    """User and system time of every thread of this process: what a reader costs, whatever
+    share of the cores other work on a shared machine leaves it."""
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return use.ru_utime + use.ru_stime
+
+
 def child(reader: str, path: Path, out: Path | None) -> None:
     """One projection in this process; prints seconds and the peak memory it added, as JSON."""
     if reader == "zarrview":
@@ -125,13 +133,15 @@ def child(reader: str, path: Path, out: Path | None) -> None:
                 return np.asarray(ds["v"].max("z").compute().values)
     before = rss()
     reset_peak()
+    cpu0 = cpu_seconds()
     t0 = time.perf_counter()
     plane = run()
     seconds = time.perf_counter() - t0
+    cpu = cpu_seconds() - cpu0
     peak = peak_rss()
     if out is not None:
         np.save(out, plane)
-    print(json.dumps({"seconds": seconds, "added_bytes": max(0, peak - before)}))
+    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "added_bytes": max(0, peak - before)}))
 
 
 def spawn(reader: str, path: Path, out: Path | None = None) -> dict[str, float]:
@@ -170,20 +180,23 @@ def main() -> None:
     agree = all(np.array_equal(first, plane) for plane in planes.values())
     times: dict[str, list[float]] = {r: [] for r in readers}
     mems: dict[str, list[float]] = {r: [] for r in readers}
+    cpus: dict[str, list[float]] = {r: [] for r in readers}
     for rnd in range(ns.rounds):
         order = readers[rnd % len(readers):] + readers[: rnd % len(readers)]
         for reader in order:
             got = spawn(reader, path)
             times[reader].append(got["seconds"])
+            cpus[reader].append(got["cpu_seconds"])
             mems[reader].append(got["added_bytes"] / 2**20)
     base = statistics.median(times[readers[0]])
     print(f"planes agree: {agree}")
-    print("| reader | median s | runs (s) | / zarrview | peak added MiB (median) |")
-    print("|---|---|---|---|---|")
+    print("| reader | median s | runs (s) | / zarrview | CPU s (median) | peak added MiB (median) |")
+    print("|---|---|---|---|---|---|")
     for reader in readers:
         med = statistics.median(times[reader])
         runs = ", ".join(f"{t:.2f}" for t in times[reader])
-        print(f"| {reader} | {med:.2f} | {runs} | {med / base:.2f} | {statistics.median(mems[reader]):.0f} |")
+        print(f"| {reader} | {med:.2f} | {runs} | {med / base:.2f} | {statistics.median(cpus[reader]):.2f} "
+              f"| {statistics.median(mems[reader]):.0f} |")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from .other_views import OtherViews
 from .cf_presenter import CFPresenter
 from .physical_view import PhysicalSpace, slider_text
 from .plate_view import PlateView
+from .projection_controls import ProjectionControls, add_projection_controls
 from .plane_controls import (PlaneControls, add_level_picker, add_multiscale_picker, add_variable_picker,
                              build_plane_controls)
 
@@ -73,6 +74,8 @@ class DataView(QWidget):
         self.channels: ChannelPanel | None = None
         self.colours: ColourMapControl | None = None
         self.label_panel: LabelPanel | None = None
+        #: the projection row (``app/projection_controls.py``) of an image of 3 or more dimensions
+        self.projection: ProjectionControls | None = None
         self.image = ImagePane()
         self.image.region_changed = self._region_changed
         self.image.levels_changed = lambda levels: self._update(contrast=levels)
@@ -128,6 +131,8 @@ class DataView(QWidget):
         """Stop what the view is reading (the Cancel button); each read says it was cancelled."""
         self.controller.cancel()
         self.others.cancel()
+        if self.projection is not None:
+            self.projection.cancel()
         if self.plate_view is not None:
             self.plate_view.model.lane.cancel()
 
@@ -300,6 +305,7 @@ class DataView(QWidget):
         self._fit_on_paint = True
         self._region_shown = region
         self.controller.set_state(state)
+        self.projection = add_projection_controls(self, self.plane, state)
         self.label_axes()
 
     def read_again(self) -> None:
@@ -432,12 +438,19 @@ class DataView(QWidget):
         return (size, unit) if size is not None and unit else None
 
     def _hovered(self, row: int, col: int) -> None:
-        text = self.controller.readout(row, col)
+        text = (self.projection.readout(row, col) if self.projection is not None else "") \
+            or self.controller.readout(row, col)
         if text:
             self.status.emit(text)
 
     # -- scenes -> screen -------------------------------------------------------------------
+    def paint_plane(self) -> None:
+        """Draw the plane's scene again (after a projection covered it)."""
+        self._paint(self.scene)
+
     def _paint(self, scene: Scene) -> None:
+        if self.projection is not None and self.projection.shown is not None:
+            return  # a projection covers the plane until the plane is asked for again
         state = self.state
         if scene.status != self._said:  # a repeated scene must not overwrite what the window said since
             self._say(scene.status)
@@ -507,6 +520,9 @@ class DataView(QWidget):
         self.channels = None
         self.colours = None
         self.label_panel = None
+        if self.projection is not None:
+            self.projection.cancel()
+        self.projection = None
         self.cf.clear()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
@@ -529,7 +545,8 @@ class DataView(QWidget):
         gradient = hist.gradient
         lut = None if gradient.isLookupTrivial() else gradient.getLookupTable(256, alpha=gradient.usesAlpha())
         lo, hi = hist.getLevels()
-        return PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim,
+        spec = PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim,
                          state.complex_mode, (float(lo), float(hi)), None if lut is None else np.asarray(lut, np.uint8),
                          channels=state.channels if state.composite else (), labels=overlays(state, 0),
                          decode=state.decoding is not None)
+        return spec if self.projection is None else self.projection.export_spec(spec)

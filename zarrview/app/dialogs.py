@@ -61,9 +61,10 @@ class OpenUrlDialog(QDialog):
 
 
 class PreferencesDialog(QDialog):
-    """The decoded-chunk cache and the chunks one view may read before it previews instead."""
+    """The decoded-chunk cache, the chunks one view may read before it previews instead, and the
+    Dask scheduler projections run on."""
 
-    def __init__(self, cache_mib: int, budget: int, parent: QWidget | None = None) -> None:
+    def __init__(self, cache_mib: int, budget: int, parent: QWidget | None = None, scheduler: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle("Preferences")
         self.cache = QSpinBox()
@@ -74,8 +75,13 @@ class PreferencesDialog(QDialog):
         self.budget.setRange(1, 1 << 20)
         self.budget.setSuffix(" chunks")
         self.budget.setValue(budget)
+        self.scheduler = QLineEdit(scheduler)
+        self.scheduler.setPlaceholderText("none: projections run on this machine")
+        self.scheduler.setToolTip("A dask.distributed scheduler (tcp://host:8786) whose workers can open the "
+                                  "stores you view: projections send their chunks there")
         form = _form(self, [("Decoded-chunk cache", self.cache),
-                            ("Chunks per view (larger views are previewed)", self.budget)])
+                            ("Chunks per view (larger views are previewed)", self.budget),
+                            ("Dask scheduler for projections", self.scheduler)])
         _buttons(self, form, QDialogButtonBox.StandardButton.Ok, self.accept)
 
     def values(self) -> tuple[int, int]:

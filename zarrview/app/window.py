@@ -34,6 +34,7 @@ from .icons import app_icon
 from .bridge import gui_lane
 from .data_view import DataView
 from .dialogs import OpenUrlDialog, PreferencesDialog
+from .projection_controls import SCHEDULER_KEY
 from .metadata_panel import MetadataPanel
 from .plate_view import show_plate
 from .menus import build_menus
@@ -485,9 +486,11 @@ class MainWindow(QMainWindow):
         self.data.budget_chunks = budget
 
     def edit_preferences(self) -> None:
-        dialog = PreferencesDialog(int(self.pool.cache.max_bytes >> 20), self.data.budget_chunks, self)
+        dialog = PreferencesDialog(int(self.pool.cache.max_bytes >> 20), self.data.budget_chunks, self,
+                                   str(self.settings.value(SCHEDULER_KEY, "") or ""))
         if dialog.exec() == QDialog.DialogCode.Accepted:
             cache_mib, budget = dialog.values()
+            self.settings.setValue(SCHEDULER_KEY, dialog.scheduler.text().strip())
             self.settings.setValue("cache_mib", cache_mib)
             self.settings.setValue("chunk_budget", budget)
             self.apply_settings()

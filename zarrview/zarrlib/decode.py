@@ -23,6 +23,7 @@ from .codecs.direct import DirectDecoder, direct_decoder
 from .errors import CodecError, ZarrError
 from .limits import human, limits
 from .metadata.model import ArrayMetadata
+from .sink import ChunkSink
 from .storage.base import Scratch
 
 def chunk_name(meta: ArrayMetadata, path: str, key: str, coords: tuple[int, ...]) -> str:
@@ -41,7 +42,8 @@ MAX_PART = 2
 SMALL_COPY = 1 << 16
 
 
-def put(out: np.ndarray, out_index: tuple[slice, ...], chunk: np.ndarray, inner: tuple[slice, ...]) -> None:
+def put(out: np.ndarray | ChunkSink, out_index: tuple[slice, ...], chunk: np.ndarray,
+        inner: tuple[slice, ...]) -> None:
     """``out[out_index] = chunk[inner]``, without letting go of the GIL for a small contiguous part.
 
     numpy releases the GIL around a copy of more than a few hundred elements; taking it back
@@ -50,7 +52,7 @@ def put(out: np.ndarray, out_index: tuple[slice, ...], chunk: np.ndarray, inner:
     sooner than a hand-off.
     """
     src = chunk[inner]
-    if isinstance(src, np.ndarray) and src.nbytes <= SMALL_COPY and src.flags.c_contiguous \
+    if isinstance(out, np.ndarray) and isinstance(src, np.ndarray) and src.nbytes <= SMALL_COPY and src.flags.c_contiguous \
             and not src.dtype.hasobject:  # object arrays hold references: numpy must copy those
         dst = out[out_index]
         if isinstance(dst, np.ndarray) and dst.flags.c_contiguous and dst.dtype == src.dtype and dst.shape == src.shape:
@@ -126,7 +128,7 @@ class ChunkDecoder:
         self._shaped: dict[tuple[int, ...], DirectDecoder | None] = {}
 
     def place(self, data: Any, key: str, coords: tuple[int, ...], inner: tuple[slice, ...],
-              out_index: tuple[slice, ...], out: np.ndarray, bufs: Buffers, cache: ChunkCache | None,
+              out_index: tuple[slice, ...], out: np.ndarray | ChunkSink, bufs: Buffers, cache: ChunkCache | None,
               cache_key: Hashable) -> None:
         """Decode ``data`` and copy the selected part (``inner``) to ``out[out_index]``."""
         if self.grid is None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .grid import RectilinearGrid
     from .outline import Outline
 from .reader import ChunkFailure, ChunkReader, Progress
+from .sink import Visit
 
 
 class Node:
@@ -302,6 +303,15 @@ class Array(Node):
         (of the result's shape and ``dtype``, C-contiguous) is filled and returned instead of a new array."""
         return self.reader.read(selection, cancel=cancel, cache=cache, progress=progress, executor=executor,
                                 failures=failures, dtype=self.dtype, out=out)
+
+    def visit(self, selection: Any, visit: Visit, *, cancel: CancelToken | None = None,
+              cache: ChunkCache | None = None, progress: Progress | None = None,
+              executor: ThreadPoolExecutor | None = None, failures: list[ChunkFailure] | None = None) -> None:
+        """Each chunk's part of ``self[selection]`` handed to ``visit(index, values)`` as it is
+        decoded, on the decode workers, instead of one array of the whole selection
+        (``ChunkReader.visit``): what a reduction over many chunks reads through."""
+        self.reader.visit(selection, visit, cancel=cancel, cache=cache, progress=progress, executor=executor,
+                          failures=failures, dtype=self.dtype)
 
     def chunk_grid_shape(self) -> tuple[int, ...]:
         """Chunks along each dimension (inner chunks when sharded)."""

@@ -35,6 +35,7 @@ from .metadata.model import ArrayMetadata
 from .plan import ChunkFailure, ChunkProjection, ChunkRead, Plan
 from .plan import plan as plan_read
 from .shard_index import ShardIndexes
+from .sink import ChunkSink, Visit
 from .storage.base import ByteRequest, Scratch, Store
 
 __all__ = ["ChunkReader", "ChunkFailure", "Progress", "default_executor"]
@@ -47,7 +48,8 @@ class _Read:
 
     __slots__ = ("out", "cache", "failures")
 
-    def __init__(self, out: np.ndarray, cache: ChunkCache | None, failures: list[ChunkFailure] | None) -> None:
+    def __init__(self, out: np.ndarray | ChunkSink, cache: ChunkCache | None,
+                 failures: list[ChunkFailure] | None) -> None:
         self.out = out
         self.cache = cache
         self.failures = failures
@@ -111,7 +113,24 @@ class ChunkReader:
             raise ValueError(f"{self.path}: out must be a writeable C-contiguous {tuple(final_shape)} {target} "
                              f"array, not {out.shape} {out.dtype}")
         buffer = np.empty(shape, dtype=target) if out is None else out.reshape(shape)
-        read = _Read(buffer, cache, failures)
+        self._run(chunks, _Read(buffer, cache, failures), cancel, progress, executor)
+        return buffer.reshape(final_shape)
+
+    def visit(self, selection: Any, visit: Visit, *, cancel: CancelToken | None = None,
+              cache: ChunkCache | None = None, progress: Progress | None = None,
+              executor: ThreadPoolExecutor | None = None, failures: list[ChunkFailure] | None = None,
+              dtype: np.dtype[Any] | None = None) -> None:
+        """Read ``selection`` as ``read`` does, but hand each chunk's part to ``visit(index, values)``
+        on the worker that decoded it (``sink``) instead of filling an output: a reduction holds
+        no more than the chunks being decoded. ``visit`` runs on several threads at once."""
+        chunks = self.plan(selection).chunks
+        sink = ChunkSink(self.meta.dtype if dtype is None else dtype, visit)
+        self._run(chunks, _Read(sink, cache, failures), cancel, progress, executor)
+
+    def _run(self, chunks: list[ChunkProjection], read: _Read, cancel: CancelToken | None,
+             progress: Progress | None, executor: ThreadPoolExecutor | None) -> None:
+        """Every chunk of a plan placed into ``read.out``: the cache's first, then the store's."""
+        cache = read.cache
         reporter = Reporter(len(chunks), progress)
         todo = chunks
         if cache is not None:
@@ -137,7 +156,6 @@ class ChunkReader:
             else:
                 run_blocks(reads, lambda block: self._read_block(block, read, cancel, reporter), pool,
                            chunks=len(reads), chunk_bytes=self._decoder.chunk_nbytes)
-        return read.out.reshape(final_shape)
 
     def _read_block(self, block: Sequence[ChunkRead], read: _Read, cancel: CancelToken | None,
                     reporter: Reporter) -> None:

@@ -122,6 +122,8 @@ class PlaneSpec:
     #: CF values (masked as NaN, unpacked; times as dates: ``cf.decoded``), as xarray reads them;
     #: else as stored
     decode: bool = False
+    #: values computed in place of reading the plane (a projection shown in the window); None: read
+    values: PlaneValues | None = None
 
     def __post_init__(self) -> None:
         free = {d for d, s in enumerate(self.selection) if isinstance(s, slice)}
@@ -142,6 +144,8 @@ class PlaneSpec:
 
     @property
     def label(self) -> str:
+        if self.values is not None:
+            return self.values.label
         return f"{self.array.path}[{', '.join(':' if isinstance(s, slice) else str(s) for s in self.selection)}]"
 
     @property
@@ -240,8 +244,10 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
                  cancel: CancelToken | None = None, values: PlaneValues | None = None) -> Path:
     """Read ``spec``'s plane at full resolution and write it to ``path`` (.npy, .csv or .png);
     ``progress(done, total)`` counts chunks read. ``values`` computes the plane instead of
-    reading it (a projection), written the same way. Raises an :class:`ExportError`."""
+    reading it (a projection; ``spec.values`` where not given), written the same way. Raises
+    an :class:`ExportError`."""
     path = Path(path)
+    values = values if values is not None else spec.values
     fmt = export_format(path)
     if fmt == ".png" and not spec.renderable:
         raise UnsupportedExport(path, f"{spec.label} ({spec.array.dtype}) is not a plane of numbers to draw; "

@@ -3,9 +3,9 @@
 An open ``Array`` holds its store (file descriptors, sessions) and is not sent anywhere: each
 task carries the location as typed, the node's path and the storage options, and its worker
 opens the array itself through zarrlib (``zarrlib.open``), reads its slab of whole chunks and
-reduces it there (``reduce.fold``). Only a partial result per tile of the plane comes back
-(``ops.Partial``: one to three planes), and the client merges them as they arrive, with at most
-``in_flight`` tasks submitted at a time, so the client holds a bounded number of planes whatever
+reduces it there (``reduce.fold``). Only partial results come back (``ops.Partial``, one per
+chunk footprint on the plane: one to three planes in all), and the client merges them as they
+arrive, with at most ``in_flight`` tasks submitted at a time, so the client holds a bounded number of planes whatever
 the range. The cancel token is looked at every quarter second; cancelling drops the tasks left.
 
 The workers must be able to open the location: a path on a shared file system or a URL, with
@@ -25,7 +25,7 @@ import numpy as np
 from ...zarrlib import Array, CancelToken, ReadCancelled, ZarrError
 from ...zarrlib import open as open_node
 from .ops import Partial
-from .reduce import SLAB_BYTES, Piece, assemble, fold, plan
+from .reduce import SLAB_BYTES, Key, Piece, assemble, fold, plan
 from .spec import Projection
 
 Progress = Callable[[int, int], None]
@@ -64,10 +64,10 @@ def recipe(p: Projection) -> tuple[Any, ...]:
     return p.selection, p.dim, p.start, p.stop, p.op, p.decoding, p.ddof, p.dim_name
 
 
-def reduce_pieces(source: Source, fields: tuple[Any, ...], pieces: Sequence[Piece]) -> dict[int, Partial]:
+def reduce_pieces(source: Source, fields: tuple[Any, ...], pieces: Sequence[Piece]) -> dict[Key, Partial]:
     """A task: the partial results of ``pieces`` of the projection ``fields`` (``recipe``), read
     on the worker from the array at ``source``."""
-    partials: dict[int, Partial] = {}
+    partials: dict[Key, Partial] = {}
     fold(Projection(source.open(), *fields), pieces, partials)
     return partials
 
@@ -103,7 +103,7 @@ def project_on_cluster(p: Projection, scheduler: Any, source: Source, *, cancel:
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         limit = in_flight or 2 * workers
         shipped = recipe(p)
-        partials: dict[int, Partial] = {}
+        partials: dict[Key, Partial] = {}
         pending: dict[Any, int] = {}
         ready = threading.Event()  # set by any task that finishes
         done = 0
@@ -121,12 +121,12 @@ def project_on_cluster(p: Projection, scheduler: Any, source: Source, *, cancel:
             _check(cancel, client, pending)
             for future in finished:
                 chunks = pending.pop(future)
-                for tile, part in _result(future).items():
-                    partials.setdefault(tile, Partial(p.op)).merge(part)
+                for key, part in _result(future).items():
+                    partials.setdefault(key, Partial(p.op)).merge(part)
                 done += chunks
                 if progress is not None:
                     progress(done, total)
-        return assemble(p, layout, partials)
+        return assemble(p, partials)
     finally:
         if owned:
             client.close()
@@ -139,9 +139,9 @@ def _check(cancel: CancelToken | None, client: Any, pending: dict[Any, int]) -> 
         raise ReadCancelled("projection cancelled")
 
 
-def _result(future: Any) -> dict[int, Partial]:
+def _result(future: Any) -> dict[Key, Partial]:
     try:
-        parts: dict[int, Partial] = future.result()
+        parts: dict[Key, Partial] = future.result()
     except (ZarrError, ReadCancelled):
         raise
     except Exception as e:  # the worker's exception or the cluster's, brought back by the client

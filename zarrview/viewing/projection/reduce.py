@@ -2,21 +2,28 @@
 
 The range of the reduced dimension is cut at its chunk boundaries into slabs one chunk thick
 (the first and last may be thinner where the range is not chunk-aligned), so every chunk of the
-range is read exactly once, by one ``Array.read`` of whole chunks that zarrlib decodes on its
-pool. Each slab is folded into the partial result (``ops.Partial``) before the next is read
-into the same memory (a fresh 128 MiB array for every slab costs a page fault per 4 KiB, about
-a seventh of the reading time of a (512, 2048, 2048) uint16 stack). Where one slab of the whole
-plane would exceed ``slab_bytes``, the plane is cut into chunk-aligned tiles (along its outer
-dimensions first) each with its own partial result, so a (512, 64, 64)-chunked cube reduced
-along its first dimension still reads a bounded slab.
+range is read exactly once. Each slab is one ``Array.visit``: zarrlib decodes its chunks on its
+pool and hands each chunk's part, on the worker that decoded it, to ``Folding``, which folds it
+into the partial result (``ops.Partial``) of that chunk's footprint on the plane, under that
+footprint's lock (chunks of other footprints fold at the same time). No slab is ever held: a
+(512, 2048, 2048) uint16 stack chunked (16, 512, 512) used to read 128 MiB slabs whole before
+folding them on one thread; now the decode buffers hold one chunk per worker and the folding
+runs on every worker. Where one slab of the whole plane would cover more than ``slab_bytes``,
+the plane is cut into chunk-aligned tiles (along its outer dimensions first), so one read never
+plans more than zarrlib's bounds on a read allow.
 
-Memory held at once: one slab (at most ``slab_bytes``, or one chunk where a single chunk is
-larger), zarrlib's decode buffers (about one chunk per worker), the slab's CF-decoded copy where
-decoding changes the type, the partial results (one to three planes, ``ops``), at most two
-float64 planes of scratch for ``std``, and, where the plane was tiled, the assembled output
-plane; plus whatever the caller's chunk cache holds (it is used only when the range's chunks fit
-in half of it, as the line view does: a repeated projection with another operation is then free,
-and a larger one would only push out what the views cached).
+Memory held at once: the partial results (one to three planes, ``ops``; for ``max``/``min`` one
+plane of the array's type), zarrlib's decode buffers (one decoded chunk and its stored bytes per
+worker), each folding worker's CF-decoded copy of its chunk where decoding changes the type, at
+most two float64 chunk footprints of scratch for ``std``, and the assembled plane, into which
+the partial results are moved one by one (so about one plane, not two, at the end); plus
+whatever the caller's chunk cache holds (it is used only when the range's chunks fit in half of
+it, as the line view does: a repeated projection with another operation is then free, and a
+larger one would only push out what the views cached).
+
+Folding order across slabs follows the decode workers, so a float ``sum``, ``mean`` or ``std``
+may differ from numpy's in the last bits (numpy's own pairwise sums differ from a running sum
+as much); ``max`` and ``min`` and integer sums are exact.
 
 Progress counts chunks over the whole projection, monotonically; the cancel token is checked
 between slabs and, inside zarrlib, between chunks.
@@ -25,6 +32,7 @@ between slabs and, inside zarrlib, between chunks.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -34,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ...zarrlib import CancelToken, ChunkCache, ChunkFailure
+from ...zarrlib.sink import Visit
 from ..image.planning import chunks_between
 from ..line.series_reads import worth_caching
 from .ops import Partial
@@ -41,8 +50,10 @@ from .spec import Projection
 
 Progress = Callable[[int, int], None]
 
-#: the most bytes one slab read may hold (stored plus decoded values)
+#: the most bytes one read may cover (stored plus decoded values): it bounds what one read plans
 SLAB_BYTES = 256 << 20
+#: a partial result's box on the plane: (start, stop) per plane dimension
+Key = tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True)
@@ -128,29 +139,54 @@ def read_shape(p: Projection, piece: Piece) -> tuple[int, ...]:
                  for d in range(p.array.ndim) if d == p.dim or d in boxes)
 
 
-def fold(p: Projection, pieces: Sequence[Piece], partials: dict[int, Partial], *, cancel: CancelToken | None = None,
+class Folding:
+    """Folds chunk parts of ``p`` into ``partials``, one partial result per chunk footprint on the
+    plane (keyed by its box, ``Key``), from several decode workers at once."""
+
+    def __init__(self, p: Projection, partials: dict[Key, Partial]) -> None:
+        self.p = p
+        self.partials = partials
+        self.axis = sum(1 for d in p.plane_dims if d < p.dim)  # where the reduced dimension is among the plane's
+        #: drops the fixed dimensions, which a read keeps one element long
+        self.fixed = tuple(slice(None) if d == p.dim or isinstance(s, slice) else 0 for d, s in enumerate(p.selection))
+        self.decode = p.decoding.decode if p.decoding is not None and p.decoding.active else None
+        self.locks: dict[Key, threading.Lock] = {}
+        self.guard = threading.Lock()
+
+    def visitor(self, piece: Piece) -> Visit:
+        """What ``Array.visit`` calls for each chunk part of ``piece`` (its box's origin added)."""
+        origin = [(d, b.start) for d, b in zip(self.p.plane_dims, piece.box)]
+
+        def visit(index: tuple[slice, ...], values: np.ndarray) -> None:
+            key = tuple((o + index[d].start, o + index[d].stop) for d, o in origin)
+            part = values[self.fixed]
+            if self.decode is not None:  # a new array: never the worker's buffer or a cached chunk changed
+                part = self.decode(part)
+            self.add(key, np.moveaxis(part, self.axis, 0))
+
+        return visit
+
+    def add(self, key: Key, values: np.ndarray) -> None:
+        with self.guard:
+            lock = self.locks.setdefault(key, threading.Lock())
+            partial = self.partials.setdefault(key, Partial(self.p.op))
+        with lock:
+            partial.add(values)
+
+
+def fold(p: Projection, pieces: Sequence[Piece], partials: dict[Key, Partial], *, cancel: CancelToken | None = None,
          cache: ChunkCache | None = None, progress: Progress | None = None, done: int = 0, total: int = 0,
          failures: list[ChunkFailure] | None = None, executor: ThreadPoolExecutor | None = None) -> int:
-    """Read ``pieces`` one after another and fold each into its tile's partial result; returns
-    the chunks counted, ``done`` included."""
-    axis = sum(1 for d in p.plane_dims if d < p.dim)  # where the reduced dimension is among the read's
-    decode = p.decoding.decode if p.decoding is not None and p.decoding.active else None
-    buffer: np.ndarray | None = None  # one slab's memory, reused while slabs keep their shape
+    """Read ``pieces`` one after another, each chunk folded into its footprint's partial result
+    as it is decoded; returns the chunks counted, ``done`` included."""
+    folding = Folding(p, partials)
     for piece in pieces:
         if cancel is not None:
             cancel.raise_if_cancelled()
         base = done
         report = None if progress is None else _offset(progress, base, piece.chunks, total)
-        shape = read_shape(p, piece)
-        if buffer is None or buffer.shape != shape:
-            buffer = None  # the old one goes before the new one is made
-            buffer = np.empty(shape, p.array.dtype)
-        data = p.array.read(read_selection(p, piece), cancel=cancel, cache=cache, progress=report,
-                            executor=executor, failures=failures, out=buffer)
-        values: np.ndarray = data if decode is None else decode(data, inplace=True)
-        del data
-        partials.setdefault(piece.tile, Partial(p.op)).add(np.moveaxis(values, axis, 0))
-        del values
+        p.array.visit(read_selection(p, piece), folding.visitor(piece), cancel=cancel, cache=cache,
+                      progress=report, executor=executor, failures=failures)
         done = base + piece.chunks
         if progress is not None:
             progress(done, total)
@@ -162,13 +198,14 @@ def _offset(progress: Progress, base: int, chunks: int, total: int) -> Progress:
     return lambda done, _total: progress(base + min(done, chunks), total)
 
 
-def assemble(p: Projection, layout: Plan, partials: dict[int, Partial]) -> np.ndarray:
-    """The projected plane from each tile's partial result."""
-    if len(layout.tiles) == 1:
-        return partials[0].result(p.ddof)
+def assemble(p: Projection, partials: dict[Key, Partial]) -> np.ndarray:
+    """The projected plane from each footprint's partial result, each dropped once it is copied."""
+    whole = tuple((0, n) for n in p.shape)
+    if list(partials) == [whole]:
+        return partials.pop(whole).result(p.ddof)
     out = np.empty(p.shape, p.dtype)
-    for i, box in enumerate(layout.tiles):
-        out[box] = partials[i].result(p.ddof)
+    for key in list(partials):
+        out[tuple(slice(a, b) for a, b in key)] = partials.pop(key).result(p.ddof)
     return out
 
 
@@ -184,10 +221,10 @@ def project(p: Projection, *, cancel: CancelToken | None = None, cache: ChunkCac
     total = layout.chunks
     if cache is not None and not worth_caching(p.array, total, cache):
         cache = None
-    partials: dict[int, Partial] = {}
+    partials: dict[Key, Partial] = {}
     fold(p, layout.pieces, partials, cancel=cancel, cache=cache, progress=progress, total=total,
          failures=failures, executor=executor)
-    return assemble(p, layout, partials)
+    return assemble(p, partials)
 
 
 def compute(p: Projection, **options: Any) -> Callable[[CancelToken, ChunkCache | None, Progress | None,

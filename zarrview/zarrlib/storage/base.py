@@ -37,8 +37,12 @@ class Scratch:
         self._buf = bytearray()
 
     def view(self, n: int) -> memoryview:
-        if len(self._buf) < n:  # with an eighth to spare: objects of about the size seen fit next time
-            self._buf = bytearray(max(n + (n >> 3) + 64, 2 * len(self._buf)))
+        if len(self._buf) < n:
+            # an eighth to spare, so objects of about the size seen fit next time, and at least a
+            # quarter more than before, so a run of growing objects reallocates a few times only;
+            # not double: chunk files a little larger than the first would keep twice their size
+            # in every thread (two 5 MiB zstd chunks of a stack: 10 MiB per decode worker)
+            self._buf = bytearray(max(n + (n >> 3) + 64, len(self._buf) + (len(self._buf) >> 2)))
         return memoryview(self._buf)[:n]
 
     def holds(self, arr: np.ndarray) -> bool:
