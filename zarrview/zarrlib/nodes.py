@@ -478,6 +478,10 @@ class UnsupportedArray(ErrorNode):
     def __getitem__(self, selection: Any) -> np.ndarray:
         return self.read(selection)
 
+    def visit(self, selection: Any, visit: Any, **_: Any) -> None:
+        """Always raises, as ``read`` does: there are no chunks to hand over."""
+        self.read(selection)
+
     # an Array's chunk-grid members: what the document states readably, else the node's error
     @property
     def grid(self) -> RectilinearGrid | None:

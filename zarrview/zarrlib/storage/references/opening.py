@@ -82,9 +82,14 @@ def is_parquet_references(folder: Path) -> bool:
         fd = os.open(zmeta, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO cannot hang the open
     except OSError:
         return False
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:  # a folder, a FIFO or a device: not a reference set (reading it is LocalStore's to refuse)
+        os.close(fd)
+        return False
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False  # a FIFO or a device: not a reference set (reading it is LocalStore's to refuse)
         try:
             head = f.read(_SNIFF)
             f.seek(0, os.SEEK_END)
