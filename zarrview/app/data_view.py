@@ -80,8 +80,12 @@ class DataView(QWidget):
         self.side_button.setCheckable(True)
         self.side_button.setChecked(True)
         self.side_button.setAutoRaise(True)
+        self.side_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.side_button.setArrowType(Qt.ArrowType.RightArrow)  # which way the column goes when pressed
         self.side_button.setToolTip("Show or hide the column of colour, channel and label controls beside the image")
         self.side_button.toggled.connect(self.side.set_wanted)
+        self.side_button.toggled.connect(lambda on: self.side_button.setArrowType(
+            Qt.ArrowType.RightArrow if on else Qt.ArrowType.LeftArrow))
         self.plane: PlaneControls | None = None
         self.channels: ChannelPanel | None = None
         self.colours: ColourMapControl | None = None

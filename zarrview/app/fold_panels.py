@@ -43,9 +43,9 @@ class MetadataFold(QWidget):
         self.header = QWidget()
         line = QHBoxLayout(self.header)
         line.setContentsMargins(0, 0, 0, 0)
-        line.addWidget(self.button)
+        line.addWidget(self.button, 0, Qt.AlignmentFlag.AlignLeft)
         line.addWidget(self.summary, 1)
-        layout = QVBoxLayout(self)
+        layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.header)
@@ -69,7 +69,7 @@ class MetadataFold(QWidget):
         self.button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
         self.summary.setVisible(not shown)
         self.panel.setVisible(shown)
-        margins = self.layout().contentsMargins()
+        margins = self._layout.contentsMargins()
         self.setMaximumHeight(NO_MAXIMUM if shown else self.header.sizeHint().height() + margins.top() + margins.bottom())
         splitter = self.parentWidget()
         if shown and isinstance(splitter, QSplitter):
@@ -108,10 +108,9 @@ class SideColumn(QScrollArea):
         self.fit()
 
     def clear(self) -> None:
-        while self.column.count() > 1:
-            w = self.column.takeAt(0).widget()
-            if w is not None:
-                w.deleteLater()
+        for w in self.controls():
+            self.column.removeWidget(w)
+            w.deleteLater()
         self.fit()
 
     def set_wanted(self, wanted: bool) -> None:
@@ -135,4 +134,4 @@ class SideColumn(QScrollArea):
     def controls(self) -> list[QWidget]:
         """The widgets in the column, top to bottom."""
         items = (self.column.itemAt(i) for i in range(self.column.count()))
-        return [w for w in (item.widget() for item in items if item is not None) if w is not None]
+        return [w for item in items if item is not None and (w := item.widget()) is not None]
