@@ -102,7 +102,8 @@ class MainWindow(QMainWindow):
         self.right.addWidget(self.meta_fold)
         self.right.addWidget(self.data)
         self.right.setSizes([250, 570])
-        self.right.setCollapsible(1, False)
+        for i in (0, 1):  # dragged to an end, the fold keeps its line and the data view its controls
+            self.right.setCollapsible(i, False)
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.addWidget(left)
         self.split.addWidget(self.right)
