@@ -1,7 +1,7 @@
 """The image takes most of the window: in the default 1280x820 window a plain volume's image and
 an OME image's (three channels, a label layer) are measured on screen from the widgets'
-geometry; the metadata panel folds to a line and the column of image controls beside the image
-shows and hides from the View menu, and both choices come back in the next session."""
+geometry; the metadata panel folds to a line and the column of channel and label controls beside
+the image shows and hides from the View menu, and both choices come back in the next session."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ from ome_stores import ome_zarr_image  # noqa: E402
 #: the least image height, in pixels, of a 1280x820 window
 PLAIN_HEIGHT = 600
 OME_HEIGHT = 520
+#: and its least width, beside the column of controls and the histogram
+MIN_WIDTH = 420
 
 
 def _volume(path: Path) -> str:
@@ -79,29 +81,35 @@ def _right_of(w: MainWindow, panel: QWidget, canvas: QWidget) -> bool:
 def test_a_plain_volume_gets_most_of_the_window(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
     _open(qtbot, window, _volume(tmp_path / "vol.zarr"))
     canvas = _canvas(window)
-    assert canvas.height() >= PLAIN_HEIGHT and canvas.width() >= 450, (canvas.width(), canvas.height())
-    height, width = _drawn_size(window)  # a square plane fitted to the canvas: as wide as it can be
-    assert min(height, width) >= 0.75 * min(canvas.width(), canvas.height()), (height, width)
+    assert canvas.height() >= PLAIN_HEIGHT and canvas.width() >= PLAIN_HEIGHT, (canvas.width(), canvas.height())
+    height, width = _drawn_size(window)  # a square plane fitted to the canvas: as large as it can be
+    assert min(height, width) >= 0.8 * min(canvas.width(), canvas.height()), (height, width)
     assert not window.meta.isVisible() and window.meta_fold.summary.text().startswith("/ · array · (4, 96, 96)")
-    colours = window.data.colours  # beside the image, not above it
-    assert colours is not None and colours.isVisible() and window.data.side.isAncestorOf(colours)
-    assert _right_of(window, colours, canvas)
-    slider, _box = window.data.plane.sliders[0]  # one line under the axes' row, above the image
-    assert slider.isVisible() and slider.mapTo(window, QPoint(0, 0)).y() < canvas.mapTo(window, QPoint(0, 0)).y()
+    # nothing for the column: neither it nor its toggle takes room; the colour map is on the axes' line
+    assert not window.data.side.isVisible() and not window.data.side_button.isVisible()
+    top = canvas.mapTo(window, QPoint(0, 0)).y()
+    colours = window.data.colours
+    assert colours is not None and colours.isVisible()
+    axes_line = window.data.plane.y_combo.mapTo(window, QPoint(0, 0)).y()
+    assert abs(colours.mapTo(window, QPoint(0, 0)).y() - axes_line) < 8 and axes_line < top
+    slider, _box = window.data.plane.sliders[0]  # one line under the axes' line, above the image
+    assert slider.isVisible() and slider.mapTo(window, QPoint(0, 0)).y() < top
 
 
 def test_an_ome_image_keeps_its_height_beside_its_channels_and_labels(qtbot: Any, window: MainWindow,  # noqa: F811
                                                                       ome_image: str) -> None:
     _open(qtbot, window, ome_image, labels=True)
     canvas = _canvas(window)
-    assert canvas.height() >= OME_HEIGHT and canvas.width() >= 450, (canvas.width(), canvas.height())
+    assert canvas.height() >= OME_HEIGHT and canvas.width() >= MIN_WIDTH, (canvas.width(), canvas.height())
     channels, labels = window.data.channels, window.data.label_panel
     assert channels is not None and labels is not None
     assert [row.active.text() for row in channels.rows] == ["channel 0", "channel 1", "channel 2"]
     for panel in (channels, labels):
         assert panel.isVisible() and window.data.side.isAncestorOf(panel) and _right_of(window, panel, canvas)
     # every control of the column fits in it, not cut at its right edge
-    for widget in (channels.rows[0].inverted, labels.boxes["nuclei"], labels.sliders["nuclei"]):
+    row = channels.rows[0]
+    for widget in (*(getattr(row, name) for name in row.__dataclass_fields__), labels.boxes["nuclei"],
+                   labels.sliders["nuclei"]):
         right = widget.mapTo(window.data.side, QPoint(widget.width(), 0)).x()
         assert right <= window.data.side.viewport().width(), (widget, right, window.data.side.viewport().width())
 

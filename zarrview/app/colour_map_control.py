@@ -4,17 +4,14 @@ remembered per array, applied to the histogram, which the image and image export
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QWidget
 
 from ..viewing.image.colour_maps import AUTO, CHOICES, GREY, default_map, lookup_table
-
-if TYPE_CHECKING:
-    from .fold_panels import SideColumn
 
 #: arrays whose colour map is remembered, at most
 REMEMBERED = 500
@@ -31,12 +28,11 @@ class ColourMapControl(QWidget):
         self.combo.setToolTip("Colour map: by the data, diverging for data symmetric around 0, viridis for a "
                               "physical field, grey otherwise")
         self.reverse = QCheckBox("reversed")
-        layout = QGridLayout(self)  # two lines: narrow enough for the column beside the image
+        layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("Colours"), 0, 0)
-        layout.addWidget(self.combo, 0, 1)
-        layout.addWidget(self.reverse, 1, 1)
-        layout.setColumnStretch(1, 1)
+        layout.addWidget(QLabel("Colours"))
+        layout.addWidget(self.combo, 1)
+        layout.addWidget(self.reverse)
         saved = self._saved().get(self.key)
         if isinstance(saved, list) and len(saved) == 2 and saved[0] in CHOICES:
             self.combo.setCurrentText(saved[0])
@@ -96,14 +92,14 @@ class ColourMapControl(QWidget):
         return saved if isinstance(saved, dict) else {}
 
 
-def colour_control(side: SideColumn, state: Any, histogram: Any) -> ColourMapControl | None:
-    """The control for a plane drawn through one colour map (not a composite, not RGB), at the
-    top of the column beside the image; None for the others."""
+def colour_control(layout: QGridLayout, state: Any, histogram: Any) -> ColourMapControl | None:
+    """The control for a plane drawn through one colour map (not a composite, not RGB), placed
+    at the end of the controls' first row; None for the others."""
     if state.composite or state.channel_dim is not None:
         return None
     arr = state.array
     attrs = arr.attrs if isinstance(arr.attrs, dict) else {}
     scalar_field = bool(attrs.get("units") or attrs.get("standard_name"))
     control = ColourMapControl(QSettings(), f"{arr.store.url}::{arr.path}", histogram, scalar_field)
-    side.add(control)
+    layout.addWidget(control, 0, 7)
     return control

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QStackedWidget, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout,
+                               QWidget)
 
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing import Scene, ViewController, ViewState, initial_state
@@ -73,19 +73,9 @@ class DataView(QWidget):
         self.controls_layout = QGridLayout(self.controls)
         self.controls_layout.setContentsMargins(0, 0, 0, 0)
         self.controls_layout.setVerticalSpacing(2)  # a line a slider: the image keeps the height
-        #: the colour map, channels, labels and overlays of the image: a column at its right
+        #: the channels, labels and overlays of an image: a column at its right, with its toggle
         self.side = SideColumn()
-        self.side_button = QToolButton()
-        self.side_button.setText("Controls")
-        self.side_button.setCheckable(True)
-        self.side_button.setChecked(True)
-        self.side_button.setAutoRaise(True)
-        self.side_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.side_button.setArrowType(Qt.ArrowType.RightArrow)  # which way the column goes when pressed
-        self.side_button.setToolTip("Show or hide the column of colour, channel and label controls beside the image")
-        self.side_button.toggled.connect(self.side.set_wanted)
-        self.side_button.toggled.connect(lambda on: self.side_button.setArrowType(
-            Qt.ArrowType.RightArrow if on else Qt.ArrowType.LeftArrow))
+        self.side_button = self.side.toggle
         self.plane: PlaneControls | None = None
         self.channels: ChannelPanel | None = None
         self.colours: ColourMapControl | None = None
@@ -326,7 +316,7 @@ class DataView(QWidget):
         self.plane = build_plane_controls(self.controls_layout, state, index_changed=self._index_changed,
                                           axes_changed=self._axes_changed, complex_changed=self._complex_changed,
                                           auto_contrast=self.controller.auto_contrast)
-        self.colours = colour_control(self.side, state, self.image.ui.histogram.item)
+        self.colours = colour_control(self.controls_layout, state, self.image.ui.histogram.item)
         self._fit_on_paint = True
         self._region_shown = region
         self.controller.set_state(state)

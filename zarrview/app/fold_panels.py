@@ -1,6 +1,6 @@
 """The panels that fold away so the image keeps most of the window: the metadata panel under a
-one-line summary, and the column of image controls (colour map, channels, labels, points and
-shapes) beside the image rather than in rows above it.
+one-line summary, and the column of image controls (channels, labels, points and shapes) beside
+the image rather than in rows above it.
 
 Each only shows, hides and sizes its contents; the window remembers whether each is open.
 """
@@ -85,11 +85,19 @@ class MetadataFold(QWidget):
 
 class SideColumn(QScrollArea):
     """The image's controls in a column at its right, scrolled when they are taller than the
-    view; shown while it holds controls and the user wants it (``set_wanted``), as wide as they
-    need up to ``SIDE_MAX_WIDTH``."""
+    view; shown while it holds controls and its ``toggle`` is down, as wide as they need up to
+    ``SIDE_MAX_WIDTH``. The toggle shows only while there is something to show."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.toggle = QToolButton()
+        self.toggle.setText("Controls")
+        self.toggle.setCheckable(True)
+        self.toggle.setChecked(True)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setToolTip("Show or hide the column of channel and label controls beside the image")
+        self.toggle.toggled.connect(lambda _: self.fit())
         inner = QWidget()
         #: the column's controls, top to bottom in the order they were added
         self.column = QVBoxLayout(inner)
@@ -98,9 +106,7 @@ class SideColumn(QScrollArea):
         self.setWidget(inner)
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.wanted = True
-        self.hide()
+        self.fit()
 
     def add(self, widget: QWidget) -> None:
         """``widget`` at the bottom of the column."""
@@ -113,16 +119,15 @@ class SideColumn(QScrollArea):
             w.deleteLater()
         self.fit()
 
-    def set_wanted(self, wanted: bool) -> None:
-        self.wanted = wanted
-        self.fit()
-
     def fit(self) -> None:
-        """As wide as the widest control (the scroll bar's room included), shown when wanted
-        and not empty."""
+        """As wide as the widest control (the scroll bar's room included); shown when wanted
+        and not empty, the toggle's arrow pointing where the column goes when pressed."""
         width = min(SIDE_MAX_WIDTH, self.column.sizeHint().width()) + self.verticalScrollBar().sizeHint().width()
         self.setFixedWidth(width)
-        self.setVisible(self.wanted and bool(self.controls()))
+        filled, wanted = bool(self.controls()), self.toggle.isChecked()
+        self.toggle.setVisible(filled)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow if wanted else Qt.ArrowType.LeftArrow)
+        self.setVisible(wanted and filled)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         """A control's size settles once it is polished and shown (a group box's title, a label
