@@ -40,6 +40,7 @@ def test_a_headless_screenshot_needs_no_variable_and_saves_no_geometry(tmp_path:
     assert QImage(str(out)).width() == 1280
     text = config.read_text()
     assert "geometry=@ByteArray(kept)" in text and "splitter" not in text, text
+    assert "metadata_shown" not in text and "side_panel" not in text, text  # nor which panels were open
 
 
 def test_recent_locations_are_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

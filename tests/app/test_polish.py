@@ -28,6 +28,7 @@ def _nodes(tmp_path: Path) -> list[zl.Node]:
 
 def test_every_field_shows_without_scrolling(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:
     window.resize(1280, 820)  # the default size of a first start
+    window.meta_fold.set_open(True)  # folded at first: its fields must fit once it is opened
     for node in _nodes(tmp_path):
         window.meta.show_node(node)
         qtbot.wait(20)

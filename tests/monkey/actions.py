@@ -96,8 +96,10 @@ def visible_rows(w: MainWindow, parent: QModelIndex | None = None) -> Iterator[Q
 
 
 def shown_sliders(w: MainWindow) -> list[QSlider]:
-    """The sliders above the data a person can drag now (image planes, table pages)."""
-    return [s for s in w.data.controls.findChildren(QSlider) if s.isVisible() and s.isEnabled() and s.maximum() > 0]
+    """The sliders a person can drag now: above the data (image planes, table pages) and in the
+    column beside the image (label opacities)."""
+    return [s for panel in (w.data.controls, w.data.side) for s in panel.findChildren(QSlider)
+            if s.isVisible() and s.isEnabled() and s.maximum() > 0]
 
 
 def _combo(w: MainWindow, first_item: str) -> QComboBox | None:

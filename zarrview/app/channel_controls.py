@@ -15,7 +15,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtGui import QColor
@@ -30,6 +30,9 @@ from ..viewing.image.state import ViewState
 from .bridge import gui_lane
 from .channel_histogram import HEIGHT, WindowHistogram
 from .plane_controls import PlaneControls
+
+if TYPE_CHECKING:
+    from .fold_panels import SideColumn
 
 #: rows of channels shown before the list scrolls
 VISIBLE_ROWS = 4
@@ -205,16 +208,16 @@ class ChannelPanel(QWidget):
                 w.blockSignals(False)
 
 
-def add_channel_panel(layout: QGridLayout, state: ViewState, plane: PlaneControls | None,
+def add_channel_panel(side: SideColumn, state: ViewState, plane: PlaneControls | None,
                       changed: Callable[[int, dict[str, Any]], None],
                       mode_changed: Callable[[str], None], pool: WorkerPool) -> ChannelPanel:
-    """The panel in a row under the sliders and level picker; the plane controls' RGB box gives way
+    """The panel in the column beside the image; the plane controls' RGB box gives way
     to it (the mode switch says whether the channel axis is colour)."""
     if plane is not None and plane.rgb_box is not None:
         plane.rgb_box.hide()
         plane.rgb_box = None
     panel = ChannelPanel(state, changed, mode_changed, pool)
-    layout.addWidget(panel, state.array.ndim + 2, 0, 1, 7)
+    side.add(panel)
     sync_channel_slider(plane, state)
     return panel
 

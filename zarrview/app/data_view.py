@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout,
+                               QWidget)
 
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing import Scene, ViewController, ViewState, initial_state
@@ -31,6 +32,7 @@ from ..zarrlib.storage.access import AccessDeniedError
 from .bridge import gui_lane, post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .colour_map_control import ColourMapControl, colour_control
+from .fold_panels import SideColumn
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
 from .analysis_tools import AnalysisTools
@@ -70,6 +72,10 @@ class DataView(QWidget):
         self.controls = QWidget()
         self.controls_layout = QGridLayout(self.controls)
         self.controls_layout.setContentsMargins(0, 0, 0, 0)
+        self.controls_layout.setVerticalSpacing(2)  # a line a slider: the image keeps the height
+        #: the channels, labels and overlays of an image: a column at its right, with its toggle
+        self.side = SideColumn()
+        self.side_button = self.side.toggle
         self.plane: PlaneControls | None = None
         self.channels: ChannelPanel | None = None
         self.colours: ColourMapControl | None = None
@@ -95,10 +101,19 @@ class DataView(QWidget):
         self.as_table.setToolTip("Show the values of any array as a table, rows paged in as you scroll")
         self.as_table.toggled.connect(lambda _: self.set_array(self.array) if self.array is not None else None)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.as_table)
+        layout.setContentsMargins(4, 0, 4, 4)
+        layout.setSpacing(2)
+        top = QHBoxLayout()
+        top.addWidget(self.as_table)
+        top.addStretch(1)
+        top.addWidget(self.side_button)
+        layout.addLayout(top)
         layout.addWidget(self.controls)
-        layout.addWidget(self.stack, 1)
+        body = QHBoxLayout()
+        body.setSpacing(4)
+        body.addWidget(self.stack, 1)
+        body.addWidget(self.side)
+        layout.addLayout(body, 1)
         self._prefetch: Any = None
         self._prefetch_timer = QTimer(self)  # owned by the widget: it cannot fire on a deleted view
         self._prefetch_timer.setSingleShot(True)
@@ -223,7 +238,7 @@ class DataView(QWidget):
         if len(image.multiscales) > 1:  # several pyramids in one group: the first by default, any on request
             add_multiscale_picker(picker, image, lambda chosen: self.set_image(chosen, plane))
         if state.channels:
-            self.channels = add_channel_panel(self.controls_layout, state, self.plane, self._channel_changed,
+            self.channels = add_channel_panel(self.side, state, self.plane, self._channel_changed,
                                               self._channel_mode, self.pool)
         show_labels(self, image.group, kept)  # another pyramid of the image keeps its label layers
 
@@ -516,6 +531,7 @@ class DataView(QWidget):
             w = self.controls_layout.takeAt(0).widget()
             if w is not None:
                 w.deleteLater()
+        self.side.clear()
         self.plane = None
         self.channels = None
         self.colours = None

@@ -17,6 +17,7 @@ from ..viewing.labels.layers import RGBA, LabelLayer
 from ..zarrlib import Group
 
 if TYPE_CHECKING:
+    from .fold_panels import SideColumn
     from .data_view import DataView
 
 Changed = Callable[[str, dict[str, Any]], None]
@@ -44,6 +45,7 @@ class LabelPanel(QGroupBox):
             slider = QSlider(Qt.Orientation.Horizontal)
             slider.setRange(0, 100)
             slider.setValue(round(layer.opacity * 100))
+            slider.setMinimumWidth(80)
             slider.setToolTip(f"Opacity of {layer.name}")
             slider.valueChanged.connect(lambda v, n=layer.name: self.changed(n, {"opacity": v / 100}))
             grid.addWidget(box, row, 0)
@@ -93,11 +95,11 @@ class LabelPanel(QGroupBox):
         self.changed(name, {"colors": original.colors, "seed": original.seed})
 
 
-def add_label_panel(layout: QGridLayout, layers: tuple[LabelLayer, ...], row: int, changed: Changed,
+def add_label_panel(side: SideColumn, layers: tuple[LabelLayer, ...], changed: Changed,
                     current: Callable[[str], LabelLayer | None] | None = None) -> LabelPanel:
-    """The panel in a row of its own under the other controls."""
+    """The panel in the column beside the image, under the channels."""
     panel = LabelPanel(layers, changed, current=current)
-    layout.addWidget(panel, row, 0, 1, 7)
+    side.add(panel)
     return panel
 
 
@@ -119,4 +121,4 @@ def show_labels(view: DataView, image: Group, layers: tuple[LabelLayer, ...]) ->
     def current(name: str) -> LabelLayer | None:
         return next((lay for lay in view.state.labels if lay.name == name), None) if view.state is not None else None
 
-    view.label_panel = add_label_panel(view.controls_layout, layers, state.array.ndim + 3, changed, current)
+    view.label_panel = add_label_panel(view.side, layers, changed, current)

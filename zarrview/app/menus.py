@@ -65,6 +65,17 @@ def build_menus(w: MainWindow) -> None:
     ortho.toggled.connect(w.orthogonal.show)
     view_menu.addAction(ortho)
     add_analysis_actions(view_menu, w.data.analysis)
+    view_menu.addSeparator()
+    for text, button, shown_changed in (("&Metadata Panel", w.meta_fold.button, w.meta_fold.toggled),
+                                        ("Image &Controls Column", w.data.side_button, w.data.side_button.toggled)):
+        shown = QAction(text, w)  # the panel's own button and this entry say the same
+        shown.setCheckable(True)
+        shown.setToolTip(button.toolTip())
+        shown.setChecked(button.isChecked())
+        shown.toggled.connect(button.setChecked)
+        shown_changed.connect(shown.setChecked)
+        view_menu.addAction(shown)
+    view_menu.addSeparator()
     prefs = QAction("&Preferences…", w)
     prefs.setShortcut(QKeySequence.StandardKey.Preferences)
     prefs.triggered.connect(w.edit_preferences)

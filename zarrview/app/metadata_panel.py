@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QHeaderView,
     QPlainTextEdit,
@@ -33,6 +34,9 @@ WIDE_VALUE = 40
 
 
 class MetadataPanel(QTabWidget):
+    #: the node's summary in one line (``summary_line``), for the header of the folded panel
+    summary_changed = Signal(str)
+
     def __init__(self, pool: WorkerPool | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         pool = pool or own_pool(self)
@@ -126,6 +130,7 @@ class MetadataPanel(QTabWidget):
                 if item is not None and item.text() == key and self.table.item(r, c + 1) is not None:
                     self.table.item(r, c + 1).setText(value)
                     self.table.item(r, c + 1).setToolTip(value)
+                    self.summary_changed.emit(summary_line(self.fields()))
                     return
 
     def _show_json(self, node: Node) -> None:
@@ -216,10 +221,22 @@ class MetadataPanel(QTabWidget):
                 self.table.setItem(r, 2 * i + 1, item)
             if len(line) == 1:
                 self.table.setSpan(r, 1, 1, 3)
+        self.summary_changed.emit(summary_line(dict(rows)))
 
 
 #: stored objects counted for the metadata panel before it says "there are more"
 STORED_LIMIT = 1_000_000
+
+
+#: the fields the folded panel's line names, in its order
+SUMMARY_FIELDS = ("Kind", "Shape", "Data type", "Stored", "Error")
+
+
+def summary_line(fields: dict[str, str]) -> str:
+    """``/vol · array · (10, 256, 256) · float32 · 40 objects, 1.7 MiB``: what the node is,
+    for the panel's header while it is folded."""
+    parts = [fields.get("Path", "")] + [fields[key] for key in SUMMARY_FIELDS if fields.get(key)]
+    return " · ".join(p for p in parts if p)
 
 
 def layout_rows(rows: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:

@@ -110,10 +110,12 @@ class SpatialPresenter(QObject):
             check.setToolTip(f"{overlay.kind} of {overlay.name}, in the coordinate system {overlay.system!r}")
             if item is not None:
                 check.toggled.connect(item.setVisible)
-            grid.addWidget(check, row // 2, row % 2)  # two a row: the image keeps its room
-        for row, note in enumerate(notes, (len(pairs) + 1) // 2):
-            grid.addWidget(QLabel(note), row, 0, 1, 2)
-        self.data.controls_layout.addWidget(box, state.array.ndim + 4, 0, 1, 7)
+            grid.addWidget(check, row, 0)  # one a line: the column beside the image is tall, not wide
+        for row, note in enumerate(notes, len(pairs)):
+            note_label = QLabel(note)
+            note_label.setWordWrap(True)
+            grid.addWidget(note_label, row, 0)
+        self.data.side.add(box)
         self.panel = box
 
 

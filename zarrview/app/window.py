@@ -35,6 +35,7 @@ from .bridge import gui_lane
 from .data_view import DataView
 from .dialogs import OpenUrlDialog, PreferencesDialog
 from .projection_controls import SCHEDULER_KEY
+from .fold_panels import MetadataFold
 from .metadata_panel import MetadataPanel
 from .plate_view import show_plate
 from .menus import build_menus
@@ -60,7 +61,7 @@ class MainWindow(QMainWindow):
         self._paths = gui_lane(self.pool, self, "go to path")
         self._ome = gui_lane(self.pool, self, "OME metadata")
         self.settings = QSettings()
-        #: whether closing saves the window's geometry and splitter (not for a --screenshot run)
+        #: whether closing saves the window's geometry, splitter and open panels (not for a --screenshot run)
         self.remembers_layout = True
         #: asks to allow reads that a store's access policy refused (reference sets)
         self.access = AccessPrompt(self, self.settings)
@@ -96,9 +97,13 @@ class MainWindow(QMainWindow):
         self.data = DataView(self.pool)
         self.data.access_denied.connect(self._access_denied)
         self.right = QSplitter(Qt.Orientation.Vertical)
-        self.right.addWidget(self.meta)
+        #: the metadata folded to a line above the data (View menu): the image takes the height
+        self.meta_fold = MetadataFold(self.meta)
+        self.right.addWidget(self.meta_fold)
         self.right.addWidget(self.data)
         self.right.setSizes([250, 570])
+        for i in (0, 1):  # dragged to an end, the fold keeps its line and the data view its controls
+            self.right.setCollapsible(i, False)
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.addWidget(left)
         self.split.addWidget(self.right)
@@ -147,6 +152,8 @@ class MainWindow(QMainWindow):
         state = self.settings.value("splitter")
         if state is not None:
             self.split.restoreState(state)
+        self.meta_fold.set_open(self.settings.value("metadata_shown", "false") == "true")  # folded at first
+        self.data.side_button.setChecked(self.settings.value("side_panel", "true") == "true")
 
     # -- menus ------------------------------------------------------------------------------
     def _data_status(self, text: str) -> None:
@@ -527,6 +534,8 @@ class MainWindow(QMainWindow):
         if self.remembers_layout:  # a --screenshot run is 1280x820 whatever the user's window was
             self.settings.setValue("geometry", self.saveGeometry())
             self.settings.setValue("splitter", self.split.saveState())
+            self.settings.setValue("metadata_shown", "true" if self.meta_fold.is_open() else "false")
+            self.settings.setValue("side_panel", "true" if self.data.side_button.isChecked() else "false")
         self.pool.close()
         super().closeEvent(event)
 
