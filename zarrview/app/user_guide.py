@@ -1,8 +1,8 @@
 """Help ▸ User Guide: the README that ships with the installed package, shown in the app.
 
 The project has no public documentation site, so the guide is the text every installation
-already holds: the distribution's long description (the README, in its metadata), or the
-README beside a checkout that runs uninstalled. Its screenshot resolves against the bundled
+already holds: the README beside a checkout, or the distribution's long description (the
+README, in its metadata) of a wheel. Its screenshot resolves against the bundled
 resources.
 """
 
@@ -24,15 +24,17 @@ class GuideMissingError(LookupError):
 
 
 def guide_markdown() -> str:
-    """The README as installed (metadata), else the checkout's; GuideMissingError otherwise."""
+    """The README of the checkout the package runs from (current, where an editable install's
+    metadata holds the README of its install), else the installed one (its metadata);
+    GuideMissingError otherwise."""
+    if _CHECKOUT_README.is_file():
+        return _CHECKOUT_README.read_text(encoding="utf-8")
     try:
         text = metadata.metadata("zarrview").get_payload()
     except metadata.PackageNotFoundError:
         text = None
     if isinstance(text, str) and text.strip():
         return text
-    if _CHECKOUT_README.is_file():
-        return _CHECKOUT_README.read_text(encoding="utf-8")
     raise GuideMissingError("this installation holds no README (neither in its metadata nor beside the package)")
 
 
