@@ -31,7 +31,7 @@ ACTIONS = 500
 CI_STALL_S = 0.5
 #: actions rare by weight or by circumstance that a run of ``ACTIONS`` need not reach
 RARE = {"scroll the table", "complex or colour mode", "channels", "show as table", "series at a point",
-        "image axes", "swap axes", "export"}
+        "image axes", "swap axes", "export", "pick a level"}
 
 
 def test_a_seeded_monkey_keeps_the_window_healthy(qapp, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
