@@ -239,6 +239,7 @@ class ChunkReader:
         key = r.req.key if r.req is not None else self.meta.stored_key(chunk.coords)
         box = self.meta.chunk_box(chunk.coords)
         read.out[chunk.out] = self.meta.fill
+        drop_tracebacks(error)
         read.failures.append(ChunkFailure(key, chunk.coords, box, str(error), error))  # list.append is atomic
 
     def _buffers(self) -> Buffers:
@@ -249,3 +250,18 @@ class ChunkReader:
         except AttributeError:  # all or none: a failed allocation leaves none behind
             tls.buffers = Buffers(Scratch(), self._decoder)
             return tls.buffers
+
+
+def drop_tracebacks(error: BaseException) -> None:
+    """Forget the tracebacks of ``error`` and of what caused it: their frames hold the read that
+    recorded it (its output, its buffers), a cycle that only a full collection frees, which a
+    long-lived process postpones while failures pile up; callers act on the kind and message."""
+    seen: set[int] = set()
+    stack: list[BaseException] = [error]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        e.__traceback__ = None
+        stack.extend(x for x in (e.__cause__, e.__context__) if x is not None)
