@@ -149,7 +149,8 @@ def test_time_itself_is_a_line_of_dates(qtbot: Any, window: MainWindow, tmp_path
     assert plot.y_format is not None and [plot.y_format(y) for y in plot.y] == want
     left = window.data.plot.getPlotItem().getAxis("left")
     assert left.tickStrings([float(plot.y[3])], 1.0, 1.0) == [want[3]]
-    assert plot.readout(2.2) == f"time 2: {want[2]}"
+    assert plot.readout(2.2) == f"time (index) 2: {want[2]}"
+    assert window.data.plot.getPlotItem().getAxis("bottom").labelText == "time (index)"  # x counts, y holds the times
 
 
 def test_a_station_variable_is_drawn_by_station(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811

@@ -231,7 +231,9 @@ class LineModel:
             y_format = own.format if own is not None else self.decoding.plotted(np.zeros(1, arr.dtype))[1]
         axis = None if cf is None else cf.axes.get(0)
         x_format, x_label = None, (arr.dimension_names or (None,))[0] or "index"
-        if axis is not None:
+        if cf is not None and cf.own is not None:  # a coordinate variable itself: its values are y, x its index
+            x_label = f"{x_label} (index)"
+        elif axis is not None:
             xs = axis.numeric()
             steps = np.diff(xs)
             x_label = axis.name.rsplit("/", 1)[-1]
