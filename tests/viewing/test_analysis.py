@@ -102,6 +102,21 @@ def test_float_statistics_count_nan_and_fill_values(tmp_path: Path) -> None:
     assert got.count == int(np.isfinite(part).sum()) and got.total == part.size
 
 
+def test_statistics_leave_out_chunks_that_failed_and_say_how_many_values(tmp_path: Path) -> None:
+    data = np.random.default_rng(8).normal(5.0, 2.0, (40, 40)).astype("f4")
+    state = _state(tmp_path / "a", data, (10, 10), fill_value=0.0)
+    (tmp_path / "a" / "c" / "1" / "2").write_bytes(b"not a chunk")  # rows 10:20, columns 20:30
+    box = Block(5, 35, 15, 38)
+    got = _run(stats.request(state, box, limit=120))
+    part = data[5:35, 15:38].astype("f8").copy()
+    part[5:15, 5:15] = np.nan  # the failed chunk's part of the rectangle, as numpy sees what was read
+    read = part[~np.isnan(part)]
+    assert got.unread == 100 and got.count == read.size and got.fill == 0
+    assert got.mean == pytest.approx(read.mean(), rel=1e-6) and got.std == pytest.approx(read.std(), rel=1e-6)
+    assert got.minimum == pytest.approx(read.min()) and got.maximum == pytest.approx(read.max())
+    assert ("unread", "100 (chunks that failed, left out)") in stats.rows_of(got)
+
+
 def test_blocks_stay_bounded_and_cover_the_box(tmp_path: Path) -> None:
     state = _state(tmp_path / "a", np.zeros((100, 100), "u1"), (64, 64))
     for limit in (10, 4096, 50000):

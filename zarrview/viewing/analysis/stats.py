@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...scheduling import Context, Job
+from ...zarrlib import ChunkFailure
 from ..cf.values import value_coding
 from ..image.readout import format_value
 from ..image.state import ViewState
@@ -94,6 +95,8 @@ class RegionStats:
     fill_values: tuple[float | int, ...] = field(default=())
     #: the channels of a colour dimension, whose values are counted together
     channels: int = 1
+    #: values of the rectangle in chunks that could not be read, left out of every figure
+    unread: int = 0
 
     @property
     def total(self) -> int:
@@ -162,6 +165,19 @@ def clamp(state: ViewState, box: Block) -> Block:
     return inside
 
 
+def read_mask(state: ViewState, block: Block, failed: list[ChunkFailure]) -> np.ndarray | None:
+    """Which (row, column) of ``block`` were read, False inside the boxes of ``failed`` chunks;
+    None when every chunk was read."""
+    if not failed:
+        return None
+    keep = np.ones((block.r1 - block.r0, block.c1 - block.c0), dtype=bool)
+    for f in failed:
+        (r0, r1), (c0, c1) = f.box[state.y_dim], f.box[state.x_dim]
+        keep[max(r0, block.r0) - block.r0:max(min(r1, block.r1) - block.r0, 0),
+             max(c0, block.c0) - block.c0:max(min(c1, block.c1) - block.c0, 0)] = False
+    return keep
+
+
 def request(state: ViewState, box: Block, limit: int = BLOCK_ELEMENTS) -> Job[RegionStats]:
     """A job reading rows ``box.r0:box.r1`` and columns ``box.c0:box.c1`` of the plane (clamped
     to it) block by block, reporting progress per block and stopping between blocks on cancel."""
@@ -174,14 +190,20 @@ def request(state: ViewState, box: Block, limit: int = BLOCK_ELEMENTS) -> Job[Re
         inside = clamp(state, box)
         parts = blocks(state, inside, limit)
         running = Running()
+        unread = 0
         for done, block in enumerate(parts):
             ctx.cancel.raise_if_cancelled()
+            before = len(ctx.failures)
             raw, shown = read_block(state, block, ctx)
+            keep = read_mask(state, block, ctx.failures[before:])
+            if keep is not None:  # a chunk that could not be read holds fill values, not data
+                unread += int(keep.size - keep.sum()) * channels
+                raw, shown = raw[keep], shown[keep]
             running.add(shown, count_fills(raw, fills))
             if ctx.progress is not None:
                 ctx.progress(done + 1, len(parts))
         return RegionStats(inside, running.count, running.nan, running.fill, running.minimum, running.maximum,
-                           running.mean, running.std, title, name, unit, fills, channels)
+                           running.mean, running.std, title, name, unit, fills, channels, unread)
 
     return Job(work, f"statistics of {title}[{box.r0}:{box.r1}, {box.c0}:{box.c1}]")
 
@@ -201,4 +223,5 @@ def rows_of(stats: RegionStats) -> list[tuple[str, str]]:
             ("min", number(stats.minimum)), ("max", number(stats.maximum)),
             ("mean", number(stats.mean)), ("std", number(stats.std)),
             ("values", f"{stats.count:,}" + (f" ({stats.channels} channels)" if stats.channels > 1 else "")), ("NaN", f"{stats.nan:,}"),
-            (f"fill ({fills})", f"{stats.fill:,}")]
+            (f"fill ({fills})", f"{stats.fill:,}")] + \
+        ([("unread", f"{stats.unread:,} (chunks that failed, left out)")] if stats.unread else [])
