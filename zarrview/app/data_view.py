@@ -82,7 +82,7 @@ class DataView(QWidget):
         self.label_panel: LabelPanel | None = None
         #: the projection row (``app/projection_controls.py``) of an image of 3 or more dimensions
         self.projection: ProjectionControls | None = None
-        self.image = ImagePane()
+        self.image = ImagePane(pool)
         self.image.region_changed = self._region_changed
         self.image.levels_changed = lambda levels: self._update(contrast=levels)
         self.image.hovered = self._hovered
@@ -497,7 +497,7 @@ class DataView(QWidget):
             else:
                 self.image.show_plane(*state.plane_shape)
         if not scene.busy:
-            self.loaded.emit()
+            self.image.when_drawn(self.loaded.emit)
 
     def _forget_status(self) -> None:
         self._said = ""
