@@ -487,15 +487,15 @@ class DataView(QWidget):
             self.access_denied.emit(refused)
         if self.colours is not None:
             self.colours.levels_known(scene.levels)
-        self.image.paint(scene, state.y_dim, state.x_dim)
         self.stack.setCurrentWidget(self.image)
         self.analysis.follow(state)
-        if self._fit_on_paint:
+        if self._fit_on_paint:  # first, so that the plane is rendered for the zoom it is shown at
             self._fit_on_paint = False
             if self._region_shown is not None:
                 self.image.show_region(self._region_shown)
             else:
                 self.image.show_plane(*state.plane_shape)
+        self.image.paint(scene, state.y_dim, state.x_dim)
         if not scene.busy:
             self.image.when_drawn(self.loaded.emit)
 

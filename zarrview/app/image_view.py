@@ -158,7 +158,9 @@ class ImagePane(pg.ImageView):
             return
         base, over = (scene.coarse, scene.detail) if scene.coarse is not None else (scene.detail, None)
         look = Look(scene.levels, self._table, tuple(scene.channels) if scene.composite else ())
-        _, scale = self.visible()
+        _, (sy, sx) = self.visible()
+        ratio = self.devicePixelRatioF()  # device pixels per scene pixel (a high-density screen)
+        scale = (sy * ratio, sx * ratio)
         order = FrameOrder(base, over, look, (reduction(base, scale), (1, 1) if over is None else reduction(over, scale)))
         if order.same(self._order):
             return

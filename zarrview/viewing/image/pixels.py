@@ -13,7 +13,7 @@ import numpy as np
 
 from .contrast import NAN_RGBA
 
-__all__ = ["argb", "grey_table", "indices", "pack", "rgba", "unpack"]
+__all__ = ["argb", "grey_table", "indices", "lookup", "pack", "rgba", "unpack"]
 
 #: integer types mapped through a table of every value they can hold
 _TABLED = {np.dtype(t) for t in ("u1", "i1", "u2", "i2")}
@@ -35,16 +35,26 @@ def indices(values: np.ndarray, levels: tuple[float, float], n: int, top: float 
     truncated (``top`` is ``n`` for a table; 255 for the 256 greys without one); ``n`` for a NaN."""
     lo, scale = _scale(levels, float(n if top is None else top))
     v = np.asarray(values)
-    if v.dtype in _TABLED:  # every value the type holds, once; then one lookup per pixel
-        every = np.arange(1 << (8 * v.dtype.itemsize), dtype=f"u{v.dtype.itemsize}")
-        table = indices(every.view(v.dtype).astype(np.float64), levels, n, top).astype(np.intp)
-        return table[v.view(every.dtype)]
+    if v.dtype in _TABLED:
+        return lookup(v, levels, n, top, np.arange(n + 1, dtype=np.intp))
     t = np.subtract(v, lo, dtype=np.float64)
     t *= scale
     np.clip(t, 0, n - 1, out=t)
     if v.dtype.kind == "f":
         t[np.isnan(t)] = n
     return t.astype(np.intp)
+
+
+def lookup(values: np.ndarray, levels: tuple[float, float], n: int, top: float | None, colours: np.ndarray
+           ) -> np.ndarray:
+    """``colours[indices(values, ...)]`` (``colours``: n entries and the NaN one): small integers
+    through a table of every value their type holds, one gather per pixel."""
+    v = np.asarray(values)
+    if v.dtype in _TABLED:
+        every = np.arange(1 << (8 * v.dtype.itemsize), dtype=f"u{v.dtype.itemsize}")
+        per_value = np.take(colours, indices(every.view(v.dtype).astype(np.float64), levels, n, top), axis=0)
+        return np.take(per_value, v.view(every.dtype), axis=0)
+    return np.take(colours, indices(v, levels, n, top), axis=0)
 
 
 def pack(table: np.ndarray) -> np.ndarray:
@@ -70,7 +80,7 @@ def _with_nan(table: np.ndarray) -> np.ndarray:
 
 def _channel_bytes(values: np.ndarray, levels: tuple[float, float]) -> np.ndarray:
     """(rows, columns, channels) values to bytes per channel through the levels (NaN: 0)."""
-    return np.minimum(indices(values, levels, 256, 255.0), 255).astype(np.uint8)
+    return lookup(values, levels, 256, 255.0, np.append(np.arange(256), 0).astype(np.uint8))
 
 
 def rgba(values: np.ndarray, levels: tuple[float, float], table: np.ndarray | None) -> np.ndarray:
@@ -85,8 +95,8 @@ def rgba(values: np.ndarray, levels: tuple[float, float], table: np.ndarray | No
             out[np.isnan(v).any(axis=-1)] = NAN_RGBA
         return out
     if table is None:
-        return _with_nan(grey_table())[indices(v, levels, 256, 255.0)]
-    return _with_nan(table)[indices(v, levels, len(table))]
+        return lookup(v, levels, 256, 255.0, _with_nan(grey_table()))
+    return lookup(v, levels, len(table), None, _with_nan(table))
 
 
 def argb(values: np.ndarray, levels: tuple[float, float], table: np.ndarray | None) -> np.ndarray:
@@ -95,5 +105,5 @@ def argb(values: np.ndarray, levels: tuple[float, float], table: np.ndarray | No
     if v.ndim == 3:
         return pack(rgba(v, levels, None).reshape(-1, 4)).reshape(v.shape[:2])
     if table is None:
-        return pack(_with_nan(grey_table()))[indices(v, levels, 256, 255.0)]
-    return pack(_with_nan(table))[indices(v, levels, len(table))]
+        return lookup(v, levels, 256, 255.0, pack(_with_nan(grey_table())))
+    return lookup(v, levels, len(table), None, pack(_with_nan(table)))

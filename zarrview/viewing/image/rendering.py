@@ -17,12 +17,13 @@ from typing import Any
 import numpy as np
 
 from .channels import ChannelSetting, composite
-from .contrast import LEVEL_SAMPLES
 from .pixels import argb, pack
 from .scene import Tile
 
 #: bins of the histogram beside a plane (integers: one bin per value where they are fewer)
 HISTOGRAM_BINS = 500
+#: values it counts at most (an even subsample of a larger plane): its shape, not its totals, is read
+HISTOGRAM_SAMPLES = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,19 +91,19 @@ def histogram(image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     empty = np.zeros(0)
     flat = image.reshape(-1)
-    if flat.size > LEVEL_SAMPLES:
-        flat = flat[:: -(-flat.size // LEVEL_SAMPLES)]
+    if flat.size > HISTOGRAM_SAMPLES:
+        flat = flat[:: -(-flat.size // HISTOGRAM_SAMPLES)]
     if flat.dtype.kind == "f":
         flat = flat[np.isfinite(flat)]
     if not flat.size:
         return empty, empty
     lo, hi = float(flat.min()), float(flat.max())
-    if flat.dtype.kind in "iub":
+    if flat.dtype.kind in "iub":  # whole numbers: bins of whole width, counted without a search
         width = max(1, math.ceil((hi - lo + 1) / HISTOGRAM_BINS))
-        edges = np.arange(lo, hi + width + 1, width, dtype=np.float64)
+        counts = np.bincount(((flat.astype(np.int64) - int(lo)) // width).astype(np.intp))
+        edges = lo + width * np.arange(len(counts) + 1, dtype=np.float64)
     else:
-        edges = np.linspace(lo, hi if hi > lo else lo + 1.0, HISTOGRAM_BINS + 1)
-    counts, edges = np.histogram(flat, bins=edges)
+        counts, edges = np.histogram(flat, bins=HISTOGRAM_BINS, range=(lo, hi if hi > lo else lo + 1.0))
     return edges[:-1], counts
 
 
@@ -151,5 +152,5 @@ def make_frame(order: FrameOrder) -> Frame:
     return Frame(out[0], out[1], counts, of)
 
 
-__all__ = ["Frame", "FrameOrder", "HISTOGRAM_BINS", "Look", "Rendered", "histogram", "make_frame", "pack",
+__all__ = ["Frame", "FrameOrder", "HISTOGRAM_BINS", "HISTOGRAM_SAMPLES", "Look", "Rendered", "histogram", "make_frame", "pack",
            "reduction", "render_tile"]
