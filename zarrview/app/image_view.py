@@ -100,6 +100,8 @@ class ImagePane(pg.ImageView):
         self.view.sigRangeChanged.connect(lambda *_: self._timer.start())
         hist = self.ui.histogram.item
         hist.imageItem = lambda: None  # its counts and levels are the data's, not the rendered colours'
+        hist.vb.disableAutoRange()
+        self._histogram_range: tuple[tuple[float, float], float] | None = None
         hist.sigLevelsChanged.connect(self._levels_dragged)
         hist.sigLookupTableChanged.connect(lambda *_: self._table_changed())
         self._table: np.ndarray | None = None
@@ -193,8 +195,28 @@ class ImagePane(pg.ImageView):
         self.getImageItem().show_rendered(frame.base)
         self.detail.show_rendered(frame.over)
         if frame.histogram is not None:
-            self.ui.histogram.item.plot.setData(*frame.histogram)
+            edges, counts = frame.histogram
+            self.ui.histogram.item.plot.setData(edges, counts)
             self._histogram_of = frame.histogram_of
+            if len(edges):
+                self._fit_histogram(float(edges[0]), float(edges[-1]), float(counts.max()))
+
+    def _fit_histogram(self, lo: float, hi: float, top: float) -> None:
+        """The histogram's range, kept while the next plane's values and counts fit it about as
+        well: pyqtgraph's auto range would move it, and repaint it once more, at every step."""
+        levels = self.ui.histogram.item.getLevels()
+        lo, hi = min(lo, float(levels[0])), max(hi, float(levels[1]))
+        span = (hi - lo) or 1.0
+        old = self._histogram_range
+        if old is not None:
+            (o_lo, o_hi), o_top = old
+            if (abs(o_lo - lo) <= 0.05 * span and abs(o_hi - hi) <= 0.05 * span
+                    and 0.5 * o_top <= top <= o_top):
+                return
+        vb = self.ui.histogram.item.vb
+        self._histogram_range = ((lo, hi), top * 1.1)
+        # vertical: values run up the view, counts to the left of the gradient (the plot is rotated)
+        vb.setRange(xRange=(-top * 1.1, 0.0), yRange=(lo - 0.02 * span, hi + 0.02 * span), padding=0)
 
     def _table_changed(self) -> None:
         """The histogram's colour map changed: its 256 colours, for the next frames."""
