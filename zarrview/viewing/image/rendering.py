@@ -84,11 +84,10 @@ def render_tile(tile: Tile, look: Look, step: tuple[int, int]) -> Rendered:
     return Rendered(tile, look.key(), step, np.ascontiguousarray(pixels, dtype=np.uint32))
 
 
-def histogram(image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(left bin edges, counts) of the finite values (an even subsample of a large plane), as
-    the histogram beside a plane draws them (empty without a finite value); None for colours."""
-    if image.ndim != 2:
-        return None
+def histogram(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(left bin edges, counts) of the finite values (an even subsample of a large plane; a
+    colour plane's channels together), as the histogram beside a plane draws them (empty
+    without a finite value)."""
     empty = np.zeros(0)
     flat = image.reshape(-1)
     if flat.size > HISTOGRAM_SAMPLES:
@@ -98,7 +97,7 @@ def histogram(image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     if not flat.size:
         return empty, empty
     lo, hi = float(flat.min()), float(flat.max())
-    if flat.dtype.kind in "iub":  # whole numbers: bins of whole width, counted without a search
+    if flat.dtype.kind in "iub" and flat.dtype.itemsize <= 4:  # bins of whole width, counted without a search
         width = max(1, math.ceil((hi - lo + 1) / HISTOGRAM_BINS))
         counts = np.bincount(((flat.astype(np.int64) - int(lo)) // width).astype(np.intp))
         edges = lo + width * np.arange(len(counts) + 1, dtype=np.float64)
