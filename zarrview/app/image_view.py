@@ -115,6 +115,11 @@ class ImagePane(pg.ImageView):
         self.getImageItem().scene().sigMouseClicked.connect(self._mouse_clicked)
 
     @property
+    def table(self) -> np.ndarray | None:
+        """The histogram's 256 colours that frames are made with (None: its grey ramp)."""
+        return self._table
+
+    @property
     def rendering(self) -> bool:
         """Whether a frame is being made (the image shown is not the newest scene's yet)."""
         return self._making is not None
