@@ -25,6 +25,7 @@ from modal_input import answer_dialog
 from test_app import _settle, window  # noqa: F401  (the window fixture, for the heartbeat's)
 from zarrview.app.dialogs import OpenUrlDialog
 from zarrview.app.window import MainWindow
+from drawn import drawn
 
 #: the longest the GUI thread may go without running a timer: opening and reading happen on
 #: worker threads, so anything near this is a stall a person would feel
@@ -166,7 +167,7 @@ def model_colour(w: MainWindow, index: QModelIndex) -> tuple[int, int, int] | No
 
 def shown_image(w: MainWindow) -> np.ndarray:
     assert w.data.stack.currentWidget() is w.data.image, "the data view does not show an image"
-    image = w.data.image.getImageItem().image
+    image = drawn(w.data)
     assert image is not None
     return image
 

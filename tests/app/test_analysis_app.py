@@ -17,6 +17,7 @@ from zarrview.app.window import MainWindow
 from zarrview.viewing.analysis.plane import Block
 
 from ome_stores import hand_image, pattern
+from drawn import drawn
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 
 
@@ -65,7 +66,7 @@ def test_a_profile_reads_level_0_whatever_level_is_shown(qtbot: Any, window: Mai
     qtbot.waitUntil(lambda: window.data.scene.detail is not None or window.data.scene.coarse is not None, timeout=15000)
     window.data.controller.set_state(window.data.state.with_(level=2))  # the coarsest level on screen
     _settle(qtbot, window)
-    assert window.data.image.getImageItem().image.shape == (64, 80)
+    assert drawn(window.data).shape == (64, 80)
     tools = window.data.analysis
     tools.use("profile")
     tools.place_line(((10.2, 5.7), (200.9, 301.3)))

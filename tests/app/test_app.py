@@ -22,6 +22,7 @@ from zarrview.app.window import MainWindow  # noqa: E402
 from zarrview.zarrlib.storage import LocalStore  # noqa: E402
 
 from store_wrappers import CountingStore  # noqa: E402
+from drawn import drawn
 
 DATA = np.arange(6 * 40 * 50, dtype="f4").reshape(6, 40, 50)
 
@@ -76,14 +77,14 @@ def test_model_passes_qtmodeltester(qtmodeltester, qtbot, window: MainWindow, st
 def test_selected_slice_shows_exact_values_and_slider_updates(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
     window.open_location(f"{store}::/vol", plane={0: 2})
     _settle(qtbot, window)
-    shown = window.data.image.getImageItem().image
+    shown = drawn(window.data)
     np.testing.assert_array_equal(shown, DATA[2])
     window.data.set_index(0, 5)
     _settle(qtbot, window)
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[5])
+    np.testing.assert_array_equal(drawn(window.data), DATA[5])
     window.data.plane.x_combo.setCurrentIndex(0)  # show (y, t): columns are time
     _settle(qtbot, window)
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[:, :, 0].T)
+    np.testing.assert_array_equal(drawn(window.data), DATA[:, :, 0].T)
 
 
 def test_stale_results_never_show(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
@@ -95,7 +96,7 @@ def test_stale_results_never_show(qtbot, window: MainWindow, store: Path) -> Non
         window.data.set_index(0, t)
     _settle(qtbot, window)
     assert shown and all(tile == wanted for tile, wanted in shown)  # never a plane the sliders have left
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[5])
+    np.testing.assert_array_equal(drawn(window.data), DATA[5])
 
 
 def test_one_dimensional_arrays_plot(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
@@ -111,7 +112,7 @@ def test_bad_location_shows_error_and_app_keeps_working(qtbot, window: MainWindo
     assert "does not exist" in window.status_label.text()
     window.open_location(f"{store}::/vol")
     _settle(qtbot, window)
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[0])
+    np.testing.assert_array_equal(drawn(window.data), DATA[0])
 
 
 def test_event_loop_keeps_ticking_while_a_slow_store_loads(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -141,7 +142,7 @@ def test_event_loop_keeps_ticking_while_a_slow_store_loads(qtbot, window: MainWi
     gaps = np.diff(ticks)
     assert len(ticks) > 20
     assert gaps.max() < 0.060, f"event loop stalled {gaps.max() * 1000:.0f} ms"
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, np.full((64, 64), 7))
+    np.testing.assert_array_equal(drawn(window.data), np.full((64, 64), 7))
 
 
 def test_demo_screenshot_command(tmp_path: Path) -> None:
@@ -175,7 +176,7 @@ def test_large_plane_previews_within_budget_then_reads_only_the_visible_chunks(q
     assert base is not None and not base.full_resolution
     preview_keys = store.chunk_keys()
     assert 0 < len(preview_keys) <= 16  # 400 chunks in the plane, 16 allowed
-    np.testing.assert_array_equal(window.data.image.getImageItem().image,
+    np.testing.assert_array_equal(drawn(window.data),
                                   values[::base.step_r, ::base.step_c])
     store.reset()
     window.data.image.view.setRange(xRange=(200, 260), yRange=(100, 160), padding=0)
@@ -189,7 +190,7 @@ def test_large_plane_previews_within_budget_then_reads_only_the_visible_chunks(q
     assert set(keys) == expected - set(preview_keys) and len(keys) == len(set(keys))
     assert plan.r0 <= 100 and plan.r1 >= 160 and plan.c0 <= 200 and plan.c1 >= 260
     assert len(expected) <= 16
-    np.testing.assert_array_equal(window.data.image.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])
+    np.testing.assert_array_equal(drawn(window.data, "detail"), values[plan.r0:plan.r1, plan.c0:plan.c1])
 
 
 def test_colour_dimension_shows_as_rgb(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -200,11 +201,11 @@ def test_colour_dimension_shows_as_rgb(qtbot, window: MainWindow, tmp_path: Path
     a[...] = rgb
     window.data.set_array(zl.open(tmp_path / "rgb"))
     _settle(qtbot, window)
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, rgb[0])
+    np.testing.assert_array_equal(drawn(window.data), rgb[0])
     assert window.data.plane.rgb_box is not None
     window.data.plane.rgb_box.setChecked(True)
     _settle(qtbot, window)
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, np.moveaxis(rgb, 0, -1))
+    np.testing.assert_array_equal(drawn(window.data), np.moveaxis(rgb, 0, -1))
 
 
 def test_open_url_from_a_loopback_http_server(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -218,7 +219,7 @@ def test_open_url_from_a_loopback_http_server(qtbot, window: MainWindow, tmp_pat
     with serve(site) as (url, state):
         window.open_location(f"{url}/web.zarr::/vol", plane={0: 3})
         _settle(qtbot, window)
-        np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[3])
+        np.testing.assert_array_equal(drawn(window.data), DATA[3])
         gets = [r[1] for r in state.requests("GET")]
         assert any(p.endswith("/web.zarr/zarr.json") for p in gets)
         assert not any(p.endswith("/vol/zarr.json") for p in gets)  # the consolidated copy answers
@@ -317,7 +318,7 @@ def test_panning_by_a_chunk_is_served_from_the_prefetched_ring(qtbot, window: Ma
     _settle(qtbot, window)
     plan = window.data.scene.detail
     assert store.chunk_keys() == []  # every chunk came from the ring read ahead
-    np.testing.assert_array_equal(window.data.image.detail.image, values[plan.r0:plan.r1, plan.c0:plan.c1])
+    np.testing.assert_array_equal(drawn(window.data, "detail"), values[plan.r0:plan.r1, plan.c0:plan.c1])
 
 
 def test_any_array_as_a_table_on_request(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
@@ -333,11 +334,15 @@ def test_any_array_as_a_table_on_request(qtbot, window: MainWindow, store: Path)
 def test_auto_contrast_uses_percentiles_of_the_loaded_plane(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
     window.open_location(f"{store}::/vol", plane={0: 4})
     _settle(qtbot, window)
-    item = window.data.image.getImageItem()
-    item.setLevels((0, 1))
+    hist = window.data.image.ui.histogram.item
+    hist.setLevels(0, 1)  # a drag to other levels
+    _settle(qtbot, window)
+    assert window.data.scene.levels == pytest.approx((0, 1))
     window.data.auto_contrast()
-    lo, hi = item.levels
-    np.testing.assert_allclose((lo, hi), np.percentile(DATA[4], (0.5, 99.5)), rtol=1e-6)
+    _settle(qtbot, window)
+    want = np.percentile(DATA[4], (0.5, 99.5))
+    np.testing.assert_allclose(hist.getLevels(), want, rtol=1e-6)
+    np.testing.assert_allclose(window.data.scene.levels, want, rtol=1e-6)
 
 
 def test_opening_an_open_store_again_selects_it(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
@@ -381,5 +386,5 @@ def test_the_free_dimensions_of_a_slice_are_the_displayed_ones(qtbot, window: Ma
     """``--slice :,20,:`` shows rows t and columns x at y = 20 (an XZ-like view)."""
     window.open_location(f"{store}::/vol", plane={1: 20})
     _settle(qtbot, window)
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[:, 20, :])
+    np.testing.assert_array_equal(drawn(window.data), DATA[:, 20, :])
     assert (window.data.plane.y_combo.currentIndex(), window.data.plane.x_combo.currentIndex()) == (0, 2)

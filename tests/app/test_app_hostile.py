@@ -40,6 +40,7 @@ from test_app import _settle, window  # noqa: E402,F401  (the window fixture)
 from zarrview.app.plane_controls import LongIndexBox  # noqa: E402
 from zarrview.app.table_model import UNREADABLE  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
+from drawn import drawn
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -340,7 +341,7 @@ def test_shape_2_62_squared_previews_and_zooms(qtbot, window: MainWindow, heartb
     assert detail.full_resolution and detail.r0 == 0 and detail.c0 == 0 and detail.r1 >= 10 and detail.c1 >= 10
     expected = np.full((detail.r1, detail.c1), -1)
     expected[:10, :10] = DATA
-    np.testing.assert_array_equal(window.data.image.detail.image, expected)
+    np.testing.assert_array_equal(drawn(window.data, "detail"), expected)
     assert_shows(qtbot, window, "gz", DATA)
     heartbeat.assert_responsive()
 

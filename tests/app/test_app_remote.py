@@ -18,6 +18,7 @@ from test_app import DATA, _settle, window  # noqa: E402,F401  (the window fixtu
 from http_server import Faults, serve  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
+from drawn import drawn
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -35,7 +36,7 @@ def test_failed_chunk_is_hatched_and_named_while_the_rest_renders(qtbot, window:
     with serve(site, faults) as (url, _):
         window.open_location(f"{url}/web.zarr::/sub/vol", plane={0: 3}, io_retries=2, io_timeout=2)
         _settle(qtbot, window)
-        image = window.data.image.getImageItem().image
+        image = drawn(window.data)
         expected = DATA[3].copy()
         expected[16:32, 32:48] = 0  # the fill value where the chunk failed
         np.testing.assert_array_equal(image, expected)
@@ -48,7 +49,7 @@ def test_failed_chunk_is_hatched_and_named_while_the_rest_renders(qtbot, window:
         _assert_hatch_drawn(qtbot, window, (32, 16, 16, 16))
         window.data.set_index(0, 2)  # another plane: no failure, the box goes
         _settle(qtbot, window)
-        np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[2])
+        np.testing.assert_array_equal(drawn(window.data), DATA[2])
         assert window.data.image.failures.items == []
 
 
@@ -98,7 +99,7 @@ def test_unlistable_store_shows_root_and_opens_typed_paths(qtbot, window: MainWi
         vol = window.model.index(0, 0, sub)
         assert window.model.data(vol) == "vol"
         assert window.proxy.mapToSource(window.tree.currentIndex()) == vol
-        np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[0])
+        np.testing.assert_array_equal(drawn(window.data), DATA[0])
         window.go_to_path(root, "nothing/here")
         _settle(qtbot, window)
         assert "Cannot open nothing/here" in window.status_label.text()
@@ -111,7 +112,7 @@ def test_opening_a_node_by_url_path_places_it_in_the_tree(qtbot, window: MainWin
         _settle(qtbot, window)
         vol = window.proxy.mapToSource(window.tree.currentIndex())
         assert window.model.node(vol).path == "/sub/vol"
-        np.testing.assert_array_equal(window.data.image.getImageItem().image, DATA[4])
+        np.testing.assert_array_equal(drawn(window.data), DATA[4])
 
 
 def test_recent_urls_keep_their_options_but_never_secrets(qtbot, window: MainWindow, site: Path) -> None:  # type: ignore[no-untyped-def]

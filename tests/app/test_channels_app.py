@@ -22,6 +22,7 @@ from test_app import _settle, window  # noqa: F401  (the window fixture)
 
 pytest.importorskip("ome_zarr")
 from ome_stores import ome_zarr_image  # noqa: E402
+from drawn import drawn, drawn_rgba
 
 OMERO = {"channels": [
     {"label": "red", "color": "FF0000", "window": {"start": 0, "end": 1000, "min": 0, "max": 65535}},
@@ -63,7 +64,7 @@ def test_composite_colours_on_screen_and_a_channel_switched_off(qtbot: Any, wind
     _shown(qtbot, window)
     state, scene = window.data.state, window.data.scene
     assert state is not None and state.composite and scene.composite
-    assert window.data.image.getImageItem().image.shape == (64, 64, 3)
+    assert drawn(window.data).shape == (64, 64, 3)
     assert not window.data.image.ui.histogram.isVisible()  # its levels and gradient do not apply
     expected = {(10, 10): (255, 128, 0), (10, 50): (0, 128, 0), (50, 10): (255, 0, 0), (50, 50): (0, 0, 255)}
     for (r, c), want in expected.items():
@@ -131,7 +132,9 @@ def test_forty_channels_open(qtbot: Any, window: MainWindow, tmp_path: Path) -> 
     assert state is not None and state.composite and len(state.channels) == 40
     assert len({c.color for c in state.channels}) == 40 and all(c.window is not None for c in state.channels)
     tile = window.data.scene.detail
-    assert tile.values.shape == (48, 48, 40) and tile.image.shape == (48, 48, 3)
+    assert tile.values.shape == (48, 48, 40) and tile.image.shape == (48, 48, 40)
+    kr, kc = window.data.image.getImageItem().rendered.step  # their composite, at the screen's reduction
+    assert drawn_rgba(window.data).shape == (-(-48 // kr), -(-48 // kc), 4)
     np.testing.assert_array_equal(tile.values, np.moveaxis(data, 0, -1))
     panel = window.data.channels
     assert panel is not None and len(panel.rows) == 40

@@ -21,6 +21,7 @@ import zarrview.zarrlib as zl  # noqa: E402
 from png_decode import decode_png  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
 from zarrview.zarrlib.storage import LocalStore  # noqa: E402
+from drawn import drawn
 
 VALUES = (np.arange(400 * 400, dtype="u4") % 65521).reshape(1, 400, 400).astype("u2")
 
@@ -95,7 +96,7 @@ def test_data_and_image_are_full_resolution_while_a_preview_shows(qtbot: Any, wi
     window.data.budget_chunks = 16
     window.data.set_array(zl.open(big))
     _settle(qtbot, window)
-    shown = window.data.image.getImageItem().image
+    shown = drawn(window.data)
     assert shown is not None and shown.shape[0] < 400  # on screen: one sample in several
     asked = choose(window, monkeypatch, tmp_path / "plane.npy")
     reports: list[tuple[int, int]] = []

@@ -18,6 +18,7 @@ pytest.importorskip("pytestqt")
 from _window_helpers import click, drop, seen  # noqa: E402
 from test_app import _settle, window  # noqa: E402,F401  (the window fixture)
 from zarrview.app.window import MainWindow  # noqa: E402
+from drawn import drawn
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -54,7 +55,7 @@ def test_a_bfloat16_image_shows_float32_values_and_names_its_type(qtbot: Any, wi
     assert s.meta["Data type"] == "bfloat16 (shown as float32)" and s.meta["Fill value"] == "0.0"
     assert s.meta["Logical size"] == "2.3 KiB (2,400 bytes)"  # 30 x 40 two-byte elements
     _settle(qtbot, window)
-    shown = window.data.image.getImageItem().image
+    shown = drawn(window.data)
     assert shown.dtype == np.float32
     np.testing.assert_array_equal(shown, IMAGE.astype(np.float32))
     vb = window.data.image.view.getViewBox()

@@ -15,6 +15,7 @@ from zarrview.app.window import MainWindow
 from ome_stores import ome_zarr_image
 from _window_helpers import show_image, zoom_to_corner
 from test_app import _settle, window  # noqa: F401  (the window fixture)
+from drawn import drawn
 
 
 @pytest.mark.parametrize("version", ["0.4", "0.5"])
@@ -51,7 +52,7 @@ def test_a_level_can_be_picked(qtbot: Any, window: MainWindow, tmp_path: Path) -
     qtbot.waitUntil(lambda: {t.level for t in window.data.scene.tiles()} == {2}, timeout=15000)
     [tile] = window.data.scene.tiles()
     assert (tile.step_r, tile.step_c) == (4, 4) and tile.values.shape == (64, 64)
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, tile.image)
+    np.testing.assert_array_equal(drawn(window.data), tile.image)
 
 
 def test_a_remote_image_opened_whole_reads_one_level_only(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811

@@ -24,6 +24,7 @@ from zarrview.zarrlib.storage import LocalStore  # noqa: E402
 
 from monkey.health import GuiThreadIO, Problems  # noqa: E402
 from store_wrappers import CountingStore  # noqa: E402
+from drawn import drawn  # noqa: E402
 from test_app import _settle, window  # noqa: E402, F401
 
 DATA = np.random.default_rng(5).standard_normal((8, 24, 32)).astype("f4")
@@ -69,8 +70,8 @@ def test_toggling_clicking_and_what_the_panels_hold(qtbot, window: MainWindow, s
     assert o.visible and o.point == (12, 16)  # the centre of the plane
     np.testing.assert_array_equal(xz, DATA[:, 12, :])
     np.testing.assert_array_equal(yz, DATA[:, :, 16].T)
-    main = window.data.image.getImageItem()
-    assert np.allclose(o.xz.item.levels, main.levels) and o.yz.item.lut is main.lut  # drawn as the image is
+    pane = window.data.image  # drawn as the image is: its histogram's levels, its colours
+    assert np.allclose(o.xz.item.levels, pane.ui.histogram.item.getLevels()) and o.yz.item.lut is pane.table
 
     press(qtbot, window.data.image, 9.5, 5.5)  # column 9, row 5 of the image
     xz, yz = sections(qtbot, window)
@@ -81,7 +82,7 @@ def test_toggling_clicking_and_what_the_panels_hold(qtbot, window: MainWindow, s
     press(qtbot, o.xz, 20.5, 6.5)  # the XZ panel: column 20, Z 6
     xz, yz = sections(qtbot, window)
     assert window.data.state.indices[0] == 6 and window.data.plane.sliders[0][1].value() == 6
-    np.testing.assert_array_equal(main.image, DATA[6])
+    np.testing.assert_array_equal(drawn(window.data), DATA[6])
     np.testing.assert_array_equal(yz, DATA[:, :, 20].T)
     assert o.xz.across.value() == 6.5 and o.yz.down.value() == 6.5
 
@@ -89,7 +90,7 @@ def test_toggling_clicking_and_what_the_panels_hold(qtbot, window: MainWindow, s
     xz, yz = sections(qtbot, window)
     assert window.data.state.indices[0] == 1 and o.point == (17, 20)
     np.testing.assert_array_equal(xz, DATA[:, 17, :])
-    np.testing.assert_array_equal(main.image, DATA[1])
+    np.testing.assert_array_equal(drawn(window.data), DATA[1])
 
     window.data.plane.y_combo.setCurrentIndex(0)  # rows z, columns x: the sections run along y
     xz, yz = sections(qtbot, window)

@@ -16,6 +16,7 @@ import zarr
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
+from drawn import drawn  # noqa: E402
 from store_wrappers import CountingStore  # noqa: E402
 from test_app import _settle, window  # noqa: E402, F401  (the window fixture)
 from test_export import Hold, choose, wait_idle  # noqa: E402
@@ -57,7 +58,7 @@ def project(qtbot: Any, window: MainWindow, dim: int, op: str, start: int, stop:
 
 
 def shown(window: MainWindow) -> np.ndarray:  # noqa: F811
-    image = window.data.image.getImageItem().image
+    image = drawn(window.data)
     assert image is not None
     return np.asarray(image)
 
@@ -76,7 +77,7 @@ def test_a_max_projection_is_drawn_read_out_and_exported_as_numpy_reduces(qtbot:
     assert pc.label.text() == "showing max over z [3:17]"
     assert "max over z[3:17]" in window.status_label.text()
     assert pc.readout(5, 7) == f"y 5, x 7 (max over z [3:17]): {truth[5, 7]}"
-    lo, hi = window.data.image.getImageItem().levels
+    lo, hi = window.data.image.ui.histogram.item.getLevels()
     assert truth.min() <= lo < hi <= truth.max()  # levels from the projection's own values
 
     choose(window, monkeypatch, tmp_path / "max.npy")

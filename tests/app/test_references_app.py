@@ -19,6 +19,7 @@ pytest.importorskip("h5py")
 
 from _window_helpers import click, drop  # noqa: E402
 from reference_sets import kerchunk_json, kerchunk_parquet, truth, write_hdf5  # noqa: E402
+from drawn import drawn
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,7 @@ def test_two_reference_stores_open_at_once(qtbot, window: MainWindow, refs: Path
     _settle(qtbot, window)
     assert sorted(top_names(window)) == ["a.json", "b.json"]
     click(qtbot, window, "temp")
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, truth(refs / "data.h5", "temp"))
+    np.testing.assert_array_equal(drawn(window.data), truth(refs / "data.h5", "temp"))
     window.open_location(f"reference::{refs}/a.json")  # the same set, spelled otherwise: open already
     _settle(qtbot, window)
     assert sorted(top_names(window)) == ["a.json", "b.json"] and "open already" in window.status_label.text()
@@ -54,7 +55,7 @@ def test_dropped_reference_files_open_as_references(qtbot, window: MainWindow, r
     drop(qtbot, window, refs / "c.parq")
     assert top_names(window) == ["a.json", "c.parq"]
     click(qtbot, window, "temp")  # in c.parq, the last store: real values, not the fill value
-    plane = window.data.image.getImageItem().image
+    plane = drawn(window.data)
     assert not np.isnan(plane).any()
     np.testing.assert_array_equal(plane, truth(refs / "data.h5", "temp"))
 
@@ -72,8 +73,8 @@ def test_refused_reads_ask_and_remember(qtbot, window: MainWindow, refs: Path, m
     qtbot.waitUntil(lambda: bool(asked), timeout=10000)
     _settle(qtbot, window)
     assert asked == [("far.json", f"file://{refs}/")]
-    qtbot.waitUntil(lambda: not np.isnan(window.data.image.getImageItem().image).all(), timeout=10000)
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, truth(refs / "data.h5", "temp"))
+    qtbot.waitUntil(lambda: not np.isnan(drawn(window.data)).all(), timeout=10000)
+    np.testing.assert_array_equal(drawn(window.data), truth(refs / "data.h5", "temp"))
     assert QSettings().value(SETTINGS_KEY) in ([f"file://{refs}/"], f"file://{refs}/")
     # opened again (another window, a later session): allowed at once, no question
     window.model.remove_top(0)
@@ -81,7 +82,7 @@ def test_refused_reads_ask_and_remember(qtbot, window: MainWindow, refs: Path, m
     window.open_location(f"reference::{refs}/away/far.json::/counts")
     _settle(qtbot, window)
     assert asked == []
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, truth(refs / "data.h5", "counts"))
+    np.testing.assert_array_equal(drawn(window.data), truth(refs / "data.h5", "counts"))
 
 
 def test_a_refusal_stands_and_leaves_the_window_working(qtbot, window: MainWindow, refs: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -110,7 +111,7 @@ def test_file_open_references_dialog(qtbot, window: MainWindow, refs: Path, monk
     _settle(qtbot, window)
     assert top_names(window) == ["b.json", "c.parq"]
     click(qtbot, window, "counts")
-    np.testing.assert_array_equal(window.data.image.getImageItem().image, truth(refs / "data.h5", "counts"))
+    np.testing.assert_array_equal(drawn(window.data), truth(refs / "data.h5", "counts"))
 
 
 def test_app_command_line_spelling(qtbot, window: MainWindow, refs: Path) -> None:  # type: ignore[no-untyped-def]

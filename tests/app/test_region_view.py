@@ -37,7 +37,7 @@ def _rendered_vs_data(w: MainWindow, block: np.ndarray) -> tuple[np.ndarray, np.
     of screen pixels inside the region."""
     gv = w.data.image.ui.graphicsView
     shot = gv.grab().toImage()
-    lo, hi = w.data.image.getImageItem().levels
+    lo, hi = w.data.image.ui.histogram.item.getLevels()
     vb = w.data.image.view.getViewBox()
     seen, want = [], []
     for fy in np.linspace(0.15, 0.85, 9):

@@ -23,6 +23,7 @@ from zarrview.app.version_actions import pick_version  # noqa: E402
 from zarrview.app.version_dialog import VersionDialog  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
 from zarrview.viewing.versions import icechunk_store, version_rows  # noqa: E402
+from drawn import drawn
 
 
 
@@ -107,8 +108,8 @@ def test_virtual_chunks_ask_before_they_are_read(qtbot, window: MainWindow, repo
     qtbot.waitUntil(lambda: bool(asked), timeout=10000)
     assert [prefix for _, prefix in asked] == [repos["prefix"]]
     want = np.load(repos["repos"]["repo2.icechunk"]["versions"]["branch.main"]["arrays"]["/vc"])
-    qtbot.waitUntil(lambda: window.data.image.getImageItem().image is not None
-                    and np.array_equal(window.data.image.getImageItem().image, want.astype(window.data.image.getImageItem().image.dtype)),
+    qtbot.waitUntil(lambda: drawn(window.data) is not None
+                    and np.array_equal(drawn(window.data), want.astype(drawn(window.data).dtype)),
                     timeout=10000)
 
 

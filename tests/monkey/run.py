@@ -211,7 +211,8 @@ class Monkey:
             if n % 50 == 0:
                 pump(0.01)
                 check_answers(w.pool, self.problems)
-                shown = w.data.image.getImageItem().image
+                rendered = w.data.image.getImageItem().rendered  # the values behind the colours drawn
+                shown = None if rendered is None else rendered.tile.image
                 if shown is None or not np.array_equal(shown, expected[slider.value()]):
                     self.problems.add(f"plane {slider.value()} is not what was written")
             if n >= warm_up and (n - warm_up) % block == 0:

@@ -14,7 +14,6 @@ import zarr
 import zarrview.zarrlib as zl
 from png_decode import decode_png
 from zarrview.viewing.export.plane import (
-    NAN_RGBA,
     ExportCancelled,
     ExportError,
     PlaneSpec,
@@ -25,6 +24,7 @@ from zarrview.viewing.export.plane import (
     export_plane,
     plane_nbytes,
 )
+from zarrview.viewing.image.contrast import NAN_RGBA
 from zarrview.viewing.image.planning import plan_plane
 
 VALUES = (np.arange(5 * 37 * 41, dtype="i4") * 7919 % 100_003).reshape(5, 37, 41).astype("f4") - 5000

@@ -82,7 +82,7 @@ class DataView(QWidget):
         self.label_panel: LabelPanel | None = None
         #: the projection row (``app/projection_controls.py``) of an image of 3 or more dimensions
         self.projection: ProjectionControls | None = None
-        self.image = ImagePane()
+        self.image = ImagePane(pool)
         self.image.region_changed = self._region_changed
         self.image.levels_changed = lambda levels: self._update(contrast=levels)
         self.image.hovered = self._hovered
@@ -487,17 +487,17 @@ class DataView(QWidget):
             self.access_denied.emit(refused)
         if self.colours is not None:
             self.colours.levels_known(scene.levels)
-        self.image.paint(scene, state.y_dim, state.x_dim)
         self.stack.setCurrentWidget(self.image)
         self.analysis.follow(state)
-        if self._fit_on_paint:
+        if self._fit_on_paint:  # first, so that the plane is rendered for the zoom it is shown at
             self._fit_on_paint = False
             if self._region_shown is not None:
                 self.image.show_region(self._region_shown)
             else:
                 self.image.show_plane(*state.plane_shape)
+        self.image.paint(scene, state.y_dim, state.x_dim)
         if not scene.busy:
-            self.loaded.emit()
+            self.image.when_drawn(self.loaded.emit)
 
     def _forget_status(self) -> None:
         self._said = ""

@@ -1,9 +1,12 @@
 """Painting a Scene: the coarse tile and the full-resolution tile over it, each at its place in
 data coordinates, with NaN in its own colour, and the view's range reported back.
 
-pyqtgraph leaves NaN pixels transparent; each tile therefore gets a backdrop in the NaN
-colour directly beneath it (and above the tile below), so a NaN reads as "no value" and never
-as the view's background, the colormap's ends, or the preview underneath.
+The pixels are made on a worker (``viewing.image.rendering``: each tile reduced to about the
+screen's resolution, through the levels and lookup table or the channels' composite, NaN in its
+colour); the GUI thread hands them to Qt as they are. One frame is made at a time: what is asked
+meanwhile (a levels drag, another plane) is made next, newest only, and the image shown stays
+until it lands. The histogram beside the plane is counted there too: pyqtgraph's own would count
+the rendered colours, so it is detached from the image item and given the counts.
 
 Label layers are drawn as RGBA images over each tile, with their layer's opacity: those of the
 coarse tile between it and the detail tile (which hides them where it has its own), those of the
@@ -12,18 +15,21 @@ detail tile above it, all below the hatched boxes of failed chunks.
 
 from __future__ import annotations
 
-import warnings
+import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QGraphicsRectItem, QWidget
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QWidget
 
-from ..viewing import Scene, Tile
-from ..viewing.image.contrast import NAN_RGBA
+from ..scheduling import Answer, WorkerPool, call_job
+from ..viewing import Scene
+from ..viewing.image.rendering import Frame, FrameOrder, Look, Rendered, make_frame, reduction
+from .bridge import gui_lane, own_pool
 from .draw_box import DrawBox
 from .failure_boxes import FailureBoxes
 
@@ -32,14 +38,45 @@ pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
 #: milliseconds a pan or zoom must rest before the visible region is read
 SETTLE_MS = 120
 
+log = logging.getLogger(__name__)
+
+
+class FrameItem(pg.ImageItem):
+    """An image item showing a rendered tile's premultiplied ARGB words as they are: the QImage
+    wraps them, with no levels, lookup table or conversion on the GUI thread."""
+
+    rendered: Rendered | None = None
+
+    def show_rendered(self, rendered: Rendered | None) -> None:
+        if rendered is self.rendered:
+            return
+        self.rendered = rendered
+        if rendered is None:
+            self.clear()
+            return
+        self.setImage(rendered.pixels, autoLevels=False)
+        self.setRect(QRectF(*rendered.rect()))
+
+    def render(self) -> None:
+        image = self.image
+        if image is None or image.size == 0:
+            self._unrenderable = True
+            return
+        self.qimage = pg.functions.ndarray_to_qimage(image, QImage.Format.Format_ARGB32_Premultiplied)
+        self._renderRequired = False
+        self._unrenderable = False
+
 
 class ImagePane(pg.ImageView):
     """``region_changed(region, screen_scale)`` fires once the view rests after a pan or zoom;
     ``levels_changed`` when the user drags the histogram; ``hovered(row, col)`` under the mouse;
     ``clicked(row, col)`` on a single left click on the image."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, pool: WorkerPool | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent, view=pg.PlotItem(viewBox=DrawBox()))  # a plot item, so that axes can be shown
+        self.view.removeItem(self.imageItem)  # pyqtgraph's own converts the data on the GUI thread
+        self.imageItem = FrameItem()
+        self.view.addItem(self.imageItem)
         self.show_axes(False)
         self.ui.roiBtn.hide()
         self.ui.menuBtn.hide()
@@ -48,10 +85,9 @@ class ImagePane(pg.ImageView):
         self.levels_changed: Callable[[tuple[float, float]], None] = lambda lv: None
         self.hovered: Callable[[int, int], None] = lambda r, c: None
         self.clicked: Callable[[int, int], None] = lambda r, c: None
-        self.detail = pg.ImageItem()
+        self.detail = FrameItem()
         self.detail.setZValue(10)
         self.view.addItem(self.detail)
-        self.backdrops = [self._backdrop(-1), self._backdrop(9)]
         self.failures = FailureBoxes(self.view)
         #: (tile slot, layer name) -> the item drawing that tile's plane of that layer
         self.label_items: dict[tuple[str, str], pg.ImageItem] = {}
@@ -63,86 +99,136 @@ class ImagePane(pg.ImageView):
         self._timer.timeout.connect(self._report_region)
         self.view.sigRangeChanged.connect(lambda *_: self._timer.start())
         hist = self.ui.histogram.item
+        hist.imageItem = lambda: None  # its counts and levels are the data's, not the rendered colours'
+        hist.vb.disableAutoRange()
+        self._histogram_range: tuple[tuple[float, float], float] | None = None
         hist.sigLevelsChanged.connect(self._levels_dragged)
-        hist.sigLookupTableChanged.connect(lambda *_: self._sync_detail())
+        hist.sigLookupTableChanged.connect(lambda *_: self._table_changed())
+        self._table: np.ndarray | None = None
+        self._lane = gui_lane(pool if pool is not None else own_pool(self), self, "render")
+        #: the newest frame asked for, and the one being made (None: none)
+        self._order: FrameOrder | None = None
+        self._making: FrameOrder | None = None
+        self._histogram_of: Any = None
+        self._waiting: list[Callable[[], None]] = []
         self.getImageItem().scene().sigMouseMoved.connect(self._mouse_moved)
         self.getImageItem().scene().sigMouseClicked.connect(self._mouse_clicked)
 
-    def quickMinMax(self, data: np.ndarray) -> list[tuple[float, float]]:  # noqa: N802 - pyqtgraph's name
-        """pyqtgraph sizes the histogram from the data's min and max, which are NaN for a plane
-        of NaN and infinite with an infinity in it ("Cannot set range [nan, nan]"): the finite
-        values decide, and a plane without any gets (0, 1)."""
-        flat = data.reshape(-1)
-        if flat.size > 1 << 20:  # as pyqtgraph does: a subsample sizes the histogram well enough
-            flat = flat[:: flat.size >> 20]
-        if flat.dtype.kind == "f":
-            flat = flat[np.isfinite(flat)]
-        if not flat.size:
-            return [(0.0, 1.0)]
-        return [(float(flat.min()), float(flat.max()))]
+    @property
+    def table(self) -> np.ndarray | None:
+        """The histogram's 256 colours that frames are made with (None: its grey ramp)."""
+        return self._table
 
-    def _backdrop(self, z: float) -> QGraphicsRectItem:
-        item = QGraphicsRectItem()
-        item.setBrush(QBrush(QColor(*NAN_RGBA)))
-        item.setPen(pg.mkPen(None))
-        item.setZValue(z)
-        item.setVisible(False)
-        self.view.addItem(item)
-        return item
+    @property
+    def rendering(self) -> bool:
+        """Whether a frame is being made (the image shown is not the newest scene's yet)."""
+        return self._making is not None
+
+    def when_drawn(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` once the newest scene's pixels are in the image items (now if they are)."""
+        if self._making is None:
+            fn()
+        else:
+            self._waiting.append(fn)
 
     # -- painting ---------------------------------------------------------------------------
     def paint(self, scene: Scene, y_dim: int, x_dim: int) -> None:
-        """Draw ``scene``'s tiles; ``y_dim``/``x_dim`` place its failure boxes. Only what changed
-        is touched: pyqtgraph re-renders a whole image (milliseconds for a 2048x2048 plane) on
-        any call that sets its image or levels, even to the same values."""
+        """Show ``scene``; ``y_dim``/``x_dim`` place its failure boxes. Its pixels are asked of a
+        worker (nothing where the frame shown or being made already shows them)."""
         previous, self.shown = self.shown, scene
         # a composite is drawn in the channels' colours through their windows: the histogram's
         # levels and gradient do not apply, so it is not offered
         self.ui.histogram.setVisible(not scene.composite)
-        if (previous is not None and scene.coarse is previous.coarse and scene.detail is previous.detail
-                and scene.labels == previous.labels
-                and (not scene.tiles() or _same_levels(self.getImageItem().levels, scene.levels))):
-            return  # only the words around the image changed
         self._painting = True
         try:
-            with warnings.catch_warnings():  # pyqtgraph's histogram of a plane of NaN warns "All-NaN slice"
-                warnings.simplefilter("ignore", RuntimeWarning)
-                self._draw(scene, previous)
-            self._draw_labels(scene)
-            self.failures.clear()
-            for tile in scene.tiles():
-                if tile.failures:
-                    self.failures.mark(tile.failures, y_dim, x_dim)
+            hist = self.ui.histogram.item
+            if scene.tiles() and not scene.composite and not _same_levels(hist.getLevels(), scene.levels):
+                hist.setLevels(*scene.levels)
+            if (previous is None or scene.coarse is not previous.coarse or scene.detail is not previous.detail
+                    or scene.labels != previous.labels):
+                self._draw_labels(scene)
+                self.failures.clear()
+                for tile in scene.tiles():
+                    if tile.failures:
+                        self.failures.mark(tile.failures, y_dim, x_dim)
         finally:
             self._painting = False
+        self._render()
 
-    def _draw(self, scene: Scene, previous: Scene | None) -> None:
-        """The tiles and levels of ``scene``, touching only what differs from ``previous``."""
+    def _render(self) -> None:
+        """Ask for the frame of the scene shown, at the current zoom (unless asked already)."""
+        scene = self.shown
+        if scene is None or not scene.tiles():
+            self._order = None
+            if self._making is None:
+                self._show(Frame(None, None))
+            return
         base, over = (scene.coarse, scene.detail) if scene.coarse is not None else (scene.detail, None)
-        shown_base = None if previous is None else (previous.coarse or previous.detail)
-        if base is None:
-            self.clear()
-            self.detail.clear()
-            for b in self.backdrops:
-                b.setVisible(False)
-        else:
-            if base is not shown_base or self.image is None:
-                self.setImage(base.image, autoRange=False, autoLevels=False, levels=scene.levels,
-                              axes=_axes(base.image))
-                self.getImageItem().setRect(QRectF(*base.rect()))
-                self._place(self.backdrops[0], base)
-            if not _same_levels(self.getImageItem().levels, scene.levels):
-                self.setLevels(*scene.levels)
-                self.getImageItem().setLevels(scene.levels)
-            if over is None:
-                if previous is not None and previous.detail is not None and previous.coarse is not None:
-                    self.detail.clear()
-                self.backdrops[1].setVisible(False)
-            elif previous is None or over is not previous.detail:
-                self.detail.setImage(over.image, autoLevels=False)
-                self.detail.setRect(QRectF(*over.rect()))
-                self._place(self.backdrops[1], over)
-            self._sync_detail()
+        look = Look(scene.levels, self._table, tuple(scene.channels) if scene.composite else ())
+        _, (sy, sx) = self.visible()
+        ratio = self.devicePixelRatioF()  # device pixels per scene pixel (a high-density screen)
+        scale = (sy * ratio, sx * ratio)
+        order = FrameOrder(base, over, look, (reduction(base, scale), (1, 1) if over is None else reduction(over, scale)))
+        if order.same(self._order):
+            return
+        self._order = order
+        if self._making is None:
+            self._make()
+
+    def _make(self) -> None:
+        assert self._order is not None
+        order = self._making = replace(self._order, shown=(self.getImageItem().rendered, self.detail.rendered),
+                                       histogram_of=self._histogram_of)
+        self._lane.submit(call_job(lambda: make_frame(order), label="rendering"), lambda a: self._landed(order, a))
+
+    def _landed(self, order: FrameOrder, answer: Answer[Frame]) -> None:
+        self._making = None
+        if answer.error is not None:
+            log.error("cannot render the image: %s", answer.error)
+        elif self._order is None:  # the scene has no tiles any more
+            self._show(Frame(None, None))
+        elif answer.value is not None:
+            self._show(answer.value)  # even if a newer one is wanted: a drag shows every frame made
+        if self._order is not None and not self._order.same(order):
+            self._make()
+            return
+        waiting, self._waiting = self._waiting, []
+        for fn in waiting:
+            fn()
+
+    def _show(self, frame: Frame) -> None:
+        self.getImageItem().show_rendered(frame.base)
+        self.detail.show_rendered(frame.over)
+        if frame.histogram is not None:
+            edges, counts = frame.histogram
+            self.ui.histogram.item.plot.setData(edges, counts)
+            self._histogram_of = frame.histogram_of
+            if len(edges):
+                self._fit_histogram(float(edges[0]), float(edges[-1]), float(counts.max()))
+
+    def _fit_histogram(self, lo: float, hi: float, top: float) -> None:
+        """The histogram's range, kept while the next plane's values and counts fit it about as
+        well: pyqtgraph's auto range would move it, and repaint it once more, at every step."""
+        levels = self.ui.histogram.item.getLevels()
+        lo, hi = min(lo, float(levels[0])), max(hi, float(levels[1]))
+        span = (hi - lo) or 1.0
+        old = self._histogram_range
+        if old is not None:
+            (o_lo, o_hi), o_top = old
+            if (abs(o_lo - lo) <= 0.05 * span and abs(o_hi - hi) <= 0.05 * span
+                    and 0.5 * o_top <= top <= o_top):
+                return
+        vb = self.ui.histogram.item.vb
+        self._histogram_range = ((lo, hi), top * 1.1)
+        # vertical: values run up the view, counts to the left of the gradient (the plot is rotated)
+        vb.setRange(xRange=(-top * 1.1, 0.0), yRange=(lo - 0.02 * span, hi + 0.02 * span), padding=0)
+
+    def _table_changed(self) -> None:
+        """The histogram's colour map changed: its 256 colours, for the next frames."""
+        gradient = self.ui.histogram.item.gradient
+        self._table = None if gradient.isLookupTrivial() else np.asarray(
+            gradient.getLookupTable(256, alpha=gradient.usesAlpha()), np.uint8)
+        self._render()
 
     def _draw_labels(self, scene: Scene) -> None:
         """Each tile's plane of each label layer, shown or hidden and as opaque as its layer says;
@@ -168,20 +254,6 @@ class ImagePane(pg.ImageView):
             item.setZValue(z)
             item.setOpacity(float(layer.opacity))
             item.setVisible(bool(layer.visible))
-
-    @staticmethod
-    def _place(backdrop: QGraphicsRectItem, tile: Tile) -> None:
-        backdrop.setRect(QRectF(*tile.rect()))
-        backdrop.setVisible(tile.image.dtype.kind == "f")
-
-    def _sync_detail(self) -> None:
-        if self.detail.image is None:  # nothing drawn there: setting its levels would only repaint
-            return
-        base = self.getImageItem()
-        if base.levels is not None and not _same_levels(self.detail.levels, tuple(base.levels)):
-            self.detail.setLevels(base.levels)
-        if self.detail.lut is not base.lut:
-            self.detail.setLookupTable(base.lut)
 
     def show_region(self, region: tuple[float, float, float, float]) -> None:
         r0, r1, c0, c1 = region
@@ -209,10 +281,10 @@ class ImagePane(pg.ImageView):
 
     def _report_region(self) -> None:
         if self.shown is not None and self.shown.tiles() and self.isVisible():
+            self._render()  # the zoom may want the tiles at another reduction
             self.region_changed(*self.visible())
 
     def _levels_dragged(self, *_: Any) -> None:
-        self._sync_detail()
         if not self._painting:
             lo, hi = self.ui.histogram.item.getLevels()
             self.levels_changed((float(lo), float(hi)))
@@ -237,7 +309,3 @@ def _same_levels(current: Any, wanted: tuple[float, float]) -> bool:
         return False
     values = np.asarray(current, dtype=float).reshape(-1)
     return values.size == 2 and bool(np.allclose(values, wanted, rtol=0, atol=1e-12 * max(1.0, *map(abs, wanted))))
-
-
-def _axes(img: np.ndarray) -> dict[str, int]:
-    return {"y": 0, "x": 1, "c": 2} if img.ndim == 3 else {"y": 0, "x": 1}

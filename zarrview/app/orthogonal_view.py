@@ -245,14 +245,13 @@ class OrthogonalViews(QObject):
 
     def _follow_levels(self) -> None:
         """The sections through the image's own levels and lookup table."""
-        main = self.pane.getImageItem()
+        levels = tuple(float(v) for v in self.pane.ui.histogram.item.getLevels())
         for panel in (self.xz, self.yz):
             if panel.item.image is None:
                 continue
-            if main.levels is not None:
-                panel.item.setLevels(main.levels)
-            if panel.item.lut is not main.lut:
-                panel.item.setLookupTable(main.lut)
+            panel.item.setLevels(levels)
+            if panel.item.lut is not self.pane.table:
+                panel.item.setLookupTable(self.pane.table)
 
     # -- layout ----------------------------------------------------------------------------
     def _arrange(self) -> None:

@@ -542,7 +542,8 @@ class MainWindow(QMainWindow):
     def is_settled(self) -> bool:
         """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""
         return self.pending_opens == 0 and self.ome_groups.reading == 0 and self.anndata.reading == 0 \
-            and self.data.anndata.settled() and self.pool.idle() and not _loading(self.model.root) \
+            and self.data.anndata.settled() and self.pool.idle() and not self.data.image.rendering \
+            and not _loading(self.model.root) \
             and not self.tree_filter.searching
 
 

@@ -31,7 +31,8 @@ from ...zarrlib import Array, CancelToken, ReadCancelled, ZarrError
 from ...zarrlib.limits import limits
 from ..cf.decoded import decoding_of
 from ..image.channels import ChannelSetting, auto_windows, composite
-from ..image.contrast import NAN_RGBA, displayable, percentile_levels
+from ..image.contrast import displayable, percentile_levels
+from ..image.pixels import rgba
 from ..image.state import COMPLEX_MODES, ViewState, initial_state
 from ..labels.export import LabelExportError, LabelOverlay, blend, overlays, read_overlays
 from ..labels.layers import LabelLayer
@@ -446,24 +447,13 @@ def image_channels(spec: PlaneSpec) -> int:
 
 
 def render(values: np.ndarray, levels: tuple[float, float], lut: np.ndarray | None) -> np.ndarray:
-    """Numbers (rows, columns[, channels]) to uint8 pixels as the display maps them: levels
-    scale to the lookup table's N entries (clipped), or to 0..255 per channel without one;
-    a NaN is :data:`NAN_RGBA`."""
-    v = np.array(values, dtype=np.float64)
-    nan = np.isnan(v)
-    v[nan] = levels[0]
-    span = (levels[1] - levels[0]) or 1.0
-    if v.ndim == 3:
-        out = np.clip((v - levels[0]) * (255.0 / span), 0, 255).astype(np.uint8)
-        nan = np.asarray(nan.any(axis=-1))
-    elif lut is None:
-        grey = np.clip((v - levels[0]) * (255.0 / span), 0, 255).astype(np.uint8)
-        out = np.repeat(grey[..., None], 3, axis=-1)
-    else:
-        n = len(lut)
-        out = lut[np.clip((v - levels[0]) * (n / span), 0, n - 1).astype(np.intp)]
-    out[nan] = NAN_RGBA[: out.shape[-1]]
-    return out
+    """Numbers (rows, columns[, channels]) to uint8 pixels as the display maps them
+    (``image.pixels``): levels scale to the lookup table's N entries (clipped), or to 0..255 per
+    channel without one; a NaN is ``contrast.NAN_RGBA``. RGB, or RGBA for a table with alpha or a
+    4-channel colour plane."""
+    out = rgba(values, levels, lut)
+    channels = values.shape[-1] if values.ndim == 3 else 3 if lut is None else lut.shape[1]
+    return np.ascontiguousarray(out[..., :channels])
 
 
 def write_image(spec: PlaneSpec, data: np.ndarray, f: BinaryIO, cancel: CancelToken | None = None,

@@ -19,7 +19,7 @@ The request cycle, on the controller's lane (``scheduling.Lane``):
 3. :meth:`apply` drops stale answers: that view state is gone. The newest answer becomes a
    tile placed in data coordinates (a preview replaces the
    coarse layer, full resolution the detail layer), levels are chosen (in composite mode the
-   channel axis was read whole, the tile's image is the RGB composite with levels (0, 1), and
+   channel axis was read whole, the scene carries the channels' settings with levels (0, 1), and
    windows the metadata lacks are taken from this first tile into the state), and the new
    :class:`Scene` goes to ``on_scene``. A cancelled newest answer (the user pressed Cancel)
    leaves the tiles as they were, says so, and forgets the request, so the next pan, zoom or
@@ -27,6 +27,8 @@ The request cycle, on the controller's lane (``scheduling.Lane``):
 4. After a full-resolution tile lands, one prefetch (the neighbouring planes, or a ring of
    chunks around the region) is offered to ``defer``, which runs it once the frame is
    painted; any newer job makes it void, and any new job stops it.
+5. The view turns a scene into pixels on a worker too (``rendering.py``: levels, lookup table
+   or composite, at about the screen's resolution): the GUI thread only hands them to Qt.
 
 Label layers (``ViewState.labels``) are read in the same request as the image (``labels.reads``);
 a tile carries their planes. Their opacity, visibility and colours redraw; a shown layer a tile
@@ -45,7 +47,7 @@ from ...scheduling import Answer, Job, Lane, Post, Prefetch, Warm, WorkerPool
 from ..labels.layers import recoloured
 from ..labels.reads import has_labels, plane_job, prefetch_labels, split
 from .axes import dim_names
-from .channels import auto_windows, composite
+from .channels import auto_windows
 from .contrast import displayable, summarize
 from .levels import LevelView, exact, level_views
 from .planning import PlaneRead, plan_plane, plan_view
@@ -106,11 +108,13 @@ class ViewController:
         if old is None or state.array is not old.array:
             scene = Scene(channel_dim=state.channel_dim)  # another array: nothing of the old one stays
             self._levels_for = None
-        elif state.complex_mode != old.complex_mode or (state.composite and old.composite and state.channels != old.channels):
+        elif state.complex_mode != old.complex_mode:
             # the same values drawn otherwise: the loaded tiles are drawn again, nothing is read
+            # (new channel settings only change the scene's ``channels``: the rendering follows)
             scene = self._redisplay(scene, state)
         scene = recoloured(scene, state.labels) if old is not None and state.labels != old.labels else scene
-        scene = replace(scene, channel_dim=state.channel_dim, composite=state.composite, labels=state.labels)
+        scene = replace(scene, channel_dim=state.channel_dim, composite=state.composite, labels=state.labels,
+                        channels=state.channels if state.composite else ())
         if state.level is not None and old is not None and state.level != old.level:
             # a level picked by hand is shown as it is: other levels' tiles would hide or blur it
             scene = replace(scene, coarse=_at_level(scene.coarse, state.level), detail=_at_level(scene.detail, state.level))
@@ -273,7 +277,7 @@ class ViewController:
         else:
             scene = replace(scene, coarse=tile, detail=detail, message=None, busy=False)
         if state.composite:
-            scene = replace(scene, levels=(0.0, 1.0), composite=True)
+            scene = replace(scene, levels=(0.0, 1.0), composite=True, channels=state.channels)
         elif state.contrast is not None:
             scene = replace(scene, levels=state.contrast)
         elif self._levels_key(state) != self._levels_for:
@@ -320,10 +324,11 @@ class ViewController:
     @staticmethod
     def _redisplay(scene: Scene, state: ViewState) -> Scene:
         """The tiles of the plane drawn again from their values (tiles of another plane stay as
-        they are until the new plane lands)."""
+        they are until the new plane lands); a composite is drawn in the channels' new settings."""
         key = state.plane_key()
         redo = lambda t: t.with_image(_display(t.values, state)) if t is not None and t.plane_key == key else t  # noqa: E731
-        return replace(scene, coarse=redo(scene.coarse), detail=redo(scene.detail))
+        return replace(scene, coarse=redo(scene.coarse), detail=redo(scene.detail),
+                       channels=state.channels if state.composite else ())
 
     @staticmethod
     def _oriented(data: np.ndarray, state: ViewState) -> np.ndarray:
@@ -399,12 +404,9 @@ class ViewController:
 
 
 def _display(values: np.ndarray, state: ViewState) -> np.ndarray:
-    """The image of a tile's values: their composite (RGB in [0, 1]) in composite mode, else
-    the values as displayable numbers."""
-    image = displayable(values, state.complex_mode)
-    if state.composite:
-        return composite(image, state.channels)
-    return np.ascontiguousarray(image)
+    """The image of a tile's values: the values as displayable numbers (a composite is made
+    from them, channels last, where the tile is rendered for the screen)."""
+    return np.ascontiguousarray(displayable(values, state.complex_mode))
 
 
 def _background(a: Tile | None, b: Tile | None, over: Tile) -> Tile | None:

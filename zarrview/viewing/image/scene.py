@@ -56,9 +56,8 @@ class LabelPlane:
 @dataclass(frozen=True, eq=False)  # tiles are compared by identity: they hold arrays
 class Tile:
     """A block of the displayed plane: ``values`` as read (rows, columns[, channels]) and
-    ``image`` what is drawn: the values as displayable numbers, or their composite (RGB in
-    [0, 1]) when the channels are drawn in colour. Placed in level-0 coordinates: element ``i`` of
-    its rows spans ``r0 + i * step_r`` to ``r0 + (i + 1) * step_r`` (a strided preview, or a
+    ``image`` the values as displayable numbers (``rendering`` makes the colours from them).
+    Placed in level-0 coordinates: element ``i`` of its rows spans ``r0 + i * step_r`` to ``r0 + (i + 1) * step_r`` (a strided preview, or a
     coarser pyramid level, has steps above 1; a level's translation can make ``r0`` fractional)."""
 
     values: np.ndarray
@@ -126,8 +125,10 @@ class Scene:
     busy: bool = False
     #: a dimension drawn as colour channels (the tiles then have a third axis)
     channel_dim: int | None = None
-    #: the tiles' images are the composite of the channels (RGB in [0, 1]): the histogram does not apply
+    #: the tiles are drawn as the composite of their channels (``channels``): the histogram does not apply
     composite: bool = False
+    #: how each channel is drawn in a composite (``channels.ChannelSetting``)
+    channels: tuple[Any, ...] = ()
     #: the label layers (``ViewState.labels``): which of the tiles' label planes are drawn, how opaque
     labels: tuple[Any, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)

@@ -16,7 +16,6 @@ from dataclasses import replace
 import numpy as np
 
 from ..export.plane import PlaneSpec
-from ..image.channels import composite
 from ..image.contrast import displayable, percentile_levels
 from ..image.readout import channel_values, format_value
 from ..image.scene import Scene, Tile
@@ -37,11 +36,10 @@ def projected_scene(plane: ProjectedPlane, state: ViewState) -> Scene:
     """The scene of a projected plane: one tile at full resolution over the whole plane."""
     assert plane.image is not None
     shown = displayable(plane.image, state.complex_mode)
-    image = composite(shown, state.channels) if state.composite else np.ascontiguousarray(shown)
     levels = (0.0, 1.0) if state.composite else percentile_levels(shown)
-    tile = Tile(plane.image, image, 0.0, 0.0, 1.0, 1.0, ("projection", plane.label))
+    tile = Tile(plane.image, np.ascontiguousarray(shown), 0.0, 0.0, 1.0, 1.0, ("projection", plane.label))
     return Scene(detail=tile, levels=levels, status=plane.status, channel_dim=state.channel_dim,
-                 composite=state.composite)
+                 composite=state.composite, channels=state.channels if state.composite else ())
 
 
 def projected_readout(plane: ProjectedPlane, state: ViewState, what: str, row: int, col: int) -> str:
