@@ -73,7 +73,7 @@ def test_a_max_projection_is_drawn_read_out_and_exported_as_numpy_reduces(qtbot:
     project(qtbot, window, 0, "max", 3, 17)
     qtbot.waitUntil(lambda: pc.shown is not None, timeout=15000)
     truth = COUNTS[3:17].max(axis=0)
-    np.testing.assert_array_equal(shown(window), truth)
+    qtbot.waitUntil(lambda: np.array_equal(shown(window), truth), timeout=15000)  # its frame is rendered on a worker
     assert pc.label.text() == "showing max over z [3:17]"
     assert "max over z[3:17]" in window.status_label.text()
     assert pc.readout(5, 7) == f"y 5, x 7 (max over z [3:17]): {truth[5, 7]}"
@@ -103,7 +103,8 @@ def test_mean_and_max_equal_numpy_nan_ignored(qtbot: Any, window: MainWindow, tm
         truth = np.nanmean(values[2:19], axis=0, dtype=np.float64) if op == "mean" else np.nanmax(values[2:19], axis=0)
     assert pc.shown is not None and pc.shown.image is not None
     np.testing.assert_allclose(pc.shown.image, truth, rtol=1e-9, equal_nan=True)
-    np.testing.assert_allclose(shown(window), truth, rtol=1e-6, equal_nan=True)  # drawn as float32 at most
+    # drawn (as float32 at most) once its frame, rendered on a worker, has landed
+    qtbot.waitUntil(lambda: np.allclose(shown(window), truth, rtol=1e-6, equal_nan=True), timeout=15000)
     assert np.isnan(pc.shown.image[0, 0]) == (name == "field")  # NaN only where every value is NaN
 
 
@@ -124,8 +125,7 @@ def test_cancel_stops_a_projection_and_the_plane_stays_usable(qtbot: Any, window
     window.data.set_index(0, 4)
     qtbot.waitUntil(lambda: np.array_equal(shown(window), COUNTS[4]), timeout=15000)
     pc = project(qtbot, window, 0, "min", 0, 20)  # and projecting works again
-    qtbot.waitUntil(lambda: pc.shown is not None, timeout=15000)
-    np.testing.assert_array_equal(shown(window), COUNTS.min(axis=0))
+    qtbot.waitUntil(lambda: pc.shown is not None and np.array_equal(shown(window), COUNTS.min(axis=0)), timeout=15000)
 
 
 def test_a_scheduler_set_in_preferences_sends_projections_to_it(qtbot: Any, window: MainWindow,  # noqa: F811

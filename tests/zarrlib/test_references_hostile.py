@@ -98,7 +98,7 @@ def test_etc_passwd_is_never_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     path = write(tmp_path, [["file:///etc/passwd", 0, 10], ["/etc/passwd"]])
     _, failed = read(path)
     assert sorted(failed) == ["x/0", "x/1"]
-    assert not [f for f in opened if "passwd" in f]
+    assert not [f for f in opened if Path(f).name == "passwd"]  # (the test's own folder has "passwd" in its name)
 
 
 def test_malformed_json_names_the_file(tmp_path: Path) -> None:
