@@ -259,3 +259,24 @@ def test_metadata_larger_than_the_bound(v3, small_limits):
     result, peak = peak_bytes(lambda: zl.open(v3)["arr"])
     assert isinstance(result, zl.TooLargeError) and "arr/zarr.json" in str(result), result
     assert peak < 1 << 20  # refused from its size, before reading it
+
+
+@pytest.mark.parametrize("dtype", ["<U3", ">U3"])
+def test_text_beyond_unicode_fails_its_chunk_by_name(tmp_path: Path, dtype: str) -> None:
+    """A flipped bit in fixed-length text can make a code point no string can hold (above
+    U+10FFFF): numpy keeps it, Python's ``tolist`` raises SystemError on it. It is the chunk's
+    CodecError instead, and the other chunks read."""
+    z = zarr.create_array(tmp_path / "t.zarr", shape=(4,), chunks=(2,), dtype=dtype, zarr_format=2, compressors=None)
+    z[...] = np.array(["ab", "cde", "f", "ghi"], dtype=dtype)
+    chunk = tmp_path / "t.zarr" / "1"
+    raw = bytearray(chunk.read_bytes())
+    order = "little" if dtype[0] == "<" else "big"
+    raw[4:8] = (0x110000 + 7).to_bytes(4, order)  # the second code point of "f"
+    chunk.write_bytes(bytes(raw))
+    arr = zl.open(tmp_path / "t.zarr")
+    with pytest.raises(zl.CodecError, match=r"chunk 1 of /: the code point 0x110007 of its text is beyond Unicode"):
+        arr[...]
+    failures: list = []
+    out = arr.read(..., failures=failures)
+    assert [f.key for f in failures] == ["1"]
+    assert out[:2].tolist() == ["ab", "cde"]  # the good chunk, as written

@@ -42,6 +42,15 @@ MAX_PART = 2
 SMALL_COPY = 1 << 16
 
 
+def beyond_unicode(text: np.ndarray) -> int | None:
+    """The largest code point of fixed-length text ``text`` (numpy ``U``) when it is above
+    U+10FFFF, else None; read as the integers numpy stores, in the array's byte order."""
+    order = "=" if text.dtype.byteorder in "=|" else text.dtype.byteorder
+    codes = np.ascontiguousarray(text).view(np.dtype(f"{order}u4"))
+    high = int(codes.max())
+    return high if high > 0x10FFFF else None
+
+
 def put(out: np.ndarray | ChunkSink, out_index: tuple[slice, ...], chunk: np.ndarray,
         inner: tuple[slice, ...]) -> None:
     """``out[out_index] = chunk[inner]``, without letting go of the GIL for a small contiguous part.
@@ -139,6 +148,7 @@ class ChunkDecoder:
             direct, view = self._direct_for(key, coords), None
         if direct is not None:
             if cache is None and direct.blosc_frame and (part := part_of(direct, data, inner, bufs.flat)) is not None:
+                self._check_text(part, key, coords)
                 put(out, out_index, part, tuple(slice(None) for _ in inner))
                 return
             if cache is not None:
@@ -150,14 +160,26 @@ class ChunkDecoder:
             except CodecError as e:
                 raise type(e)(f"{chunk_name(self.meta, self.path, key, coords)}: {e}") from e
             if chunk is not None:
+                self._check_text(chunk, key, coords)
                 if cache is not None:
                     cache.put(cache_key, chunk if chunk.base is target else chunk.copy())
                 put(out, out_index, chunk, inner)
                 return
         chunk = self.decode(data, key, coords)
+        self._check_text(chunk, key, coords)
         if cache is not None:  # cached chunks outlive this read: none may alias the scratch buffer
             cache.put(cache_key, chunk.copy() if bufs.raw.holds(chunk) else chunk)
         put(out, out_index, chunk, inner)
+
+    def _check_text(self, chunk: np.ndarray, key: str, coords: tuple[int, ...]) -> None:
+        """Fixed-length text holds code points, each at most U+10FFFF: a corrupt chunk's larger
+        ones make strings that Python cannot build (SystemError in ``tolist``) or builds broken."""
+        if chunk.dtype.kind != "U" or not chunk.size:
+            return
+        high = beyond_unicode(chunk)
+        if high is not None:
+            raise CodecError(f"{chunk_name(self.meta, self.path, key, coords)}: the code point {high:#x} of its text "
+                             "is beyond Unicode (at most 0x10ffff): the chunk is corrupt")
 
     def _refuse(self, key: str, coords: tuple[int, ...], shape: tuple[int, ...], nbytes: int) -> None:
         raise CodecError(f"{chunk_name(self.meta, self.path, key, coords)}: the chunk shape "
