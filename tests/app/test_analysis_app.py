@@ -125,3 +125,31 @@ def test_a_drag_draws_the_rectangle_and_the_view_pans_again_once_closed(qtbot: A
     before = window.data.image.view.viewRange()
     _drag(window, (5.0, 5.0), (20.0, 30.0))
     assert window.data.image.view.viewRange() != before and tools.result is None  # a pan, not a rectangle
+
+
+def test_region_statistics_of_a_picture_have_a_column_per_channel(qtbot: Any, window: MainWindow,  # noqa: F811
+                                                                   tmp_path: Path, request: Any) -> None:
+    rng = np.random.default_rng(12)
+    data = np.stack([rng.integers(0, 50, (40, 48)), rng.integers(150, 256, (40, 48)),
+                     np.full((40, 48), 77)], axis=-1).astype("u1")
+    arr = zarr.create_array(tmp_path / "rgb", shape=data.shape, chunks=(16, 16, 3), dtype="u1", fill_value=0)
+    arr[...] = data
+    window.data.set_array(zl.open(tmp_path / "rgb"))  # type: ignore[arg-type]
+    _settle(qtbot, window)
+    tools = window.data.analysis
+    tools.use("stats")
+    tools.place_box(Block(3, 37, 4, 45))
+    _settle(qtbot, window)
+    part = data[3:37, 4:45]
+    shown = tools.panel.values
+    for k, name in enumerate(("red", "green", "blue")):
+        assert shown[f"max:{name}"] == str(part[..., k].max()) and shown[f"min:{name}"] == str(part[..., k].min())
+        assert shown[f"mean:{name}"] == f"{part[..., k].astype('f8').mean():.6g}"
+        assert shown[f"values:{name}"] == f"{part[..., k].size:,}"
+    assert shown["max"] == str(part.max()) and shown["std:blue"] == "0" and shown["values"] == f"{part.size:,}"
+    assert shown["fill:red"] == f"{int((part[..., 0] == 0).sum()):,}" and shown["fill"] == f"{int((part == 0).sum()):,}"
+    headings = [tools.panel.grid.itemAtPosition(1, c).widget().text() for c in range(1, 5)]
+    assert headings == ["red", "green", "blue", "all"]
+    window.resize(1100, 760)
+    _settle(qtbot, window)
+    window.grab().save(str(tmp_path / "channel_stats.png"))

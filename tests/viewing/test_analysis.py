@@ -165,3 +165,53 @@ def test_a_profile_of_a_projected_grid_runs_in_metres_and_decoded_values(tmp_pat
     assert got.distance_unit == "m" and got.distance[-1] == pytest.approx(600.0) and got.value_unit == "K"
     geo = initial_state(root["g"]).with_(cf=read_cf(root["g"]))  # type: ignore[arg-type]
     assert _run(profile.request(geo, line)).distance_unit == "pixels"  # degrees north and east are no one unit
+
+
+def test_each_channel_of_a_picture_has_numpys_statistics_and_all_of_them_together(tmp_path: Path) -> None:
+    rng = np.random.default_rng(9)
+    data = np.stack([rng.integers(0, 40, (45, 52)), rng.integers(100, 256, (45, 52)),
+                     rng.integers(60, 61, (45, 52))], axis=-1).astype("u1")
+    data[::6, ::5, 0] = 3  # the fill value, in the red channel only
+    state = _state(tmp_path / "a", data, (16, 16, 3), fill_value=3)
+    assert state.channel_dim == 2
+    box = Block(4, 41, 2, 50)
+    got = _run(stats.request(state, box, limit=400))
+    part = data[4:41, 2:50]
+    assert [c.name for c in got.by_channel] == ["red", "green", "blue"]
+    for k, channel in enumerate(got.by_channel):
+        want = _truth_stats(part[..., k], part[..., k], [3])
+        assert (channel.minimum, channel.maximum, channel.nan, channel.fill) == (want["min"], want["max"], 0, want["fill"])
+        assert channel.mean == pytest.approx(want["mean"], rel=1e-12) and channel.std == pytest.approx(want["std"], rel=1e-9)
+        assert channel.count == part[..., k].size
+    _assert_stats(got, _truth_stats(part, part, [3]))  # the three together, merged from each one's totals
+    assert got.count == part.size and got.channels == 3
+    table = dict(stats.channel_rows(got))
+    assert table["max"] == (str(part[..., 0].max()), str(part[..., 1].max()), "60", str(part.max()))
+    assert table["std"][2] == "0"
+
+
+def test_each_channel_of_a_composite_is_named_by_its_label_and_counts_its_own_nan(tmp_path: Path) -> None:
+    pytest.importorskip("ome_zarr")
+    from ome_stores import ome_zarr_image
+
+    from zarrview.viewing.ome import OmeImage, detect
+    from zarrview.viewing.ome.view import image_state
+
+    rng = np.random.default_rng(10)
+    data = rng.normal(100.0, 30.0, (2, 30, 34)).astype("f4")
+    data[1, :4, :6] = np.nan
+    ome_zarr_image(tmp_path / "img.zarr", "0.5", data, "cyx", scale_factors=(), chunks=(1, 16, 16))
+    img = detect(zl.open(str(tmp_path / "img.zarr")))
+    assert isinstance(img, OmeImage)
+    state = image_state(img)
+    assert state is not None and state.composite
+    got = _run(stats.request(state, Block(0, 30, 0, 34), limit=200))
+    labels = [c.label for c in sorted(state.channels, key=lambda c: c.index)]
+    assert [c.name for c in got.by_channel] == labels
+    for k, channel in enumerate(got.by_channel):
+        plane = data[k].astype("f8")
+        assert channel.nan == int(np.isnan(plane).sum()) and channel.count == int(np.isfinite(plane).sum())
+        assert channel.mean == pytest.approx(np.nanmean(plane), rel=1e-9)
+        assert channel.std == pytest.approx(np.nanstd(plane), rel=1e-9)
+        assert channel.minimum == pytest.approx(np.nanmin(plane)) and channel.maximum == pytest.approx(np.nanmax(plane))
+    assert got.nan == 24 and got.mean == pytest.approx(np.nanmean(data.astype("f8")), rel=1e-9)

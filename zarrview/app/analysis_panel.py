@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QProgressBar, Q
                                QVBoxLayout, QWidget)
 
 from ..viewing.analysis.profile import ProfilePlot
-from ..viewing.analysis.stats import RegionStats, rows_of
+from ..viewing.analysis.stats import RegionStats, channel_rows, rows_of
 
 #: curve colours of a colour dimension's channels (red, green, blue, alpha) and of others in turn
 CHANNEL_COLOURS = ((220, 50, 47), (60, 170, 60), (38, 110, 210), (130, 130, 130))
@@ -52,8 +52,7 @@ class AnalysisPanel(QWidget):
         self.legend = self.plot.addLegend(offset=(-10, 10))
         self.table = QWidget()
         self.grid = QGridLayout(self.table)
-        self.grid.setColumnStretch(4, 1)
-        self.grid.setRowStretch(9, 1)  # the lines at the top, the room below them
+        self.grid.setVerticalSpacing(1)  # nine lines of a colour dimension's table within the panel
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -83,23 +82,64 @@ class AnalysisPanel(QWidget):
         self.stack.setCurrentWidget(self.plot)
 
     def show_stats(self, stats: RegionStats) -> None:
+        """Two figures a line; a colour dimension's as a table, a column per channel and one for
+        all of them. ``values`` has each figure by name (``"mean"``; ``"mean:red"`` a channel's)."""
         self.title.setText(f"Statistics of {stats.title}: {stats.value_name}")
         while self.grid.count():
             item = self.grid.takeAt(0)
             if item is not None and item.widget() is not None:
                 item.widget().deleteLater()
         self.values = {}
-        for k, (name, text) in enumerate(rows_of(stats)):
-            # the region on a line of its own, then two statistics a line: min and max, mean and std…
-            row, col = (0, 0) if k == 0 else ((k + 1) // 2, 0 if k % 2 else 2)
-            key = QLabel(f"{name}:")
-            key.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            value = QLabel(text)
-            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            self.grid.addWidget(key, row, col)
-            self.grid.addWidget(value, row, col + 1, 1, 3 if k == 0 else 1)
-            self.values[name.split(" (")[0]] = text
+        for k in range(max(self.grid.columnCount(), self.grid.rowCount())):
+            self.grid.setColumnStretch(k, 0)
+            self.grid.setRowStretch(k, 0)
+        if stats.by_channel:
+            self._channel_table(stats)
+        else:
+            for k, (name, text) in enumerate(rows_of(stats)):
+                # the region on a line of its own, then two statistics a line: min and max, mean and std…
+                row, col = (0, 0) if k == 0 else ((k + 1) // 2, 0 if k % 2 else 2)
+                self._cell(f"{name}:", row, col, key=True)
+                self._cell(text, row, col + 1, span=3 if k == 0 else 1)
+                self.values[name.split(" (")[0]] = text
+        # the lines at the top left, the room below and to the right of them
+        self.grid.setColumnStretch(self.grid.columnCount(), 1)
+        self.grid.setRowStretch(self.grid.rowCount(), 1)
         self.stack.setCurrentWidget(self.table)
+
+    def _channel_table(self, stats: RegionStats) -> None:
+        lines = rows_of(stats)
+        region, rest = lines[0], [line for line in lines[1:] if line[0] == "unread"]
+        self._cell(f"{region[0]}:", 0, 0, key=True)
+        self._cell(region[1], 0, 1, span=len(stats.by_channel) + 1)
+        self.values[region[0]] = region[1]
+        names = [c.name for c in stats.by_channel] + ["all"]
+        for col, name in enumerate(names):
+            self._cell(name, 1, col + 1, heading=True)
+        row = 2
+        for row, (what, figures) in enumerate(channel_rows(stats), start=2):
+            self._cell(f"{what}:", row, 0, key=True)
+            key = what.split(" (")[0]  # "fill (0)": the fill values in the line's name only
+            for col, (name, text) in enumerate(zip(names, figures, strict=True)):
+                self._cell(text, row, col + 1)
+                self.values[key if name == "all" else f"{key}:{name}"] = text
+        for k, (what, text) in enumerate(rest, start=row + 1):  # what could not be read
+            self._cell(f"{what}:", k, 0, key=True)
+            self._cell(text, k, 1, span=len(names))
+
+    def _cell(self, text: str, row: int, col: int, *, key: bool = False, heading: bool = False,
+              span: int = 1) -> None:
+        label = QLabel(text)
+        label.setTextFormat(Qt.TextFormat.PlainText)  # a channel's name comes from the store's metadata
+        if heading:
+            font = label.font()
+            font.setBold(True)
+            label.setFont(font)
+        if key:
+            label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        else:
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.grid.addWidget(label, row, col, 1, span)
 
     def say(self, text: str) -> None:
         self.message.setText(text)

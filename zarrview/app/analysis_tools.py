@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from ..scheduling import Answer, WorkerPool
 from ..viewing.analysis import profile, stats
-from ..viewing.analysis.plane import Block, PixelSize
+from ..viewing.analysis.plane import Block, PixelSize, channel_names
 from ..viewing.image.state import ViewState
 from .analysis_panel import AnalysisPanel
 from .bridge import gui_lane
@@ -32,8 +32,6 @@ from .image_view import ImagePane
 PROFILE, STATS = "profile", "stats"
 #: the ROI's colour: visible over grey ramps and the usual colour maps alike
 ROI_PEN = pg.mkPen((255, 200, 0), width=2)
-#: channel names of an RGB(A) colour dimension
-RGBA_NAMES = ("red", "green", "blue", "alpha")
 
 
 class AnalysisTools(QObject):
@@ -214,12 +212,12 @@ def channel_styles(state: ViewState) -> tuple[tuple[str, ...], tuple[tuple[int, 
     colours, red, green and blue for an RGB picture, none otherwise."""
     if state.channel_dim is None:
         return (), ()
+    names = channel_names(state)
     if state.composite:
         by_index = {c.index: c for c in state.channels}
-        found = [by_index.get(i) for i in range(state.array.shape[state.channel_dim])]
-        return (tuple(c.label if c is not None else f"channel {i}" for i, c in enumerate(found)),
-                tuple(tuple(c.color) if c is not None else (128, 128, 128) for c in found))  # type: ignore[misc]
-    return (RGBA_NAMES, ()) if state.array.shape[state.channel_dim] in (3, 4) else ((), ())
+        found = [by_index.get(i) for i in range(len(names))]
+        return names, tuple(tuple(c.color) if c is not None else (128, 128, 128) for c in found)  # type: ignore[misc]
+    return names, ()
 
 
 def add_analysis_actions(menu: QMenu, tools: AnalysisTools) -> tuple[QAction, QAction]:

@@ -59,6 +59,22 @@ def selection(state: ViewState, block: Block) -> tuple[Any, ...]:
     return tuple(out)
 
 
+#: channel names of an RGB(A) colour dimension
+RGBA_NAMES = ("red", "green", "blue", "alpha")
+
+
+def channel_names(state: ViewState) -> tuple[str, ...]:
+    """The names of the colour dimension's channels: a composite's own labels, red, green, blue
+    (and alpha) for a picture, else "channel i"; empty without a colour dimension."""
+    if state.channel_dim is None:
+        return ()
+    n = state.array.shape[state.channel_dim]
+    if state.composite:
+        labels = {c.index: c.label for c in state.channels}
+        return tuple(labels.get(i) or f"channel {i}" for i in range(n))
+    return RGBA_NAMES[:n] if n in (3, 4) else tuple(f"channel {i}" for i in range(n))
+
+
 def read_block(state: ViewState, block: Block, ctx: Context) -> tuple[np.ndarray, np.ndarray]:
     """(stored values, values as shown) of ``block``, each with axes (rows, columns[, channels])."""
     raw = state.array.read(selection(state, block), cancel=ctx.cancel, cache=ctx.cache, failures=ctx.failures)

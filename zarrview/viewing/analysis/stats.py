@@ -8,7 +8,9 @@ deviations, as a projection merges its slabs) rather than from a running sum of 
 deviation of 1 around a mean of 30,000 in float64.
 
 The values are those the view shows: CF-decoded where it decodes (a masked value is then NaN),
-complex reduced by its mode, every channel of a colour dimension together. ``count`` is the
+complex reduced by its mode. A colour dimension's channels (a composite's stains, a picture's
+red, green and blue) are each counted on their own and then together: a mean over DAPI and GFP
+at once answers nothing. ``count`` is the
 values that are not NaN (the min, max, mean and std are of these), ``nan`` those that are;
 ``fill`` counts the stored values equal to a fill value (the array's ``fill_value`` and the CF
 ``_FillValue`` and ``missing_value``, NaN fills excepted: those are NaN), decoded or not.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +30,7 @@ from ..cf.values import value_coding
 from ..image.readout import format_value
 from ..image.state import ViewState
 from ..projection.ops import Partial
-from .plane import AnalysisError, Block, plane_name, read_block, value_heading
+from .plane import AnalysisError, Block, channel_names, plane_name, read_block, value_heading
 
 #: the most elements one block of a rectangle holds (16 MB as float64, which the spread is taken in)
 BLOCK_ELEMENTS = 1 << 21
@@ -68,6 +71,19 @@ class Running:
         self.spread.merge(Partial("std", np.array(mean), n, np.array(m2)))
         self.count += n
 
+    def merge(self, other: Running) -> None:
+        """Fold in the totals of other values (another channel's)."""
+        self.count += other.count
+        self.nan += other.nan
+        self.fill += other.fill
+        for mine, theirs, pick in (("minimum", other.minimum, min), ("maximum", other.maximum, max)):
+            if theirs is not None:
+                current = getattr(self, mine)
+                setattr(self, mine, theirs if current is None else pick(current, theirs))
+        if other.spread.value is not None:
+            self.spread.merge(Partial("std", np.array(other.spread.value), other.spread.count,
+                                      None if other.spread.m2 is None else np.array(other.spread.m2)))
+
     @property
     def mean(self) -> float | None:
         return None if self.spread.value is None else float(self.spread.value)
@@ -79,24 +95,46 @@ class Running:
 
 
 @dataclass(frozen=True)
-class RegionStats:
-    block: Block
+class Figures:
+    """What is known of some values: those counted (not NaN) and their min, max, mean and
+    population standard deviation (numpy's ``nanstd``, ``ddof=0``), the NaN and the fill values."""
+
     count: int
     nan: int
     fill: int
     minimum: float | int | None
     maximum: float | int | None
     mean: float | None
-    #: the population standard deviation (numpy's ``nanstd``, ``ddof=0``)
     std: float | None
-    title: str
-    value_name: str
-    value_unit: str
+
+    @classmethod
+    def of(cls, running: Running) -> dict[str, Any]:
+        return {"count": running.count, "nan": running.nan, "fill": running.fill, "minimum": running.minimum,
+                "maximum": running.maximum, "mean": running.mean, "std": running.std}
+
+
+@dataclass(frozen=True)
+class ChannelStats(Figures):
+    """The figures of one channel of a colour dimension."""
+
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class RegionStats(Figures):
+    """The figures of a rectangle (of all its channels together), what it is of and where."""
+
+    block: Block = Block(0, 0, 0, 0)
+    title: str = ""
+    value_name: str = ""
+    value_unit: str = ""
     fill_values: tuple[float | int, ...] = field(default=())
-    #: the channels of a colour dimension, whose values are counted together
+    #: the channels of a colour dimension (the figures above are of all of them together)
     channels: int = 1
     #: values of the rectangle in chunks that could not be read, left out of every figure
     unread: int = 0
+    #: each channel's own figures, in the order of the colour dimension (empty without one)
+    by_channel: tuple[ChannelStats, ...] = ()
 
     @property
     def total(self) -> int:
@@ -185,11 +223,12 @@ def request(state: ViewState, box: Block, limit: int = BLOCK_ELEMENTS) -> Job[Re
     title = plane_name(state)
     fills = fill_values(state)
     channels = 1 if state.channel_dim is None else state.array.shape[state.channel_dim]
+    names = channel_names(state)
 
     def work(ctx: Context) -> RegionStats:
         inside = clamp(state, box)
         parts = blocks(state, inside, limit)
-        running = Running()
+        each = [Running() for _ in range(channels)]
         unread = 0
         for done, block in enumerate(parts):
             ctx.cancel.raise_if_cancelled()
@@ -199,13 +238,42 @@ def request(state: ViewState, box: Block, limit: int = BLOCK_ELEMENTS) -> Job[Re
             if keep is not None:  # a chunk that could not be read holds fill values, not data
                 unread += int(keep.size - keep.sum()) * channels
                 raw, shown = raw[keep], shown[keep]
-            running.add(shown, count_fills(raw, fills))
+            if state.channel_dim is None:
+                each[0].add(shown, count_fills(raw, fills))
+            else:
+                for k, running in enumerate(each):
+                    running.add(shown[..., k], count_fills(raw[..., k], fills))
             if ctx.progress is not None:
                 ctx.progress(done + 1, len(parts))
-        return RegionStats(inside, running.count, running.nan, running.fill, running.minimum, running.maximum,
-                           running.mean, running.std, title, name, unit, fills, channels, unread)
+        total = Running()
+        for running in each:
+            total.merge(running)
+        by_channel = () if state.channel_dim is None else tuple(
+            ChannelStats(**Figures.of(r), name=names[k]) for k, r in enumerate(each))
+        return RegionStats(**Figures.of(total), block=inside, title=title, value_name=name, value_unit=unit,
+                           fill_values=fills, channels=channels, unread=unread, by_channel=by_channel)
 
     return Job(work, f"statistics of {title}[{box.r0}:{box.r1}, {box.c0}:{box.c1}]")
+
+
+def _number(v: float | int | None, unit: str) -> str:
+    if v is None:
+        return "–"
+    return (format_value(v) if isinstance(v, int) else f"{v:.6g}") + unit
+
+
+def channel_rows(stats: RegionStats) -> list[tuple[str, tuple[str, ...]]]:
+    """The panel's table of a colour dimension: (what, each channel's figure, then all channels')."""
+    unit = f" {stats.value_unit}" if stats.value_unit else ""
+    fills = ", ".join(format_value(f) for f in stats.fill_values) or "none"
+    columns: list[Any] = [*stats.by_channel, stats]
+    return [("min", tuple(_number(c.minimum, unit) for c in columns)),
+            ("max", tuple(_number(c.maximum, unit) for c in columns)),
+            ("mean", tuple(_number(c.mean, unit) for c in columns)),
+            ("std", tuple(_number(c.std, unit) for c in columns)),
+            ("values", tuple(f"{c.count:,}" for c in columns)),
+            ("NaN", tuple(f"{c.nan:,}" for c in columns)),
+            (f"fill ({fills})", tuple(f"{c.fill:,}" for c in columns))]
 
 
 def rows_of(stats: RegionStats) -> list[tuple[str, str]]:
@@ -213,9 +281,7 @@ def rows_of(stats: RegionStats) -> list[tuple[str, str]]:
     unit = f" {stats.value_unit}" if stats.value_unit else ""
 
     def number(v: float | int | None) -> str:
-        if v is None:
-            return "–"
-        return (format_value(v) if isinstance(v, int) else f"{v:.6g}") + unit
+        return _number(v, unit)
 
     b = stats.block
     fills = ", ".join(format_value(f) for f in stats.fill_values) or "none"
