@@ -47,6 +47,9 @@ from .plane_controls import (PlaneControls, add_level_picker, add_multiscale_pic
 
 #: milliseconds after a frame before its prefetch starts, so it never competes with painting
 PREFETCH_DELAY_MS = 150
+#: milliseconds a read runs before the status bar says it is under way: a cached plane lands sooner,
+#: and saying so and then its result would repaint the status bar twice per slider step
+BUSY_DELAY_MS = 150
 
 
 class DataView(QWidget):
@@ -139,6 +142,11 @@ class DataView(QWidget):
         self.pending_level: int | None = None
         self._fit_on_paint = False
         self._said = ""
+        self._busy_text = ""
+        self._busy_timer = QTimer(self)
+        self._busy_timer.setSingleShot(True)
+        self._busy_timer.setInterval(BUSY_DELAY_MS)
+        self._busy_timer.timeout.connect(lambda: self._say(self._busy_text))
         self.axes_shown = False
 
     # -- what the window uses ----------------------------------------------------------------
@@ -467,8 +475,14 @@ class DataView(QWidget):
         if self.projection is not None and self.projection.shown is not None:
             return  # a projection covers the plane until the plane is asked for again
         state = self.state
-        if scene.status != self._said:  # a repeated scene must not overwrite what the window said since
-            self._say(scene.status)
+        if scene.busy:
+            self._busy_text = scene.status
+            if scene.status != self._said and not self._busy_timer.isActive():
+                self._busy_timer.start()
+        else:
+            self._busy_timer.stop()
+            if scene.status != self._said:  # a repeated scene must not overwrite what the window said since
+                self._say(scene.status)
         if state is None:
             return
         if self.channels is not None:
@@ -501,6 +515,7 @@ class DataView(QWidget):
 
     def _forget_status(self) -> None:
         self._said = ""
+        self._busy_timer.stop()
         self.stale.emit()
 
     def _say(self, text: str) -> None:

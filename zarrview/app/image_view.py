@@ -6,7 +6,9 @@ screen's resolution, through the levels and lookup table or the channels' compos
 colour); the GUI thread hands them to Qt as they are. One frame is made at a time: what is asked
 meanwhile (a levels drag, another plane) is made next, newest only, and the image shown stays
 until it lands. The histogram beside the plane is counted there too: pyqtgraph's own would count
-the rendered colours, so it is detached from the image item and given the counts.
+the rendered colours, so it is detached from the image item and given the counts. It is drawn
+after the frame, in a repaint of its own: redrawing it costs about as much as the frame's, and the
+new plane is what the user waits for.
 
 Label layers are drawn as RGBA images over each tile, with their layer's opacity: those of the
 coarse tile between it and the detail tile (which hides them where it has its own), those of the
@@ -37,6 +39,8 @@ pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
 
 #: milliseconds a pan or zoom must rest before the visible region is read
 SETTLE_MS = 120
+#: milliseconds between a frame and the histogram of its values (one histogram for many frames)
+HISTOGRAM_DELAY_MS = 30
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +114,11 @@ class ImagePane(pg.ImageView):
         self._order: FrameOrder | None = None
         self._making: FrameOrder | None = None
         self._histogram_of: Any = None
+        self._histogram: tuple[np.ndarray, np.ndarray] | None = None  # counted, not drawn yet
+        self._histogram_timer = QTimer(self)
+        self._histogram_timer.setSingleShot(True)
+        self._histogram_timer.setInterval(HISTOGRAM_DELAY_MS)
+        self._histogram_timer.timeout.connect(self._draw_histogram)
         self._waiting: list[Callable[[], None]] = []
         self.getImageItem().scene().sigMouseMoved.connect(self._mouse_moved)
         self.getImageItem().scene().sigMouseClicked.connect(self._mouse_clicked)
@@ -121,8 +130,9 @@ class ImagePane(pg.ImageView):
 
     @property
     def rendering(self) -> bool:
-        """Whether a frame is being made (the image shown is not the newest scene's yet)."""
-        return self._making is not None
+        """Whether a frame is being made or its histogram is not drawn yet (what is shown is not
+        the newest scene's yet)."""
+        return self._making is not None or self._histogram is not None
 
     def when_drawn(self, fn: Callable[[], None]) -> None:
         """Call ``fn`` once the newest scene's pixels are in the image items (now if they are)."""
@@ -200,11 +210,18 @@ class ImagePane(pg.ImageView):
         self.getImageItem().show_rendered(frame.base)
         self.detail.show_rendered(frame.over)
         if frame.histogram is not None:
-            edges, counts = frame.histogram
-            self.ui.histogram.item.plot.setData(edges, counts)
+            self._histogram = frame.histogram
             self._histogram_of = frame.histogram_of
-            if len(edges):
-                self._fit_histogram(float(edges[0]), float(edges[-1]), float(counts.max()))
+            if not self._histogram_timer.isActive():  # not restarted: a drag's histogram follows it
+                self._histogram_timer.start()
+
+    def _draw_histogram(self) -> None:
+        if self._histogram is None:
+            return
+        (edges, counts), self._histogram = self._histogram, None
+        self.ui.histogram.item.plot.setData(edges, counts)
+        if len(edges):
+            self._fit_histogram(float(edges[0]), float(edges[-1]), float(counts.max()))
 
     def _fit_histogram(self, lo: float, hi: float, top: float) -> None:
         """The histogram's range, kept while the next plane's values and counts fit it about as
@@ -305,7 +322,7 @@ class ImagePane(pg.ImageView):
 
 
 def _same_levels(current: Any, wanted: tuple[float, float]) -> bool:
-    if current is None:
+    if current is None or len(current) != 2:
         return False
-    values = np.asarray(current, dtype=float).reshape(-1)
-    return values.size == 2 and bool(np.allclose(values, wanted, rtol=0, atol=1e-12 * max(1.0, *map(abs, wanted))))
+    tolerance = 1e-12 * max(1.0, abs(wanted[0]), abs(wanted[1]))
+    return all(abs(float(c) - float(w)) <= tolerance for c, w in zip(current, wanted, strict=True))

@@ -112,6 +112,9 @@ class MainWindow(QMainWindow):
 
         self.status_label = QLabel("Ready")
         self.progress_label = QLabel()
+        # a fixed width: a count that changes as chunks land re-lays out nothing else in the bar
+        self.progress_label.setFixedWidth(self.progress_label.fontMetrics().horizontalAdvance(" 000000/000000 "))
+        self.progress_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self._cancel)
