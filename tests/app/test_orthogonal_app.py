@@ -131,3 +131,16 @@ def test_section_reads_run_off_the_gui_thread(qtbot, window: MainWindow, tmp_pat
     np.testing.assert_array_equal(yz, DATA[:, :, 30].T)
     # the last Z chunk of row 2 and of column 30: read for the sections (the plane shown is Z 0)
     assert {"c/3/0/0", "c/3/0/3", "c/3/2/3"} <= set(counting.chunk_keys())
+
+
+def test_the_mouse_over_a_section_reads_out_its_value(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
+    window.open_location(f"{store}::/vol", plane={0: 3})
+    _settle(qtbot, window)
+    action(window).trigger()
+    sections(qtbot, window)
+    o = window.orthogonal
+    for panel, (x, y), want in ((o.xz, (20.5, 6.5), f"x 20, z 6 (y 12): {DATA[6, 12, 20]!s}"),
+                                (o.yz, (1.5, 22.5), f"y 22, z 1 (x 16): {DATA[1, 22, 16]!s}")):
+        scene = panel.plot.getViewBox().mapViewToScene(QPointF(x, y))
+        qtbot.mouseMove(panel.viewport(), pos=panel.mapFromScene(scene))
+        qtbot.waitUntil(lambda want=want: window.status_label.text() == want, timeout=3000)

@@ -160,3 +160,34 @@ def test_z_is_in_proportion_only_in_the_planes_unit(root: Path) -> None:
     assert ortho.proportions(state, 0, ("second", "micrometer", "micrometer")) == ortho.Proportions(0.5, 0.25, 0.25)
     assert ortho.proportions(state, 0) == ortho.Proportions(0.5, 0.25, 0.25)
     assert ortho.proportions(initial_state(arr, {0: 0}), 0, um) == ortho.Proportions()
+
+
+def test_the_readout_on_a_section_names_its_place_and_numpys_value(root: Path, pool: WorkerPool) -> None:
+    from zarrview.viewing.image.section_readout import XZ, YZ, section_readout
+
+    arr = zl.open(root)["hyper"]  # type: ignore[index]
+    state = initial_state(arr, {0: 2, 1: 3})
+    got = run(pool, ortho.request(state, (7, 9, 3), 1))
+    # XZ: x across, z down, at row 7; YZ: z across, y down, at column 9; t stays at 2
+    assert section_readout(got, XZ, 4.5, 1.2) == f"x 4, z 1 (t 2, y 7): {HYPER[2, 1, 7, 4]!s}"
+    assert section_readout(got, YZ, 3.9, 10.1) == f"y 10, z 3 (t 2, x 9): {HYPER[2, 3, 10, 9]!s}"
+    assert section_readout(got, XZ, 14.5, 1.0) == ""  # beyond the last column
+    assert section_readout(got, YZ, -0.5, 2.0) == ""
+
+
+def test_the_readout_of_a_strided_section_says_it_is_a_sample_and_decodes_cf(tmp_path: Path, pool: WorkerPool) -> None:
+    from zarrview.viewing.image.section_readout import XZ, section_readout
+
+    truth = RNG.integers(1, 100, (2100, 3, 40)).astype("i2")
+    a = zarr.create_array(tmp_path / "packed", shape=truth.shape, chunks=(512, 1, 40), dtype="i2",
+                          attributes={"scale_factor": 0.5, "add_offset": 10.0, "units": "K"},
+                          dimension_names=["z", "y", "x"])
+    a[...] = truth
+    arr = zl.open(tmp_path / "packed")
+    state: ViewState = initial_state(arr, {0: 0}).with_(cf=read_cf(arr))
+    req = ortho.request(state, (1, 20, 0), 0)
+    assert req.xz.step_r == 3 and req.xz.step_c == 1
+    got = run(pool, req)
+    text = section_readout(got, XZ, 5.5, 1001.7)  # z 1001 lies in the sample of z 999 (one in three)
+    value = truth[999, 1, 5] * 0.5 + 10.0
+    assert text.startswith(f"x 5, z 1,001 (y 1): ≈ {value:g} K") and "one element in 1 x 3" in text

@@ -17,6 +17,7 @@ map changes, and in physical proportions where the image has pixel sizes (OME-Za
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QVBoxLayout, QWidget
 from ..scheduling import Answer, WorkerPool
 from ..viewing.image import orthogonal as ortho
 from ..viewing.image.axes import dim_names
+from ..viewing.image.section_readout import XZ, YZ, section_readout
 from ..viewing.image.state import ViewState
 from ..viewing.ome.view import symbol
 from .bridge import gui_lane
@@ -55,13 +57,20 @@ class SectionPanel(pg.PlotWidget):
             line.setZValue(50)
             self.plot.addItem(line)
         self.clicked = lambda x, y: None
+        self.hovered: Callable[[float, float], None] = lambda x, y: None
         self.scene().sigMouseClicked.connect(self._clicked)
+        self.scene().sigMouseMoved.connect(self._moved_over)
 
     def _clicked(self, event: Any) -> None:
         if event.button() != Qt.MouseButton.LeftButton or event.double() or self.item.image is None:
             return
         p = self.plot.getViewBox().mapSceneToView(event.scenePos())
         self.clicked(p.x(), p.y())
+
+    def _moved_over(self, pos: Any) -> None:
+        if self.item.image is not None:
+            p = self.plot.getViewBox().mapSceneToView(pos)
+            self.hovered(p.x(), p.y())
 
 
 class OrthogonalViews(QObject):
@@ -106,6 +115,10 @@ class OrthogonalViews(QObject):
             vb.sigResized.connect(lambda *_, p=panel: self._fit_z(p))
         self.xz.clicked = lambda x, z: self._moved(col=x, z=z)
         self.yz.clicked = lambda z, y: self._moved(row=y, z=z)
+        #: the sections drawn, whose values the readout under the cursor gives
+        self.sections: ortho.Sections | None = None
+        self.xz.hovered = lambda x, z: self._hovered(XZ, x, z)
+        self.yz.hovered = lambda z, y: self._hovered(YZ, z, y)
         data.loaded.connect(self.refresh)
         data.plane_moved.connect(self.refresh)
         data.pixel_clicked.connect(lambda row, col: self._moved(row=row, col=col))
@@ -141,7 +154,7 @@ class OrthogonalViews(QObject):
             rows, cols = state.plane_shape
             r0, r1, c0, c1 = state.region or (0.0, float(rows), 0.0, float(cols))
             self.point, self.shown_for = (int((r0 + r1) / 2), int((c0 + c1) / 2)), which
-            self.drawn = None  # another array or other axes: nothing of the old sections stays
+            self.drawn = self.sections = None  # another array or other axes: nothing of the old sections stays
             self.xz.item.clear()
             self.yz.item.clear()
         self._show_panels(state)
@@ -170,6 +183,11 @@ class OrthogonalViews(QObject):
             self.data.set_index(self.z_dim, int(z // 1))  # the slider moves, and the plane_moved refreshes
         else:
             self.refresh()
+
+    def _hovered(self, panel: str, x: float, y: float) -> None:
+        text = "" if self.sections is None else section_readout(self.sections, panel, x, y)
+        if text:
+            self.data.status.emit(text)
 
     def _offer(self, state: ViewState, choices: list[int]) -> None:
         """The Z picker lists the dimensions on a slider; the one picked stays while it is there."""
@@ -208,10 +226,11 @@ class OrthogonalViews(QObject):
         if got.xz is None or got.yz is None:
             self.xz.item.clear()
             self.yz.item.clear()
+            self.sections = None
             return
         first = self.drawn is None or self.drawn.z_dim != req.z_dim or self.drawn.key[0] != req.key[0] \
             or self.xz.item.image is None
-        self.drawn = req
+        self.drawn, self.sections = req, got
         for panel, image, rect in ((self.xz, got.xz, got.xz_rect), (self.yz, got.yz, got.yz_rect)):
             panel.item.setImage(image, autoLevels=False)
             panel.item.setRect(QRectF(*rect))

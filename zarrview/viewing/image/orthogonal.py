@@ -80,6 +80,8 @@ class SectionRequest:
     level: int
     #: what the sections' values depend on: a request with the same key reads nothing new
     key: tuple[Any, ...]
+    #: the view they are read for (their readout names its indices)
+    state: ViewState
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,6 +95,10 @@ class Sections:
     yz_rect: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
     status: str = ""
     message: str | None = None
+    #: the values read (CF-decoded where the view decodes) of the XZ and YZ sections, for the
+    #: readout under the cursor, and the request they answer
+    values: tuple[np.ndarray, np.ndarray] | None = None
+    request: SectionRequest | None = None
 
 
 def z_choices(state: ViewState) -> list[int]:
@@ -161,12 +167,13 @@ def request(state: ViewState, point: tuple[int, int, int], z_dim: int, *, max_px
     display = _display(state)
     label = f"sections {request_label(arr.path, xz.selection, arr.shape)} and {request_label(arr.path, yz.selection, arr.shape)}"
 
-    def work(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
-        return tuple(display(_oriented(_read(arr, s, ctx, decode), s, state.channel_dim)) for s in (xz, yz))  # type: ignore[return-value]
+    def work(ctx: Context) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        values = tuple(_oriented(_read(arr, s, ctx, decode), s, state.channel_dim) for s in (xz, yz))
+        return (display(values[0]), display(values[1])), (values[0], values[1])
 
     key = (id(arr), xz.selection, yz.selection, decoding is not None, state.complex_mode, state.composite,
            state.channels if state.composite else ())
-    return SectionRequest(Job(work, label), xz, yz, point, z_dim, level, key)
+    return SectionRequest(Job(work, label), xz, yz, point, z_dim, level, key, state)
 
 
 def apply(req: SectionRequest, answer: Answer[Any]) -> Sections | None:
@@ -177,13 +184,13 @@ def apply(req: SectionRequest, answer: Answer[Any]) -> Sections | None:
     if answer.error is not None:
         return Sections(message=f"Cannot read the {req.job.label}: {answer.error}", status=f"Error: {answer.error}")
     assert answer.value is not None
-    xz, yz = answer.value
+    (xz, yz), values = answer.value
     status = f"Read the {req.job.label} in {answer.seconds * 1000:.0f} ms"
     if req.level:
         status += f" (pyramid level {req.level})"
     if answer.failures:
         status += f"; {len(answer.failures)} chunks could not be read"
-    return Sections(xz, yz, _rect(req.xz, xz), _rect(req.yz, yz), status)
+    return Sections(xz, yz, _rect(req.xz, xz), _rect(req.yz, yz), status, values=values, request=req)
 
 
 # -- planning -----------------------------------------------------------------------------------

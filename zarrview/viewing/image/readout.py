@@ -63,25 +63,36 @@ def request_label(path: str, selection: tuple[Any, ...], shape: tuple[int, ...] 
     return f"{path}[{', '.join(selection_text(s, n) for s, n in zip(selection, lengths))}]"
 
 
+def place_text(state: ViewState, d: int, i: int) -> str:
+    """``lat 45.25 °N`` where a CF coordinate names index ``i`` of dimension ``d``, else ``y 120``."""
+    value = None if state.cf is None else state.cf.place(d, i)
+    name = dim_names(state.array, state.axis_names)[d]
+    return f"{name} {i:,}" if value is None else f"{name} {value}"
+
+
+def value_text(state: ViewState, value: Any) -> str:
+    """A value of the view as it is drawn: each channel's of a composite, CF-decoded with its
+    units where the view decodes, marked "(stored)" where it could but does not."""
+    text = channel_values(state, value) if state.composite else format_value(value)
+    cf = state.cf
+    if cf is not None and not state.composite:
+        text = cf.value_text(value, text) if state.decoding is not None or not cf.coding.active else f"{text} (stored)"
+    return text
+
+
 def readout(state: ViewState, scene: Scene, row: int, col: int) -> str:
     """``y 120, x 33 (t 4): 210`` for the element under the cursor; ``≈ 210 (preview)`` when
     only a coarse sample of that place is loaded; the coordinates alone where nothing is."""
     rows, cols = state.plane_shape
     if not (0 <= row < rows and 0 <= col < cols):
         return ""
-    names = dim_names(state.array, state.axis_names)
     cf = state.cf
-
-    def at(d: int, i: int) -> str:  # "lat 45.25 °N" where a coordinate names the place, else "y 120"
-        value = None if cf is None else cf.place(d, i)
-        return f"{names[d]} {i:,}" if value is None else f"{names[d]} {value}"
-
-    where = f"{at(state.y_dim, row)}, {at(state.x_dim, col)}"
+    where = f"{place_text(state, state.y_dim, row)}, {place_text(state, state.x_dim, col)}"
     if cf is not None and cf.crs and (state.y_dim in cf.axes or state.x_dim in cf.axes):
         where += f" [{cf.crs}]"
     fixed = state.fixed()
     if fixed:
-        where += " (" + ", ".join(at(d, i) for d, i in sorted(fixed.items())) + ")"
+        where += " (" + ", ".join(place_text(state, d, i) for d, i in sorted(fixed.items())) + ")"
     key = state.plane_key()
     current = Scene(coarse=scene.coarse if scene.coarse is not None and scene.coarse.plane_key == key else None,
                     detail=scene.detail if scene.detail is not None and scene.detail.plane_key == key else None)
@@ -89,9 +100,7 @@ def readout(state: ViewState, scene: Scene, row: int, col: int) -> str:
     if found is None:
         return f"{where}: not loaded"
     value, exact = found
-    text = channel_values(state, value) if state.composite else format_value(value)
-    if cf is not None and not state.composite:
-        text = cf.value_text(value, text) if state.decoding is not None or not cf.coding.active else f"{text} (stored)"
+    text = value_text(state, value)
     text = f"{where}: {text}" if exact else f"{where}: ≈ {text} (preview; zoom in for the exact value)"
     return text + label_values(state, current, row, col)
 
