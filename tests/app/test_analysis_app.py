@@ -12,6 +12,8 @@ import pyqtgraph as pg
 import pytest
 import zarr
 
+from PySide6.QtCore import Qt
+
 import zarrview.zarrlib as zl
 from zarrview.app.window import MainWindow
 from zarrview.viewing.analysis.plane import Block
@@ -153,3 +155,27 @@ def test_region_statistics_of_a_picture_have_a_column_per_channel(qtbot: Any, wi
     window.resize(1100, 760)
     _settle(qtbot, window)
     window.grab().save(str(tmp_path / "channel_stats.png"))
+
+
+def test_the_tool_buttons_are_the_view_menus_entries_and_show_with_an_image(qtbot: Any, window: MainWindow,  # noqa: F811
+                                                                           tmp_path: Path) -> None:
+    arr = zarr.create_array(tmp_path / "v", shape=(4, 20, 24), chunks=(2, 10, 12), dtype="u2")
+    arr[...] = np.arange(4 * 20 * 24, dtype="u2").reshape(4, 20, 24)
+    line = zarr.create_array(tmp_path / "l", shape=(9,), chunks=(9,), dtype="f4")
+    line[...] = np.arange(9, dtype="f4")
+    window.resize(1280, 820)
+    window.data.set_array(zl.open(tmp_path / "v"))  # type: ignore[arg-type]
+    _settle(qtbot, window)
+    buttons = window.data.tools.buttons
+    assert window.data.tools.isVisible() and list(buttons) == ["Sections", "Profile", "Statistics", "Series"]
+    view_menu = window.menuBar().actions()[2].menu()
+    stats_entry = next(a for a in view_menu.actions() if a.text() == "Region &Statistics")
+    qtbot.mouseClick(buttons["Statistics"], Qt.MouseButton.LeftButton)
+    assert window.data.analysis.tool == "stats" and stats_entry.isChecked() and buttons["Statistics"].isChecked()
+    qtbot.mouseClick(buttons["Profile"], Qt.MouseButton.LeftButton)  # one tool at a time, as in the menu
+    assert window.data.analysis.tool == "profile" and not buttons["Statistics"].isChecked()
+    qtbot.mouseClick(buttons["Sections"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.orthogonal.visible, timeout=5000)
+    window.data.set_array(zl.open(tmp_path / "l"))  # type: ignore[arg-type]
+    _settle(qtbot, window)
+    assert not window.data.tools.isVisible()  # a line plot has none of these tools

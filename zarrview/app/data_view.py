@@ -42,6 +42,7 @@ from .cf_presenter import CFPresenter
 from .physical_view import PhysicalSpace, slider_text
 from .plate_view import PlateView
 from .projection_controls import ProjectionControls, add_projection_controls
+from .tool_row import ToolRow
 from .plane_controls import (PlaneControls, add_level_picker, add_multiscale_picker, add_variable_picker,
                              build_plane_controls)
 
@@ -100,6 +101,7 @@ class DataView(QWidget):
         self.anndata = AnnDataViews(pool, self)
         for w in (self.message, self.image, *self.others.widgets(), *self.anndata.widgets()):
             self.stack.addWidget(w)
+        self.stack.currentChanged.connect(lambda _: self.tools.setVisible(self.stack.currentWidget() is self.image))
         self.as_table = QCheckBox("Show as table")
         self.as_table.setToolTip("Show the values of any array as a table, rows paged in as you scroll")
         self.as_table.toggled.connect(lambda _: self.set_array(self.array) if self.array is not None else None)
@@ -108,6 +110,10 @@ class DataView(QWidget):
         layout.setSpacing(2)
         top = QHBoxLayout()
         top.addWidget(self.as_table)
+        #: the image's tools, as buttons (the window adds its View menu's actions)
+        self.tools = ToolRow()
+        self.tools.hide()  # until an image is shown
+        top.addWidget(self.tools)
         top.addStretch(1)
         top.addWidget(self.side_button)
         layout.addLayout(top)

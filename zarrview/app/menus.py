@@ -64,7 +64,9 @@ def build_menus(w: MainWindow) -> None:
                     toolTip="XZ and YZ sections beside the image of a 3-D or larger array; click to move them")
     ortho.toggled.connect(w.orthogonal.show)
     view_menu.addAction(ortho)
-    add_analysis_actions(view_menu, w.data.analysis)
+    profile, stats = add_analysis_actions(view_menu, w.data.analysis)
+    for action, text in ((ortho, "Sections"), (profile, "Profile"), (stats, "Statistics"), (series, "Series")):
+        w.data.tools.add(action, text)
     view_menu.addSeparator()
     for text, button, shown_changed in (("&Metadata Panel", w.meta_fold.button, w.meta_fold.toggled),
                                         ("Image &Controls Column", w.data.side_button, w.data.side_button.toggled)):
