@@ -658,10 +658,10 @@ def markdown_table(r: LayoutResult) -> tuple[str, int]:
     cold_limit = r.plain.median + TARGET_COLD_SLACK_MS
     failed = 0
     checks = [
-        ("cold step → loaded", r.cold.loaded, cold_limit, f"< {cold_limit:.1f} (plain + {TARGET_COLD_SLACK_MS:g})", True),
-        ("cold step → painted", r.cold.painted, cold_limit, f"< {cold_limit:.1f}", False),
-        ("cached step → loaded", r.cached.loaded, TARGET_CACHED_MS, f"< {TARGET_CACHED_MS:g}", True),
-        ("cached step → painted", r.cached.painted, TARGET_CACHED_MS, f"< {TARGET_CACHED_MS:g}", False),
+        ("cold step → loaded", r.cold.loaded, cold_limit, f"< {cold_limit:.1f}", False),
+        ("cold step → painted", r.cold.painted, cold_limit, f"< {cold_limit:.1f} (plain + {TARGET_COLD_SLACK_MS:g})", True),
+        ("cached step → loaded", r.cached.loaded, TARGET_CACHED_MS, f"< {TARGET_CACHED_MS:g}", False),
+        ("cached step → painted", r.cached.painted, TARGET_CACHED_MS, f"< {TARGET_CACHED_MS:g}", True),
         ("next-plane step → loaded", r.adjacent.loaded, TARGET_CACHED_MS, f"< {TARGET_CACHED_MS:g}", False),
         ("next-plane step → painted", r.adjacent.painted, TARGET_CACHED_MS, f"< {TARGET_CACHED_MS:g}", False),
     ]
@@ -734,7 +734,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             table, n = markdown_table(r)
             failed += n
             print(table + "\n")
-    print("Targets: cached step (loaded) < 16 ms, cold step (loaded) < plain read + 15 ms, "
+    print("Targets: a cached step painted < 16 ms, a cold step painted < plain read + 15 ms, "
           "no event-loop stall > 16 ms during cold steps. Verdicts in parentheses are for information.")
     print(f"{failed} target(s) failed.")
     return 1 if failed and args.strict else 0
