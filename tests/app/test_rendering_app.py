@@ -93,36 +93,3 @@ def test_nan_is_drawn_in_its_colour_and_a_zoom_draws_finer(qtbot: Any, window: M
     qtbot.waitUntil(lambda: drawn_item(window.data).rendered.step == (1, 1)
                     or getattr(drawn_item(window.data, "detail").rendered, "step", None) == (1, 1), timeout=5000)
     assert coarse > (1, 1)
-
-
-def test_a_step_whose_look_is_known_is_rendered_by_the_worker_that_read_it(qtbot: Any, window: MainWindow,
-                                                                           tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from zarrview.app import image_view
-    from zarrview.viewing.image import prepared
-
-    window.data.set_array(zl.open(f"{_store(tmp_path)}::/stack"))  # type: ignore[arg-type]
-    _settle(qtbot, window)  # the first plane sets the levels: it is rendered on its own
-    frames: list[threading.Thread] = []
-    with_reads: list[threading.Thread] = []
-    make_frame, render_tile = image_view.make_frame, prepared.render_tile
-    monkeypatch.setattr(image_view, "make_frame", lambda order: (frames.append(threading.current_thread()),
-                                                                 make_frame(order))[1])
-    monkeypatch.setattr(prepared, "render_tile", lambda *a: (with_reads.append(threading.current_thread()),
-                                                             render_tile(*a))[1])
-    window.data.set_index(0, 1)
-    _settle(qtbot, window)
-    assert not frames and len(with_reads) == 1 and with_reads[0] is not threading.main_thread()
-    _assert_drawn(window, STACK[1])
-    _, counts = window.data.image.ui.histogram.item.plot.getData()
-    sample = STACK[1].reshape(-1)[:: -(-STACK[1].size // rendering.HISTOGRAM_SAMPLES)]
-    assert counts.sum() == sample.size
-    window.data.colours.combo.setCurrentText("magma")  # another look: drawn again on its own
-    _settle(qtbot, window)
-    assert frames and len(with_reads) == 1
-    _assert_drawn(window, STACK[1])
-    rendered_apart = len(frames)
-    window.data.set_index(0, 0)  # the next step in the new colours, by the reading worker again
-    _settle(qtbot, window)
-    assert len(frames) == rendered_apart and len(with_reads) == 2
-    _assert_drawn(window, STACK[0])

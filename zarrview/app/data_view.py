@@ -137,7 +137,7 @@ class DataView(QWidget):
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
         self.plate_view: PlateView | None = None  # built on the first plate (set_plate)
         self.controller = ViewController(pool, lambda fn: post(fn, self), self._paint,
-                                         on_progress=self.progress.emit, defer=self._defer, recipe=self.image.recipe)
+                                         on_progress=self.progress.emit, defer=self._defer)
         #: the CF conventions of the array shown, read off the GUI thread
         self.cf = CFPresenter(pool, self.controller, self.image, self.controls_layout, self)
         self.cf.status.connect(self.status)

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import QWidget
 
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing import Scene
-from ..viewing.image.prepared import Recipe, ready_frame
 from ..viewing.image.rendering import Frame, FrameOrder, Look, Rendered, make_frame, reduction
 from .bridge import gui_lane, own_pool
 from .draw_box import DrawBox
@@ -135,12 +134,6 @@ class ImagePane(pg.ImageView):
         the newest scene's yet)."""
         return self._making is not None or self._histogram is not None
 
-    def recipe(self) -> Recipe:
-        """How frames are drawn now: the lookup table and device pixels per data pixel."""
-        _, (sy, sx) = self.visible()
-        ratio = self.devicePixelRatioF()  # device pixels per scene pixel (a high-density screen)
-        return Recipe(self._table, (sy * ratio, sx * ratio))
-
     def when_drawn(self, fn: Callable[[], None]) -> None:
         """Call ``fn`` once the newest scene's pixels are in the image items (now if they are)."""
         if self._making is None:
@@ -182,20 +175,15 @@ class ImagePane(pg.ImageView):
             return
         base, over = (scene.coarse, scene.detail) if scene.coarse is not None else (scene.detail, None)
         look = Look(scene.levels, self._table, tuple(scene.channels) if scene.composite else ())
-        scale = self.recipe().scale
+        _, (sy, sx) = self.visible()
+        ratio = self.devicePixelRatioF()  # device pixels per scene pixel (a high-density screen)
+        scale = (sy * ratio, sx * ratio)
         order = FrameOrder(base, over, look, (reduction(base, scale), (1, 1) if over is None else reduction(over, scale)))
         if order.same(self._order):
             return
         self._order = order
         if self._making is None:
-            shown = replace(order, shown=(self.getImageItem().rendered, self.detail.rendered),
-                            histogram_of=self._histogram_of)
-            ready = ready_frame(shown, scene.prepared)
-            if ready is None:
-                self._make()
-            else:  # the reading worker made these pixels: no frame to wait for
-                self._show(ready)
-                self._drawn()
+            self._make()
 
     def _make(self) -> None:
         assert self._order is not None
@@ -214,9 +202,6 @@ class ImagePane(pg.ImageView):
         if self._order is not None and not self._order.same(order):
             self._make()
             return
-        self._drawn()
-
-    def _drawn(self) -> None:
         waiting, self._waiting = self._waiting, []
         for fn in waiting:
             fn()

@@ -29,8 +29,6 @@ The request cycle, on the controller's lane (``scheduling.Lane``):
    painted; any newer job makes it void, and any new job stops it.
 5. The view turns a scene into pixels on a worker too (``rendering.py``: levels, lookup table
    or composite, at about the screen's resolution): the GUI thread only hands them to Qt.
-   Where the look is known when the read is asked, the read's own job places and renders the
-   tile (``prepared.py``, with the view's ``recipe``), and the scene carries those pixels.
 
 Label layers (``ViewState.labels``) are read in the same request as the image (``labels.reads``);
 a tile carries their planes. Their opacity, visibility and colours redraw; a shown layer a tile
@@ -53,9 +51,7 @@ from .channels import auto_windows
 from .contrast import displayable, summarize
 from .levels import LevelView, exact, level_views
 from .planning import PlaneRead, plan_plane, plan_view
-from .prepared import Prepared, Recipe, prepared_job
 from .readout import readout, request_label
-from .rendering import Look
 from .scene import Scene, Tile
 from .state import ViewState
 
@@ -90,15 +86,13 @@ class ViewController:
     def __init__(self, pool: WorkerPool, post: Post, on_scene: Callable[[Scene], None], *,
                  on_progress: Callable[[int, int], None] | None = None,
                  defer: Callable[[Callable[[], None]], None] | None = None,
-                 budget: int = DEFAULT_CHUNK_BUDGET, recipe: Callable[[], Recipe | None] | None = None) -> None:
+                 budget: int = DEFAULT_CHUNK_BUDGET) -> None:
         self.lane: Lane[Any] = Lane(pool, post, "image")
         self.prefetch = Prefetch(pool)
         self.on_scene = on_scene
         self.on_progress = on_progress
         self.defer = defer
         self.budget = budget
-        #: how the view draws now (asked when a read is submitted), or None: it renders on its own
-        self.recipe = recipe
         self.state: ViewState | None = None
         self.scene = Scene()
         self._inflight: PlaneRequest | None = None
@@ -223,29 +217,7 @@ class ViewController:
         self.requests += 1
         self.prefetch.stop()  # reading ahead never delays what is on screen
         self._publish(replace(self.scene, status=f"Reading {req.label}…", busy=True, message=None))
-        self.lane.submit(self._with_pixels(req, state), lambda answer: self.apply(req, answer),
-                         on_progress=self._progress)
-
-    def _with_pixels(self, req: PlaneRequest, state: ViewState) -> Job[Any]:
-        """``req``'s job, rendering the tile it reads where the look is known already."""
-        look = self._known_look(state)
-        recipe = None if look is None or self.recipe is None else self.recipe()
-        if look is None or recipe is None:
-            return req.job
-        look = Look(look.levels, None if look.channels else recipe.table, look.channels)
-        return prepared_job(req.job, lambda data, failures: _place(req, state, data, failures), look, recipe,
-                            _tile_key(state))
-
-    def _known_look(self, state: ViewState) -> Look | None:
-        """The levels and channels the next tile will be drawn with, where they do not depend on it."""
-        if state.composite:
-            ok = all(c.window is not None for c in state.channels)
-            return Look((0.0, 1.0), None, tuple(state.channels)) if ok else None
-        if state.contrast is not None:
-            return Look(state.contrast)
-        if self._levels_key(state) == self._levels_for:
-            return Look(self.scene.levels)
-        return None
+        self.lane.submit(req.job, lambda answer: self.apply(req, answer), on_progress=self._progress)
 
     def _covered(self, plan: PlaneRead, lv: LevelView, key: tuple[Any, ...], state: ViewState) -> bool:
         """Whether a loaded tile of this plane covers what ``plan`` would read, at least as finely."""
@@ -286,16 +258,16 @@ class ViewController:
             return
         assert answer.value is not None
         plan, key, lv = request.plan, request.plane_key, request.level
-        made = answer.value if isinstance(answer.value, Prepared) else None
-        data = answer.value if made is None else made.data
+        data, planes = split(answer.value, state.labels)  # recoloured where colours were edited meanwhile
+        values = self._oriented(data, state)
         if state.composite and any(c.window is None for c in state.channels):
             # windows not given by the metadata: from the first values of this image shown
-            values = self._oriented(split(data)[0], state)
             state = self.state = state.with_(channels=auto_windows(displayable(values, state.complex_mode),
                                                                    state.channels, only_missing=True))
-        # the tile the worker placed, unless its label colours or complex mode changed meanwhile
-        tile = made.tile if made is not None and made.key == _tile_key(state) else \
-            _place(request, state, data, tuple(answer.failures))
+        (a_r, b_r), (a_c, b_c) = lv.rows, lv.cols
+        tile = Tile(values, _display(values, state), exact(a_r * plan.r0 + b_r),
+                    exact(a_c * plan.c0 + b_c), exact(a_r * plan.step_r), exact(a_c * plan.step_c), key,
+                    answer.failures, plan.chunks, lv.index, planes)
         scene = self.scene
         coarse = scene.coarse if scene.coarse is not None and scene.coarse.plane_key == key else None
         detail = scene.detail if scene.detail is not None and scene.detail.plane_key == key else None
@@ -304,7 +276,6 @@ class ViewController:
             scene = replace(scene, detail=tile, coarse=_background(coarse, detail, tile), message=None, busy=False)
         else:
             scene = replace(scene, coarse=tile, detail=detail, message=None, busy=False)
-        scene = replace(scene, prepared=(made,) if made is not None and tile is made.tile else ())
         if state.composite:
             scene = replace(scene, levels=(0.0, 1.0), composite=True, channels=state.channels)
         elif state.contrast is not None:
@@ -430,23 +401,6 @@ class ViewController:
     def moved(self, dim: int) -> None:
         """The user moved the slider of ``dim``: neighbours along it are prefetched first."""
         self._last_moved = dim
-
-
-def _tile_key(state: ViewState) -> tuple[Any, ...]:
-    """What of the view a placed tile depends on besides its read: label colours, complex mode."""
-    return (state.labels, state.complex_mode)
-
-
-def _place(request: PlaneRequest, state: ViewState, data: Any, failures: tuple[Any, ...]) -> Tile:
-    """The tile the answer ``data`` to ``request`` places: its values as (rows, columns[,
-    channels]) and their image, in level-0 coordinates (on the GUI thread or the reading worker)."""
-    plan, lv = request.plan, request.level
-    values, planes = split(data, state.labels)  # recoloured where colours were edited meanwhile
-    values = ViewController._oriented(values, state)
-    (a_r, b_r), (a_c, b_c) = lv.rows, lv.cols
-    return Tile(values, _display(values, state), exact(a_r * plan.r0 + b_r), exact(a_c * plan.c0 + b_c),
-                exact(a_r * plan.step_r), exact(a_c * plan.step_c), request.plane_key, failures, plan.chunks,
-                lv.index, planes)
 
 
 def _display(values: np.ndarray, state: ViewState) -> np.ndarray:

@@ -131,9 +131,6 @@ class Scene:
     channels: tuple[Any, ...] = ()
     #: the label layers (``ViewState.labels``): which of the tiles' label planes are drawn, how opaque
     labels: tuple[Any, ...] = ()
-    #: tiles' pixels made by the workers that read them (``prepared.Prepared``), for the view to
-    #: show without rendering them again where it still draws alike
-    prepared: tuple[Any, ...] = field(default=(), compare=False)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def tiles(self) -> list[Tile]:
