@@ -114,7 +114,7 @@ class ImagePane(pg.ImageView):
         self._order: FrameOrder | None = None
         self._making: FrameOrder | None = None
         self._histogram_of: Any = None
-        self._histogram: tuple[np.ndarray, np.ndarray] | None = None  # counted, not drawn yet
+        self._histogram: tuple[np.ndarray, np.ndarray] | None = None  # counted, waiting to be drawn
         self._histogram_timer = QTimer(self)
         self._histogram_timer.setSingleShot(True)
         self._histogram_timer.setInterval(HISTOGRAM_DELAY_MS)
@@ -130,7 +130,7 @@ class ImagePane(pg.ImageView):
 
     @property
     def rendering(self) -> bool:
-        """Whether a frame is being made or its histogram is not drawn yet (what is shown is not
+        """Whether a frame is being made or its histogram is still to be drawn (what is shown is not
         the newest scene's yet)."""
         return self._making is not None or self._histogram is not None
 

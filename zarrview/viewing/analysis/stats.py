@@ -107,10 +107,11 @@ class Figures:
     mean: float | None
     std: float | None
 
-    @classmethod
-    def of(cls, running: Running) -> dict[str, Any]:
-        return {"count": running.count, "nan": running.nan, "fill": running.fill, "minimum": running.minimum,
-                "maximum": running.maximum, "mean": running.mean, "std": running.std}
+
+def _figures(running: Running) -> dict[str, Any]:
+    """The ``Figures`` fields of ``running``'s totals."""
+    return {"count": running.count, "nan": running.nan, "fill": running.fill, "minimum": running.minimum,
+            "maximum": running.maximum, "mean": running.mean, "std": running.std}
 
 
 @dataclass(frozen=True)
@@ -249,8 +250,8 @@ def request(state: ViewState, box: Block, limit: int = BLOCK_ELEMENTS) -> Job[Re
         for running in each:
             total.merge(running)
         by_channel = () if state.channel_dim is None else tuple(
-            ChannelStats(**Figures.of(r), name=names[k]) for k, r in enumerate(each))
-        return RegionStats(**Figures.of(total), block=inside, title=title, value_name=name, value_unit=unit,
+            ChannelStats(**_figures(r), name=names[k]) for k, r in enumerate(each))
+        return RegionStats(**_figures(total), block=inside, title=title, value_name=name, value_unit=unit,
                            fill_values=fills, channels=channels, unread=unread, by_channel=by_channel)
 
     return Job(work, f"statistics of {title}[{box.r0}:{box.r1}, {box.c0}:{box.c1}]")

@@ -35,7 +35,7 @@ def section_readout(sections: Sections, panel: str, x: float, y: float) -> str:
     first = [(plane_dim, at[plane_dim]), (req.z_dim, at[req.z_dim])]
     point = dict(zip((state.y_dim, state.x_dim, req.z_dim), req.point, strict=True))
     others = {**state.fixed(), state.y_dim: point[state.y_dim], state.x_dim: point[state.x_dim]}
-    rest = sorted((d, i) for d, i in others.items() if d not in at)
+    rest = sorted((d, k) for d, k in others.items() if d not in at)
     where = ", ".join(place_text(state, d, k) for d, k in first)
     if rest:
         where += " (" + ", ".join(place_text(state, d, k) for d, k in rest) + ")"
