@@ -256,7 +256,7 @@ def test_millions_of_points_are_sampled_from_row_groups_evenly_spaced(stores: di
 
 
 def test_only_elements_of_the_images_coordinate_systems_are_offered(stores: dict[str, Any], tmp_path: Path) -> None:
-    """Labels and shapes moved into a coordinate system the image is not in are not drawn over it."""
+    """Labels and shapes moved into a coordinate system the image is not in are left off it."""
     copy = _copy(stores, "moved", tmp_path / "copy.zarr")
     for path in ("shapes/blobs_polygons", "labels/blobs_multiscale_labels"):
         doc_path = copy / path / "zarr.json"

@@ -13,7 +13,7 @@ from .wkb import Shape, WkbError, parse
 
 
 class GeometryError(ValueError):
-    """A geometry column of a layout that is not drawn (said with the column's type)."""
+    """A geometry column of a layout the view cannot draw (said with the column's type)."""
 
 
 def decode(column: Any) -> list[Shape | None]:

@@ -277,7 +277,7 @@ def read_shapes(group: Group, max_shapes: int = MAX_SHAPES, cancel: CancelToken 
                 owner += [seen + int(keep[j])] * len(shape.rings)
                 vertices += sum(len(r) for r in shape.rings)
             else:
-                note = f"polygons past {MAX_VERTICES:,} vertices are not drawn"
+                note = f"polygons past {MAX_VERTICES:,} vertices are left out"
         seen += batch.num_rows
     return ShapesData(np.vstack(centers) if centers else np.zeros((0, 2)),
                       np.array(radius) if centers and len(columns) == 2 else None,

@@ -83,7 +83,7 @@ def _placed(found: OmeImage, label: Element, image_el: Element, image: OmeImage,
         return None
     t = to_image(image_el, label, system)
     if abs(t[0, 1]) > 1e-9 * abs(t[0, 0]) or abs(t[1, 0]) > 1e-9 * abs(t[1, 1]) or t[0, 0] <= 0 or t[1, 1] <= 0:
-        return f"rotated, sheared or flipped against the image in {system!r}: not drawn over it"
+        return f"rotated, sheared or flipped against the image in {system!r}: left off it"
     image_axes = [a.name for a in image.first.axes]
     base = image.first.levels[0]
     along = {"x": (t[0, 0], t[0, 2]), "y": (t[1, 1], t[1, 2])}

@@ -19,7 +19,7 @@ MAX_DEPTH = 3
 
 
 class WkbError(ZarrError):
-    """A geometry that is not well-formed WKB, or of a kind that is not drawn."""
+    """A geometry that is not well-formed WKB, or of a kind the view cannot draw."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def _header(buf: memoryview, at: int) -> tuple[str, int, int, int]:
     if thousands:  # ISO: 1000 Z, 2000 M, 3000 ZM
         dims = 2 + (2 if thousands == 3 else 1)
     if base not in (POINT, LINESTRING, POLYGON, MULTIPOINT, MULTILINESTRING, MULTIPOLYGON) or thousands > 3:
-        raise WkbError(f"WKB geometry type {code} is not drawn (points, lines and polygons are)")
+        raise WkbError(f"WKB geometry type {code} cannot be drawn (points, lines and polygons can)")
     return order, base, dims, at
 
 
