@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 
 import pytest
@@ -74,9 +75,15 @@ def test_a_full_collection_waits_until_a_quarter_of_the_long_lived_objects_are_n
         collector.long_lived = 4 * collector.pending - 1
         kept += _past_every_threshold(collector.thresholds)
         started.clear()
-        collector.collect()
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(30.0)  # no other thread (a collection there promotes objects) runs until the count
+        try:
+            collector.collect()
+            oldest = len(gc.get_objects(generation=2))
+        finally:
+            sys.setswitchinterval(switch)
         assert started == [2]
         assert collector.pending == 0
-        assert collector.long_lived == len(gc.get_objects(generation=2)) >= len(kept)
+        assert collector.long_lived == oldest >= len(kept)
     finally:
         gc.callbacks.remove(record)
