@@ -162,7 +162,7 @@ def test_large_bodies_are_read_whole_per_recv_and_values_stay_right(tmp_path: Pa
     a = zarr.create_array(tmp_path / "big.zarr", shape=data.shape, chunks=(1, 512, 512), dtype="u2")
     a[...] = data
     with serve(tmp_path) as (url, _):
-        arr = zl.open(f"{url}/big.zarr")
+        arr = zl.open(f"{url}/big.zarr", headers={"X-Client": "aiohttp"})  # a user's header: aiohttp sends it
         np.testing.assert_array_equal(arr[...], data)
         np.testing.assert_array_equal(arr[2, 100:300, 7:500], data[2, 100:300, 7:500])
         pool = arr.reader.store.fs._session.connector._conns  # aiohttp's idle keep-alive connections

@@ -36,10 +36,7 @@ async def read_capped(response: Any, cap: int, url: str, start: int | None, stop
     n = response.content_length
     if n is not None and n > cap and encoding == "identity":
         response.close()
-        if ranged:
-            raise TooLargeError(f"{_where(url, start, stop)}: the server answered {human(n)} "
-                                f"to a range of {human(cap)}")
-        raise too_large(_where(url, start, stop), ByteRequest("", limit=limit), n)
+        raise refuse_stated(n, cap, url, start, stop, limit, ranged)
     parts: list[bytes] = []
     total = 0
     content = response.content
@@ -50,11 +47,22 @@ async def read_capped(response: Any, cap: int, url: str, start: int | None, stop
         total += len(piece)
         if total > cap:
             response.close()  # the rest is never read; the connection cannot be reused
-            raise _ran_past(_where(url, start, stop), cap, limit, ranged, encoding)
+            raise ran_past(url, start, stop, cap, limit, ranged, encoding)
         parts.append(piece)
 
 
-def _ran_past(where: str, cap: int, limit: int | None, ranged: bool, encoding: str) -> TooLargeError:
+def refuse_stated(n: int, cap: int, url: str, start: int | None, stop: int | None, limit: int | None,
+                  ranged: bool) -> TooLargeError:
+    """The error for a body whose stated size ``n`` passes its bound ``cap``, before any of it is read."""
+    if ranged:
+        return TooLargeError(f"{_where(url, start, stop)}: the server answered {human(n)} to a range of {human(cap)}")
+    return too_large(_where(url, start, stop), ByteRequest("", limit=limit), n)
+
+
+def ran_past(url: str, start: int | None, stop: int | None, cap: int, limit: int | None, ranged: bool,
+             encoding: str) -> TooLargeError:
+    """The error for a body of unstated (or encoded) size that was abandoned past its bound ``cap``."""
+    where = _where(url, start, stop)
     if ranged:
         return TooLargeError(f"{where}: the server sent more than the {human(cap)} asked for")
     body = "the body" if encoding == "identity" else f"the {encoding}-encoded body, decoded,"
