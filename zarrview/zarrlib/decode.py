@@ -20,6 +20,8 @@ import numpy as np
 from .cache import ChunkCache
 from .codecs import blosc_partial
 from .codecs.direct import DirectDecoder, direct_decoder
+from .codecs.libzstd import prefix_decoder
+from .codecs.zstd import frame_content_size
 from .errors import CodecError, ZarrError
 from .limits import human, limits
 from .metadata.model import ArrayMetadata
@@ -40,6 +42,10 @@ _SHAPES = 1024  # direct decoders kept per array, one per decoded shape of a rec
 MAX_PART = 2
 #: parts up to this size are copied holding the GIL (see ``put``)
 SMALL_COPY = 1 << 16
+#: a zstd chunk is decoded only as far as its part reaches when that leaves at least this much
+#: undecoded: zstd's blocks hold 128 KiB of output each, and a shorter tail saves no block
+#: (while decoding a frame piece by piece costs about 5 % more than in one call)
+PREFIX_SAVES = 128 << 10
 
 
 def beyond_unicode(text: np.ndarray) -> int | None:
@@ -104,6 +110,29 @@ def part_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: np
     return np.ndarray(tuple(reversed(counts)), direct.dtype, flat, 0, tuple(reversed(steps)))
 
 
+def prefix_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: np.ndarray,
+              chunk: np.ndarray | None) -> np.ndarray | None:
+    """The C-order zstd chunk seen whole over ``flat`` with only the bytes up to the end of its
+    part ``inner`` decoded (the rest is stale: only ``inner`` may be read); None where that
+    would not save a block or cannot be had that way (the whole chunk is then decoded)."""
+    prefix = prefix_decoder()
+    if direct.order != "C" or prefix is None or direct.dtype.kind in "OU":
+        return None
+    last, stride = 0, direct.dtype.itemsize
+    for dim, s in zip(reversed(direct.shape), reversed(inner)):
+        start, stop, step = s.indices(dim)
+        n = len(range(start, stop, step))
+        if n <= 0 or step <= 0:
+            return None
+        last += (start + (n - 1) * step) * stride
+        stride *= dim
+    end = last + direct.dtype.itemsize
+    if direct.nbytes - end < PREFIX_SAVES or frame_content_size(data) != direct.nbytes:
+        return None  # a frame of another declared size is the general pipeline's to name
+    prefix(data, flat[:end])
+    return chunk if chunk is not None else direct.view(flat[:direct.nbytes])
+
+
 class Buffers:
     """One thread's reusable buffers: for stored bytes (``raw``), for a decoded chunk (``flat``),
     and ``flat`` seen as a chunk, made once rather than per chunk."""
@@ -151,6 +180,14 @@ class ChunkDecoder:
                 self._check_text(part, key, coords)
                 put(out, out_index, part, tuple(slice(None) for _ in inner))
                 return
+            if cache is None and direct.zstd_frame:
+                try:
+                    whole = prefix_of(direct, data, inner, bufs.flat, view)
+                except CodecError as e:
+                    raise type(e)(f"{chunk_name(self.meta, self.path, key, coords)}: {e}") from e
+                if whole is not None:
+                    put(out, out_index, whole, inner)
+                    return
             if cache is not None:
                 target = np.empty(direct.nbytes, np.uint8)
             else:

@@ -33,6 +33,8 @@ class DirectDecoder:
     decode_into: DecodeInto | None  # None: the stored bytes are the elements
     #: the stored bytes are one blosc frame: a part of the chunk may be decoded alone
     blosc_frame: bool = False
+    #: the stored bytes are a zstd frame: the first bytes of the chunk may be decoded alone
+    zstd_frame: bool = False
 
     def decode(self, data: Buffer, scratch: np.ndarray) -> np.ndarray | None:
         """The chunk as a view of ``scratch`` (or of ``data``); None: use the general pipeline."""
@@ -74,12 +76,14 @@ def direct_decoder(pipeline: CodecPipeline, spec: ChunkSpec) -> DirectDecoder | 
             return DirectDecoder(spec.shape, spec.dtype, "C", nbytes, None)
         bb = pipeline.bytes_bytes[0]
         if isinstance(bb, (ZstdCodec, BloscCodec)):
-            return DirectDecoder(spec.shape, spec.dtype, "C", nbytes, bb.decode_into, isinstance(bb, BloscCodec))
+            return DirectDecoder(spec.shape, spec.dtype, "C", nbytes, bb.decode_into, isinstance(bb, BloscCodec),
+                                 isinstance(bb, ZstdCodec))
         return None
     if isinstance(ab, V2ChunkCodec) and not ab.filters and not pipeline.bytes_bytes:
         if ab.compressor is None:
             return DirectDecoder(spec.shape, spec.dtype, ab.order, nbytes, None)
         into = _numcodecs_into(ab.compressor)
         blosc_frame = isinstance(ab.compressor, Blosc)
-        return DirectDecoder(spec.shape, spec.dtype, ab.order, nbytes, into, blosc_frame) if into else None
+        zstd_frame = isinstance(ab.compressor, Zstd)
+        return DirectDecoder(spec.shape, spec.dtype, ab.order, nbytes, into, blosc_frame, zstd_frame) if into else None
     return None
