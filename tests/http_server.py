@@ -15,6 +15,7 @@ import gzip
 import os
 import re
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -291,19 +292,23 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(root: Path, faults: Faults | None = None,
-          roots: tuple[Path, ...] = ()) -> Iterator[tuple[str, ServerState]]:
+def serve(root: Path, faults: Faults | None = None, roots: tuple[Path, ...] = (),
+          tls: ssl.SSLContext | None = None) -> Iterator[tuple[str, ServerState]]:
     """Serve ``root`` at ``http://127.0.0.1:<port>``; yields (base URL, request log).
 
     With ``roots``, the URL path is an absolute file path, served when below one of them.
+    With ``tls`` (a server context), it is ``https://`` instead.
     """
     state = ServerState(Path(root), faults=faults or Faults(), roots=tuple(Path(r).resolve() for r in roots))
     server = _Server(("127.0.0.1", 0), _handler(state))
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", state
+        scheme = "https" if tls is not None else "http"
+        yield f"{scheme}://127.0.0.1:{server.server_address[1]}", state
     finally:
         server.shutdown()
         server.server_close()

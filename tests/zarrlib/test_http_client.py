@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -216,3 +217,51 @@ def test_a_redirect_is_followed_through_aiohttp() -> None:
         assert store.client == "aiohttp"  # from the first answer it cannot read on
         assert store.get("y") == PAYLOAD
         assert [p for p, _ in srv.requests] == ["/old/x", "/old/x", "/new/x", "/old/y", "/new/y"]
+
+
+def _self_signed(tmp: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 signed by its own key (cert, key), as PEM files."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(hours=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = tmp / "cert.pem", tmp / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+def test_https_is_read_through_tls_and_an_untrusted_certificate_is_refused(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import ssl
+
+    data = np.arange(96 * 80, dtype="<u2").reshape(96, 80)
+    zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(32, 32), dtype="<u2")[...] = data
+    cert, key = _self_signed(tmp_path)
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    with serve(tmp_path, tls=tls) as (url, state):
+        assert url.startswith("https://")
+        with pytest.raises(zl.StoreError, match=rf"{url}/a\.zarr.*CERTIFICATE_VERIFY_FAILED"):
+            zl.open(f"{url}/a.zarr", io_retries=1)  # not trusted: refused, never read
+        assert not state.requests()
+    with serve(tmp_path, tls=tls) as (url, state):
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # trusted by the default context of a new origin
+        arr = zl.open(f"{url}/a.zarr")
+        assert arr.reader.store.client == "zarrlib"
+        np.testing.assert_array_equal(arr[...], data)
+        np.testing.assert_array_equal(arr[5:70, 33:34], data[5:70, 33:34])
+        assert len(state.connections) <= 9, "TLS connections are kept alive too"
