@@ -265,3 +265,37 @@ def test_https_is_read_through_tls_and_an_untrusted_certificate_is_refused(tmp_p
         np.testing.assert_array_equal(arr[...], data)
         np.testing.assert_array_equal(arr[5:70, 33:34], data[5:70, 33:34])
         assert len(state.connections) <= 9, "TLS connections are kept alive too"
+
+
+def test_a_kept_connection_the_server_closes_is_let_go() -> None:
+    import asyncio
+
+    from zarrview.zarrlib.storage.http_client import HttpClient
+
+    closing = threading.Event()
+
+    def script(path: str, head: str) -> tuple[bytes, bool]:
+        return ok(PAYLOAD), closing.is_set()
+
+    async def main(port: int) -> tuple[int, int]:
+        client = HttpClient("127.0.0.1", port, False, f"127.0.0.1:{port}")
+
+        def never(n: int | None, bound: int, status: int) -> Exception:
+            return AssertionError("no bound is passed here")
+
+        answers = await asyncio.gather(*(client.get(client.request(f"/{i}", None), lambda s: 1 << 20, never)
+                                         for i in range(4)))
+        assert all(bytes(a.body) == PAYLOAD for a in answers)
+        kept = client.idle
+        closing.set()
+        await client.get(client.request("/last", None), lambda s: 1 << 20, never)  # answered, then hung up on
+        for _ in range(100):
+            if client.idle < kept:
+                break
+            await asyncio.sleep(0.01)
+        return kept, client.idle
+
+    with scripted(script) as srv:
+        kept, left = asyncio.run(main(int(srv.url.rsplit(":", 1)[1])))
+    assert kept == 4
+    assert left == 3, "the connection the server closed is no longer kept"

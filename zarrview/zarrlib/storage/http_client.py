@@ -129,6 +129,8 @@ class _Connection(asyncio.BufferedProtocol):
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.closed = False
+        #: told when the connection ends while it waits in a pool, which then lets go of it
+        self.on_lost: Callable[[_Connection], None] | None = None
         self._head = bytearray(HEAD_BYTES)
         self._reset()
 
@@ -196,6 +198,8 @@ class _Connection(asyncio.BufferedProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self.on_lost is not None:
+            self.on_lost(self)
         if self._future is not None and not self._future.done():
             why = f": {exc}" if exc else ""
             self._future.set_exception(ConnectionResetError(f"the server closed the connection{why}"))
@@ -317,6 +321,7 @@ class HttpClient:
         second try on a new one, not an error (servers close idle connections at will)."""
         while self._idle:
             conn = self._idle.pop()
+            conn.on_lost = None
             if conn.closed:
                 continue
             try:
@@ -341,13 +346,28 @@ class HttpClient:
             raise
         if not conn.closed:
             if len(self._idle) < IDLE_KEPT:
+                conn.on_lost = self._forget
                 self._idle.append(conn)
             elif conn.transport is not None:
                 conn.transport.close()
         return answer
 
+    def _forget(self, conn: _Connection) -> None:
+        """A kept connection the server closed: its buffers go with it."""
+        try:
+            self._idle.remove(conn)
+        except ValueError:
+            pass
+
+    @property
+    def idle(self) -> int:
+        """Connections kept open for the next requests."""
+        return len(self._idle)
+
 
 _clients: dict[tuple[int, str, int, bool], HttpClient] = {}
+#: origins remembered before those holding no connection are forgotten
+CLIENTS_KEPT = 64
 
 
 def client_for(host: str, port: int, tls: bool, host_header: str) -> HttpClient:
@@ -357,6 +377,9 @@ def client_for(host: str, port: int, tls: bool, host_header: str) -> HttpClient:
     key = (id(asyncio.get_running_loop()), host, port, tls)
     client = _clients.get(key)
     if client is None:
+        if len(_clients) >= CLIENTS_KEPT:  # a request in flight keeps its client; only sharing ends
+            for stale in [k for k, c in _clients.items() if not c.idle]:
+                del _clients[stale]
         client = _clients[key] = HttpClient(host, port, tls, host_header)
     return client
 
