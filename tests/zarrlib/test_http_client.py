@@ -299,3 +299,15 @@ def test_a_kept_connection_the_server_closes_is_let_go() -> None:
         kept, left = asyncio.run(main(int(srv.url.rsplit(":", 1)[1])))
     assert kept == 4
     assert left == 3, "the connection the server closed is no longer kept"
+
+
+def test_a_body_sent_gzip_encoded_anyway_is_decoded() -> None:
+    import gzip
+
+    def script(path: str, head: str) -> tuple[bytes, bool]:
+        return ok(gzip.compress(PAYLOAD), "Content-Encoding: gzip"), False  # though identity was asked for
+
+    with scripted(script) as srv:
+        store = open_store(srv.url)
+        assert store.get("a") == PAYLOAD
+        assert store.client == "zarrlib" and len(srv.requests) == 1

@@ -11,6 +11,7 @@ from .cancel import CancelToken
 from .errors import (
     ChecksumError,
     CodecError,
+    DecodedTooLargeError,
     IndexingError,
     MetadataError,
     NodeNotFoundError,
@@ -32,5 +33,6 @@ from .tuning import tune_process
 __all__ = [
     "open", "limits", "tune_process", "Array", "Group", "Node", "ErrorNode", "UnsupportedArray", "ChunkCache", "CancelToken", "ChunkFailure",
     "ZarrError", "StoreError", "StoreAccessError", "StoreNotFoundError", "TooLargeError", "UnsupportedSchemeError", "NodeNotFoundError",
-    "MetadataError", "UnsupportedFeatureError", "UnsupportedCodecError", "UnsupportedDataTypeError", "CodecError", "ChecksumError", "IndexingError", "ReadCancelled",
+    "MetadataError", "UnsupportedFeatureError", "UnsupportedCodecError", "UnsupportedDataTypeError", "CodecError", "ChecksumError", "DecodedTooLargeError",
+    "IndexingError", "ReadCancelled",
 ]

@@ -76,6 +76,10 @@ class ChecksumError(CodecError):
     """A stored checksum does not match the data."""
 
 
+class DecodedTooLargeError(CodecError):
+    """A compressed stream decodes to more than its bound (a corrupt chunk, or a bomb)."""
+
+
 class IndexingError(ZarrError, IndexError):
     """A selection is out of bounds or of an unsupported kind."""
 

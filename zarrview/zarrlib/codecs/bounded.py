@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CodecError
+from ..errors import CodecError, DecodedTooLargeError
 from .base import Buffer, as_memoryview
 from .libzstd import stream_decoder
 
@@ -25,8 +25,8 @@ _STEP = 1 << 22
 _FIRST = 64 << 20
 
 
-def _too_much(name: str, limit: int) -> CodecError:
-    return CodecError(f"{name}: decompresses to more than {limit} bytes")
+def _too_much(name: str, limit: int) -> DecodedTooLargeError:
+    return DecodedTooLargeError(f"{name}: decompresses to more than {limit} bytes")
 
 
 def inflate(data: Buffer, limit: int, name: str = "gzip") -> bytes | bytearray:

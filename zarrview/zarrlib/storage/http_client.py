@@ -1,18 +1,17 @@
 """A small HTTP/1.1 client for one thing: GETs of objects and byte ranges of them.
 
 aiohttp costs about 90 µs of Python per request on the event loop (request object, headers,
-connector, response object, timers, payload stream), and every answer lands one loop pass
-after its last bytes arrived. On a fast link that is what a read waits for: a plane of 16
-chunks sent its last request 1.3 ms after its first. Here a request is one pre-built
-``GET`` written to a kept-alive connection, and the answer is received straight into a
-buffer of its stated size (``BufferedProtocol``: no piece-by-piece bytes, no join).
+connector, response object, timers, payload stream); on a fast link that is what a read of
+many chunks waits for. Here a request is one pre-built ``GET`` written to a kept-alive
+connection, and the answer is received straight into a buffer of its stated size
+(``BufferedProtocol``: no piece-by-piece bytes, no join).
 
 It takes only answers it reads unambiguously: a status line, headers, and a body of stated
 ``Content-Length``, in chunked transfer encoding, or ending with the connection. Anything else
 (a redirect, another transfer encoding) raises :class:`Unsupported`, and the store reads that
-server through aiohttp from then on.
-A body is never read past the bound its caller gives (a stated size past it is refused before
-a byte of it is read); a content-encoded body is handed over as sent, with its headers.
+server through aiohttp from then on. A body is never read past the bound its caller gives (a
+stated size past it is refused before a byte of it is read); a content-encoded body is handed
+over as sent, with its headers.
 """
 
 from __future__ import annotations
@@ -26,8 +25,6 @@ from typing import Any
 
 #: the most bytes of status line and headers an answer may have
 HEAD_BYTES = 64 << 10
-#: what one receive of a body of unstated size takes at most
-PIECE_BYTES = 256 << 10
 #: idle connections kept per client; more are closed as they come free
 IDLE_KEPT = 128
 
@@ -168,7 +165,7 @@ class _Connection(asyncio.BufferedProtocol):
     def get_buffer(self, sizehint: int) -> memoryview:
         if self._view is not None:
             if self._need < 0:
-                return memoryview(self._head)[:PIECE_BYTES]  # a piece of a body of unstated size
+                return memoryview(self._head)  # a body of unstated size comes through the head's buffer
             return self._view[self._got:]
         return memoryview(self._head)[self._filled:]
 

@@ -13,13 +13,13 @@ names, so a secret never reaches an error dialog or a log.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import StoreError
+from ..codecs.bounded import inflate
+from ..errors import CodecError, DecodedTooLargeError, StoreError
 from ..limits import limits
 from .bounded_body import ran_past, read_capped, refuse_stated
 from .fsspec_store import FsspecStore
@@ -71,24 +71,16 @@ def widen_reads(response: Any) -> None:
         transport.max_size = want  # type: ignore[union-attr]
 
 
-def decoded(body: bytearray, encoding: str, cap: int, too_large: Callable[[], Exception]) -> bytes:
+def decoded(body: bytearray, encoding: str, cap: int, too_large: Callable[[], Exception]) -> bytes | bytearray:
     """A gzip- or deflate-encoded body decoded, at most ``cap`` bytes of it (a bomb stops there)."""
     if encoding not in ("gzip", "x-gzip", "deflate"):
         raise Unsupported(f"a {encoding}-encoded body")
-    d = zlib.decompressobj(wbits=47)  # zlib or gzip, told apart by the header
     try:
-        out = d.decompress(body, cap + 1)
-    except zlib.error:
-        d = zlib.decompressobj(wbits=-15)  # servers that send raw deflate under that name
-        try:
-            out = d.decompress(body, cap + 1)
-        except zlib.error as e:
-            raise ProtocolError(f"a {encoding} body that does not decode: {e}") from None
-    if len(out) > cap:
-        raise too_large()
-    if not d.eof:
-        raise ProtocolError(f"a {encoding} body cut short")
-    return out
+        return inflate(body, cap, encoding)
+    except DecodedTooLargeError:
+        raise too_large() from None
+    except CodecError as e:
+        raise ProtocolError(f"a body that does not decode: {e}") from None
 
 
 def plain(fs: Any) -> bool:
@@ -108,8 +100,8 @@ class HttpStore(FsspecStore):
     helper for the Range header on every call; on a plane of small inner chunks that is a
     tenth of the I/O thread's time. Here each key's URL is parsed once and the request is
     the same GET fsspec would send (a 404 is a missing object, other errors raise). A server
-    whose answers the small client does not read (redirects, chunked or compressed bodies)
-    is read through aiohttp from its first such answer on.
+    whose answers the small client does not read (redirects, encodings other than chunked,
+    gzip and deflate) is read through aiohttp from its first such answer on.
     """
 
     _URLS_KEPT = 1 << 16
@@ -205,7 +197,7 @@ class HttpStore(FsspecStore):
         if encoding != "identity":  # sent encoded though only identity was accepted
             return decoded(answer.body, encoding, cap(answer.status),
                            lambda: ran_past(path, start, stop, cap(answer.status), limit,
-                                            ranged and answer.status == 206, encoding))
+                                            ranged and answer.status == 206, encoding))  # type: ignore[return-value]
         return answer.body  # type: ignore[return-value]  # a bytearray: a buffer as bytes are
 
     @property
