@@ -179,7 +179,8 @@ def _export(argv: Sequence[str]) -> int:
     sub.add_argument("--authorize", action="append", metavar="PREFIX", help=AUTHORIZE_HELP)
     ns = sub.parse_args(list(argv))
     from . import zarrlib as zl
-    from .viewing.export.plane import ExportError, UnsupportedExport, export_format, export_plane
+    from .viewing.export.errors import ExportError, UnsupportedExport
+    from .viewing.export.plane import export_format, export_plane
     from .viewing.image.slice_spec import ArgumentError, choose_plane, read_slice
     from .viewing.projection.cluster import ClusterError
     from .viewing.projection.spec import read_reduce
@@ -228,7 +229,7 @@ def _export_frame(node: Node, ns: argparse.Namespace) -> int:
     """An AnnData dataframe (obs, var) as one CSV table, as pandas writes it."""
     from .viewing.anndata import open_frame
     from .viewing.anndata.table_export import export_frame_csv
-    from .viewing.export.plane import UnsupportedExport
+    from .viewing.export.errors import UnsupportedExport
     from .viewing.image.slice_spec import ArgumentError
     from .zarrlib import Group
 

@@ -13,17 +13,8 @@ import zarr
 
 import zarrview.zarrlib as zl
 from png_decode import decode_png
-from zarrview.viewing.export.plane import (
-    ExportCancelled,
-    ExportError,
-    PlaneSpec,
-    ReadFailed,
-    UnsupportedExport,
-    WriteFailed,
-    default_spec,
-    export_plane,
-    plane_nbytes,
-)
+from zarrview.viewing.export.errors import ExportCancelled, ExportError, ReadFailed, UnsupportedExport, WriteFailed
+from zarrview.viewing.export.plane import PlaneSpec, default_spec, export_plane, plane_nbytes
 from zarrview.viewing.image.contrast import NAN_RGBA
 from zarrview.viewing.image.planning import plan_plane
 

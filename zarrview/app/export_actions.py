@@ -19,15 +19,9 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QProgressDialog, QWidget
 
-from ..viewing.export.plane import (
-    ExportCancelled,
-    ExportError,
-    PlaneSpec,
-    WriteFailed,
-    export_plane,
-    plane_nbytes,
-    write_bytes,
-)
+from ..viewing.export.errors import ExportCancelled, ExportError, WriteFailed
+from ..viewing.export.files import write_bytes
+from ..viewing.export.plane import PlaneSpec, export_plane, plane_nbytes
 from ..scheduling import Answer, Context, Job, call_job
 from ..viewing.anndata.table_export import export_frame_csv
 from ..zarrlib import CancelToken

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...zarrlib import CancelToken, ReadCancelled, ZarrError
-from ..export.plane import ExportCancelled, ReadFailed, replacing
+from ..export.errors import ExportCancelled, ReadFailed
+from ..export.files import replacing
 from .frame import Frame
 
 EXPORT_ROWS = 50_000

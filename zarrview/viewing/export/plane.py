@@ -13,17 +13,12 @@ complete, so a full disk, a cancel or a read error never leaves half a file behi
 
 from __future__ import annotations
 
-import csv
-import errno
-import io
 import math
 import os
-import secrets
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 import numpy as np
 
@@ -37,6 +32,9 @@ from ..image.state import COMPLEX_MODES, ViewState, initial_state
 from ..labels.export import LabelExportError, LabelOverlay, blend, overlays, read_overlays
 from ..labels.layers import LabelLayer
 from ..ome.model import Multiscale, OmeImage
+from .csv_table import csv_axes, write_csv
+from .errors import ExportCancelled, ReadFailed, UnsupportedExport
+from .files import replacing
 from .png import PngShapeError, write_png
 
 FORMATS = (".npy", ".csv", ".png")
@@ -57,45 +55,6 @@ class PlaneValues(Protocol):
     def label(self) -> str: ...
 
     def __call__(self, cancel: CancelToken | None, progress: Progress | None) -> np.ndarray: ...
-
-
-class ExportError(Exception):
-    """An export that did not happen; the message names the file or node and the reason."""
-
-    def __init__(self, message: str, path: str | os.PathLike[str]) -> None:
-        super().__init__(message)
-        self.path = Path(path)
-
-
-class WriteFailed(ExportError):
-    """The file could not be written: a missing folder, no permission, a full disk."""
-
-    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
-        super().__init__(f"cannot write {path}: {reason}", path)
-        self.reason = reason
-
-
-class ReadFailed(ExportError):
-    """The plane could not be read from the store."""
-
-    def __init__(self, path: str | os.PathLike[str], label: str, reason: str) -> None:
-        super().__init__(f"cannot read {label}: {reason}", path)
-        self.reason = reason
-
-
-class ExportCancelled(ExportError):
-    """The user cancelled; nothing was written."""
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        super().__init__(f"export to {path} cancelled", path)
-
-
-class UnsupportedExport(ExportError):
-    """The plane cannot be written in the format the file name asks for."""
-
-    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
-        super().__init__(f"cannot export to {path}: {reason}", path)
-        self.reason = reason
 
 
 @dataclass(frozen=True, eq=False)
@@ -311,122 +270,6 @@ def _computed(values: PlaneValues, path: Path, progress: Progress | None, cancel
         raise
     except ZarrError as e:
         raise ReadFailed(path, values.label, str(e)) from None
-
-
-def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """``data`` to ``path`` whole or not at all (a screenshot, already encoded)."""
-    path = Path(path)
-    with replacing(path) as f:
-        f.write(data)
-    return path
-
-
-@contextmanager
-def replacing(path: Path) -> Iterator[BinaryIO]:
-    """A new file beside ``path``, renamed over it only once everything was written."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
-    try:  # os.open with a mode (not mkstemp's 0600): the result has the permissions of any new file
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    except OSError as e:
-        raise WriteFailed(path, _reason(e, path)) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-        os.replace(tmp, path)
-    except OSError as e:
-        _discard(tmp)
-        raise WriteFailed(path, _reason(e, path)) from None
-    except BaseException:
-        _discard(tmp)
-        raise
-
-
-def _discard(tmp: Path) -> None:
-    try:
-        tmp.unlink()
-    except OSError:
-        pass
-
-
-def _reason(e: OSError, path: Path) -> str:
-    if e.errno == errno.ENOENT:
-        return f"the folder {path.parent} does not exist"
-    if e.errno == errno.ENOSPC:
-        return "the disk is full"
-    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"permission denied ({e.strerror})"
-    return e.strerror or str(e)
-
-
-# -- CSV ------------------------------------------------------------------------------------
-#: a written dimension's name and the label of each of its positions (coordinate values)
-CsvAxis = tuple[str, list[str]]
-
-
-def csv_axes(spec: PlaneSpec) -> list[CsvAxis]:
-    """The written (sliced) dimensions, in the array's order: each named as the views name it
-    (``dimension_names``, ``_ARRAY_DIMENSIONS``, NCZarr; else ``dim_N``) and labelled by its CF
-    coordinate variable's values where it has one, else by index. Reads the coordinates."""
-    from ..cf.dims import dimension_names
-    from ..cf.view import read_cf
-
-    names = dimension_names(spec.array)
-    try:
-        view = read_cf(spec.array)
-    except ZarrError:
-        view = None
-    axes = dict(view.axes) if view is not None else {}
-    out: list[CsvAxis] = []
-    for d, s in enumerate(spec.selection):
-        if isinstance(s, slice):
-            n, axis = spec.array.shape[d], axes.get(d)
-            if axis is not None and len(axis) == n:
-                labels = [axis.label(i) if axis.time is not None else _text(axis.values[i]) for i in range(n)]
-            else:
-                labels = [str(i) for i in range(n)]
-            out.append((names[d] or f"dim_{d}", labels))
-    return out
-
-
-def write_csv(data: np.ndarray, f: BinaryIO, cancel: CancelToken | None = None,
-              axes: list[CsvAxis] | None = None) -> None:
-    """Rows as lines (the first dimension; further ones flattened into columns), a 1-D or 0-d
-    plane as one column, records under a header of field names; floats exactly (``repr``).
-    With ``axes`` (``csv_axes``) of a 1-D or 2-D plane, the first line names the dimensions and
-    holds the column dimension's coordinates, and each row starts with its own coordinate."""
-    arr = np.atleast_1d(data)
-    text = io.TextIOWrapper(f, encoding="utf-8", newline="")
-    labelled = axes is not None and not arr.dtype.names and len(axes) == arr.ndim and arr.ndim in (1, 2)
-    try:
-        writer = csv.writer(text)
-        if arr.dtype.names:
-            names = arr.dtype.names
-            writer.writerow(names)
-            rows: Any = ([_text(rec[n]) for n in names] for rec in arr.reshape(-1))
-        elif labelled:
-            assert axes is not None
-            (row_name, row_labels), *rest = axes
-            writer.writerow([row_name, "value"] if not rest else [f"{row_name} \\ {rest[0][0]}", *rest[0][1]])
-            table = arr.reshape(-1, 1) if arr.ndim == 1 else arr
-            rows = ([row_labels[i], *(_text(v) for v in row)] for i, row in enumerate(table))
-        else:
-            table = arr.reshape(-1, 1) if arr.ndim == 1 else arr.reshape(arr.shape[0], -1)
-            rows = ([_text(v) for v in row] for row in table)
-        for i, row in enumerate(rows):
-            if cancel is not None and i % 1024 == 0:
-                cancel.raise_if_cancelled()
-            writer.writerow(row)
-    finally:
-        text.flush()
-        text.detach()  # the caller closes the file
-
-
-def _text(v: object) -> str:
-    if isinstance(v, bytes):
-        return v.decode("utf-8", "backslashreplace")
-    if isinstance(v, np.generic):
-        return repr(v.item()) if v.dtype.kind in "f" else str(v.item() if v.dtype.kind not in "mMV" else v)
-    return str(v)
 
 
 # -- PNG ------------------------------------------------------------------------------------
