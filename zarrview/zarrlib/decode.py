@@ -79,12 +79,10 @@ def put(out: np.ndarray | ChunkSink, out_index: tuple[slice, ...], chunk: np.nda
     out[out_index] = src
 
 
-def part_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: np.ndarray) -> np.ndarray | None:
-    """The part ``inner`` of a C-order blosc chunk, decoding only the blocks that hold it (into
-    ``flat``); None where it is over ``MAX_PART`` of the chunk or cannot be had that way (then
-    the whole chunk is decoded). A frame that is not what it should be raises ``CodecError``."""
-    if direct.order != "C" or not blosc_partial.available():
-        return None
+def part_layout(direct: DirectDecoder, inner: tuple[slice, ...]
+                ) -> tuple[int, int, tuple[int, ...], tuple[int, ...]] | None:
+    """Where the part ``inner`` of a C-order chunk lies in its bytes: its first byte, the byte
+    after its last, and its shape and byte strides; None for a part that is empty or runs backwards."""
     size = direct.dtype.itemsize
     stride = size
     first = last = 0
@@ -99,7 +97,19 @@ def part_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: np
         counts.append(n)
         steps.append(step * stride)
         stride *= dim
-    stop = last + size
+    return first, last + size, tuple(reversed(counts)), tuple(reversed(steps))
+
+
+def part_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: np.ndarray) -> np.ndarray | None:
+    """The part ``inner`` of a C-order blosc chunk, decoding only the blocks that hold it (into
+    ``flat``); None where it is over ``MAX_PART`` of the chunk or cannot be had that way (then
+    the whole chunk is decoded). A frame that is not what it should be raises ``CodecError``."""
+    if direct.order != "C" or not blosc_partial.available():
+        return None
+    layout = part_layout(direct, inner)
+    if layout is None:
+        return None
+    first, stop, counts, steps = layout
     if (stop - first) * MAX_PART > direct.nbytes:
         return None
     try:
@@ -107,7 +117,7 @@ def part_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: np
             return None
     except CodecError:
         return None  # the whole-chunk path names it
-    return np.ndarray(tuple(reversed(counts)), direct.dtype, flat, 0, tuple(reversed(steps)))
+    return np.ndarray(counts, direct.dtype, flat, 0, steps)
 
 
 def prefix_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: np.ndarray,
@@ -118,15 +128,10 @@ def prefix_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: 
     prefix = prefix_decoder()
     if direct.order != "C" or prefix is None or direct.dtype.kind in "OU":
         return None
-    last, stride = 0, direct.dtype.itemsize
-    for dim, s in zip(reversed(direct.shape), reversed(inner)):
-        start, stop, step = s.indices(dim)
-        n = len(range(start, stop, step))
-        if n <= 0 or step <= 0:
-            return None
-        last += (start + (n - 1) * step) * stride
-        stride *= dim
-    end = last + direct.dtype.itemsize
+    layout = part_layout(direct, inner)
+    if layout is None:
+        return None
+    end = layout[1]
     if direct.nbytes - end < PREFIX_SAVES or frame_content_size(data) != direct.nbytes:
         return None  # a frame of another declared size is the general pipeline's to name
     prefix(data, flat[:end])
