@@ -129,6 +129,7 @@ class _Connection(asyncio.BufferedProtocol):
         #: told when the connection ends while it waits in a pool, which then lets go of it
         self.on_lost: Callable[[_Connection], None] | None = None
         self._head = bytearray(HEAD_BYTES)
+        self._head_view = memoryview(self._head)  # made once: the receive buffer of every head
         self._reset()
 
     def _reset(self) -> None:
@@ -165,9 +166,9 @@ class _Connection(asyncio.BufferedProtocol):
     def get_buffer(self, sizehint: int) -> memoryview:
         if self._view is not None:
             if self._need < 0:
-                return memoryview(self._head)  # a body of unstated size comes through the head's buffer
+                return self._head_view  # a body of unstated size comes through the head's buffer
             return self._view[self._got:]
-        return memoryview(self._head)[self._filled:]
+        return self._head_view[self._filled:]
 
     def buffer_updated(self, nbytes: int) -> None:
         self._received = True
@@ -179,7 +180,7 @@ class _Connection(asyncio.BufferedProtocol):
                 self._filled += nbytes
                 self._parse_head()
             elif self._need < 0:
-                self._piece(memoryview(self._head)[:nbytes])
+                self._piece(self._head_view[:nbytes])
             else:
                 self._got += nbytes
                 if self._got >= self._need:
@@ -234,7 +235,7 @@ class _Connection(asyncio.BufferedProtocol):
             self._finish()
             return
         stated = headers.get("content-length")
-        rest = memoryview(self._head)[end + 4:self._filled]
+        rest = self._head_view[end + 4:self._filled]
         if coding == "chunked":
             self._need, self._chunked = CHUNKED, _Chunked()
             self._body = bytearray()
