@@ -18,6 +18,8 @@ import zarr
 import zarrview.zarrlib as zl
 from zarrview.zarrlib import decode_pool
 from zarrview.zarrlib.decode_pool import MAX_READ_WORKERS, read_workers, run_blocks
+from zarrview.zarrlib.decode import ChunkDecoder
+from zarrview.zarrlib.storage import open_store
 
 
 def test_a_read_runs_on_at_most_the_cap_of_a_larger_pool() -> None:
@@ -92,3 +94,51 @@ def test_a_read_from_inside_a_busy_pool_returns_zarr_pythons_data(tmp_path: Path
     want = zarr.open_array(tmp_path / "s.zarr", mode="r")
     np.testing.assert_array_equal(got[0], want[:, 5, :])
     np.testing.assert_array_equal(got[1], want[:, 40, :])
+
+
+class CountingPool(ThreadPoolExecutor):
+    """A pool that counts the tasks a read hands it: one per worker the read wakes."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers)
+        self.submitted = 0
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        self.submitted += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_a_batched_read_of_small_chunks_wakes_as_few_workers_as_a_local_one(tmp_path: Path) -> None:
+    """A network read decodes its answers on workers too; 64 chunks of 128 bytes are not worth
+    waking 16 threads for (each would only queue for the GIL), so one worker decodes them all."""
+    data = np.arange(64 * 8 * 8, dtype="<u2").reshape(64, 8, 8)
+    z = zarr.create_array(tmp_path / "b.zarr", shape=data.shape, chunks=(1, 8, 8), dtype=data.dtype)
+    z[...] = data
+    store = open_store(str(tmp_path / "b.zarr"))
+    store.prefers_batches = True  # answers arrive as from a network store: one batch, streamed
+    arr = zl.open(store)
+    with CountingPool(16) as pool:
+        got = arr.reader.read((slice(None), 3, slice(None)), executor=pool)
+    assert pool.submitted == 1
+    np.testing.assert_array_equal(got, zarr.open_array(tmp_path / "b.zarr", mode="r")[:, 3, :])
+
+
+def test_a_part_read_costs_what_is_decoded_of_the_chunk(tmp_path: Path) -> None:
+    """Workers are sized by the bytes a chunk costs to decode: a blosc row is one block (about an
+    eighth of the chunk's cost), a zstd row near a chunk's top the frame up to that row."""
+    from numcodecs import Blosc
+
+    shape = (4, 512, 512)
+    row = 512 * 2
+    whole = 512 * 512 * 2
+    zarr.create_array(tmp_path / "bl.zarr", shape=shape, chunks=(1, 512, 512), dtype="<u2", zarr_format=2,
+                      compressors=Blosc(cname="zstd", clevel=1))
+    zarr.create_array(tmp_path / "zs.zarr", shape=shape, chunks=(1, 512, 512), dtype="<u2")
+    blosc, zstd = (ChunkDecoder(zl.open(tmp_path / name).reader.meta, "/") for name in ("bl.zarr", "zs.zarr"))
+    rows = (slice(0, 1), slice(10, 11), slice(0, 512))
+    assert blosc.work_nbytes(rows, cached=False) == whole // 8
+    assert zstd.work_nbytes(rows, cached=False) == 11 * row
+    for decoder in (blosc, zstd):
+        assert decoder.work_nbytes(rows, cached=True) == whole  # a chunk kept for later is decoded whole
+        assert decoder.work_nbytes((slice(0, 1), slice(0, 512), slice(0, 512)), cached=False) == whole
+    assert zstd.work_nbytes((slice(0, 1), slice(500, 501), slice(0, 512)), cached=False) == whole  # no block saved

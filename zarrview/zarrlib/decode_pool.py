@@ -14,7 +14,7 @@ the others (fixed blocks of a 512-chunk read on 2 workers left one core idle for
 A worker waits for no other worker between blocks. The calling thread is one of the workers,
 and a read wakes only as many as its chunks pay for (``read_workers``). Remote
 reads stream instead: units arrive as responses land, through a queue, since their order
-is the network's.
+is the network's; they too wake only the workers ``read_workers`` gives them.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class Reporter:
 
 
 def read_workers(units: int, pool_workers: int, chunks: int = 0, chunk_bytes: int = 0) -> int:
-    """How many threads (the caller included) a local read of ``units`` units, ``chunks``
+    """How many threads (the caller included) a read of ``units`` units, ``chunks``
     chunks of ``chunk_bytes`` decoded bytes in all, should run on: no more than the chunk size
     pays for (``WORKERS_AT_REF``), nor than there is work for (``MIN_BYTES_PER_WORKER``)."""
     cap = MAX_READ_WORKERS
