@@ -908,7 +908,12 @@ def http_environment(readers: Sequence[str], io_concurrency: int | None) -> dict
         with contextlib.suppress(Exception):
             env[pkg] = version(pkg)
     if "zarrlib" in readers:
-        env["zarrlib_io_concurrency"] = io_concurrency if io_concurrency is not None else "default (32)"
+        import inspect
+
+        from zarrview.zarrlib.storage import FsspecStore
+
+        default = inspect.signature(FsspecStore).parameters["io_concurrency"].default
+        env["zarrlib_io_concurrency"] = io_concurrency if io_concurrency is not None else f"default ({default})"
     if "tensorstore" in readers:
         import tensorstore as ts
 
