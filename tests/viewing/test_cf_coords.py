@@ -20,7 +20,8 @@ from cf_coord_stores import LONS, cf_dataset, nczarr_48, nczarr_new, v2_array, v
 from zarrview import zarrlib
 from zarrview.viewing.cf import coords
 from zarrview.viewing.cf.conventions import convention_of, geo_metadata, short_text
-from zarrview.viewing.cf.coords import CoordError, coordinate_axes, flip_vertical
+from zarrview.viewing.cf.axis_kind import flip_vertical
+from zarrview.viewing.cf.coords import CoordError, coordinate_axes
 from zarrview.viewing.cf.dims import dimension_names, read_dimensions
 
 xr = pytest.importorskip("xarray")

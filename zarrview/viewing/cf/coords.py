@@ -21,24 +21,14 @@ import numpy as np
 
 from ...zarrlib import Array, Group, ZarrError
 from ...zarrlib.errors import short
+from .axis_kind import DEGREES, LAT_UNITS, LON_UNITS, PRESSURE_UNITS, axis_kind
 from .dims import nczarr_size_notes, read_dimensions, under
+from .number_text import beyond, decimals, number_text, plain
 from .time import MISSING, CFTimeError, OutsideTimesError, TimeAxis, time_attrs, time_axis
 from .values import value_coding
 
 #: coordinate arrays longer than this are not read (a coordinate is a label, not data)
 MAX_COORD_SIZE = 10**7
-#: CF 4.1/4.2: the accepted spellings of latitude and longitude units
-LAT_UNITS = frozenset(("degrees_north", "degree_north", "degree_n", "degrees_n", "degreen", "degreesn"))
-LON_UNITS = frozenset(("degrees_east", "degree_east", "degree_e", "degrees_e", "degreee", "degreese"))
-_DEGREES = frozenset(("degrees", "degree", "deg", "°"))
-#: CF 4.3: pressure units (then `positive` defaults to down)
-PRESSURE_UNITS = frozenset(("pa", "hpa", "kpa", "bar", "mbar", "millibar", "millibars", "mb", "decibar", "dbar",
-                            "cbar", "atm", "atmosphere", "pascal", "pascals", "hectopascal", "hectopascals", "psi"))
-_VERTICAL_NAMES = frozenset(("level", "levels", "lev", "plev", "pressure", "pressure_level", "isobaricinhpa",
-                             "depth", "height", "altitude", "alt", "z", "deptht", "depthu", "depthv"))
-_VERTICAL_STANDARD = frozenset(("altitude", "height", "depth", "air_pressure", "geopotential_height",
-                                "model_level_number", "height_above_geopotential_datum",
-                                "height_above_reference_ellipsoid", "height_above_mean_sea_level"))
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
 
 
@@ -63,7 +53,7 @@ class CoordAxis:
     _decimals: int | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_decimals", _decimals(self.values) if self.values.dtype.kind in "iuf" else None)
+        object.__setattr__(self, "_decimals", decimals(self.values) if self.values.dtype.kind in "iuf" else None)
 
     def __len__(self) -> int:
         return len(self.values)
@@ -73,7 +63,7 @@ class CoordAxis:
         if self.time is not None:
             return str(self.time.label(i))
         if self.values.dtype.kind not in "iuf":
-            return _plain(self.values[i])
+            return plain(self.values[i])
         return self.format(float(self.values[i]))
 
     def labels(self) -> list[str]:
@@ -95,17 +85,17 @@ class CoordAxis:
             return str(self.time.format(x))
         if self.values.dtype.kind not in "iuf":
             i = int(round(x))
-            return _plain(self.values[i]) if 0 <= i < len(self.values) else ""
+            return plain(self.values[i]) if 0 <= i < len(self.values) else ""
         if not math.isfinite(x):
             return MISSING
         if self.kind == "latitude":
-            return _number(abs(x), self._decimals) + (" °S" if _number(x, self._decimals).startswith("-") else " °N")
+            return number_text(abs(x), self._decimals) + (" °S" if number_text(x, self._decimals).startswith("-") else " °N")
         if self.kind == "longitude":
             w = x % 360.0
-            return (_number(360.0 - w, self._decimals) + " °W") if w > 180 else (_number(w, self._decimals) + " °E")
-        text = _number(x, self._decimals)
+            return (number_text(360.0 - w, self._decimals) + " °W") if w > 180 else (number_text(w, self._decimals) + " °E")
+        text = number_text(x, self._decimals)
         unit = (self.units or "").strip()
-        if unit.lower() in _DEGREES:
+        if unit.lower() in DEGREES:
             return text + "°"
         return text if unit in ("", "1") else f"{text} {unit}"
 
@@ -125,7 +115,7 @@ class CoordAxis:
             return index
         if self.values.dtype.kind not in "iuf":
             for i, v in enumerate(self.values):
-                if _plain(v) == text.strip():
+                if plain(v) == text.strip():
                     return i
             raise CoordError(f"{text!r} is not one of the labels of {self.name}")
         x = self._parse(text)
@@ -154,30 +144,10 @@ class CoordAxis:
                 return -x
             raise CoordError(f"{text!r}: {self.name} is in degrees {letters[0].upper()}/{letters[1].upper()}")
         unit = (self.units or "").replace(" ", "").lower()
-        if rest in ("", unit) or (rest == "°" and unit in _DEGREES):
+        if rest in ("", unit) or (rest == "°" and unit in DEGREES):
             return x
         raise CoordError(f"{text!r}: {self.name} is in {self.units!r}, not {m.group(2)!r}" if self.units
                          else f"{text!r}: {self.name} has no units")
-
-
-def flip_vertical(axis: CoordAxis) -> bool:
-    """Whether an image whose rows follow ``axis`` is drawn with row 0 at the BOTTOM (rows going
-    up the screen) instead of the raster default, row 0 at the top.
-
-    The aim is north up and depth down, whatever order the file stores: latitude (and any ``Y``
-    or upward vertical axis) puts larger values up, so it flips when its values ascend along the
-    rows (-90 .. 90) and not when they descend (ERA5's 90 .. -90, shown as stored); a ``positive:
-    down`` axis (depth, pressure levels) puts larger values down, so it flips when its values
-    descend (1000 .. 100 hPa: row 0, the lowest level, at the bottom). Time, longitude and other
-    axes keep the raster default. In plot terms (values increasing upward): latitude descending
-    or ``positive: down`` is the case where the value axis runs top-down.
-    """
-    upward = axis.kind == "latitude" or (axis.kind == "vertical" and not axis.positive_down)
-    if upward:
-        return not axis.descending
-    if axis.kind == "vertical":
-        return axis.descending
-    return False
 
 
 def coordinate_axes(group: Group, arr: Array, array_name: str) -> tuple[dict[int, CoordAxis], list[str]]:
@@ -284,7 +254,7 @@ def make_axis(d: int, name: str, raw: np.ndarray, attrs: Mapping[str, Any], note
         elif raw.dtype.kind not in "iufUSO":
             notes.append(f"coordinate {name} holds {raw.dtype} values; shown by index")
             values = np.arange(len(raw))
-        kind = _kind(name, units, std, axis_attr, positive)
+        kind = axis_kind(name, units, std, axis_attr, positive)
     u = (units or "").strip().lower()
     positive_down = positive.lower() == "down" if positive else (kind == "vertical" and u in PRESSURE_UNITS)
     descending = False
@@ -294,25 +264,6 @@ def make_axis(d: int, name: str, raw: np.ndarray, attrs: Mapping[str, Any], note
         if not descending and not (step > 0).all():
             notes.append(f"coordinate {name} is not strictly monotonic; nearest values are searched in order")
     return CoordAxis(d, name, values, units, kind, descending, positive_down, long_name, time)
-
-
-def _kind(name: str, units: str | None, std: str, axis: str | None, positive: str | None) -> str:
-    u = (units or "").strip().lower()
-    base = name.rsplit("/", 1)[-1].lower()
-    degree_like = u in ("", *_DEGREES)
-    if u in LAT_UNITS or std == "latitude" or (axis == "Y" and degree_like and base != "y"):
-        return "latitude"
-    if u in LON_UNITS or std == "longitude" or (axis == "X" and degree_like and base != "x"):
-        return "longitude"
-    if axis is None and not std and degree_like:
-        if base in ("lat", "latitude", "nav_lat"):
-            return "latitude"
-        if base in ("lon", "long", "longitude", "nav_lon"):
-            return "longitude"
-    if (axis == "Z" or positive is not None or u in PRESSURE_UNITS or std in _VERTICAL_STANDARD
-            or std.endswith("_coordinate") or (axis is None and not std and base in _VERTICAL_NAMES)):
-        return "vertical"
-    return "other"
 
 
 def _find(group: Group, parent: str, name: str, ref: str | None) -> tuple[str, Any] | None:
@@ -364,46 +315,3 @@ def own_axis(arr: Array, dim_name: str, notes: list[str]) -> CoordAxis | None:
     if arr.ndim != 1 or arr.name != dim_name:
         return None
     return _axis(arr, arr.name, 0, arr.shape[0], notes, dim_name)
-
-
-def _decimals(values: np.ndarray) -> int | None:
-    """The fewest decimals that write every value to within a thousandth of the smallest step
-    between them (so neighbours differ) and to the precision they were stored in; None where even
-    twelve are not enough (very small or irregular values: then six significant digits)."""
-    v = values.astype(np.float64)
-    v = v[np.isfinite(v)]
-    if v.size == 0 or values.dtype.kind in "iu":
-        return 0
-    u = np.unique(v)
-    steps = np.diff(u)
-    scale = float(np.abs(u).max())
-    step = float(steps.min()) if steps.size else (scale or 1.0)
-    if scale >= 1e15:
-        return None
-    tol = max(step * 1e-3, scale * float(np.finfo(values.dtype).eps) * 4)
-    for d in range(13):
-        if float(np.abs(np.round(v, d) - v).max()) <= tol:
-            return d
-    return None
-
-
-def _number(x: float, decimals: int | None) -> str:
-    if decimals is None:
-        return f"{x:.6g}"
-    text = f"{x:.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
-def _plain(v: Any) -> str:
-    return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
-
-
-def beyond(values: np.ndarray, x: float) -> bool:
-    """Whether ``x`` lies more than half a step (the median spacing) outside ``values``' range."""
-    finite = np.sort(values[np.isfinite(values)].astype(np.float64))
-    if finite.size == 0:
-        return False
-    half = float(np.median(np.diff(finite))) / 2 if finite.size > 1 else 0.0
-    return bool(x < finite[0] - half or x > finite[-1] + half)

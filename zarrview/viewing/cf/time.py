@@ -105,7 +105,7 @@ class TimeAxis:
         if not self._valid.any():
             raise CFTimeError(f"no times to find {text!r} among: every value is missing")
         if within:
-            from .coords import beyond
+            from .number_text import beyond
 
             counts = self._counts[self._valid]
             if beyond(counts.astype(np.float64), float(target)):

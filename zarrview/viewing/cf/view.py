@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ...zarrlib import Array, Group, ZarrError
-from .coords import CoordAxis, coordinate_axes, flip_vertical, own_axis
+from .axis_kind import flip_vertical
+from .coords import CoordAxis, coordinate_axes, own_axis
 from .decoded import Decoding, decoding_of
 from .dims import read_dimensions
 from .flags import FlagLegend, flag_legend
@@ -68,7 +69,7 @@ class CFView:
         return f"{text} {self.units}" if self.units and self.units != "1" else text
 
     def flipped(self, y_dim: int) -> bool:
-        """Whether rows are drawn bottom-up (north up, depth down: ``coords.flip_vertical``)."""
+        """Whether rows are drawn bottom-up (north up, depth down: ``axis_kind.flip_vertical``)."""
         axis = self.axes.get(y_dim)
         return axis is not None and flip_vertical(axis)
 
