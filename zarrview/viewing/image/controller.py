@@ -43,16 +43,17 @@ from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, Lane, Post, Prefetch, Warm, WorkerPool
+from ...scheduling import Answer, Job, Lane, Post, Prefetch, WorkerPool
 from ..labels.layers import recoloured
 from ..labels.reads import has_labels, plane_job, prefetch_labels, split
 from .axes import dim_names
 from .channels import auto_windows
 from .contrast import displayable, summarize
 from .levels import LevelView, exact, level_views
-from .planning import PlaneRead, plan_plane, plan_view
+from .planning import PlaneRead, plan_view
+from .read_ahead import neighbours, ring
 from .readout import readout, request_label
-from .scene import Scene, Tile
+from .scene import Scene, Tile, at_level, background
 from .state import ViewState
 
 #: chunks one view may read; about a second of decoding for a local store on a laptop
@@ -117,7 +118,7 @@ class ViewController:
                         channels=state.channels if state.composite else ())
         if state.level is not None and old is not None and state.level != old.level:
             # a level picked by hand is shown as it is: other levels' tiles would hide or blur it
-            scene = replace(scene, coarse=_at_level(scene.coarse, state.level), detail=_at_level(scene.detail, state.level))
+            scene = replace(scene, coarse=at_level(scene.coarse, state.level), detail=at_level(scene.detail, state.level))
         if state.composite:
             scene = replace(scene, levels=(0.0, 1.0))
             current = [t for t in scene.tiles() if t.plane_key == state.plane_key()]
@@ -273,7 +274,7 @@ class ViewController:
         detail = scene.detail if scene.detail is not None and scene.detail.plane_key == key else None
         if request.layer == "detail":
             # the detail it replaces may be the better background (a whole plane of a coarser level)
-            scene = replace(scene, detail=tile, coarse=_background(coarse, detail, tile), message=None, busy=False)
+            scene = replace(scene, detail=tile, coarse=background(coarse, detail, tile), message=None, busy=False)
         else:
             scene = replace(scene, coarse=tile, detail=detail, message=None, busy=False)
         if state.composite:
@@ -365,36 +366,10 @@ class ViewController:
             # that the loaded tiles cover changes the state, not what is worth reading ahead)
             if (number == self.lane.newest and self._inflight is None and self.state is not None
                     and self.state.plane_key() == state.plane_key()):
-                ahead = self._neighbours(plan, state, lv) if whole else self._ring(plan, state, lv)
+                ahead = neighbours(plan, state, lv, self._last_moved) if whole else ring(plan, state, lv, self.budget)
                 self.prefetch.warm(prefetch_labels(ahead, state, lv, self.budget))
 
         self.defer(run)
-
-    def _ring(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> list[Warm]:
-        """One ring of chunks around the visible region, so panning is instant."""
-        arr = lv.array
-        chunks = arr.typical_chunks
-        cy, cx = chunks[state.y_dim], chunks[state.x_dim]
-        ring = (plan.r0 - cy, plan.r1 + cy, plan.c0 - cx, plan.c1 + cx)
-        fixed = {d: i for d, i in enumerate(lv.indices) if d not in state.plane_dims}
-        wider = plan_plane(arr.shape, chunks, (state.y_dim, state.x_dim), fixed, ring, 4 * self.budget,
-                           state.channel_dim)
-        return [] if wider.preview else [Warm(arr, wider.selection, label=f"{arr.path} ring")]
-
-    def _neighbours(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> list[Warm]:
-        """The planes on either side along the first dimension that is not shown."""
-        arr = lv.array
-        hidden = sorted(state.fixed())
-        if not hidden:
-            return []
-        dim = self._last_moved if self._last_moved in hidden else hidden[0]
-        out = []
-        for delta in (1, -1):
-            index = lv.indices[dim] + delta
-            if 0 <= index < arr.shape[dim]:
-                sel = tuple(index if d == dim else s for d, s in enumerate(plan.selection))
-                out.append(Warm(arr, sel, label=f"{arr.path} plane {index}"))
-        return out
 
     _last_moved: int | None = None
 
@@ -407,19 +382,3 @@ def _display(values: np.ndarray, state: ViewState) -> np.ndarray:
     """The image of a tile's values: the values as displayable numbers (a composite is made
     from them, channels last, where the tile is rendered for the screen)."""
     return np.ascontiguousarray(displayable(values, state.complex_mode))
-
-
-def _background(a: Tile | None, b: Tile | None, over: Tile) -> Tile | None:
-    """Of two tiles of a plane, the one to keep under new detail ``over``: the one covering more of
-    the plane (a preview or a coarse level of the whole plane beats an old zoomed-in region); none
-    that ``over`` hides entirely (the same region read again, with label layers)."""
-    a, b = (None if t is None or over.covers(t.r0, t.r1, t.c0, t.c1) and over.step_r <= t.step_r
-            and over.step_c <= t.step_c else t for t in (a, b))
-    if a is None or b is None:
-        return a or b
-    area = lambda t: (t.r1 - t.r0) * (t.c1 - t.c0)  # noqa: E731
-    return a if area(a) >= area(b) else b
-
-
-def _at_level(tile: Tile | None, level: int) -> Tile | None:
-    return tile if tile is not None and tile.level == level else None

@@ -163,3 +163,20 @@ class Scene:
                                                  and tile.c0 + j * tile.step_c == col)
                 return tile.values[i, j], exact
         return None
+
+
+def background(a: Tile | None, b: Tile | None, over: Tile) -> Tile | None:
+    """Of two tiles of a plane, the one to keep under new detail ``over``: the one covering more of
+    the plane (a preview or a coarse level of the whole plane beats an old zoomed-in region); none
+    that ``over`` hides entirely (the same region read again, with label layers)."""
+    a, b = (None if t is None or over.covers(t.r0, t.r1, t.c0, t.c1) and over.step_r <= t.step_r
+            and over.step_c <= t.step_c else t for t in (a, b))
+    if a is None or b is None:
+        return a or b
+    area = lambda t: (t.r1 - t.r0) * (t.c1 - t.c0)  # noqa: E731
+    return a if area(a) >= area(b) else b
+
+
+def at_level(tile: Tile | None, level: int) -> Tile | None:
+    """``tile`` where it belongs to pyramid ``level``, else None."""
+    return tile if tile is not None and tile.level == level else None
