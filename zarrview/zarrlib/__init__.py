@@ -26,7 +26,8 @@ from .errors import (
     UnsupportedSchemeError,
     ZarrError,
 )
-from .nodes import Array, ErrorNode, Group, Node, UnsupportedArray
+from .error_nodes import ErrorNode, UnsupportedArray
+from .nodes import Array, Group, Node
 from .reader import ChunkFailure
 from .tuning import tune_process
 
