@@ -129,6 +129,8 @@ def prefix_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: 
     """The C-order zstd chunk seen whole over ``flat`` with only the bytes up to the end of its
     part ``inner`` decoded (the rest is stale: only ``inner`` may be read); None where that
     would not save a block or cannot be had that way (the whole chunk is then decoded)."""
+    if direct.nbytes <= PREFIX_SAVES:  # no part of it can leave a whole block undecoded
+        return None
     prefix = prefix_decoder()
     if direct.order != "C" or prefix is None or direct.dtype.kind in "OU":
         return None
