@@ -394,7 +394,7 @@ def test_endless_metadata_over_http(qtbot, window: MainWindow, heartbeat: Heartb
         assert meta["Path"] == "/bad"
         assert_sentence(meta["Error"], where, "256 KiB")
         assert_sentence(window.data.message.text(), "/bad", where)
-        window.go_to_path(top, "vol")  # File ▸ Go to Path…: the store is still open and answers
+        window.paths.go_to(top, "vol")  # File ▸ Go to Path…: the store is still open and answers
         _settle(qtbot, window)
         np.testing.assert_array_equal(shown_image(window), DATA)
     heartbeat.assert_responsive()

@@ -92,7 +92,7 @@ def test_unlistable_store_shows_root_and_opens_typed_paths(qtbot, window: MainWi
         root = window.model.index(0, 0)
         rows = [window.model.data(window.model.index(r, 0, root)) for r in range(window.model.rowCount(root))]
         assert len(rows) == 1 and "cannot list" in rows[0] and "Go to Path" in rows[0]
-        window.go_to_path(root, "sub/vol")
+        window.paths.go_to(root, "sub/vol")
         _settle(qtbot, window)
         sub = window.model.index(0, 0, root)
         assert window.model.data(sub) == "sub"
@@ -100,7 +100,7 @@ def test_unlistable_store_shows_root_and_opens_typed_paths(qtbot, window: MainWi
         assert window.model.data(vol) == "vol"
         assert window.proxy.mapToSource(window.tree.currentIndex()) == vol
         np.testing.assert_array_equal(drawn(window.data), DATA[0])
-        window.go_to_path(root, "nothing/here")
+        window.paths.go_to(root, "nothing/here")
         _settle(qtbot, window)
         assert "Cannot open nothing/here" in window.status_label.text()
         assert "no Zarr node at /nothing" in window.status_label.text()

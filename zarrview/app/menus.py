@@ -26,7 +26,7 @@ def build_menus(w: MainWindow) -> None:
         ("Open &References (JSON, Parquet)…", None, w.open_references),
         ("Open &URL…", QKeySequence("Ctrl+L"), w.open_url),
         ("Open &Version…", None, lambda: pick_version(w)),
-        ("&Go to Path…", QKeySequence("Ctrl+G"), w.ask_path),
+        ("&Go to Path…", QKeySequence("Ctrl+G"), w.paths.ask),
     ]:
         act = QAction(text, w)
         if shortcut is not None:

@@ -138,7 +138,7 @@ def show_plate(window: Any, plate: OmePlate, group: Group) -> None:
 def open_in_tree(window: Any, path: str) -> None:
     """Select the node at ``path`` (from the store's root) of the store whose node is selected:
     the tree expands down to it as each level is listed, or, where the store cannot list, the
-    node is opened by its path (``MainWindow.go_to_path``)."""
+    node is opened by its path (``PathNavigator.go_to``)."""
     top = window.proxy.mapToSource(window.tree.currentIndex())
     while top.isValid() and top.parent().isValid():
         top = top.parent()
@@ -146,6 +146,6 @@ def open_in_tree(window: Any, path: str) -> None:
         return
     root = window.model.node(top)
     if isinstance(root, Group) and root.can_list_members:
-        window.select_path(top.row(), path)
+        window.paths.select(top.row(), path)
     else:
-        window.go_to_path(top, path)
+        window.paths.go_to(top, path)

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QSettings, Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
-    QInputDialog,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -23,13 +22,9 @@ from shiboken6 import isValid
 
 from .. import zarrlib as zl
 from ..scheduling import Answer, WorkerPool, call_job
-from ..viewing.image.slice_spec import plane_error
-from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
-from ..viewing.ome import Multiscale, OmeImage, OmePlate, detect
-from ..viewing.labels.layers import layer_of
+from ..viewing.ome import OmePlate
 from ..zarrlib.storage import split_node_path, store_identity, store_url
 from .access_prompt import AccessPrompt
-from .anndata_groups import AnnDataHandler
 from .icons import app_icon
 from .bridge import gui_lane
 from .data_view import DataView
@@ -39,10 +34,10 @@ from .fold_panels import MetadataFold
 from .metadata_panel import MetadataPanel
 from .plate_view import show_plate
 from .menus import build_menus
-from .ome_groups import OmeGroupHandler
+from .node_display import NodeDisplay
+from .path_navigator import PathNavigator, path_chain
 from .orthogonal_view import OrthogonalViews
 from .series_panel import SeriesPanel
-from .spatial_overlays import SpatialPresenter
 from .tree.columns import NAME_COLUMN, SHAPE_COLUMN
 from .tree.filter import FilterProxy, TreeFilter
 from .tree.model import HierarchyModel
@@ -58,24 +53,14 @@ class MainWindow(QMainWindow):
         self.pool = pool or WorkerPool()
         self._locates = gui_lane(self.pool, self, "locate")  # which store a location names
         self._opens = gui_lane(self.pool, self, "open")  # keyed by location: stores open side by side
-        self._paths = gui_lane(self.pool, self, "go to path")
-        self._ome = gui_lane(self.pool, self, "OME metadata")
         self.settings = QSettings()
         #: whether closing saves the window's geometry, splitter and open panels (not for a --screenshot run)
         self.remembers_layout = True
         #: asks to allow reads that a store's access policy refused (reference sets)
         self.access = AccessPrompt(self, self.settings)
         self.pending_opens = 0
-        self._initial_plane: dict[int, int] = {}
-        self._looking_at: zl.Node | None = None  # the group whose OME metadata is being read
 
         self.model = HierarchyModel(self.pool, self)
-        self._pending_select: tuple[int, list[str]] | None = None
-        # after the proxy has seen the new rows: queued to the next event-loop turn
-        self._select_timer = QTimer(self)  # owned: cannot fire on a deleted window
-        self._select_timer.setSingleShot(True)  # interval 0: the next turn of the event loop
-        self._select_timer.timeout.connect(self._resolve_selection)
-        self.model.rowsInserted.connect(lambda *_: self._select_timer.start())
         self.proxy = FilterProxy(self.model, self)
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter by name or path (Ctrl+F)")
@@ -85,6 +70,8 @@ class MainWindow(QMainWindow):
         self.tree.setColumnWidth(NAME_COLUMN, 180)
         self.tree.setColumnWidth(SHAPE_COLUMN, 110)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
+        #: opening nodes by path (Go to Path, a location's ::/path, a plate's well)
+        self.paths = PathNavigator(self)
         left = QWidget()
         lay = QVBoxLayout(left)
         lay.setContentsMargins(4, 4, 0, 4)
@@ -127,18 +114,20 @@ class MainWindow(QMainWindow):
         self.data.progress.connect(self._progress)
         self.data.loaded.connect(self._loaded)
 
-        self.ome_groups = OmeGroupHandler(self.pool, lambda: self._looking_at, self)
+        #: what the data area shows for the selected node, and the presenters it hands nodes to
+        self.display = NodeDisplay(self)
+        self.ome_groups = self.display.ome_groups
         self.ome_groups.metadata_found.connect(self.meta.show_ome)
         self.ome_groups.labels_read.connect(self.meta.show_ome_labels)
         self.ome_groups.labels_found.connect(self.data.show_labels)
         self.ome_groups.plate_found.connect(self._show_plate)
         self.ome_groups.message.connect(self.data.show_message)
-        self.anndata = AnnDataHandler(self.pool, lambda: self._looking_at, self)
+        self.anndata = self.display.anndata
         self.anndata.frame_found.connect(self.data.set_frame)
         self.anndata.sparse_found.connect(self.data.set_sparse)
         self.anndata.embedding_found.connect(self.data.set_embedding)
         self.anndata.message.connect(self.data.show_message)
-        self.spatial = SpatialPresenter(self.pool, self.data, lambda: self._looking_at, self)
+        self.spatial = self.display.spatial
         self.ome_groups.spatial_found.connect(self.spatial.show_spatial)
         self.series = SeriesPanel(self.pool, self, lambda: self.data.state)
         self.data.pixel_clicked.connect(self.series.point_clicked)
@@ -236,14 +225,14 @@ class MainWindow(QMainWindow):
             if node_path == "/":
                 self.tree.setCurrentIndex(self.proxy.mapFromSource(open_already))
             else:
-                self.go_to_path(open_already, node_path)
+                self.paths.go_to(open_already, node_path)
             return
         read_options = dict(options)
         if "authorize" not in options:  # reference sets and Icechunk repositories: the prefixes allowed before
             read_options["authorize"] = self.access.policy()
         self.status_label.setText(f"Opening {store_loc}…")
         self.pending_opens += 1
-        self._initial_plane = plane if plane is not None else {}
+        self.display.initial_plane = plane if plane is not None else {}
 
         def work() -> tuple[zl.Node, zl.Node | zl.ZarrError, list[zl.Node]]:
             root = zl.open(store_loc, **read_options)
@@ -273,23 +262,23 @@ class MainWindow(QMainWindow):
             self.status_label.setText(f"Opened {store_loc}")
             proxy_index = self.proxy.mapFromSource(index)
             self.tree.expand(proxy_index)
-            bad_plane = self._plane_problem(target, self._initial_plane) if isinstance(target, zl.Array) else None
+            bad_plane = self.display.plane_problem(target, self.display.initial_plane) if isinstance(target, zl.Array) else None
             if isinstance(target, zl.ZarrError):
                 self._node_failed(index.row(), node_path, f"{store_loc}::{node_path}", str(target))
             elif bad_plane is not None and target is not root:  # not selected: that would show a plane anyway
-                self._initial_plane = {}
+                self.display.initial_plane = {}
                 self.meta.show_node(target)
-                self._refuse_plane(bad_plane)
+                self.display.refuse_plane(bad_plane)
             elif target is root:
                 self.tree.setCurrentIndex(proxy_index)
             elif chain:  # the store cannot list: place the node by its path
                 self.meta.show_node(target)
-                self._show_node(target)
+                self.display.show(target)
                 self.tree.setCurrentIndex(self.proxy.mapFromSource(self.model.insert_path(index.row(), chain)))
             else:
                 self.meta.show_node(target)
-                self._show_node(target)
-                self.select_path(index.row(), node_path)
+                self.display.show(target)
+                self.paths.select(index.row(), node_path)
 
         self._opens.submit(call_job(work, label=f"open {store_loc}"), done, key=(identity, node_path))
 
@@ -308,72 +297,7 @@ class MainWindow(QMainWindow):
         self.meta.show_node(None, message, path=node_path)
         self.data.show_message(f"Cannot open {node_path}:\n{message}")
         self.status_label.setText(f"Cannot open {where}: {message}")
-        self.select_path(row, node_path)  # a listed error row, if any
-
-    def ask_path(self) -> None:
-        """Open a node by its path in the current store: how to reach children of a store that
-        cannot list (plain HTTP without consolidated metadata)."""
-        index = self.proxy.mapToSource(self.tree.currentIndex())
-        if not index.isValid() and self.model.rowCount() > 0:
-            index = self.model.index(self.model.rowCount() - 1, NAME_COLUMN)
-        if not index.isValid():
-            self.status_label.setText("Open a store first")
-            return
-        node = self.model.node(index)
-        start = node.path if isinstance(node, zl.Group) and node.path != "/" else ""
-        path, ok = QInputDialog.getText(self, "Go to Path", "Path of a group or array in this store:", text=start + "/")
-        if ok and path.strip("/ "):
-            self.go_to_path(index, path.strip())
-
-    def go_to_path(self, index: QModelIndex, path: str) -> None:
-        top = index
-        while top.parent().isValid():
-            top = top.parent()
-        root = self.model.node(top)
-        if not isinstance(root, zl.Group):
-            self.status_label.setText("Only a group has paths below it")
-            return
-        row = top.row()
-        self.pending_opens += 1
-
-        def done(answer: Answer[list[zl.Node]]) -> None:
-            self.pending_opens -= 1
-            if answer.stale or answer.cancelled:
-                return  # another path asked for meanwhile
-            if answer.error is not None:
-                self.status_label.setText(f"Cannot open {path}: {answer.error}")
-                return
-            chain = answer.value
-            assert chain is not None
-            if self.model.index(row, NAME_COLUMN).isValid() and self.model.node(self.model.index(row, NAME_COLUMN)) is root:
-                self.tree.setCurrentIndex(self.proxy.mapFromSource(self.model.insert_path(row, chain)))
-
-        self._paths.submit(call_job(lambda: path_chain(root, path), label=f"go to {path}"), done)
-
-    def select_path(self, row: int, node_path: str) -> None:
-        """Select the node at ``node_path`` below the store in top row ``row``: the tree expands
-        down to it as each level is listed (a node opened by its location, a plate's well)."""
-        self._pending_select = (row, [p for p in node_path.split("/") if p])
-        self._resolve_selection()
-
-    def _resolve_selection(self) -> None:
-        """Expand the tree down to a node opened by path, as its parents' children arrive."""
-        if self._pending_select is None:
-            return
-        row, parts = self._pending_select
-        index = self.model.index(row, NAME_COLUMN)
-        for name in parts:
-            self.tree.expand(self.proxy.mapFromSource(index))
-            item = self.model.item(index)
-            if item.children is None or item.loading:
-                return  # wait for the listing
-            found = next((i for i, c in enumerate(item.children) if c.node is not None and c.node.name == name), None)
-            if found is None:
-                self._pending_select = None
-                return
-            index = self.model.index(found, NAME_COLUMN, index)
-        self._pending_select = None
-        self.tree.setCurrentIndex(self.proxy.mapFromSource(index))
+        self.paths.select(row, node_path)  # a listed error row, if any
 
     def close_current_store(self) -> None:
         index = self.proxy.mapToSource(self.tree.currentIndex())
@@ -391,7 +315,7 @@ class MainWindow(QMainWindow):
         if item.placeholder:
             return
         if item.error and item.node is None:
-            self._looking_at = None
+            self.display.looking_at = None
             self.meta.show_node(None, item.error)
             self.data.show_message(item.error)
             return
@@ -400,90 +324,7 @@ class MainWindow(QMainWindow):
         if isinstance(item.node, zl.Array) and shown is not None and (shown.url, shown.path) == (item.node.url, item.node.path):
             return  # already on screen (opened by path): keep its plane
         if item.node is not None:
-            self._show_node(item.node)
-
-    def _refuse_plane(self, why: str) -> None:
-        """A plane asked for (--slice) that does not exist: say so where the image would be,
-        rather than clamp to the nearest one."""
-        self.data.show_message(why)
-        self.status_label.setText(why)
-
-    def _plane_problem(self, arr: zl.Array, plane: dict[int, int]) -> str | None:
-        """Why the command line's plane or level names nothing of ``arr``, as export says it."""
-        if self.data.pending_level is not None:
-            self.data.pending_level = None
-            return f"--level is for an OME-Zarr image group; {arr.path} is an array"
-        return plane_error(arr, plane)
-
-    def _show_node(self, node: zl.Node) -> None:
-        self._looking_at = node
-        if self.anndata.show(node):  # an AnnData element: a table, a matrix, a scatter plot
-            self._initial_plane = {}
-            return
-        if isinstance(node, zl.Array):
-            plane, self._initial_plane = self._initial_plane, {}
-            bad = self._plane_problem(node, plane)
-            if bad is not None:
-                self._refuse_plane(bad)
-                return
-            self.data.set_array(node, plane)
-        elif isinstance(node, zl.ErrorNode):
-            self.data.show_message(str(node.error))
-        else:
-            self.data.show_message(f"{node.path} is a group: select an array to see its data.")
-            self._show_if_image(node)
-            self.spatial.show_store(node)
-
-    def _show_if_image(self, group: zl.Group) -> None:
-        """An OME-Zarr image group shows its image: its metadata is read off the GUI thread (it
-        opens the level arrays), and the answer is dropped if another node was selected meanwhile."""
-        plane, self._initial_plane = self._initial_plane, {}
-        self._looking_at = group
-        self.pending_opens += 1
-
-        def done(answer: Answer[Any]) -> None:
-            self.pending_opens -= 1
-            if answer.stale or answer.cancelled:
-                return  # another group selected meanwhile
-            found = answer.value
-            if isinstance(found, GeoMultiscale) and self._looking_at is group:
-                self._show_pyramid(found, plane)
-                return
-            if self._looking_at is not group or not self.ome_groups.show_found(group, found, answer.error) \
-                    or not isinstance(found, OmeImage):
-                return
-            if not found.multiscales:  # metadata too broken to name a level: the OME tab says why
-                self.data.show_message(f"The OME-Zarr metadata of {group.path} names no pyramid that can be "
-                                       f"read: see its problems in the OME tab.")
-                return
-            if not self._plane_refused(found.first, plane):
-                self.data.set_image(found, plane)
-                if found.is_label:  # a label image in its colours (its own layer over its values)
-                    own = layer_of(group.name, found, opacity=1.0)
-                    self.data.show_labels(group, (own,) if own is not None else ())
-
-        self._ome.submit(call_job(lambda: detect(group, labels=False) or detect_geozarr(group),
-                                  label=f"OME metadata of {group.path}"), done)
-
-    def _plane_refused(self, ms: Multiscale, plane: dict[int, int]) -> bool:
-        """Whether ``--slice`` names no plane of the pyramid's first readable level (then said)."""
-        level0 = next((lv.array for lv in ms.levels if lv.array is not None), None)
-        bad = plane_error(level0, plane) if level0 is not None else None
-        if bad is not None:
-            self._refuse_plane(bad)
-        return bad is not None
-
-    def _show_pyramid(self, found: GeoMultiscale, plane: dict[int, int]) -> None:
-        """A multiscales convention pyramid (GeoZarr): shown like an OME-Zarr image, its metadata's
-        problems said in the status bar."""
-        if self._plane_refused(found.multiscale, plane):
-            return
-        self.data.set_pyramid(found, plane)
-        if found.problems:
-            said = "; ".join(f"{p.severity}: {p.path}: {p.message}" for p in found.problems[:5])
-            self.meta.add_row("Problems", f"{len(found.problems)}: {said}")
-            self.status_label.setText(f"{found.path}: {len(found.problems)} problem"
-                                      f"{'s' if len(found.problems) != 1 else ''} in its conventions' metadata")
+            self.display.show(item.node)
 
     def _show_plate(self, plate: OmePlate, group: zl.Group) -> None:
         show_plate(self, plate, group)
@@ -546,7 +387,7 @@ class MainWindow(QMainWindow):
         """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""
         return self.pending_opens == 0 and self.ome_groups.reading == 0 and self.anndata.reading == 0 \
             and self.data.anndata.settled() and self.pool.idle() and not self.data.image.rendering \
-            and not _loading(self.model.root) \
+            and not self.model.root.listing() \
             and not self.tree_filter.searching
 
 
@@ -556,15 +397,3 @@ def store_label(location: str, options: dict[str, Any]) -> str:
     if url.startswith("reference::"):
         return url.removeprefix("reference::").rstrip("/").rsplit("/", 1)[-1]
     return Path(location).name if "://" not in location else location
-
-
-def path_chain(root: zl.Group, path: str) -> list[zl.Node]:
-    """The nodes from ``root`` down to ``path`` (each one read directly)."""
-    parts = [p for p in path.strip("/").split("/") if p]
-    return [root["/".join(parts[: i + 1])] for i in range(len(parts))]
-
-
-def _loading(item: Any) -> bool:
-    if item.loading:
-        return True
-    return any(_loading(c) for c in item.children or [])

@@ -131,6 +131,10 @@ class TreeItem:
             self._paths = {p: i for i, p in enumerate(c.path for c in self.children) if p is not None}
         return self._paths.get(path)
 
+    def listing(self) -> bool:
+        """Whether this item or one below it is still being listed."""
+        return self.loading or any(c.listing() for c in self.children or [])
+
     def search_text(self) -> str:
         path = self.path
         return self.text if path is None else f"{self.name} {path}"
