@@ -65,9 +65,9 @@ class NodeDisplay:
                 self.refuse_plane(bad)
                 return
             self.window.data.set_array(node, plane)
-        elif isinstance(node, zl.ErrorNode) or not isinstance(node, zl.Group):
-            self.window.data.show_message(str(getattr(node, "error", f"{node.path} cannot be shown")))
-        else:
+        elif isinstance(node, zl.ErrorNode):
+            self.window.data.show_message(str(node.error))
+        elif isinstance(node, zl.Group):
             self.window.data.show_message(f"{node.path} is a group: select an array to see its data.")
             self._show_if_image(node)
             self.spatial.show_store(node)

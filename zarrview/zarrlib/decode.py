@@ -104,18 +104,38 @@ def part_layout(direct: DirectDecoder, inner: tuple[slice, ...]
     return first, last + size, tuple(reversed(counts)), tuple(reversed(steps))
 
 
+def blosc_part(direct: DirectDecoder, inner: tuple[slice, ...]) -> tuple[int, int, tuple[int, ...], tuple[int, ...]] | None:
+    """Where the part ``inner`` lies in a C-order blosc chunk's bytes (``part_layout``), where
+    it is small enough to be decoded from its blocks alone (at most ``1 / MAX_PART`` of the chunk)."""
+    if direct.order != "C" or not blosc_partial.available():
+        return None
+    layout = part_layout(direct, inner)
+    if layout is None or (layout[1] - layout[0]) * MAX_PART > direct.nbytes:
+        return None
+    return layout
+
+
+def prefix_end(direct: DirectDecoder, inner: tuple[slice, ...]) -> int | None:
+    """The end of the part ``inner`` in a C-order zstd chunk's bytes, where decoding the frame
+    only that far leaves at least one block undecoded; else None."""
+    if direct.nbytes <= PREFIX_SAVES:  # no part of it can leave a whole block undecoded
+        return None
+    if direct.order != "C" or prefix_decoder() is None or direct.dtype.kind in "OU":
+        return None
+    layout = part_layout(direct, inner)
+    if layout is None or direct.nbytes - layout[1] < PREFIX_SAVES:
+        return None
+    return layout[1]
+
+
 def part_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: np.ndarray) -> np.ndarray | None:
     """The part ``inner`` of a C-order blosc chunk, decoding only the blocks that hold it (into
     ``flat``); None where it is over ``MAX_PART`` of the chunk or cannot be had that way (then
     the whole chunk is decoded). A frame that is not what it should be raises ``CodecError``."""
-    if direct.order != "C" or not blosc_partial.available():
-        return None
-    layout = part_layout(direct, inner)
+    layout = blosc_part(direct, inner)
     if layout is None:
         return None
     first, stop, counts, steps = layout
-    if (stop - first) * MAX_PART > direct.nbytes:
-        return None
     try:
         if not blosc_partial.decode_range(data, direct.nbytes, first, stop, flat):
             return None
@@ -129,16 +149,9 @@ def prefix_of(direct: DirectDecoder, data: Any, inner: tuple[slice, ...], flat: 
     """The C-order zstd chunk seen whole over ``flat`` with only the bytes up to the end of its
     part ``inner`` decoded (the rest is stale: only ``inner`` may be read); None where that
     would not save a block or cannot be had that way (the whole chunk is then decoded)."""
-    if direct.nbytes <= PREFIX_SAVES:  # no part of it can leave a whole block undecoded
-        return None
+    end = prefix_end(direct, inner)
     prefix = prefix_decoder()
-    if direct.order != "C" or prefix is None or direct.dtype.kind in "OU":
-        return None
-    layout = part_layout(direct, inner)
-    if layout is None:
-        return None
-    end = layout[1]
-    if direct.nbytes - end < PREFIX_SAVES or frame_content_size(data) != direct.nbytes:
+    if end is None or prefix is None or frame_content_size(data) != direct.nbytes:
         return None  # a frame of another declared size is the general pipeline's to name
     prefix(data, flat[:end])
     return chunk if chunk is not None else direct.view(flat[:direct.nbytes])
@@ -180,18 +193,13 @@ class ChunkDecoder:
         """About the decoded bytes a chunk whose part ``inner`` is read costs, for sizing a read's
         workers: a whole chunk, an eighth of one for a blosc part, the prefix for a zstd one."""
         direct = self.direct
-        if cached or direct is None or self.grid is not None or direct.order != "C":
+        if cached or direct is None or self.grid is not None:
             return self.chunk_nbytes
-        layout = part_layout(direct, inner)
-        if layout is None:
-            return self.chunk_nbytes
-        first, stop = layout[0], layout[1]
-        if direct.blosc_frame and (stop - first) * MAX_PART <= direct.nbytes and blosc_partial.available():
-            return max(stop - first, direct.nbytes // PART_WORK)
-        if direct.zstd_frame and direct.nbytes - stop >= PREFIX_SAVES and prefix_decoder() is not None \
-                and direct.dtype.kind not in "OU":
-            return stop
-        return self.chunk_nbytes
+        part = blosc_part(direct, inner) if direct.blosc_frame else None
+        if part is not None:
+            return max(part[1] - part[0], direct.nbytes // PART_WORK)
+        end = prefix_end(direct, inner) if direct.zstd_frame else None
+        return self.chunk_nbytes if end is None else end
 
     def place(self, data: Any, key: str, coords: tuple[int, ...], inner: tuple[slice, ...],
               out_index: tuple[slice, ...], out: np.ndarray | ChunkSink, bufs: Buffers, cache: ChunkCache | None,
