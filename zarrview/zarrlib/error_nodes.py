@@ -18,6 +18,7 @@ from .stored_objects import StoredObjects, count_stored
 if TYPE_CHECKING:
     from .grid import RectilinearGrid
 
+
 class ErrorNode(Node):
     """Stands in for a child whose metadata could not be read, so the rest of a listing works."""
 
@@ -95,7 +96,7 @@ class UnsupportedArray(ErrorNode):
 
     @property
     def dimension_names(self) -> tuple[str | None, ...] | None:
-        names = self._doc.document.get("dimension_names")
+        names = self.doc.document.get("dimension_names")
         if isinstance(names, list) and all(n is None or isinstance(n, str) for n in names):
             return tuple(names)
         return None
@@ -114,7 +115,7 @@ class UnsupportedArray(ErrorNode):
         return tuple(-(-s // c) for s, c in zip(self.shape, self.chunks))
 
     def stored_objects(self, cancel: CancelToken | None = None, limit: int | None = None) -> StoredObjects | None:
-        return count_stored(self._h, self._doc, cancel, limit)
+        return count_stored(self.hierarchy, self.doc, cancel, limit)
 
     def read(self, selection: Any = Ellipsis, **_: Any) -> np.ndarray:
         """Always raises: the codec or data type that would decode the chunks is missing."""

@@ -35,6 +35,11 @@ class Node:
         self._doc = doc
 
     @property
+    def doc(self) -> NodeDoc:
+        """The node's document as the hierarchy read it (what its kind and fields come from)."""
+        return self._doc
+
+    @property
     def path(self) -> str:
         return self._doc.path
 
