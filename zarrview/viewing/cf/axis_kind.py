@@ -3,10 +3,7 @@ CF attributes, and which way up an image along it is drawn."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .coords import CoordAxis
+from typing import Protocol
 
 #: CF 4.1/4.2: the accepted spellings of latitude and longitude units
 LAT_UNITS = frozenset(("degrees_north", "degree_north", "degree_n", "degrees_n", "degreen", "degreesn"))
@@ -44,7 +41,22 @@ def axis_kind(name: str, units: str | None, std: str, axis: str | None, positive
     return "other"
 
 
-def flip_vertical(axis: CoordAxis) -> bool:
+class Oriented(Protocol):
+    """What the drawing direction depends on: an axis' kind, whether its values descend along
+    the index, and whether larger values lie down. A protocol, so that this module stays below
+    ``coords``, whose ``CoordAxis`` is one."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def descending(self) -> bool: ...
+
+    @property
+    def positive_down(self) -> bool: ...
+
+
+def flip_vertical(axis: Oriented) -> bool:
     """Whether an image whose rows follow ``axis`` is drawn with row 0 at the BOTTOM (rows going
     up the screen) instead of the raster default, row 0 at the top.
 
