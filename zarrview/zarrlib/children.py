@@ -15,19 +15,34 @@ store lists them, without looking into each: the caller loads a page's nodes in 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .hierarchy import Hierarchy
+from .metadata.consolidated import Consolidated
+from .storage.base import Store
 
 _MARKERS = ("zarr.json", ".zarray", ".zgroup")
+
+
+class HierarchyView(Protocol):
+    """What finding children reads of a hierarchy: its store, the format found there (v3, v2 or
+    the 2022 draft; None before any) and its consolidated index. A protocol, so that this module
+    stays below ``hierarchy``, whose ``Hierarchy`` is one and asks it for children."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def flavor(self) -> str | None: ...
+
+    @property
+    def consolidated(self) -> Consolidated | None: ...
 
 
 def _prefix(path: str) -> str:
     return "" if path == "/" else path.strip("/") + "/"
 
 
-def _described(h: Hierarchy, path: str) -> list[str] | None:
+def _described(h: HierarchyView, path: str) -> list[str] | None:
     """The children the consolidated metadata names for ``path``; None where it does not
     describe ``path`` (no metadata, or a group added after it was written)."""
     cons = h.consolidated
@@ -37,7 +52,7 @@ def _described(h: Hierarchy, path: str) -> list[str] | None:
     return names if names or path in cons else None
 
 
-def names(h: Hierarchy, path: str) -> list[str]:
+def names(h: HierarchyView, path: str) -> list[str]:
     """The names of the children of ``path``, sorted."""
     if h.flavor == "draft":
         return _draft(h, path)
@@ -52,7 +67,7 @@ def names(h: Hierarchy, path: str) -> list[str]:
     return sorted(known + extra) if extra else known
 
 
-def pages(h: Hierarchy, path: str, page: int) -> Iterator[list[str]]:
+def pages(h: HierarchyView, path: str, page: int) -> Iterator[list[str]]:
     """The names of the children of ``path``, at most ``page`` at a time: from the consolidated
     index (sorted, all at once), else as the store lists sub-folders (each page sorted; on S3 the
     pages follow one another in order). Listed names are not checked to hold a node."""
@@ -69,7 +84,7 @@ def pages(h: Hierarchy, path: str, page: int) -> Iterator[list[str]]:
             yield dirs
 
 
-def listed(h: Hierarchy, path: str, probe_only: bool) -> list[str]:
+def listed(h: HierarchyView, path: str, probe_only: bool) -> list[str]:
     """Sub-folders of ``path`` that hold a node (``probe_only``: stop at the first one)."""
     prefix = _prefix(path)
     _, dirs = h.store.list_dir(prefix)
@@ -82,14 +97,14 @@ def listed(h: Hierarchy, path: str, probe_only: bool) -> list[str]:
     return sorted(found)
 
 
-def _holds_node(h: Hierarchy, prefix: str) -> bool:
+def _holds_node(h: HierarchyView, prefix: str) -> bool:
     sub_keys, sub_dirs = h.store.list_dir(prefix)
     if any(m in sub_keys for m in _MARKERS):
         return True
     return bool(sub_dirs) and h.flavor != "v3" and _nodes_below(h, prefix, sub_dirs)
 
 
-def _nodes_below(h: Hierarchy, prefix: str, dirs: list[str], depth: int = 2) -> bool:
+def _nodes_below(h: HierarchyView, prefix: str, dirs: list[str], depth: int = 2) -> bool:
     for d in dirs[:50]:
         keys, sub = h.store.list_dir(prefix + d + "/")
         if any(m in keys for m in _MARKERS):
@@ -99,7 +114,7 @@ def _nodes_below(h: Hierarchy, prefix: str, dirs: list[str], depth: int = 2) -> 
     return False
 
 
-def _draft(h: Hierarchy, path: str) -> list[str]:
+def _draft(h: HierarchyView, path: str) -> list[str]:
     base = "meta/root/" if path == "/" else f"meta/root{path}/"
     if not h.store.can_list:
         return []
