@@ -39,7 +39,9 @@ def run(argv: Sequence[str]) -> int:
     sub.add_argument("--scheduler", metavar="ADDRESS",
                      help="reduce the slabs of --reduce on the dask.distributed cluster at ADDRESS (tcp://host:8786); "
                           "its workers open LOCATION themselves")
-    sub.add_argument("-o", "--output", required=True, help="FILE.npy (exact values), FILE.csv or FILE.png (grey)")
+    sub.add_argument("-o", "--output", required=True,
+                     help="FILE.npy (exact values), FILE.csv (values in the array's index order) or FILE.png (drawn "
+                          "as the window draws it: colour map or channels, contrast, orientation)")
     sub.add_argument("--authorize", action="append", metavar="PREFIX", help=AUTHORIZE_HELP)
     ns = sub.parse_args(list(argv))
     from . import zarrlib as zl
@@ -50,8 +52,8 @@ def run(argv: Sequence[str]) -> int:
     from .viewing.projection.spec import read_reduce
 
     try:
-        request = read_slice(ns.slice)
         reduce = read_reduce(ns.reduce) if ns.reduce is not None else None
+        request = read_slice(ns.slice, reduced=int(reduce is not None))
         if ns.scheduler is not None and reduce is None:
             raise ArgumentError("zarrview: --scheduler runs the reduction of --reduce: give --reduce too")
         if reduce is not None and ns.labels is not None:
@@ -63,6 +65,8 @@ def run(argv: Sequence[str]) -> int:
         if _is_frame(node):
             return _export_frame(node, ns)
         plane, choices = choose_plane(node, request)
+        if reduce is not None:
+            plane = _reduced_fixed(node, plane, reduce)
         for choice in choices:  # nearest may be far from what was typed: say what was taken
             print(f"zarrview: --slice {choice}", file=sys.stderr)
         spec = _export_spec(node, plane, ns.level, ns.labels)
@@ -72,8 +76,9 @@ def run(argv: Sequence[str]) -> int:
             spec = _decoding(spec)
         values = None if reduce is None else _projection(node, spec, reduce, ns)
         label = spec.label if values is None else values.label
-        export_plane(dataclasses.replace(spec, decode=spec.decode and values is None), ns.output, values=values,
-                     progress=_tty_progress(label) if sys.stderr.isatty() else None)
+        written = dataclasses.replace(spec, decode=spec.decode and values is None)
+        export_plane(written, ns.output, values=values, progress=_tty_progress(label) if sys.stderr.isatty() else None)
+        print(f"zarrview: wrote {ns.output}: {_what_was_written(written, values, ns.output)}")
     except (ArgumentError, UnsupportedExport) as e:
         print(e if str(e).startswith("zarrview:") else f"zarrview: {e}", file=sys.stderr)
         return 2
@@ -81,6 +86,46 @@ def run(argv: Sequence[str]) -> int:
         print(said(e), file=sys.stderr)
         return 1
     return 0
+
+
+def _reduced_fixed(node: Node, plane: dict[int, int], reduce: ReduceText) -> dict[int, int]:
+    """``plane`` with the dimension ``--reduce`` names fixed (at 0; its index is not used), so
+    that the plane is chosen among the other dimensions: ``--slice :,0,:,: --reduce max:time``
+    shows the two dimensions after ``0``. A dimension that cannot be named is left for the
+    projection to refuse."""
+    from . import zarrlib as zl
+    from .viewing.cf.dims import dimension_names
+    from .viewing.image.slice_spec import Positions
+    from .viewing.ome import OmeImage, detect
+    from .viewing.projection.spec import ProjectionSpecError, resolve_dim
+
+    if isinstance(node, zl.Array):
+        names: tuple[str | None, ...] = dimension_names(node)
+    else:
+        image = detect(node, labels=False) if isinstance(node, zl.Group) else None
+        if not isinstance(image, OmeImage) or not image.multiscales:
+            return plane
+        names = tuple(a.name for a in image.first.axes)
+    try:
+        dim = resolve_dim(reduce.dim, names, node.path, len(names))
+    except ProjectionSpecError:
+        return plane
+    if dim in plane:
+        return plane
+    return Positions({**plane, dim: 0}, getattr(plane, "rank", None))
+
+
+def _what_was_written(spec: PlaneSpec, values: ProjectionValues | None, output: str) -> str:
+    """The values a file holds, in words: what was read (or reduced), its shape and type, and
+    for .npy and .csv that the order is the array's own."""
+    from .viewing.export.plane import selected
+
+    label = spec.label if values is None else values.label
+    if str(output).lower().endswith(".png"):
+        return f"{label} drawn as the window draws it"
+    if len(spec.shape) < 2:
+        return f"{label}, {selected(spec)}"
+    return f"{label}, {'x'.join(map(str, spec.shape))} values in the array's index order"
 
 
 def _is_frame(node: Node) -> bool:

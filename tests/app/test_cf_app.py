@@ -98,11 +98,33 @@ def test_decoded_image_sliders_typed_values_axes(qtbot: Any, window: MainWindow,
     np.testing.assert_array_equal(data.scene.detail.values, stored_values)
     export_plane(data.plane_spec(), tmp_path / "stored.npy")
     np.testing.assert_array_equal(np.load(tmp_path / "stored.npy"), stored_values)
+    # packed integers are in no unit: the title and the colour bar say what is drawn
+    assert data.image.view.titleLabel.text == "2 metre temperature (stored values)"
+    assert data.image.ui.histogram.item.axis.labelText == ""
+    raw_box.setChecked(False)
+    qtbot.waitUntil(lambda: data.image.view.titleLabel.text == "2 metre temperature (K)", timeout=15000)
+    assert data.image.ui.histogram.item.axis.labelText == "K"
 
 
 def test_ascending_latitude_is_drawn_north_up(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
-    _open(qtbot, window, _store(tmp_path / "up.zarr", ascending=True))
+    path = _store(tmp_path / "up.zarr", ascending=True)
+    _open(qtbot, window, path)
     assert not window.data.image.view.getViewBox().yInverted()  # row 0 (south) at the bottom
+    from png_decode import decode_png
+    from zarrview.viewing.export.plane import export_plane
+
+    data = window.data
+    spec = data.plane_spec()
+    assert spec is not None and spec.rows_up
+    export_plane(spec, tmp_path / "up.png")  # Export > Image draws it as the window does: north at the top
+    png = decode_png((tmp_path / "up.png").read_bytes()).astype(int)
+    shape = xr.open_zarr(path, chunks=None)["t2m"].shape[2:]
+    drawn = next(r for r in (data.image.getImageItem().rendered, data.image.detail.rendered)
+                 if r is not None and r.pixels.shape == shape and r.step == (1, 1))
+    words = drawn.pixels.astype(np.uint32)  # the window's pixels: row 0 of the array, drawn at the bottom
+    window_rgb = np.stack([(words >> 16) & 255, (words >> 8) & 255, words & 255], axis=-1).astype(int)
+    np.testing.assert_array_equal(png, window_rgb[::-1])
+    assert (png != window_rgb).any()  # south up would be another picture
 
 
 def test_series_at_a_clicked_point_follows_the_sliders(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811

@@ -116,6 +116,7 @@ class CFPresenter(QObject):
         state = self.controller.state
         if state is not None:
             self.controller.set_state(state.with_(raw=bool(raw)))
+            self.present(state.cf)  # the title and the colour bar say which values are drawn
 
     def _value_box(self, plane: PlaneControls, dim: int, axis: CoordAxis) -> None:
         edit = QLineEdit()
@@ -176,10 +177,11 @@ class CFPresenter(QObject):
                     item.tickValues = values  # type: ignore[method-assign]
             item.picture = None
             item.update()
-        plot.invertY(not (cf is not None and state is not None and cf.flipped(state.y_dim)))
-        plot.setTitle(None if cf is None else cf.heading)
+        shown = state.with_(cf=cf) if cf is not None and state is not None else None
+        plot.invertY(not (shown is not None and shown.rows_up))
+        plot.setTitle(None if cf is None else cf.heading if shown is None else shown.heading)
         bar = pane.ui.histogram.item.axis
-        bar.setLabel("" if cf is None or not cf.units else cf.units)
+        bar.setLabel("" if shown is None else shown.units or "")
         # flag values: the colour bar is their legend, each value ticked with its meaning
         flags = None if cf is None else cf.flags
         bar.setTicks(None if flags is None or flags.values is None else

@@ -91,6 +91,9 @@ class DataView(QWidget):
         self.image.levels_changed = lambda levels: self._update(contrast=levels)
         self.image.hovered = self._hovered
         self.image.clicked = self.pixel_clicked.emit
+        #: what went wrong with what is shown (a store, node, plane or read that failed), or None:
+        #: ``--screenshot`` exits non-zero with it instead of saving a picture of an error
+        self.problem: str | None = None
         self.message = QLabel("Select an array to see its data.")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
@@ -201,6 +204,11 @@ class DataView(QWidget):
         self.message.setText(text)
         self.stack.setCurrentWidget(self.message)
 
+    def show_problem(self, text: str) -> None:
+        """``text``, saying what went wrong, instead of data (kept as ``problem``)."""
+        self.show_message(text)
+        self.problem = text
+
     def set_frame(self, frame: Any) -> None:
         """An AnnData dataframe (``viewing.anndata.Frame``) as one table, paged."""
         self._reset(None)
@@ -235,12 +243,12 @@ class DataView(QWidget):
         state, level, self.pending_level = image_state(image, plane), self.pending_level, None
         why = level_error(image, level) if state is not None and level is not None else None
         if why is not None:  # a level that does not exist is said, not replaced by another
-            self.show_message(why)
+            self.show_problem(why)
             return
         if state is None:
             levels = image.first.levels if image.multiscales else ()
             why = "; ".join(lv.error or "" for lv in levels if lv.error) or "it has no levels"
-            self.show_message(f"No level of the image {image.path} can be read: {why}")
+            self.show_problem(f"No level of the image {image.path} can be read: {why}")
             return
         same = self.state is not None and self._ome is not None and self._ome.group is image.group
         kept = self.state.labels if same and self.state is not None else ()
@@ -266,7 +274,7 @@ class DataView(QWidget):
             why = "; ".join(lv.error or "" for lv in ms.levels if lv.error) or "it has no levels"
             why = f"No level of the pyramid {found.path} can be read: {why}"
         if why is not None or state is None:
-            self.show_message(why or "")
+            self.show_problem(why or "")
             return
         self._reset(state.array)
         self._ome = None
@@ -509,6 +517,7 @@ class DataView(QWidget):
             self.colours.levels_known(scene.levels)
         self.stack.setCurrentWidget(self.image)
         self.analysis.follow(state)
+        self.problem = scene.problem
         if self._fit_on_paint:  # first, so that the plane is rendered for the zoom it is shown at
             self._fit_on_paint = False
             if self._region_shown is not None:
@@ -555,6 +564,7 @@ class DataView(QWidget):
         self.side.clear()
         self.plane = None
         self.channels = None
+        self.problem = None
         self.colours = None
         self.label_panel = None
         if self.projection is not None:
@@ -585,5 +595,5 @@ class DataView(QWidget):
         spec = PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim,
                          state.complex_mode, (float(lo), float(hi)), None if lut is None else np.asarray(lut, np.uint8),
                          channels=state.channels if state.composite else (), labels=overlays(state, 0),
-                         decode=state.decoding is not None)
+                         decode=state.decoding is not None, rows_up=state.rows_up)
         return spec if self.projection is None else self.projection.export_spec(spec)

@@ -120,6 +120,8 @@ class ImagePane(pg.ImageView):
         self._histogram_timer.setInterval(HISTOGRAM_DELAY_MS)
         self._histogram_timer.timeout.connect(self._draw_histogram)
         self._waiting: list[Callable[[], None]] = []
+        #: why the last frame could not be drawn, or None once one is (``--screenshot`` reports it)
+        self.render_error: str | None = None
         self.getImageItem().scene().sigMouseMoved.connect(self._mouse_moved)
         self.getImageItem().scene().sigMouseClicked.connect(self._mouse_clicked)
 
@@ -193,6 +195,7 @@ class ImagePane(pg.ImageView):
 
     def _landed(self, order: FrameOrder, answer: Answer[Frame]) -> None:
         self._making = None
+        self.render_error = None if answer.error is None else f"cannot render the image: {answer.error}"
         if answer.error is not None:
             log.error("cannot render the image: %s", answer.error)
         elif self._order is None:  # the scene has no tiles any more

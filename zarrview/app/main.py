@@ -140,9 +140,13 @@ def plane_argument(args: argparse.Namespace, request: SliceText) -> dict[int, in
     """The indices ``--slice`` gives: named dimensions are matched against the node to open
     (its coordinate variables read now, before any window, and each choice printed); None
     after saying why the node cannot be opened. Raises ``ArgumentError``."""
+    from ..viewing.image.slice_spec import choose_plane, shown_error
+
     if not request.named:
+        why = shown_error(request.positions, request.positions.rank or 0)
+        if why is not None:
+            raise ArgumentError(f"zarrview: {why}")
         return request.positions
-    from ..viewing.image.slice_spec import choose_plane
     from ..zarrlib import ZarrError, open as open_node
 
     location = args.location
@@ -158,7 +162,7 @@ def plane_argument(args: argparse.Namespace, request: SliceText) -> dict[int, in
         print(f"zarrview: {e}", file=sys.stderr)
         return None
     try:
-        plane, choices = choose_plane(node, request)
+        plane, choices = choose_plane(node, request, plane_only=True)
     finally:
         node.store.close()
     for choice in choices:
@@ -183,7 +187,17 @@ def _screenshot_when_settled(window: object, path: str, timer_cls: object) -> No
         else:
             settled_since[0] = None
         if (settled_since[0] is not None and now - settled_since[0] > 0.4) or now - start > 60:
-            window.grab().save(path)
+            picture = window.grab()
+            problem = window.data.problem or window.data.image.render_error
+            if settled_since[0] is None:
+                problem = problem or "the window was still reading after 60 s"
+            if not picture.save(path):
+                problem = f"cannot write the screenshot to {path}"
+            if problem is not None:  # the picture shows the error; the exit status and stderr say it too
+                print(f"zarrview: {' '.join(problem.split())}", file=sys.stderr)
+                QApplication.exit(1)
+                return
+            print(f"zarrview: saved {path} ({picture.width()}x{picture.height()})")
             QApplication.quit()
         else:
             QTimer.singleShot(50, check)

@@ -252,6 +252,7 @@ class OtherViews:
         if result.error is not None:
             owner.status.emit(f"Error: {result.error}")
             owner.message.setText(f"Cannot show {request.job.label}:\n{result.error}")
+            owner.problem = f"Cannot show {request.job.label}: {result.error}"
             owner.stack.setCurrentWidget(owner.message)
             owner.loaded.emit()
             return

@@ -84,6 +84,9 @@ class PlaneSpec:
     decode: bool = False
     #: values computed in place of reading the plane (a projection shown in the window); None: read
     values: PlaneValues | None = None
+    #: rows drawn bottom-up in a PNG, as the window draws them (``ViewState.rows_up``: north up);
+    #: .npy and .csv keep the array's order whatever this says
+    rows_up: bool = False
 
     def __post_init__(self) -> None:
         free = {d for d, s in enumerate(self.selection) if isinstance(s, slice)}
@@ -130,9 +133,42 @@ def default_spec(arr: Array, plane: Mapping[int, int] | None = None) -> PlaneSpe
     """The plane the window shows first for ``arr`` and a ``--slice`` (``plane``), with levels
     left to the data and a grey ramp."""
     if arr.ndim < 2 or is_table(arr):
-        return PlaneSpec(arr, table_selection(arr, plane))
+        return narrowed(PlaneSpec(arr, table_selection(arr, plane)), plane or {})
+    from ..cf.view import read_cf
+    from ..conventions.georef import array_view
+
     state = initial_state(arr, plane)
-    return PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode)
+    try:  # the window's orientation (north up) comes from the coordinates: read them as it does
+        state = state.with_(cf=array_view(arr, read_cf(arr)))
+    except ZarrError:
+        pass  # unreadable coordinates: drawn as stored, as the window draws them
+    spec = PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode,
+                     rows_up=state.rows_up)
+    return narrowed(spec, plane or {})
+
+
+def narrowed(spec: PlaneSpec, fixed: Mapping[int, int]) -> PlaneSpec:
+    """``spec`` with every dimension ``fixed`` (``--slice``, in ``spec.array``'s indices) kept at
+    its index, also where the plane would have shown it, and every dimension it leaves free
+    shown: ``5,:,3`` of a 3-D array is the line it selects and ``3,4,5`` one value, never the
+    plane around them. A narrowed spec shows no plane (``dims`` None), so it writes to .npy and
+    .csv and is refused as a .png."""
+    hit = [d for d, s in enumerate(spec.selection) if isinstance(s, slice) and d in fixed]
+    if not hit:
+        return spec
+    selection = tuple(int(fixed[d]) if d in hit else s if d in fixed else slice(None)
+                      for d, s in enumerate(spec.selection))
+    return PlaneSpec(spec.array, selection, None, None, spec.complex_mode, decode=spec.decode)
+
+
+def selected(spec: PlaneSpec) -> str:
+    """What a spec that shows no plane selects, in words: "one value", "a line of 30 values"."""
+    shape = spec.shape
+    if not shape:
+        return "one value"
+    if len(shape) == 1:
+        return f"a line of {shape[0]:,} values"
+    return f"a {'x'.join(map(str, shape))} block of values"
 
 
 def level_error(image: OmeImage, level: int) -> str | None:
@@ -163,7 +199,7 @@ def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: i
     state = image_state(image, plane) if why is None else None
     if state is None:
         raise ValueError(why or f"no level of the image {image.path} can be read")
-    return state_spec(state.with_(labels=labels), level)
+    return state_spec(state.with_(labels=labels), level, plane)
 
 
 def pyramid_spec(found: GeoMultiscale, plane: Mapping[int, int] | None = None, level: int = 0) -> PlaneSpec:
@@ -174,18 +210,32 @@ def pyramid_spec(found: GeoMultiscale, plane: Mapping[int, int] | None = None, l
     state = pyramid_state(found, plane) if why is None else None
     if state is None:
         raise ValueError(why or f"no level of the pyramid {found.path} can be read")
-    return state_spec(state, level)
+    return state_spec(state, level, plane)
 
 
-def state_spec(state: ViewState, level: int) -> PlaneSpec:
-    """The plane of a pyramid's view ``state``, read whole from ``level``."""
+def state_spec(state: ViewState, level: int, fixed: Mapping[int, int] | None = None) -> PlaneSpec:
+    """The plane of a pyramid's view ``state``, read whole from ``level``; a displayed dimension
+    that ``fixed`` (``--slice``, in level-0 indices) names stays at its index (``narrowed``)."""
     from ..image.levels import level_views
 
     view = level_views(state.with_(level=level))[0]
     shown = state.plane_dims
     selection = tuple(slice(None) if d in shown else i for d, i in enumerate(view.indices))
-    return PlaneSpec(view.array, selection, (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode,
+    spec = PlaneSpec(view.array, selection, (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode,
                      channels=state.channels if state.composite else (), labels=overlays(state, level))
+    fixed = dict(fixed or {})
+    if state.pyramid:  # a fixed level-0 index carried into this level, as the view carries the others
+        fixed = {d: _level_index(state, view.index, d, i) if d in shown else i for d, i in fixed.items()}
+    return narrowed(spec, fixed)
+
+
+def _level_index(state: ViewState, level: int, dim: int, index: int) -> int:
+    """Level-0 ``index`` of ``dim`` in pyramid ``level``, as the view carries a fixed index."""
+    from ..ome import pyramid as arith
+
+    levels = [lv for lv in state.pyramid or () if lv.array is not None]
+    target = next(lv for lv in levels if lv.index == level)
+    return int(arith.map_index(levels[0], target, dim, index))
 
 
 def plane_nbytes(spec: PlaneSpec) -> int:
@@ -209,6 +259,9 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
     path = Path(path)
     values = values if values is not None else spec.values
     fmt = export_format(path)
+    if fmt == ".png" and spec.dims is None and spec.array.ndim >= 2 and not is_table(spec.array):
+        raise UnsupportedExport(path, f"{spec.label} is {selected(spec)}, and a .png holds a plane: write .npy or "
+                                      ".csv, or leave two dimensions as ':' in --slice")
     if fmt == ".png" and not spec.renderable:
         raise UnsupportedExport(path, f"{spec.label} ({spec.array.dtype}) is not a plane of numbers to draw; "
                                       "write .npy or .csv")
@@ -274,12 +327,14 @@ def _computed(values: PlaneValues, path: Path, progress: Progress | None, cancel
 
 # -- PNG ------------------------------------------------------------------------------------
 def oriented(spec: PlaneSpec, data: np.ndarray) -> np.ndarray:
-    """The read plane as (rows, columns[, channels]) as displayed: a view, not a copy."""
+    """The read plane as (rows, columns[, channels]) as displayed (bottom-up where the window
+    draws it so): a view, not a copy."""
     assert spec.dims is not None
     y, x = spec.dims
     kept = [d for d, s in enumerate(spec.selection) if isinstance(s, slice)]
     order = [kept.index(y), kept.index(x)] + ([kept.index(spec.channel_dim)] if spec.channel_dim is not None else [])
-    return np.transpose(data, order + [i for i in range(data.ndim) if i not in order])
+    out = np.transpose(data, order + [i for i in range(data.ndim) if i not in order])
+    return out[::-1] if spec.rows_up else out
 
 
 def image_channels(spec: PlaneSpec) -> int:

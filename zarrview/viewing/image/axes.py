@@ -55,10 +55,11 @@ def colour_by_default(arr: Array) -> bool:
 
 
 def default_axes(arr: Array, plane: Mapping[int, int] | None = None, colour: int | None = None) -> tuple[int, int]:
-    """(rows, columns): the two dimensions a ``--slice`` leaves free when it leaves exactly two,
-    else the last two that are not the colour dimension."""
+    """(rows, columns): the last two dimensions that ``plane`` (``--slice``) leaves free and
+    are not the colour dimension; a fixed dimension is shown only where fewer than two are
+    free, and then the caller narrows what it reads to the fixed index (``export.plane.narrowed``)."""
     free = [d for d in range(arr.ndim) if d not in (plane or {}) and d != colour]
-    if plane and len(free) == 2:
-        return free[0], free[1]
+    if len(free) >= 2:
+        return free[-2], free[-1]
     rest = [d for d in range(arr.ndim) if d != colour]
     return rest[-2], rest[-1]

@@ -255,7 +255,8 @@ class ViewController:
             return
         if answer.error is not None:
             text = f"Cannot show {request.label}:\n{answer.error}"
-            self._publish(Scene(message=text, status=f"Error: {answer.error}", channel_dim=state.channel_dim))
+            self._publish(Scene(message=text, status=f"Error: {answer.error}", channel_dim=state.channel_dim,
+                                problem=text))
             return
         assert answer.value is not None
         plan, key, lv = request.plan, request.plane_key, request.level

@@ -121,6 +121,8 @@ class Scene:
     levels: tuple[float, float] = (0.0, 1.0)
     #: shown instead of the image (an error, an empty plane); None while there is an image
     message: str | None = None
+    #: what went wrong (a read that failed), where ``message`` says it; None for an empty plane
+    problem: str | None = None
     status: str = ""
     busy: bool = False
     #: a dimension drawn as colour channels (the tiles then have a third axis)

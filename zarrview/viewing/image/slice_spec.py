@@ -22,6 +22,7 @@ from ...zarrlib import Array, Group, Node
 
 if TYPE_CHECKING:
     from ..cf.coords import CoordAxis
+    from ..ome.model import Multiscale
 
 #: the index form of a named part: ``level=#3`` is index 3 whatever the coordinate says
 INDEX_MARK = "#"
@@ -69,14 +70,15 @@ class SliceChoice:
         return f"{self.name}={self.label} (index {self.index})"
 
 
-def read_slice(text: str | None) -> SliceText:
+def read_slice(text: str | None, reduced: int = 0) -> SliceText:
     """The two forms told apart, without opening anything: ``"5,:,:"`` -> positions ``{0: 5}``,
-    ``"time=2001-03-04,level=#2"`` -> named ``(("time", "2001-03-04"), ("level", "#2"))``."""
+    ``"time=2001-03-04,level=#2"`` -> named ``(("time", "2001-03-04"), ("level", "#2"))``.
+    ``reduced`` dimensions (``--reduce``) may be given as ':' beside the plane's two."""
     if not text or not text.strip():
         return SliceText(Positions())
     parts = [p.strip() for p in text.split(",")]
     if not any("=" in p for p in parts):
-        return SliceText(_positions(text, parts))
+        return SliceText(_positions(text, parts, reduced))
     named: list[tuple[str, str]] = []
     for part in parts:
         name, eq, value = part.partition("=")
@@ -101,10 +103,11 @@ def parse_slice(text: str | None) -> dict[int, int]:
     return request.positions
 
 
-def _positions(text: str, parts: list[str]) -> Positions:
+def _positions(text: str, parts: list[str], reduced: int = 0) -> Positions:
     shown = sum(part in ("", ":") for part in parts)
-    if shown > 2:
-        raise ArgumentError(f"zarrview: --slice {text!r} shows {shown} dimensions; a plane shows two (like 5,:,:)")
+    if shown > 2 + reduced:
+        besides = " besides the reduced one (like :,5,:,: with --reduce max:0)" if reduced else " (like 5,:,:)"
+        raise ArgumentError(f"zarrview: --slice {text!r} shows {shown} dimensions; a plane shows two{besides}")
     out = Positions(rank=len(parts))
     for dim, part in enumerate(parts):
         if part and part != ":":
@@ -159,28 +162,50 @@ def _index(name: str, value: str, no_coordinate: bool) -> int:
         raise ArgumentError(f"zarrview: --slice {name}={value}: {why}") from None
 
 
-def choose_plane(node: Node, request: SliceText) -> tuple[dict[int, int], list[SliceChoice]]:
+def choose_plane(node: Node, request: SliceText, plane_only: bool = False) -> tuple[dict[int, int], list[SliceChoice]]:
     """``request``'s indices for ``node`` (an array, or an OME-Zarr image group, whose axis names
-    are its dimensions), checked against its shape. Reads the array's coordinate variables when
-    a value needs matching: call it off the GUI thread. Raises ``ArgumentError``; a coordinate
-    that cannot be read is no coordinate (the value must then be an index)."""
+    are its dimensions), checked against its shape; with ``plane_only`` (the window) a request
+    that selects less than a plane is refused (``shown_error``). Reads the array's coordinate
+    variables: call it off the GUI thread. Raises ``ArgumentError``; a coordinate that cannot
+    be read is no coordinate (the value must then be an index)."""
+    plane, choices = _choose(node, request)
+    ndim = node.ndim if isinstance(node, Array) else None
+    if ndim is None and isinstance(node, Group) and request.named:
+        ndim = len(_group_names(node) or ())
+    why = shown_error(plane, ndim, node.path) if plane_only and ndim else None
+    if why is not None:
+        raise ArgumentError(f"zarrview: {why}")
+    return plane, choices
+
+
+def _group_names(node: Group) -> tuple[str, ...] | None:
+    """The axis names of an OME-Zarr image or multiscales pyramid group, or None."""
+    ms = _pyramid_of(node)
+    return tuple(a.name for a in ms.axes) if ms is not None else None
+
+
+def _pyramid_of(node: Group) -> Multiscale | None:
+    from ..conventions.geozarr import detect_geozarr
+    from ..ome import OmeImage, detect
+
+    image = detect(node, labels=False)
+    ms = image.first if isinstance(image, OmeImage) and image.multiscales else None
+    if image is None:  # a multiscales convention pyramid names its dimensions the same way
+        found = detect_geozarr(node)
+        ms = found.multiscale if found is not None and found.multiscale.axes else None
+    return ms
+
+
+def _choose(node: Node, request: SliceText) -> tuple[dict[int, int], list[SliceChoice]]:
     if not request.named:
         return request.positions, []
     if isinstance(node, Array):
-        names, axes, notes = _array_dimensions(node, needs_axes=any(not v.startswith(INDEX_MARK)
-                                                                    for _, v in request.named))
+        names, axes, notes = _array_dimensions(node)  # read for #N too: the choice printed names its value
         plane, choices = resolve_slice(request, node.path, names, axes, notes)
         check_plane(node, plane)
         return plane, choices
     if isinstance(node, Group):
-        from ..conventions.geozarr import detect_geozarr
-        from ..ome import OmeImage, detect
-
-        image = detect(node, labels=False)
-        ms = image.first if isinstance(image, OmeImage) and image.multiscales else None
-        if image is None:  # a multiscales convention pyramid names its dimensions the same way
-            found = detect_geozarr(node)
-            ms = found.multiscale if found is not None and found.multiscale.axes else None
+        ms = _pyramid_of(node)
         if ms is not None:
             names = tuple(a.name for a in ms.axes)
             plane, choices = resolve_slice(request, node.path, names, {})
@@ -192,14 +217,27 @@ def choose_plane(node: Node, request: SliceText) -> tuple[dict[int, int], list[S
                         "image: name an array with ::/path")
 
 
-def _array_dimensions(arr: Array, needs_axes: bool) -> tuple[tuple[str | None, ...], dict[int, CoordAxis],
-                                                              tuple[str, ...]]:
-    """Dimension names, coordinate axes (read only where needed) and their notes."""
+def _array_dimensions(arr: Array) -> tuple[tuple[str | None, ...], dict[int, CoordAxis], tuple[str, ...]]:
+    """Dimension names, coordinate axes and their notes."""
     from ..cf.dims import dimension_names
     from ..cf.view import read_cf
 
-    view = read_cf(arr) if needs_axes else None  # coordinates searched up to the store's root
+    view = read_cf(arr)  # coordinates searched up to the store's root
     return dimension_names(arr), dict(view.axes) if view else {}, view.notes if view else ()
+
+
+def shown_error(plane: Mapping[int, int], ndim: int, path: str | None = None) -> str | None:
+    """Why ``plane`` (``--slice``) leaves too few dimensions of an ``ndim``-D node to show a
+    plane in the window (a line of a 1-D array), or None. The window never widens a selection:
+    ``5,:,3`` selects a line, which ``zarrview export`` writes and the window refuses."""
+    rank = getattr(plane, "rank", None) or ndim
+    free = rank - len(plane)
+    if free >= min(2, rank):
+        return None
+    what = "one value" if free <= 0 else "a line"
+    of = f" of {path}" if path else ""
+    return (f"--slice fixes {len(plane)} of {rank} dimensions{of}, which selects {what}; the window shows a plane: "
+            "leave two dimensions as ':' (zarrview export writes a line or a value to .npy or .csv)")
 
 
 def plane_error(arr: Array, plane: Mapping[int, int]) -> str | None:

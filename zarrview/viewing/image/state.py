@@ -69,6 +69,33 @@ class ViewState:
         return self.cf.coding if self.cf is not None and not self.raw and self.cf.coding.active else None
 
     @property
+    def units(self) -> str | None:
+        """The units of the values drawn: the CF ``units``, except over stored values that are
+        packed (``scale_factor``, ``add_offset``), whose integers are in no unit."""
+        cf = self.cf
+        if cf is None or not cf.units or cf.units == "1":
+            return None
+        packed = cf.coding.scale_factor is not None or cf.coding.add_offset is not None
+        return None if self.raw and packed else cf.units
+
+    @property
+    def heading(self) -> str | None:
+        """The title over the plane: the CF title with its units, or "(stored values)"."""
+        cf = self.cf
+        if cf is None:
+            return None
+        if self.raw and cf.coding.active:
+            return f"{cf.title} (stored values)"
+        units = self.units
+        return f"{cf.title} ({units})" if units else cf.title
+
+    @property
+    def rows_up(self) -> bool:
+        """Whether rows are drawn bottom-up (north up, height up, depth down: ``CFView.flipped``):
+        the one decision the window, its sections and every picture export follow."""
+        return self.cf is not None and self.cf.flipped(self.y_dim)
+
+    @property
     def composite(self) -> bool:
         """Whether the plane is drawn as the composite of its channels."""
         return (self.channel_mode == "composite" and bool(self.channels) and self.channel_axis is not None
@@ -136,8 +163,8 @@ def initial_state(arr: Array, plane: Mapping[int, int] | None = None, *, colour:
     plane = dict(plane or {})
     cdim = colour_axis(arr)
     use_colour = colour if colour is not None else colour_by_default(arr)
-    if cdim is not None and cdim in plane:
-        use_colour = False
+    if cdim is not None and (cdim in plane or (plane and arr.ndim - len(plane) <= 2)):
+        use_colour = False  # what --slice leaves free is shown as it is, never widened to colour
     channel = cdim if use_colour else None
     y, x = default_axes(arr, plane, channel)
     indices = tuple(int(plane.get(d, 0)) for d in range(arr.ndim))
