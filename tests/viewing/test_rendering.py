@@ -61,6 +61,23 @@ def test_a_three_channel_composite() -> None:
     assert (got[..., 3] == 255).all()
 
 
+def test_a_tile_of_the_plane_before_keeps_its_colours_under_a_new_look() -> None:
+    """The channel mode switched to composite while the tile on screen is a plane with the channel
+    axis as columns (cyx shown as y by c): it stays drawn as it was until the new plane lands,
+    never composited as if it had channels."""
+    plane = RNG.integers(0, 1000, (64, 3), dtype=np.uint16)
+    grey = Look((0.0, 1000.0))
+    tile = _tile(plane)
+    before = make_frame(FrameOrder(tile, None, grey, ((1, 1), (1, 1))))
+    assert before.base is not None
+    channels = tuple(ChannelSetting(i, str(i), (255, 255, 255), (0.0, 1000.0)) for i in range(3))
+    after = make_frame(FrameOrder(tile, None, Look((0.0, 1.0), channels=channels), ((1, 1), (1, 1)),
+                                  shown=(before.base, None)))
+    assert after.base is before.base
+    picture = _tile(RNG.integers(0, 1000, (8, 9, 5), dtype=np.uint16))  # five channels are no RGB(A)
+    assert make_frame(FrameOrder(picture, None, grey, ((1, 1), (1, 1)))).base is None
+
+
 def test_a_preview_tile_is_reduced_by_its_own_pixels_on_screen() -> None:
     tile = _tile(np.zeros((10, 10)), step=4)  # one sample every 4 data pixels
     assert reduction(tile, (0.1, 0.3)) == (2, 1)  # 0.4 and 1.2 screen pixels per tile pixel

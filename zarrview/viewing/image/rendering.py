@@ -72,6 +72,16 @@ class Rendered:
         return self.tile is tile and self.look_key == look.key() and self.step == step
 
 
+def fits(tile: Tile, look: Look) -> bool:
+    """Whether ``look`` can draw ``tile``: a composite needs a tile with a channel dimension, and
+    levels and a table draw a plane of values or an RGB(A) picture. A tile of the plane shown
+    before (kept under the new one until it lands) may be neither, after the channel mode or the
+    axes change; it keeps the colours it was drawn in."""
+    if look.channels:
+        return tile.image.ndim == 3
+    return tile.image.ndim == 2 or (tile.image.ndim == 3 and tile.image.shape[-1] in (3, 4))
+
+
 def render_tile(tile: Tile, look: Look, step: tuple[int, int]) -> Rendered:
     """The tile's image, every ``step``-th row and column, in the look's colours."""
     kr, kc = step
@@ -143,6 +153,8 @@ def make_frame(order: FrameOrder) -> Frame:
             out.append(None)
         elif shown is not None and shown.shows(tile, order.look, step):
             out.append(shown)
+        elif not fits(tile, order.look):  # a tile of the plane before, kept until the new one lands
+            out.append(shown if shown is not None and shown.tile is tile else None)
         else:
             out.append(render_tile(tile, order.look, step))
     counts, of = None, order.histogram_of
@@ -151,5 +163,5 @@ def make_frame(order: FrameOrder) -> Frame:
     return Frame(out[0], out[1], counts, of)
 
 
-__all__ = ["Frame", "FrameOrder", "HISTOGRAM_BINS", "HISTOGRAM_SAMPLES", "Look", "Rendered", "histogram", "make_frame", "pack",
-           "reduction", "render_tile"]
+__all__ = ["Frame", "FrameOrder", "HISTOGRAM_BINS", "HISTOGRAM_SAMPLES", "Look", "Rendered", "fits", "histogram", "make_frame",
+           "pack", "reduction", "render_tile"]
