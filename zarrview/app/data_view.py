@@ -262,7 +262,7 @@ class DataView(QWidget):
         if state.channels:
             self.channels = add_channel_panel(self.side, state, self.plane, self._channel_changed,
                                               self._channel_mode, self.pool)
-        show_labels(self, image.group, kept)  # another pyramid of the image keeps its label layers
+        self.show_labels(image.group, kept)  # another pyramid of the image keeps its label layers
 
     def set_pyramid(self, found: GeoMultiscale, plane: dict[int, int] | None = None) -> None:
         """A multiscales convention pyramid (GeoZarr): the level picker and level-by-zoom of an
@@ -309,7 +309,13 @@ class DataView(QWidget):
     def show_labels(self, image: Group, layers: tuple[LabelLayer, ...]) -> None:
         """The label layers of ``image``, read after it: drawn over it with their panel, while
         ``image`` is the one shown."""
-        show_labels(self, image, layers)
+        panel = show_labels(self, image, layers)
+        if panel is not None:
+            self.label_panel = panel
+
+    def set_state(self, state: ViewState) -> None:
+        """A new state for the view model, from a panel of the image (its label layers)."""
+        self.controller.set_state(state)
 
     def set_plate(self, plate: OmePlate, group: Group) -> PlateView:
         """An OME-Zarr plate: a grid of its wells' thumbnails (``app/plate_view.py``), read until
@@ -342,7 +348,7 @@ class DataView(QWidget):
         self._fit_on_paint = True
         self._region_shown = region
         self.controller.set_state(state)
-        self.projection = add_projection_controls(self, self.plane, state)
+        self.projection = add_projection_controls(self, self.controls_layout, self.plane, state)
         self.label_axes()
 
     def read_again(self) -> None:
@@ -484,6 +490,16 @@ class DataView(QWidget):
     def paint_plane(self) -> None:
         """Draw the plane's scene again (after a projection covered it)."""
         self._paint(self.scene)
+
+    def cover_plane(self, scene: Scene, status: str) -> None:
+        """Draw ``scene`` (a projection's) where the plane is drawn; ``paint_plane`` draws the plane again."""
+        state = self.state
+        if state is None:
+            return
+        self.image.paint(scene, state.y_dim, state.x_dim)
+        self.stack.setCurrentWidget(self.image)
+        self.status.emit(status)
+        self.loaded.emit()
 
     def _paint(self, scene: Scene) -> None:
         if self.projection is not None and self.projection.shown is not None:

@@ -18,7 +18,7 @@ from ..zarrlib import Group
 
 if TYPE_CHECKING:
     from .fold_panels import SideColumn
-    from .data_view import DataView
+    from .view_host import LabelHost
 
 Changed = Callable[[str, dict[str, Any]], None]
 
@@ -103,22 +103,23 @@ def add_label_panel(side: SideColumn, layers: tuple[LabelLayer, ...], changed: C
     return panel
 
 
-def show_labels(view: DataView, image: Group, layers: tuple[LabelLayer, ...]) -> None:
-    """The label layers of ``image`` (read after it, off the GUI thread) into the data view's
-    state, with their panel; nothing where the view shows another image or has them already."""
+def show_labels(view: LabelHost, image: Group, layers: tuple[LabelLayer, ...]) -> LabelPanel | None:
+    """The label layers of ``image`` (read after it, off the GUI thread) into the view's state,
+    and their panel, for the view to keep; None where the view shows another image or has the
+    layers already."""
     state = view.state
     if not layers or state is None or view.ome is None or view.ome.group is not image:
-        return
+        return None
     if state.labels and state.labels is not layers:
-        return  # the image's layers are there already
+        return None  # the image's layers are there already
     if state.labels is not layers:
-        view.controller.set_state(state.with_(labels=layers))
+        view.set_state(state.with_(labels=layers))
 
     def changed(name: str, changes: dict[str, Any]) -> None:  # shown, hidden, faded: redrawn, read if never read
         if view.state is not None:
-            view.controller.set_state(view.state.with_label(name, **changes))
+            view.set_state(view.state.with_label(name, **changes))
 
     def current(name: str) -> LabelLayer | None:
         return next((lay for lay in view.state.labels if lay.name == name), None) if view.state is not None else None
 
-    view.label_panel = add_label_panel(view.side, layers, changed, current)
+    return add_label_panel(view.side, layers, changed, current)

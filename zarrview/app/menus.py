@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow
 
 from .about import AboutDialog
 from .analysis_tools import add_analysis_actions
@@ -12,65 +14,74 @@ from .export_actions import ExportActions
 from .recent import RecentLocations
 from .shortcuts import ShortcutsDialog
 from .user_guide import GuideDialog
-from .version_actions import pick_version
 
 if TYPE_CHECKING:
-    from .window import MainWindow
+    from .window_host import MenuHost
 
 
-def build_menus(w: MainWindow) -> None:
-    file_menu = w.menuBar().addMenu("&File")
+@dataclass(frozen=True)
+class Menus:
+    """The parts of the menus the window keeps: recent locations (it remembers each store it
+    opens), the Export menu's actions, and the series entry (the series dock, closed by its own
+    button, unchecks it)."""
+
+    recent: RecentLocations
+    exports: ExportActions
+    series_action: QAction
+
+
+def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
+    """The menu bar of ``window`` (which owns the actions and dialogs), its entries calling ``host``."""
+    file_menu = window.menuBar().addMenu("&File")
     for text, shortcut, slot in [
-        ("Open &Folder…", QKeySequence.StandardKey.Open, w.open_folder),
-        ("Open &File (zip)…", None, w.open_file),
-        ("Open &References (JSON, Parquet)…", None, w.open_references),
-        ("Open &URL…", QKeySequence("Ctrl+L"), w.open_url),
-        ("Open &Version…", None, lambda: pick_version(w)),
-        ("&Go to Path…", QKeySequence("Ctrl+G"), w.paths.ask),
+        ("Open &Folder…", QKeySequence.StandardKey.Open, host.open_folder),
+        ("Open &File (zip)…", None, host.open_file),
+        ("Open &References (JSON, Parquet)…", None, host.open_references),
+        ("Open &URL…", QKeySequence("Ctrl+L"), host.open_url),
+        ("Open &Version…", None, host.open_version),
+        ("&Go to Path…", QKeySequence("Ctrl+G"), host.go_to_path),
     ]:
-        act = QAction(text, w)
+        act = QAction(text, window)
         if shortcut is not None:
             act.setShortcut(shortcut)
         act.triggered.connect(slot)
         file_menu.addAction(act)
-    w.recent_menu = file_menu.addMenu("Open &Recent")
-    w.recent = RecentLocations(w.settings, w.recent_menu, w.open_location, w)
+    recent = RecentLocations(host.settings, file_menu.addMenu("Open &Recent"), host.open_location, window)
     file_menu.addSeparator()
-    close = QAction("&Close Store", w)
+    close = QAction("&Close Store", window)
     close.setShortcut(QKeySequence.StandardKey.Close)
-    close.triggered.connect(w.close_current_store)
+    close.triggered.connect(host.close_current_store)
     file_menu.addAction(close)
-    quit_ = QAction("&Quit", w)
+    quit_ = QAction("&Quit", window)
     quit_.setShortcut(QKeySequence.StandardKey.Quit)
-    quit_.triggered.connect(w.close)
+    quit_.triggered.connect(window.close)
     file_menu.addAction(quit_)
-    w.exports = ExportActions(w, w.data, w.menuBar().addMenu("&Export"), w.status_label.setText)
-    view_menu = w.menuBar().addMenu("&View")
-    axes = QAction("Image &Axes", w)
+    exports = ExportActions(window, host.data, window.menuBar().addMenu("&Export"), host.say)
+    view_menu = window.menuBar().addMenu("&View")
+    axes = QAction("Image &Axes", window)
     axes.setCheckable(True)
     axes.setToolTip("Axes with ticks in data coordinates along the image")
-    axes.setChecked(w.settings.value("image_axes", "true") == "true")  # shown unless turned off
-    axes.toggled.connect(w.show_axes)
+    axes.setChecked(host.settings.value("image_axes", "true") == "true")  # shown unless turned off
+    axes.toggled.connect(host.show_axes)
     view_menu.addAction(axes)
-    w.data.set_axes_shown(axes.isChecked())
-    series = QAction("&Series at a Point", w)
+    host.data.set_axes_shown(axes.isChecked())
+    series = QAction("&Series at a Point", window)
     series.setCheckable(True)
     series.setShortcut(QKeySequence("Ctrl+T"))
     series.setToolTip("Plot the values through a pixel along a dimension (time where there is one); click the image to move it")
-    series.toggled.connect(w.series.show)
+    series.toggled.connect(host.series.show)
     view_menu.addAction(series)
-    w.series_action = series
-    ortho = QAction("&Orthogonal Views", w, checkable=True, shortcut=QKeySequence("Ctrl+Shift+O"),
+    ortho = QAction("&Orthogonal Views", window, checkable=True, shortcut=QKeySequence("Ctrl+Shift+O"),
                     toolTip="XZ and YZ sections beside the image of a 3-D or larger array; click to move them")
-    ortho.toggled.connect(w.orthogonal.show)
+    ortho.toggled.connect(host.orthogonal.show)
     view_menu.addAction(ortho)
-    profile, stats = add_analysis_actions(view_menu, w.data.analysis)
+    profile, stats = add_analysis_actions(view_menu, host.data.analysis)
     for action, text in ((ortho, "Sections"), (profile, "Profile"), (stats, "Statistics"), (series, "Series")):
-        w.data.tools.add(action, text)
+        host.data.tools.add(action, text)
     view_menu.addSeparator()
-    for text, button, shown_changed in (("&Metadata Panel", w.meta_fold.button, w.meta_fold.toggled),
-                                        ("Image &Controls Column", w.data.side_button, w.data.side_button.toggled)):
-        shown = QAction(text, w)  # the panel's own button and this entry say the same
+    for text, button, shown_changed in (("&Metadata Panel", host.meta_fold.button, host.meta_fold.toggled),
+                                        ("Image &Controls Column", host.data.side_button, host.data.side_button.toggled)):
+        shown = QAction(text, window)  # the panel's own button and this entry say the same
         shown.setCheckable(True)
         shown.setToolTip(button.toolTip())
         shown.setChecked(button.isChecked())
@@ -78,25 +89,26 @@ def build_menus(w: MainWindow) -> None:
         shown_changed.connect(shown.setChecked)
         view_menu.addAction(shown)
     view_menu.addSeparator()
-    prefs = QAction("&Preferences…", w)
+    prefs = QAction("&Preferences…", window)
     prefs.setShortcut(QKeySequence.StandardKey.Preferences)
-    prefs.triggered.connect(w.edit_preferences)
+    prefs.triggered.connect(host.edit_preferences)
     view_menu.addAction(prefs)
-    help_menu = w.menuBar().addMenu("&Help")
-    keys = QAction("&Keyboard Shortcuts", w)
+    help_menu = window.menuBar().addMenu("&Help")
+    keys = QAction("&Keyboard Shortcuts", window)
     keys.setShortcut(QKeySequence("F1"))
-    keys.triggered.connect(lambda: ShortcutsDialog(w).exec())
+    keys.triggered.connect(lambda: ShortcutsDialog(window).exec())
     help_menu.addAction(keys)
-    guide = QAction("&User Guide", w)
+    guide = QAction("&User Guide", window)
     guide.setToolTip("The README of this installation: opening stores, the views, the command line")
-    guide.triggered.connect(lambda: GuideDialog(w).exec())
+    guide.triggered.connect(lambda: GuideDialog(window).exec())
     help_menu.addAction(guide)
-    about = QAction("&About zarrview", w)
+    about = QAction("&About zarrview", window)
     about.setMenuRole(QAction.MenuRole.AboutRole)
-    about.triggered.connect(lambda: AboutDialog(w).exec())
+    about.triggered.connect(lambda: AboutDialog(window).exec())
     help_menu.addAction(about)
-    find = QAction("&Find", w)
+    find = QAction("&Find", window)
     find.setShortcut(QKeySequence.StandardKey.Find)
-    find.triggered.connect(lambda: w.filter.setFocus())
-    w.addAction(find)
+    find.triggered.connect(lambda: host.filter.setFocus())
+    window.addAction(find)
+    return Menus(recent, exports, series)
 

@@ -23,33 +23,36 @@ from .ome_groups import OmeGroupHandler
 from .spatial_overlays import SpatialPresenter
 
 if TYPE_CHECKING:
-    from .window import MainWindow
+    from .window_host import DisplayHost
 
 
 class NodeDisplay:
-    """Shows the selected node in ``window``'s data view, metadata panel and status bar."""
+    """Shows the selected node in ``host``'s data view, metadata panel and status bar."""
 
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    def __init__(self, host: DisplayHost) -> None:
+        self.host = host
         #: the node shown, or whose OME metadata is being read: answers for others are dropped
         self.looking_at: zl.Node | None = None
         #: the plane the command line asked for, used by the next node shown
         self.initial_plane: dict[int, int] = {}
-        self._ome = gui_lane(window.pool, window, "OME metadata")
-        self.ome_groups = OmeGroupHandler(window.pool, lambda: self.looking_at, window)
-        self.anndata = AnnDataHandler(window.pool, lambda: self.looking_at, window)
-        self.spatial = SpatialPresenter(window.pool, window.data, lambda: self.looking_at, window)
+        #: image groups whose OME metadata is being read
+        self.reading = 0
+        owner = host.window()
+        self._ome = gui_lane(host.pool, owner, "OME metadata")
+        self.ome_groups = OmeGroupHandler(host.pool, lambda: self.looking_at, owner)
+        self.anndata = AnnDataHandler(host.pool, lambda: self.looking_at, owner)
+        self.spatial = SpatialPresenter(host.pool, host.data, lambda: self.looking_at, owner)
 
     def refuse_plane(self, why: str) -> None:
         """A plane asked for (--slice) that does not exist: say so where the image would be,
         rather than clamp to the nearest one."""
-        self.window.data.show_message(why)
-        self.window.status_label.setText(why)
+        self.host.data.show_message(why)
+        self.host.say(why)
 
     def plane_problem(self, arr: zl.Array, plane: dict[int, int]) -> str | None:
         """Why the command line's plane or level names nothing of ``arr``, as export says it."""
-        if self.window.data.pending_level is not None:
-            self.window.data.pending_level = None
+        if self.host.data.pending_level is not None:
+            self.host.data.pending_level = None
             return f"--level is for an OME-Zarr image group; {arr.path} is an array"
         return plane_error(arr, plane)
 
@@ -64,11 +67,11 @@ class NodeDisplay:
             if bad is not None:
                 self.refuse_plane(bad)
                 return
-            self.window.data.set_array(node, plane)
+            self.host.data.set_array(node, plane)
         elif isinstance(node, zl.ErrorNode):
-            self.window.data.show_message(str(node.error))
+            self.host.data.show_message(str(node.error))
         elif isinstance(node, zl.Group):
-            self.window.data.show_message(f"{node.path} is a group: select an array to see its data.")
+            self.host.data.show_message(f"{node.path} is a group: select an array to see its data.")
             self._show_if_image(node)
             self.spatial.show_store(node)
 
@@ -77,10 +80,10 @@ class NodeDisplay:
         opens the level arrays), and the answer is dropped if another node was selected meanwhile."""
         plane, self.initial_plane = self.initial_plane, {}
         self.looking_at = group
-        self.window.pending_opens += 1
+        self.reading += 1
 
         def done(answer: Answer[Any]) -> None:
-            self.window.pending_opens -= 1
+            self.reading -= 1
             if answer.stale or answer.cancelled:
                 return  # another group selected meanwhile
             found = answer.value
@@ -91,14 +94,14 @@ class NodeDisplay:
                     or not isinstance(found, OmeImage):
                 return
             if not found.multiscales:  # metadata too broken to name a level: the OME tab says why
-                self.window.data.show_message(f"The OME-Zarr metadata of {group.path} names no pyramid that can be "
-                                       f"read: see its problems in the OME tab.")
+                self.host.data.show_message(f"The OME-Zarr metadata of {group.path} names no pyramid that can be "
+                                            f"read: see its problems in the OME tab.")
                 return
             if not self._plane_refused(found.first, plane):
-                self.window.data.set_image(found, plane)
+                self.host.data.set_image(found, plane)
                 if found.is_label:  # a label image in its colours (its own layer over its values)
                     own = layer_of(group.name, found, opacity=1.0)
-                    self.window.data.show_labels(group, (own,) if own is not None else ())
+                    self.host.data.show_labels(group, (own,) if own is not None else ())
 
         self._ome.submit(call_job(lambda: detect(group, labels=False) or detect_geozarr(group),
                                   label=f"OME metadata of {group.path}"), done)
@@ -116,9 +119,9 @@ class NodeDisplay:
         problems said in the status bar."""
         if self._plane_refused(found.multiscale, plane):
             return
-        self.window.data.set_pyramid(found, plane)
+        self.host.data.set_pyramid(found, plane)
         if found.problems:
             said = "; ".join(f"{p.severity}: {p.path}: {p.message}" for p in found.problems[:5])
-            self.window.meta.add_row("Problems", f"{len(found.problems)}: {said}")
-            self.window.status_label.setText(f"{found.path}: {len(found.problems)} problem"
-                                      f"{'s' if len(found.problems) != 1 else ''} in its conventions' metadata")
+            self.host.meta.add_row("Problems", f"{len(found.problems)}: {said}")
+            self.host.say(f"{found.path}: {len(found.problems)} problem"
+                          f"{'s' if len(found.problems) != 1 else ''} in its conventions' metadata")

@@ -15,34 +15,35 @@ from .bridge import gui_lane
 from .tree.columns import NAME_COLUMN
 
 if TYPE_CHECKING:
-    from .window import MainWindow
+    from .window_host import NavigatorHost
 
 
 class PathNavigator:
-    """Selects nodes of ``window``'s tree by path."""
+    """Selects nodes of ``host``'s tree by path; ``reading`` counts the paths being read."""
 
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
-        self._lane = gui_lane(window.pool, window, "go to path")
+    def __init__(self, host: NavigatorHost) -> None:
+        self.host = host
+        self.reading = 0
+        self._lane = gui_lane(host.pool, host.window(), "go to path")
         self._pending: tuple[int, list[str]] | None = None
         # after the proxy has seen the new rows: queued to the next event-loop turn
-        self._timer = QTimer(window)  # owned: cannot fire on a deleted window
+        self._timer = QTimer(host.window())  # owned: cannot fire on a deleted window
         self._timer.setSingleShot(True)  # interval 0: the next turn of the event loop
         self._timer.timeout.connect(self._resolve)
-        window.model.rowsInserted.connect(lambda *_: self._timer.start())
+        host.model.rowsInserted.connect(lambda *_: self._timer.start())
 
     def ask(self) -> None:
         """Open a node by its path in the current store: how to reach children of a store that
         cannot list (plain HTTP without consolidated metadata)."""
-        index = self.window.proxy.mapToSource(self.window.tree.currentIndex())
-        if not index.isValid() and self.window.model.rowCount() > 0:
-            index = self.window.model.index(self.window.model.rowCount() - 1, NAME_COLUMN)
+        index = self.host.proxy.mapToSource(self.host.tree.currentIndex())
+        if not index.isValid() and self.host.model.rowCount() > 0:
+            index = self.host.model.index(self.host.model.rowCount() - 1, NAME_COLUMN)
         if not index.isValid():
-            self.window.status_label.setText("Open a store first")
+            self.host.say("Open a store first")
             return
-        node = self.window.model.node(index)
+        node = self.host.model.node(index)
         start = node.path if isinstance(node, zl.Group) and node.path != "/" else ""
-        path, ok = QInputDialog.getText(self.window, "Go to Path", "Path of a group or array in this store:", text=start + "/")
+        path, ok = QInputDialog.getText(self.host.window(), "Go to Path", "Path of a group or array in this store:", text=start + "/")
         if ok and path.strip("/ "):
             self.go_to(index, path.strip())
 
@@ -50,24 +51,24 @@ class PathNavigator:
         top = index
         while top.parent().isValid():
             top = top.parent()
-        root = self.window.model.node(top)
+        root = self.host.model.node(top)
         if not isinstance(root, zl.Group):
-            self.window.status_label.setText("Only a group has paths below it")
+            self.host.say("Only a group has paths below it")
             return
         row = top.row()
-        self.window.pending_opens += 1
+        self.reading += 1
 
         def done(answer: Answer[list[zl.Node]]) -> None:
-            self.window.pending_opens -= 1
+            self.reading -= 1
             if answer.stale or answer.cancelled:
                 return  # another path asked for meanwhile
             if answer.error is not None:
-                self.window.status_label.setText(f"Cannot open {path}: {answer.error}")
+                self.host.say(f"Cannot open {path}: {answer.error}")
                 return
             chain = answer.value
             assert chain is not None
-            if self.window.model.index(row, NAME_COLUMN).isValid() and self.window.model.node(self.window.model.index(row, NAME_COLUMN)) is root:
-                self.window.tree.setCurrentIndex(self.window.proxy.mapFromSource(self.window.model.insert_path(row, chain)))
+            if self.host.model.index(row, NAME_COLUMN).isValid() and self.host.model.node(self.host.model.index(row, NAME_COLUMN)) is root:
+                self.host.tree.setCurrentIndex(self.host.proxy.mapFromSource(self.host.model.insert_path(row, chain)))
 
         self._lane.submit(call_job(lambda: path_chain(root, path), label=f"go to {path}"), done)
 
@@ -82,19 +83,19 @@ class PathNavigator:
         if self._pending is None:
             return
         row, parts = self._pending
-        index = self.window.model.index(row, NAME_COLUMN)
+        index = self.host.model.index(row, NAME_COLUMN)
         for name in parts:
-            self.window.tree.expand(self.window.proxy.mapFromSource(index))
-            item = self.window.model.item(index)
+            self.host.tree.expand(self.host.proxy.mapFromSource(index))
+            item = self.host.model.item(index)
             if item.children is None or item.loading:
                 return  # wait for the listing
             found = next((i for i, c in enumerate(item.children) if c.node is not None and c.node.name == name), None)
             if found is None:
                 self._pending = None
                 return
-            index = self.window.model.index(found, NAME_COLUMN, index)
+            index = self.host.model.index(found, NAME_COLUMN, index)
         self._pending = None
-        self.window.tree.setCurrentIndex(self.window.proxy.mapFromSource(index))
+        self.host.tree.setCurrentIndex(self.host.proxy.mapFromSource(index))
 
 
 def path_chain(root: zl.Group, path: str) -> list[zl.Node]:

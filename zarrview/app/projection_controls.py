@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSpinBox, QWidget
+from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSpinBox, QWidget
 
 from ..viewing.export.plane import PlaneSpec
 from ..viewing.image.axes import dim_names
@@ -30,7 +30,7 @@ from .bridge import post
 from .plane_controls import INT_MAX, PlaneControls
 
 if TYPE_CHECKING:
-    from .data_view import DataView
+    from .view_host import ProjectionHost
 
 #: the QSettings key of the Dask scheduler address projections use ("" or absent: this machine)
 SCHEDULER_KEY = "dask_scheduler"
@@ -40,7 +40,7 @@ class ProjectionControls(QWidget):
     """The row (deleted with the other controls when another array is shown) and the projection
     shown, if any (``shown``)."""
 
-    def __init__(self, view: DataView, plane: PlaneControls) -> None:
+    def __init__(self, view: ProjectionHost, plane: PlaneControls) -> None:
         super().__init__()
         self.view = view
         self.plane = plane
@@ -164,10 +164,7 @@ class ProjectionControls(QWidget):
             return
         self.shown = plane
         self.label.setText(f"showing {short_label(req.projection)}")
-        self.view.image.paint(projected_scene(plane, state), state.y_dim, state.x_dim)
-        self.view.stack.setCurrentWidget(self.view.image)
-        self.view.status.emit(plane.status)
-        self.view.loaded.emit()
+        self.view.cover_plane(projected_scene(plane, state), plane.status)
 
     def show_plain(self) -> None:
         """Back to the plane the sliders say (any projection being computed is dropped)."""
@@ -193,10 +190,12 @@ class ProjectionControls(QWidget):
         return projected_export(spec, req.projection, req.dims, req.channel_dim, self.engine())
 
 
-def add_projection_controls(view: DataView, plane: PlaneControls, state: ViewState) -> ProjectionControls | None:
-    """The projection row under the other controls, where the array has a dimension to reduce."""
+def add_projection_controls(view: ProjectionHost, layout: QGridLayout, plane: PlaneControls,
+                            state: ViewState) -> ProjectionControls | None:
+    """The projection row under the other controls of ``layout``, where the array has a
+    dimension to reduce."""
     if state.array.ndim < 3:
         return None
     controls = ProjectionControls(view, plane)
-    view.controls_layout.addWidget(controls, state.array.ndim + 4, 0, 1, -1)
+    layout.addWidget(controls, state.array.ndim + 4, 0, 1, -1)
     return controls

@@ -10,28 +10,25 @@ from ..viewing.versions import icechunk_store, location_at
 from .version_dialog import VersionDialog
 
 if TYPE_CHECKING:
-    from .window import MainWindow
+    from .window_host import VersionHost
 
 
-def pick_version(w: MainWindow) -> VersionDialog | None:
+def pick_version(w: VersionHost) -> VersionDialog | None:
     """Ask which version of the current store's repository to open, and open it beside the
     others; the new store shares the open one's authorised prefixes. Returns the dialog (tests
     drive it) or None where the current store is not an Icechunk repository."""
-    index = w.proxy.mapToSource(w.tree.currentIndex())
-    while index.isValid() and index.parent().isValid():
-        index = index.parent()
-    node = w.model.node(index) if index.isValid() else None
+    node = w.current_store()
     store = icechunk_store(node) if node is not None else None
     if store is None:
-        w.status_label.setText("Select a store that is an Icechunk repository to pick one of its versions")
+        w.say("Select a store that is an Icechunk repository to pick one of its versions")
         return None
-    dialog = VersionDialog(store, w.pool, w)
+    dialog = VersionDialog(store, w.pool, w.window())
     dialog.finished.connect(lambda result: _open_chosen(w, dialog, result))
     dialog.open()
     return dialog
 
 
-def _open_chosen(w: MainWindow, dialog: VersionDialog, result: int) -> None:
+def _open_chosen(w: VersionHost, dialog: VersionDialog, result: int) -> None:
     version = dialog.chosen() if result == QDialog.DialogCode.Accepted else None
     store = dialog.store
     if version is not None:

@@ -38,6 +38,7 @@ from .node_display import NodeDisplay
 from .path_navigator import PathNavigator, path_chain
 from .orthogonal_view import OrthogonalViews
 from .series_panel import SeriesPanel
+from .version_actions import pick_version
 from .tree.columns import NAME_COLUMN, SHAPE_COLUMN
 from .tree.filter import FilterProxy, TreeFilter
 from .tree.model import HierarchyModel
@@ -58,7 +59,7 @@ class MainWindow(QMainWindow):
         self.remembers_layout = True
         #: asks to allow reads that a store's access policy refused (reference sets)
         self.access = AccessPrompt(self, self.settings)
-        self.pending_opens = 0
+        self._opening = 0  # stores being located or opened
 
         self.model = HierarchyModel(self.pool, self)
         self.proxy = FilterProxy(self.model, self)
@@ -134,7 +135,8 @@ class MainWindow(QMainWindow):
         self.data.plane_moved.connect(self.series.plane_moved)
         self.series.shown_changed.connect(self._series_shown)
         self.orthogonal = OrthogonalViews(self.pool, self.data)
-        build_menus(self)
+        menus = build_menus(self, self)
+        self.recent, self.exports, self.series_action = menus.recent, menus.exports, menus.series_action
         self.apply_settings()
         geometry = self.settings.value("geometry")
         if geometry is not None:
@@ -195,6 +197,18 @@ class MainWindow(QMainWindow):
             if url:
                 self.open_location(url, **options)
 
+    def open_version(self) -> None:
+        """Another version of the current store's Icechunk repository, opened beside it."""
+        pick_version(self)
+
+    def go_to_path(self) -> None:
+        """A node of the current store, asked for by its path."""
+        self.paths.ask()
+
+    def say(self, text: str) -> None:
+        """``text`` on the status bar."""
+        self.status_label.setText(text)
+
     # -- opening ----------------------------------------------------------------------------
     def open_location(self, location: str, plane: dict[int, int] | None = None, **options: Any) -> None:
         """Open a store in the background; ``location`` may end in ``::/node/path``. Which store
@@ -202,10 +216,10 @@ class MainWindow(QMainWindow):
         a Parquet reference set): a folder on a slow mount must not stall the window."""
         store_loc, node_path = split_node_path(location)
         self.status_label.setText(f"Opening {store_loc}…")
-        self.pending_opens += 1
+        self._opening += 1
 
         def located(answer: Answer[tuple[str, str]]) -> None:
-            self.pending_opens -= 1
+            self._opening -= 1
             if answer.cancelled:
                 return  # the window closing
             if answer.error is not None or answer.value is None:
@@ -231,7 +245,7 @@ class MainWindow(QMainWindow):
         if "authorize" not in options:  # reference sets and Icechunk repositories: the prefixes allowed before
             read_options["authorize"] = self.access.policy()
         self.status_label.setText(f"Opening {store_loc}…")
-        self.pending_opens += 1
+        self._opening += 1
         self.display.initial_plane = plane if plane is not None else {}
 
         def work() -> tuple[zl.Node, zl.Node | zl.ZarrError, list[zl.Node]]:
@@ -248,7 +262,7 @@ class MainWindow(QMainWindow):
                 return root, e, []
 
         def done(answer: Answer[Any]) -> None:
-            self.pending_opens -= 1
+            self._opening -= 1
             if answer.stale or answer.cancelled:
                 return  # the same location asked for again, or the window closing
             result, error = answer.value, answer.error
@@ -299,12 +313,22 @@ class MainWindow(QMainWindow):
         self.status_label.setText(f"Cannot open {where}: {message}")
         self.paths.select(row, node_path)  # a listed error row, if any
 
-    def close_current_store(self) -> None:
+    def current_store(self) -> zl.Node | None:
+        """The root node of the store whose node is selected (None: nothing is)."""
+        index = self._current_top()
+        return self.model.node(index) if index.isValid() else None
+
+    def _current_top(self) -> QModelIndex:
+        """The model's top row of the store whose node is selected (invalid: nothing is)."""
         index = self.proxy.mapToSource(self.tree.currentIndex())
+        while index.isValid() and index.parent().isValid():
+            index = index.parent()
+        return index
+
+    def close_current_store(self) -> None:
+        index = self._current_top()
         if not index.isValid():
             return
-        while index.parent().isValid():
-            index = index.parent()
         self.model.remove_top(index.row())
         self.data.show_message("Select an array to see its data.")
         self.meta.show_node(None)
@@ -382,6 +406,12 @@ class MainWindow(QMainWindow):
             self.settings.setValue("side_panel", "true" if self.data.side_button.isChecked() else "false")
         self.pool.close()
         super().closeEvent(event)
+
+    @property
+    def pending_opens(self) -> int:
+        """Stores being located or opened, nodes being opened by path and image groups whose
+        metadata is being read: what a test or ``--screenshot`` waits for before looking."""
+        return self._opening + self.paths.reading + self.display.reading
 
     def is_settled(self) -> bool:
         """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""
