@@ -8,7 +8,6 @@ file, looked for when the location names a version, passes an Icechunk option, o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,19 +16,18 @@ from ..errors import StoreError, StoreNotFoundError
 from ..limits import limits
 from ..storage.access import AUTHORIZE, policy_of
 from ..storage.base import Store
+from ..storage.plain import SCHEME
 from .store import IcechunkStore
 from .versions import Version, parse_version, split_version
 
 #: storage options this package takes (the rest go to the store of the repository's location)
 OPTIONS = ("version", "authorize")
 
-_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
-
 OpenPlain = Callable[..., Store]
 
 
 def _local_repository(loc: str) -> bool:
-    m = _SCHEME.match(loc)
+    m = SCHEME.match(loc)
     if m is not None and m.group(1).lower() != "file":
         return False
     path = Path(loc[len("file://"):] if m else loc).expanduser()
@@ -49,7 +47,7 @@ def open_location(location: str, storage_options: Mapping[str, Any], open_plain:
         if version is not None and parsed != version:
             raise StoreError(f"cannot open {location}: it names version {version} and version={parsed}")
         version = parsed
-    local = _SCHEME.match(loc) is None or loc.lower().startswith("file://")
+    local = SCHEME.match(loc) is None or loc.lower().startswith("file://")
     asked = version is not None  # authorize= alone does not: a window passes it to every store
     if local:
         if not _local_repository(loc):

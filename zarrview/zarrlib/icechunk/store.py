@@ -20,6 +20,7 @@ from ..errors import StoreError, StoreNotFoundError, ZarrError
 from ..storage.access import AccessPolicy, normal_url
 from ..storage.base import OnEach, Scratch, Store, too_large
 from ..storage.byte_request import ByteRequest
+from ..storage.plain import open_plain
 from ..storage.revision import Revision, mismatch
 from .containers import containers_v1, containers_v2
 from .manifest import ChunkRef, Manifest, read_manifest
@@ -275,11 +276,11 @@ class IcechunkStore(Store):
         return prefix.rstrip("/") + "/" + rest
 
     def _open(self, folder: str) -> Store:
+        """The store of a virtual chunk's folder: the files there are read as bytes, so it opens
+        as it is (``open_plain``), never as a repository."""
         if self._open_location is not None:
             return self._open_location(folder)
-        from ..storage.location import open_store
-
-        return open_store(folder[len("file://"):] if folder.startswith("file://") else folder)
+        return open_plain(folder)
 
     # -- listing -------------------------------------------------------------------------------
     def _chunk_keys(self, node: Node) -> Iterator[tuple[str, int]]:

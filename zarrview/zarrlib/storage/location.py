@@ -1,37 +1,21 @@
 """Turn what a user types or drops (a path, a URL, a zip) into a store.
 
 Parsing lives here, away from the stores, so every entry point (CLI, app, tests) accepts
-exactly the same spellings.
+exactly the same spellings. A location is first offered to ``icechunk.locate``, which
+recognises a repository; whatever holds none opens through ``plain``.
 """
 
 from __future__ import annotations
 
-import io
 import os
-import re
-from urllib.parse import unquote
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import StoreError, StoreNotFoundError, UnsupportedSchemeError
-from .backend import open_with_obstore, pop_backend
+from ..icechunk.locate import open_location
 from .base import Store
-from .fsspec_store import FsspecStore
-from .http_store import HttpStore
-from .local import LocalStore
-from .credentials import anonymous_unless_credentials
-from .references import (AUTHORIZE, REQUIRE_REFERENCES, is_json_name, is_parquet_references, memory_url, open_references,
-                         reference_url)
-from .retry import RetryPolicy
-from .ozx import ZIP_SUFFIXES
-from .zip import ZipStore
-from .zip_whole import ranges_refused, read_whole_archive
-
-_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
-_EXTRAS = {"s3": "zarrview[cloud] (s3fs)", "s3a": "zarrview[cloud] (s3fs)",
-           "gs": "zarrview[cloud] (gcsfs)", "gcs": "zarrview[cloud] (gcsfs)",
-           "http": "aiohttp", "https": "aiohttp"}
+from .plain import IO_OPTIONS, SCHEME, is_fsspec_reference, open_plain
+from .references import AUTHORIZE, is_json_name, is_parquet_references, memory_url, reference_url
 
 
 #: prefixes that wrap the URL after them (``zip::URL``, ``reference::URL``); the ``::`` after
@@ -63,14 +47,14 @@ def store_url(location: str, **options: Any) -> str:
     file (``fo`` of ``reference://``), else the location as typed (so a viewer can tell that a
     store is open already)."""
     prefix, loc = _chain(location)
-    if prefix == "reference::" or _is_fsspec_reference(loc):
+    if prefix == "reference::" or is_fsspec_reference(loc):
         fo = options.get("fo") if prefix == "" else loc
         if isinstance(fo, Mapping):
             return memory_url(fo)
         if not isinstance(fo, str | os.PathLike) or not os.fspath(fo):
             return loc if fo is None else f"reference::{fo!r}"  # opening it says what is missing
         return reference_url(os.fspath(fo))
-    m = _SCHEME.match(loc)
+    m = SCHEME.match(loc)
     if m is None or m.group(1).lower() == "file":
         path = Path(loc[len("file://"):] if m else loc).expanduser().resolve()
         if prefix == "" and (is_json_name(path.name) or path.is_dir() and is_parquet_references(path)):
@@ -88,184 +72,10 @@ def store_identity(location: str, options: dict[str, Any]) -> str:
     return url if not rest else f"{url} {sorted(rest.items())}"
 
 
-def _references_maybe(loc: str) -> bool:
-    """Whether ``loc`` may open as a reference set, whose targets ``authorize=`` widens: a
-    ``reference::``/``reference://`` location, a ``.json`` file or URL, or a local folder
-    (a Parquet reference set)."""
-    if loc.startswith("reference::") or _is_fsspec_reference(loc):
-        return True
-    if loc.startswith("zip::"):
-        return False
-    m = _SCHEME.match(loc)
-    return is_json_name(loc) or m is None or m.group(1).lower() == "file"
-
-
-def _is_fsspec_reference(loc: str) -> bool:
-    return loc.lower().startswith("reference://")
-
-
 def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Store:
     """The store ``location`` names; an Icechunk repository opens at the version it names
     (``repo.icechunk@tag.v1``, ``version=``), with virtual chunks read only from ``authorize=``."""
-    from ..icechunk.locate import open_location  # the icechunk package builds on this module
-
     loc = os.fspath(location)
-    if loc.startswith(CHAINS) or _is_fsspec_reference(loc):  # a zip or reference set holds no repository
-        return _open_plain(loc, **storage_options)
-    return open_location(loc, storage_options, _open_plain)
-
-
-def _open_plain(location: str, **storage_options: Any) -> Store:
-    loc = location
-    if not _references_maybe(loc):  # authorize= concerns stores that read outside themselves
-        storage_options.pop(AUTHORIZE, None)
-    if loc.startswith("zip::"):
-        return _open_zip(loc[len("zip::"):], storage_options)
-    if loc.startswith("reference::") or _is_fsspec_reference(loc):
-        return _open_references(loc, storage_options)
-    m = _SCHEME.match(loc)
-    if m is None or m.group(1).lower() == "file":
-        path = Path(loc[len("file://"):] if m else loc).expanduser()
-        if path.is_dir():
-            if is_parquet_references(path):  # read as a folder, every chunk would be the fill value
-                return open_references(str(path), storage_options, open_store)
-            return LocalStore(path)
-        if path.is_file() and is_json_name(path.name):  # a reference set, or refused as not one
-            return open_references(str(path), {**storage_options, REQUIRE_REFERENCES: True}, open_store)
-        if path.is_file() and path.suffix.lower() in ZIP_SUFFIXES:
-            try:
-                return ZipStore(open(path, "rb"), str(path.resolve()))
-            except OSError as e:
-                raise StoreError(f"cannot open {path}: {e.strerror or e}") from e
-        if path.exists():
-            raise StoreNotFoundError(f"{path} is neither a folder nor a .zip or .ozx file")
-        raise StoreNotFoundError(f"{path} does not exist")
-    if loc.lower().split("?", 1)[0].endswith(ZIP_SUFFIXES):
-        return _open_zip(loc, storage_options)
-    if is_json_name(loc):  # a reference set (a store has no such name)
-        return open_references(loc, {**storage_options, REQUIRE_REFERENCES: True}, open_store)
-    scheme = m.group(1).lower()
-    options = dict(storage_options)
-    retry, io_concurrency = _io_options(options, loc)
-    backend = pop_backend(options, loc)  # obstore or fsspec: see backend.py
-    if scheme in ("http", "https"):
-        base, _, query = loc.partition("?")  # sent with every request (a SAS token, a signature)
-        if query:
-            backend = "fsspec"
-        store = open_with_obstore(backend, scheme, base, options, retry=retry, io_concurrency=io_concurrency)
-        if store is not None:
-            return store
-        fs, root = _filesystem(scheme, base, options)
-        return HttpStore(fs, root, base, retry=retry, io_concurrency=io_concurrency, query=query)
-    store = open_with_obstore(backend, scheme, loc, options, retry=retry, io_concurrency=io_concurrency)
-    if store is not None:
-        return store
-    fs, root = _filesystem(scheme, loc, options)
-    return FsspecStore(fs, root, loc, retry=retry, io_concurrency=io_concurrency)
-
-
-#: options zarrlib itself takes (all others go to the fsspec driver)
-IO_OPTIONS = ("io_retries", "io_timeout", "io_concurrency")
-
-
-def _io_options(options: dict[str, Any], url: str) -> tuple[RetryPolicy, int]:
-    """Pop zarrlib's own I/O options: tries per request, seconds per try, requests in flight."""
-    try:
-        attempts = int(options.pop("io_retries", RetryPolicy.attempts))
-        timeout = float(options.pop("io_timeout", RetryPolicy.timeout))
-        concurrency = int(options.pop("io_concurrency", 64))
-    except (TypeError, ValueError) as e:
-        raise StoreError(f"cannot open {url}: bad I/O option ({e})") from None
-    if attempts < 1 or timeout <= 0 or concurrency < 1:
-        raise StoreError(f"cannot open {url}: io_retries, io_timeout and io_concurrency must be positive")
-    return RetryPolicy(attempts=attempts, timeout=timeout), concurrency
-
-
-def _filesystem(scheme: str, url: str, options: dict[str, Any]) -> tuple[Any, str]:
-    import fsspec
-    from fsspec.core import url_to_fs
-
-    try:
-        fsspec.get_filesystem_class(scheme)
-        cls = _filesystem_class(scheme)
-    except (ImportError, ValueError) as e:
-        extra = _EXTRAS.get(scheme)
-        hint = f"; install {extra}" if extra else ""
-        raise UnsupportedSchemeError(f"cannot open {url}: no driver for '{scheme}://'{hint}") from e
-    options = anonymous_unless_credentials(scheme, options)
-    try:
-        if cls is None:
-            return url_to_fs(url, **options)
-        return cls(**{**cls._get_kwargs_from_urls(url), **options}), cls._strip_protocol(url)
-    except Exception as e:  # drivers validate options in their own ways
-        raise StoreError(f"cannot open {url}: {type(e).__name__}: {e}") from e
-
-
-def _filesystem_class(scheme: str) -> type[Any] | None:
-    """The driver class where fsspec's registered one is wrong for a read-only viewer.
-
-    gcsfs registers an experimental variant for zonal and hierarchical-namespace buckets that
-    asks Google's gRPC control API for the bucket's type before every read, and does not
-    remember a failed answer: with anonymous access, an emulator or a firewall that blocks
-    gRPC, every chunk waits up to a minute. Its base class reads the same objects through
-    the JSON API, with no such lookup.
-    """
-    if scheme in ("gs", "gcs"):
-        from gcsfs.core import GCSFileSystem
-        return GCSFileSystem
-    return None
-
-
-def _open_references(loc: str, options: dict[str, Any]) -> Store:
-    """``reference::URL`` or fsspec's ``reference://`` with the reference set in ``fo``."""
-    if loc.startswith("reference::"):
-        return open_references(loc[len("reference::"):], options, open_store)
-    options = dict(options)
-    fo = options.pop("fo", None)
-    if fo is None:
-        raise StoreError("reference:// needs the reference set: open('reference://', fo='refs.json') "
-                         "or spell it reference::refs.json")
-    return open_references(fo, options, open_store)
-
-
-def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
-    m = _SCHEME.match(url)
-    if m is None or m.group(1).lower() == "file":
-        path = Path(url[len("file://"):] if m else url).expanduser()
-        if not path.is_file():
-            raise StoreNotFoundError(f"{path} does not exist")
-        return ZipStore(open(path, "rb"), str(path.resolve()))
-    given = dict(options)
-    options = dict(options)
-    _io_options(options, url)
-    pop_backend(options, url)  # a zip member is read through fsspec's file objects whatever is asked
-    fs, root = _filesystem(m.group(1).lower(), url, options)
-    try:
-        f = fs.open(root, "rb", cache_type="none")  # ZipStore reads exactly the ranges it needs
-    except FileNotFoundError as e:
-        raise StoreNotFoundError(f"{url} does not exist") from e
-    except Exception as e:
-        raise StoreError(f"cannot open {url}: {type(e).__name__}: {e}") from e
-    try:
-        return ZipStore(f, url, _archive_store(url, m.group(1).lower(), given))
-    except StoreError as e:
-        f.close()
-        if not ranges_refused(e):
-            raise
-        return ZipStore(io.BytesIO(read_whole_archive(fs, root, url)), url)
-    except BaseException:
-        f.close()
-        raise
-
-
-def _archive_store(url: str, scheme: str, options: dict[str, Any]) -> tuple[Store, str] | None:
-    """The store of a remote archive's folder and the archive's key in it, through which a
-    read's members are fetched together; None for a URL with a query (a signed URL names one
-    object, not a folder)."""
-    if "?" in url or "#" in url:
-        return None
-    folder, _, name = url.rpartition("/")
-    if not name or "://" not in folder:
-        return None
-    store = _open_plain(folder, **options)
-    return store, unquote(name) if scheme in ("http", "https") else name
+    if loc.startswith(CHAINS) or is_fsspec_reference(loc):  # a zip or reference set holds no repository
+        return open_plain(loc, **storage_options)
+    return open_location(loc, storage_options, open_plain)
