@@ -24,7 +24,7 @@ from .viewing.spatialdata.store import rows as spatial_rows
 
 if TYPE_CHECKING:
     from .zarrlib.metadata.model import ArrayMetadata
-    from .zarrlib.outline import Outline
+    from .zarrlib.nodes import Outline
     from .viewing.cf.coords import CoordAxis
     from .viewing.cf.values import ValueCoding
     from .viewing.cf.view import CFView

@@ -26,8 +26,7 @@ from .errors import (
     UnsupportedSchemeError,
     ZarrError,
 )
-from .error_nodes import ErrorNode, UnsupportedArray
-from .nodes import Array, Group, Node
+from .nodes import Array, ErrorNode, Group, Node, UnsupportedArray
 from .reader import ChunkFailure
 from .tuning import tune_process
 

@@ -7,55 +7,27 @@ codecs with one already parsed (``metadata.templates``): for those, an outline h
 shape, checked as parsing would check it, and the parsed array it is like. Groups, arrays
 unlike any seen, broken entries and everything not from consolidated v3 metadata are
 outlined by their node, made as ``Group.load_members`` makes it, so what a listing shows is
-the same either way.
+the same either way. ``Group.member_outlines`` makes the outlines (``nodes.Outline``); this
+module finds the parsed array an entry is like, and needs no node to do so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
-
 from .errors import ZarrError
-from .hierarchy import join
+from .hierarchy import Hierarchy
 from .metadata import v3 as v3meta
 from .metadata.model import ArrayMetadata
 from .metadata.templates import known_like, own_fields
 
-if TYPE_CHECKING:
-    from .hierarchy import Hierarchy
-    from .nodes import Group, Node
 
-
-class Outline(NamedTuple):
-    """One child: its ``node``, or (node None) an array of ``shape`` whose data type, chunk
-    and shard shapes and codecs are those of ``like``. (A tuple: a dataclass took a tenth of
-    an outline's time to make.)"""
-
-    name: str
-    node: Node | None
-    like: ArrayMetadata | None = None
-    shape: tuple[int, ...] = ()
-
-
-def outlines(group: Group, names: Sequence[str]) -> list[Outline]:
-    """Outlines of the children ``names`` of ``group``, in that order; names that hold no
-    node are left out (as ``load_members`` leaves them out)."""
-    h: Hierarchy = group.hierarchy
+def by_template(h: Hierarchy) -> bool:
+    """Whether arrays of ``h`` may be outlined by a template: only entries of consolidated v3
+    metadata are (v2 entries and listed nodes are read as their nodes)."""
     cons = h.consolidated
-    if not cons or cons.v2:
-        return [Outline(node.name, node) for node in group.load_members(names)]
-    out: list[Outline] = []
-    for name in names:  # in order: an array made here makes those like it quick to outline
-        path = join(group.path, name)
-        found = _like(h, path)
-        if found is not None:
-            out.append(Outline(name, None, *found))
-        else:  # from the consolidated metadata too, where it holds the node: no request
-            out.extend(Outline(node.name, node) for node in group.load_members([name]))
-    return out
+    return bool(cons and not cons.v2)
 
 
-def _like(h: Hierarchy, path: str) -> tuple[ArrayMetadata, tuple[int, ...]] | None:
+def template_of(h: Hierarchy, path: str) -> tuple[ArrayMetadata, tuple[int, ...]] | None:
     """The parsed array that ``path``'s consolidated entry shares its fields with, and its own
     shape; None for a group, an array unlike any parsed, or an entry that is not sound."""
     assert h.consolidated is not None

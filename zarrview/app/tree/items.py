@@ -18,7 +18,7 @@ from ...describe import meta_dtype_text, shape_text
 from ...viewing.ome.text import OmeMark, ome_mark
 from ...viewing.spatialdata.store import mark as spatial_mark
 from ...zarrlib import Array, ErrorNode, Group, Node, ZarrError
-from ...zarrlib.outline import Outline
+from ...zarrlib.nodes import Outline
 from ..icons import node_icon
 from .columns import NAME_COLUMN, SHAPE_COLUMN
 

@@ -31,7 +31,7 @@ from ...viewing.conventions.text import type_text as convention_type
 from ...viewing.ome.text import OmeMark, ome_mark, type_text
 from ...viewing.tree.known import known_members
 from ...zarrlib import Array, Group, Node, ReadCancelled, UnsupportedArray, ZarrError
-from ...zarrlib.outline import Outline
+from ...zarrlib.nodes import Outline
 from ..bridge import gui_lane, own_pool
 from ..icons import node_icon
 from .columns import COLUMN_COUNT, HEADERS, NAME_COLUMN, SHAPE_COLUMN, TYPE_COLUMN
