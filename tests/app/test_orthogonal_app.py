@@ -24,7 +24,7 @@ from zarrview.zarrlib.storage import LocalStore  # noqa: E402
 
 from monkey.health import GuiThreadIO, Problems  # noqa: E402
 from store_wrappers import CountingStore  # noqa: E402
-from drawn import drawn  # noqa: E402
+from drawn import drawn, expected_rgba  # noqa: E402
 from test_app import _settle, window  # noqa: E402, F401
 
 DATA = np.random.default_rng(5).standard_normal((8, 24, 32)).astype("f4")
@@ -55,8 +55,8 @@ def press(qtbot, panel, x: float, y: float) -> None:  # type: ignore[no-untyped-
 def sections(qtbot, w: MainWindow) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
     _settle(qtbot, w)
     o = w.orthogonal
-    qtbot.waitUntil(lambda: o.pending is None and o.xz.item.image is not None, timeout=10000)
-    return o.xz.item.image, o.yz.item.image
+    qtbot.waitUntil(lambda: o.pending is None and o.xz.item.image is not None and o.sections is not None, timeout=10000)
+    return o.sections.xz, o.sections.yz  # the values drawn (their colours: test_sections_are_coloured_as_the_image)
 
 
 def test_toggling_clicking_and_what_the_panels_hold(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
@@ -71,7 +71,9 @@ def test_toggling_clicking_and_what_the_panels_hold(qtbot, window: MainWindow, s
     np.testing.assert_array_equal(xz, DATA[:, 12, :])
     np.testing.assert_array_equal(yz, DATA[:, :, 16].T)
     pane = window.data.image  # drawn as the image is: its histogram's levels, its colours
-    assert np.allclose(o.xz.item.levels, pane.ui.histogram.item.getLevels()) and o.yz.item.lut is pane.table
+    levels = tuple(float(v) for v in pane.ui.histogram.item.getLevels())
+    np.testing.assert_array_equal(o.xz.item.image, expected_rgba(DATA[:, 12, :], levels, pane.table))
+    np.testing.assert_array_equal(o.yz.item.image, expected_rgba(DATA[:, :, 16].T, levels, pane.table))
 
     press(qtbot, window.data.image, 9.5, 5.5)  # column 9, row 5 of the image
     xz, yz = sections(qtbot, window)
@@ -144,3 +146,80 @@ def test_the_mouse_over_a_section_reads_out_its_value(qtbot, window: MainWindow,
         scene = panel.plot.getViewBox().mapViewToScene(QPointF(x, y))
         qtbot.mouseMove(panel.viewport(), pos=panel.mapFromScene(scene))
         qtbot.waitUntil(lambda want=want: window.status_label.text() == want, timeout=3000)
+
+
+@pytest.fixture(scope="module")
+def south_to_north(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, np.ndarray, np.ndarray]:
+    """A CF field written by xarray, latitude ascending, values missing over 10-30 °S."""
+    xr = pytest.importorskip("xarray")
+    root = tmp_path_factory.mktemp("ortho") / "sn.zarr"
+    lat = np.arange(-87.5, 90, 5.0)
+    values = np.random.default_rng(3).normal(280, 8, (4, len(lat), 24)).astype("f4")
+    gap = (lat > -30) & (lat < -10)
+    values[:, gap, :] = np.nan
+    ds = xr.Dataset({"t": (("time", "lat", "lon"), values, {"units": "K"})},
+                    coords={"time": np.arange(4), "lat": ("lat", lat, {"units": "degrees_north"}),
+                            "lon": ("lon", np.arange(0, 360, 15.0), {"units": "degrees_east"})})
+    ds.to_zarr(root, zarr_format=2, consolidated=True)
+    return root, values, lat
+
+
+def test_sections_of_a_south_to_north_field_share_its_north_up(qtbot, window: MainWindow,  # type: ignore[no-untyped-def]
+                                                                south_to_north) -> None:
+    root, values, lat = south_to_north
+    window.open_location(f"{root}::/t")
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.state is not None and window.data.state.cf is not None, timeout=10000)
+    action(window).trigger()
+    o = window.orthogonal
+    press(qtbot, window.data.image, 5.5, 12.5)  # lon 75 °E, lat index 12
+    xz, yz = sections(qtbot, window)
+    assert o.point == (12, 5)
+    image_box = window.data.image.view.getViewBox()
+    assert not image_box.yInverted() and not o.yz.plot.getViewBox().yInverted()  # both north up
+    np.testing.assert_array_equal(yz, values[:, :, 5].T)  # rows: latitude, as the image's rows
+    levels = tuple(float(v) for v in window.data.image.ui.histogram.item.getLevels())
+    want = expected_rgba(values[:, :, 5].T, levels, window.data.image.table)
+    np.testing.assert_array_equal(o.yz.item.image, want)  # the missing values in the missing colour
+    gap = np.flatnonzero((lat > -30) & (lat < -10))
+    assert (o.yz.item.image[gap] == expected_rgba(np.array([[np.nan]], "f4"), levels, None)[0, 0]).all()
+    row = int(gap[0])
+    view = window.data.image.ui.graphicsView
+
+    def screen_rows() -> tuple[int, int]:
+        """Where latitude ``row`` is on the screen, in the YZ panel and in the image."""
+        panel_at = o.yz.plot.getViewBox().mapViewToScene(QPointF(0.0, row + 0.5))
+        image_at = image_box.mapViewToScene(QPointF(0.0, row + 0.5))
+        return o.yz.mapToGlobal(o.yz.mapFromScene(panel_at)).y(), view.mapToGlobal(view.mapFromScene(image_at)).y()
+
+    qtbot.waitUntil(lambda: abs(screen_rows()[0] - screen_rows()[1]) <= 1, timeout=5000)  # the same screen row
+    scene = o.yz.plot.getViewBox().mapViewToScene(QPointF(1.5, row + 0.5))
+    qtbot.mouseMove(o.yz.viewport(), pos=o.yz.mapFromScene(scene))  # the cursor over it reads out that latitude
+    qtbot.waitUntil(lambda: f"lat {abs(lat[row]):g} °S" in window.status_label.text(), timeout=5000)
+
+
+def test_sections_follow_a_switch_to_the_composite(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from ome_zarr.writer import write_image
+
+    from zarrview.viewing.image.channels import composite
+
+    data = np.random.default_rng(9).integers(0, 4000, (3, 6, 20, 24), dtype="u2")
+    root = zarr.open_group(str(tmp_path / "c.zarr"), mode="w")
+    write_image(data, root, axes="czyx", scale_factors=[])
+    window.open_location(str(tmp_path / "c.zarr"))
+    _settle(qtbot, window)
+    view = window.data
+    view.controller.set_state(view.state.with_channel_mode("single"))
+    action(window).trigger()
+    sections(qtbot, window)
+    assert not window.orthogonal.sections.request.state.composite
+    view.controller.set_state(view.state.with_channel_mode("composite"))
+    o = window.orthogonal
+    qtbot.waitUntil(lambda: o.pending is None and o.sections is not None and o.sections.request is not None
+                    and o.sections.request.state.composite, timeout=10000)
+    state = o.sections.request.state
+    r, c = o.point
+    want = composite(data[:, :, :, c].transpose(2, 1, 0).astype("f4"), state.channels)  # rows y, columns z
+    np.testing.assert_allclose(o.sections.yz, want, atol=1e-6)
+    rgb = o.yz.item.image[..., :3].astype(int)
+    assert rgb.max() > 0 and np.abs(rgb - np.round(want * 255)).max() <= 1  # drawn in the channels' colours

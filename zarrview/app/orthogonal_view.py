@@ -11,8 +11,10 @@ travels across the image to reach them. A click on the image moves the point; a 
 XZ panel moves the column and the Z slider, one on the YZ panel the row and the Z slider. The
 sections are read on their own lane (newest only, the previous read cancelled) through the
 view model (``viewing.image.orthogonal``); nothing is read on the GUI thread. They are drawn
-through the image's levels and lookup table, which they follow when the histogram or colour
-map changes, and in physical proportions where the image has pixel sizes (OME-Zarr).
+through the image's levels and lookup table (NaN in the missing colour), which they follow when
+the histogram or colour map changes, or in the channels' colours in composite mode; in physical
+proportions where the image has pixel sizes (OME-Zarr); and the YZ panel runs the way the image's
+rows do (north up where the image is), its plot area edge to edge with the image's.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRectF, Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, QRect, QRectF, Qt, QTimer
+from PySide6.QtWidgets import QComboBox, QGraphicsItem, QGraphicsView, QLabel, QVBoxLayout, QWidget
 
 from ..scheduling import Answer, WorkerPool
 from ..viewing.image import orthogonal as ortho
@@ -108,11 +110,18 @@ class OrthogonalViews(QObject):
         #: the physical size of a level-0 element along rows, columns and Z
         self.sizes = ortho.Proportions()
         self._laid_out: tuple[Any, ...] | None = None
+        #: one alignment once the layout has settled, however many resizes it took
+        self._align_soon = QTimer(self)
+        self._align_soon.setSingleShot(True)
+        self._align_soon.setInterval(0)
+        self._align_soon.timeout.connect(self._align)
         for panel, linked in ((self.xz, "sigXRangeChanged"), (self.yz, "sigYRangeChanged")):
             vb = panel.plot.getViewBox()
             vb.disableAutoRange()
             getattr(vb, linked).connect(lambda *_, p=panel: self._fit_z(p))
             vb.sigResized.connect(lambda *_, p=panel: self._fit_z(p))
+            vb.sigResized.connect(lambda *_: self._align_soon.start())
+        self.pane.view.getViewBox().sigResized.connect(lambda *_: self._align_soon.start())
         self.xz.clicked = lambda x, z: self._moved(col=x, z=z)
         self.yz.clicked = lambda z, y: self._moved(row=y, z=z)
         #: the sections drawn, whose values the readout under the cursor gives
@@ -158,6 +167,7 @@ class OrthogonalViews(QObject):
             self.xz.item.clear()
             self.yz.item.clear()
         self._show_panels(state)
+        self.yz.plot.invertY(not state.rows_up)  # it shares the image's rows: north up where the image is
         row, col = self.point
         req = ortho.request(state, (row, col, state.indices[self.z_dim]), self.z_dim)
         self._place_cross(req.point)
@@ -231,10 +241,9 @@ class OrthogonalViews(QObject):
         first = self.drawn is None or self.drawn.z_dim != req.z_dim or self.drawn.key[0] != req.key[0] \
             or self.xz.item.image is None
         self.drawn, self.sections = req, got
-        for panel, image, rect in ((self.xz, got.xz, got.xz_rect), (self.yz, got.yz, got.yz_rect)):
-            panel.item.setImage(image, autoLevels=False)
-            panel.item.setRect(QRectF(*rect))
         self._follow_levels()
+        for panel, rect in ((self.xz, got.xz_rect), (self.yz, got.yz_rect)):
+            panel.item.setRect(QRectF(*rect))
         if first:
             self._centre(got)
 
@@ -263,14 +272,16 @@ class OrthogonalViews(QObject):
             vb.setXRange(c - span / 2, c + span / 2, padding=0)
 
     def _follow_levels(self) -> None:
-        """The sections through the image's own levels and lookup table."""
-        levels = tuple(float(v) for v in self.pane.ui.histogram.item.getLevels())
-        for panel in (self.xz, self.yz):
-            if panel.item.image is None:
-                continue
-            panel.item.setLevels(levels)
-            if panel.item.lut is not self.pane.table:
-                panel.item.setLookupTable(self.pane.table)
+        """The sections through the image's own levels and lookup table, NaN in the missing
+        colour, or in the channels' colours where the sections are their composite."""
+        got = self.sections
+        if got is None or got.xz is None or got.yz is None or got.request is None:
+            return
+        lo, hi = (float(v) for v in self.pane.ui.histogram.item.getLevels())
+        comp = got.request.state.composite
+        for panel, image in ((self.xz, got.xz), (self.yz, got.yz)):
+            pixels = ortho.section_pixels(image, comp, (lo, hi), self.pane.table)
+            panel.item.setImage(pixels, autoLevels=False, levels=(0, 255))
 
     # -- layout ----------------------------------------------------------------------------
     def _arrange(self) -> None:
@@ -328,6 +339,25 @@ class OrthogonalViews(QObject):
             for line in self.cross:
                 line.setZValue(50)
                 self.pane.view.addItem(line)
+        self._align_soon.start()
+
+    def _align(self) -> None:
+        """Each panel's plot area beside the image's, edge to edge along the axis they share:
+        linking only shares the range, so a title or an axis on one side alone would draw the
+        same latitude (row) at another height on the screen."""
+        if not self.xz.isVisible():
+            return
+        image = _global_rect(self.pane.ui.graphicsView, self.pane.view.getViewBox())
+        for panel, along_rows in ((self.yz, True), (self.xz, False)):
+            rect = _global_rect(panel, panel.plot.getViewBox())
+            left, top, right, bottom = panel.plot.layout.getContentsMargins()
+            if along_rows:
+                top, bottom = max(0.0, top + image.top() - rect.top()), max(0.0, bottom + rect.bottom() - image.bottom())
+            else:
+                left, right = max(0.0, left + image.left() - rect.left()), max(0.0, right + rect.right() - image.right())
+            now = panel.plot.layout.getContentsMargins()
+            if max(abs(a - b) for a, b in zip((left, top, right, bottom), now)) >= 1:  # a pixel, not rounding
+                panel.plot.layout.setContentsMargins(left, top, right, bottom)
 
     def _hide(self) -> None:
         self.lane.discard()
@@ -356,3 +386,9 @@ class OrthogonalViews(QObject):
         self.xz.down.setPos(col)
         self.yz.across.setPos(row)
         self.yz.down.setPos(z)
+
+
+def _global_rect(view: QGraphicsView, item: QGraphicsItem) -> QRect:
+    """Where ``item`` of ``view``'s scene lies on the screen."""
+    shown = view.mapFromScene(item.sceneBoundingRect()).boundingRect()
+    return QRect(view.mapToGlobal(shown.topLeft()), shown.size())

@@ -36,6 +36,7 @@ from ...zarrlib import Array
 from .axes import dim_names
 from .channels import composite
 from .contrast import displayable
+from .pixels import rgba
 from .planning import coarsening, chunks_between
 from .readout import request_label
 from .state import ViewState
@@ -275,6 +276,16 @@ def _display(state: ViewState) -> Callable[[np.ndarray], np.ndarray]:
         return composite(image, channels) if comp else np.ascontiguousarray(image)
 
     return show
+
+
+def section_pixels(image: np.ndarray, composite_image: bool, levels: tuple[float, float],
+                   table: np.ndarray | None) -> np.ndarray:
+    """A section's image as (rows, columns, 4) RGBA bytes, drawn as the plane is drawn
+    (``pixels.rgba``: the plane's levels and lookup table, NaN in the missing colour), or, for
+    the composite of the channels (already in colour, values in [0, 1]), as those colours."""
+    if composite_image:
+        return rgba(np.round(np.clip(image, 0.0, 1.0) * 255).astype(np.uint8), (0.0, 255.0), None)
+    return rgba(image, levels, table)
 
 
 def _rect(s: Section, image: np.ndarray) -> tuple[float, float, float, float]:
