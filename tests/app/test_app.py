@@ -58,6 +58,16 @@ def _settle(qtbot, w: MainWindow) -> None:  # type: ignore[no-untyped-def]
     qtbot.waitUntil(w.is_settled, timeout=15000)
 
 
+def plotted(qtbot, w: MainWindow, length: int | None = None) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The values of the window's line plot, once it holds a line (of ``length`` values where
+    given). A line is read after its array's CF attributes, by a second job whose answer can
+    reach the GUI thread after the pool has gone idle: the plot is waited for, not assumed."""
+    curve = w.data.plot.getPlotItem().listDataItems()[0]
+    qtbot.waitUntil(lambda: curve.yData is not None and (len(curve.yData) > 0 if length is None
+                                                         else len(curve.yData) == length), timeout=15000)
+    return np.asarray(curve.yData)
+
+
 def test_model_passes_qtmodeltester(qtmodeltester, qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
     window.open_location(str(store))
     _settle(qtbot, window)
@@ -102,8 +112,7 @@ def test_stale_results_never_show(qtbot, window: MainWindow, store: Path) -> Non
 def test_one_dimensional_arrays_plot(qtbot, window: MainWindow, store: Path) -> None:  # type: ignore[no-untyped-def]
     window.open_location(f"{store}::/sub/line")
     _settle(qtbot, window)
-    curve = window.data.plot.getPlotItem().listDataItems()[0]
-    np.testing.assert_array_equal(curve.yData, np.arange(30))
+    np.testing.assert_array_equal(plotted(qtbot, window, 30), np.arange(30))
 
 
 def test_bad_location_shows_error_and_app_keeps_working(qtbot, window: MainWindow, store: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -36,7 +36,7 @@ from _window_helpers import (Heartbeat, assert_hatched, assert_sentence,  # noqa
                              assert_shows, broken_node_then_sibling, click, drop, heartbeat, open_url,  # noqa: F401
                              python_peak, seen, shown_image)
 from http_server import ENDLESS_CAP, Body, Faults, serve  # noqa: E402
-from test_app import _settle, window  # noqa: E402,F401  (the window fixture)
+from test_app import _settle, plotted, window  # noqa: E402,F401  (the window fixture)
 from zarrview.app.plane_controls import LongIndexBox  # noqa: E402
 from zarrview.app.table_model import UNREADABLE  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
@@ -241,7 +241,7 @@ def test_vlen_item_count_flipped_marks_those_rows(qtbot, window: MainWindow, hea
     assert_sentence(window.status_label.text(), "1 chunk of /words", "could not be read", "words/c/1", "2147483648")
     assert_shows(qtbot, window, "raw", DATA)
     click(qtbot, window, "sub/inner")  # and a good 1-D sibling plots
-    np.testing.assert_array_equal(window.data.plot.getPlotItem().listDataItems()[0].yData, [1.5, 2.5, 3.5])
+    np.testing.assert_array_equal(plotted(qtbot, window, 3), [1.5, 2.5, 3.5])
     heartbeat.assert_responsive()
 
 
@@ -265,7 +265,7 @@ def test_symlink_loops_inside_the_store(qtbot, window: MainWindow, heartbeat: He
     assert window.model.node(arr).stored_objects() == (4, sum(
         p.stat().st_size for p in (v3 / "arr" / "c").rglob("*") if p.is_file() and "up" not in p.parts))
     click(qtbot, window, "sub/inner")
-    np.testing.assert_array_equal(window.data.plot.getPlotItem().listDataItems()[0].yData, [1.5, 2.5, 3.5])
+    np.testing.assert_array_equal(plotted(qtbot, window, 3), [1.5, 2.5, 3.5])
     heartbeat.assert_responsive()
 
 

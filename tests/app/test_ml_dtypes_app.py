@@ -16,7 +16,7 @@ from PySide6.QtCore import QPointF
 pytest.importorskip("pytestqt")
 
 from _window_helpers import click, drop, seen  # noqa: E402
-from test_app import _settle, window  # noqa: E402,F401  (the window fixture)
+from test_app import _settle, plotted, window  # noqa: E402,F401  (the window fixture)
 from zarrview.app.window import MainWindow  # noqa: E402
 from drawn import drawn
 
@@ -68,8 +68,7 @@ def test_a_float8_line_plots_its_float32_values(qtbot: Any, window: MainWindow, 
     index = click(qtbot, window, "line")
     assert seen(window, index).meta["Data type"] == "float8_e4m3fn (shown as float32)"
     _settle(qtbot, window)
-    curve = window.data.plot.getPlotItem().listDataItems()[0]
-    np.testing.assert_array_equal(curve.yData, LINE.astype(np.float32).astype(np.float64))
+    np.testing.assert_array_equal(plotted(qtbot, window, len(LINE)), LINE.astype(np.float32).astype(np.float64))
 
 
 

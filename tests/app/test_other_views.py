@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, Qt
 import zarrview.zarrlib as zl
 from zarrview.app.window import MainWindow
 
-from test_app import _settle, window  # noqa: F401  (the window fixture)
+from test_app import _settle, plotted, window  # noqa: F401  (the window fixture)
 
 from _window_helpers import Heartbeat
 
@@ -30,8 +30,7 @@ def test_a_long_series_is_an_envelope_and_the_window_keeps_answering(qtbot: Any,
     _settle(qtbot, window)
     beat.assert_responsive()
     beat.timer.stop()
-    curve = window.data.plot.getPlotItem().listDataItems()[0]
-    y = curve.yData
+    y = plotted(qtbot, window)
     assert 2 * 16 <= len(y) <= 2 * 4096  # one min/max pair per screen column, not 20 million points
     assert np.nanmax(y) == 50.0 and np.nanmin(y) == pytest.approx(data.min())
     assert "minimum and maximum" in window.status_label.text()
