@@ -79,7 +79,7 @@ class OmeGroupHandler(QObject):
                     self.spatial_found.emit(image, spatial)
 
         def read() -> tuple[OmeLabels | None, tuple[Any, ...], Any]:
-            labels = labels_group(image)
+            labels = labels_group(image, found)
             layers = layers_of(labels)
             mates = mates_of(image) if is_element(image.attrs) else None  # a SpatialData image
             if mates is None:

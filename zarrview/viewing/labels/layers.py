@@ -112,16 +112,18 @@ def layer_of(name: str, image: OmeImage, **changes: Any) -> LabelLayer | None:
     return LabelLayer(name, levels, axes, MappingProxyType(colors), MappingProxyType(properties), **changes)
 
 
-def labels_group(image: Group) -> OmeLabels | None:
-    """The ``labels`` group of an image, detected with its label images' checks; None without one."""
+def labels_group(image: Group, found: OmeImage | None = None) -> OmeLabels | None:
+    """The ``labels`` group of an image (``found``: its OME node, detected again where not
+    given), with its label images' checks against the image (``ome.detect.image_labels``); None
+    without one."""
     from ..ome import detect
+    from ..ome.detect import image_labels
 
-    try:
-        sub = image["labels"]
-    except ZarrError:
+    node = found if found is not None else detect(image, labels=False)
+    if not isinstance(node, OmeImage):
         return None
-    found = detect(sub) if isinstance(sub, Group) else None
-    return found if isinstance(found, OmeLabels) else None
+    levels = len(node.multiscales[0].levels) if node.multiscales else None
+    return image_labels(image, node.version, levels)
 
 
 def layers_of(labels: OmeLabels | None) -> tuple[LabelLayer, ...]:

@@ -26,10 +26,12 @@ from .schema import validate
 MAX_PROBED_SERIES = 10_000
 
 
-def detect(group: Group, *, labels: bool = True) -> OmeNode | None:
+def detect(group: Group, *, labels: bool = True, image: tuple[str, int | None] | None = None) -> OmeNode | None:
     """The OME node ``group`` is, or None where its attributes hold no OME metadata.
 
-    ``labels=False`` skips opening an image's ``labels/`` group (one request less)."""
+    ``labels=False`` skips opening an image's ``labels/`` group (one request less). ``image``
+    (version, levels) is the image whose ``labels/`` group ``group`` is: its label images are
+    checked against it (``image_labels``)."""
     problems: list = []
     attrs = ome_attributes(group.attrs) if isinstance(group.attrs, dict) else {}
     ns = namespace(attrs, group.path, problems)
@@ -52,8 +54,11 @@ def detect(group: Group, *, labels: bool = True) -> OmeNode | None:
     elif "scene" in keys:
         node = parse_scene(group, ns, rep)
     else:
+        if image is not None and ns.version != image[0]:
+            rep.error("", f"the labels group is {ns.version} metadata in a {image[0]} image; the version "
+                          f"MUST be the same throughout")
         node = OmeLabels(ns.version, group, (), parse_labels_list(keys["labels"], rep))
-        _check_label_images(group, node.labels, rep, levels=None)
+        _check_label_images(group, node.labels, rep, levels=image[1] if image is not None else None)
     problems += validate(schema_document(attrs, ns.prefix) if ns.writer else attrs, ns.version,
                          "label" if getattr(node, "is_label", False) else node.kind, group.path, problems,
                          dialect=ns.dialect)
@@ -87,26 +92,26 @@ def _image(group: Group, ns: Namespace, rep: Reporter, with_labels: bool) -> Ome
 
 
 def _labels_of(group: Group, ns: Namespace, levels: int | None, rep: Reporter) -> tuple[str, ...]:
-    """The label images an image's ``labels/`` group lists (checked), or () where it has none."""
+    """The label images an image's ``labels/`` group lists, or () where it has none; the group's
+    problems join the image's (``image_labels``)."""
+    found = image_labels(group, ns.version, levels)
+    if found is None:
+        return ()
+    rep.problems.extend(found.problems)
+    return found.labels
+
+
+def image_labels(image: Group, version: str, levels: int | None) -> OmeLabels | None:
+    """The ``labels/`` group of the image ``image`` (OME ``version``, ``levels`` pyramid levels),
+    detected with every check, the ones against its image too (the same version, as many levels
+    in each label image): the one reading of it that ``zarrview info`` and the window's OME tab
+    both list, so they list the same problems. None where the image has no such group."""
     try:
-        sub = group["labels"]
+        sub = image["labels"]
     except ZarrError:
-        return ()
-    if not isinstance(sub, Group):
-        return ()
-    sub_problems: list = []
-    sub_ns = namespace(sub.attrs, sub.path, sub_problems)
-    if sub_ns is None or "labels" not in sub_ns.keys:
-        rep.problems.extend(sub_problems)
-        return ()
-    sub_rep = Reporter(sub.path, sub_ns.prefix, sub_problems)
-    if sub_ns.version != ns.version:
-        sub_rep.error("", f"the labels group is {sub_ns.version} metadata in a {ns.version} image; the version "
-                          f"MUST be the same throughout")
-    names = parse_labels_list(sub_ns.keys["labels"], sub_rep)
-    _check_label_images(sub, names, sub_rep, levels)
-    rep.problems.extend(sub_rep.problems)
-    return names
+        return None
+    found = detect(sub, image=(version, levels)) if isinstance(sub, Group) else None
+    return found if isinstance(found, OmeLabels) else None
 
 
 def _check_label_images(labels_group: Group, names: tuple[str, ...], rep: Reporter, levels: int | None) -> None:
