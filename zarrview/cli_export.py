@@ -75,6 +75,8 @@ def run(argv: Sequence[str]) -> int:
         if not ns.raw:
             spec = _decoding(spec)
         values = None if reduce is None else _projection(node, spec, reduce, ns)
+        if ns.slice is not None or reduce is not None:  # choosing: no index is taken silently
+            _say_defaults(node, spec, plane, reduce)
         label = spec.label if values is None else values.label
         written = dataclasses.replace(spec, decode=spec.decode and values is None)
         export_plane(written, ns.output, values=values, progress=_tty_progress(label) if sys.stderr.isatty() else None)
@@ -86,6 +88,27 @@ def run(argv: Sequence[str]) -> int:
         print(said(e), file=sys.stderr)
         return 1
     return 0
+
+
+def _say_defaults(node: Node, spec: PlaneSpec, plane: dict[int, int], reduce: ReduceText | None) -> None:
+    """Name the dimensions the file holds one index of without ``--slice`` giving it (the
+    window's defaults: 0, an OME image's defaultZ/T, one channel where the image is shown a
+    channel at a time), so that no choice is silent."""
+    from . import zarrlib as zl
+    from .viewing.cf.dims import dimension_names
+    from .viewing.ome import OmeImage, detect
+
+    image = detect(node, labels=False) if isinstance(node, zl.Group) else None
+    names: tuple[str | None, ...] = (tuple(a.name for a in image.first.axes) if isinstance(image, OmeImage)
+                                     and image.multiscales and len(image.first.axes) == spec.array.ndim
+                                     else dimension_names(spec.array))
+    level0 = spec.array.shape
+    taken = [(d, i) for d, i in enumerate(spec.selection) if isinstance(i, int) and d not in plane and level0[d] > 1]
+    if reduce is not None:
+        taken = [(d, i) for d, i in taken if names[d] != reduce.dim and d != reduce.dim]
+    if taken:
+        said = ", ".join(f"{names[d] or f'dimension {d}'}={i}" for d, i in taken)
+        print(f"zarrview: {said} (not given in --slice: where the window first shows it)", file=sys.stderr)
 
 
 def _reduced_fixed(node: Node, plane: dict[int, int], reduce: ReduceText) -> dict[int, int]:

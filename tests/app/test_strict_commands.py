@@ -142,3 +142,23 @@ def test_screenshot_says_what_it_saved(store: Path, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"zarrview: saved {tmp_path / 's.png'} (1280x820)"
     assert decode_png((tmp_path / "s.png").read_bytes()).shape[:2] == (820, 1280)
+
+
+def test_a_reduction_names_the_indices_it_was_not_given(tmp_path: Path) -> None:
+    """A channel the image shows one at a time is taken at its first unless --slice says; the
+    export says so instead of using channel 0 silently."""
+    pytest.importorskip("ome_zarr")
+    from ome_stores import ome_zarr_image
+
+    data = np.random.default_rng(1).integers(0, 4000, (3, 5, 20, 24), dtype="u2")
+    omero = {"channels": [{"color": c, "window": {"start": 0, "end": 4000, "min": 0, "max": 4000}, "active": True,
+                           "label": c} for c in ("FF0000", "00FF00", "0000FF")],
+             "rdefs": {"model": "greyscale"}}  # shown one channel at a time
+    ome_zarr_image(tmp_path / "c.zarr", "0.4", data, "czyx", scale_factors=[], omero=omero)
+    out = export(str(tmp_path / "c.zarr"), "--reduce", "mean:1", "-o", str(tmp_path / "m.npy"))
+    assert out.returncode == 0, out.stderr
+    assert "zarrview: c=0 (not given in --slice" in out.stderr
+    np.testing.assert_allclose(np.load(tmp_path / "m.npy"), data[0].mean(axis=0))
+    out = export(str(tmp_path / "c.zarr"), "--slice", "c=#2", "--reduce", "mean:1", "-o", str(tmp_path / "m.npy"))
+    assert out.returncode == 0 and "not given" not in out.stderr, out.stderr
+    np.testing.assert_allclose(np.load(tmp_path / "m.npy"), data[2].mean(axis=0))
