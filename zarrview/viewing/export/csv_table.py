@@ -4,36 +4,35 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Sequence
+from typing import Any, BinaryIO
 
 import numpy as np
 
-from ...zarrlib import CancelToken, ZarrError
-
-if TYPE_CHECKING:
-    from .plane import PlaneSpec
+from ...zarrlib import Array, CancelToken, ZarrError
 
 #: a written dimension's name and the label of each of its positions (coordinate values)
 CsvAxis = tuple[str, list[str]]
 
 
-def csv_axes(spec: PlaneSpec) -> list[CsvAxis]:
-    """The written (sliced) dimensions, in the array's order: each named as the views name it
-    (``dimension_names``, ``_ARRAY_DIMENSIONS``, NCZarr; else ``dim_N``) and labelled by its CF
-    coordinate variable's values where it has one, else by index. Reads the coordinates."""
+def csv_axes(array: Array, selection: Sequence[int | slice]) -> list[CsvAxis]:
+    """The written (sliced) dimensions of ``array[selection]``, in the array's order: each named
+    as the views name it (``dimension_names``, ``_ARRAY_DIMENSIONS``, NCZarr; else ``dim_N``) and
+    labelled by its CF coordinate variable's values where it has one, else by index. Reads the
+    coordinates."""
     from ..cf.dims import dimension_names
     from ..cf.view import read_cf
 
-    names = dimension_names(spec.array)
+    names = dimension_names(array)
     try:
-        view = read_cf(spec.array)
+        view = read_cf(array)
     except ZarrError:
         view = None
     axes = dict(view.axes) if view is not None else {}
     out: list[CsvAxis] = []
-    for d, s in enumerate(spec.selection):
+    for d, s in enumerate(selection):
         if isinstance(s, slice):
-            n, axis = spec.array.shape[d], axes.get(d)
+            n, axis = array.shape[d], axes.get(d)
             if axis is not None and len(axis) == n:
                 labels = [axis.label(i) if axis.time is not None else csv_cell(axis.values[i]) for i in range(n)]
             else:

@@ -275,7 +275,7 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
                 data = fixed_width(data)
                 np.save(f, data, allow_pickle=data.dtype.kind == "O")
             elif fmt == ".csv":
-                write_csv(data, f, cancel, csv_axes(spec))
+                write_csv(data, f, cancel, csv_axes(spec.array, spec.selection))
             else:
                 write_image(spec, data, f, cancel, read_overlays(spec.labels, cancel) if spec.labels else [])
     except ReadCancelled:
