@@ -3,7 +3,7 @@ Parquet folder, local or remote), ``reference://`` with ``fo=URL`` (fsspec's spe
 ``.json`` reference file, or a Parquet reference folder opened as a folder.
 
 The reference file itself and the files it points into are read through zarrlib's own stores
-(``open_store``, passed in by ``location.py`` so the two modules do not import each other).
+(``open_plain``, passed in by ``plain.py`` so the two modules do not import each other).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ __all__ = ["REQUIRE_REFERENCES", "zmetadata_names_references", "open_references"
 Opener = Callable[..., Store]
 #: the storage option that names the prefixes a reference set may read besides its own folder
 #: (a list of URL prefixes, or an ``AccessPolicy`` the caller widens later)
-#: an option of ``open_store``'s own: a ``.json`` URL opened without ``reference::`` must be a
+#: an option of ``open_plain``'s own: a ``.json`` URL opened without ``reference::`` must be a
 #: reference set by its keys, or it is refused (a pasted ``zarr.json`` URL is not one)
 REQUIRE_REFERENCES = "_require_references"
 #: fsspec ``ReferenceFileSystem`` options that mean nothing here (targets are zarrlib stores)
