@@ -131,3 +131,19 @@ def test_label_colours_edited_shuffled_reset_and_exported(qtbot: Any, window: Ma
     assert window.data.controller.requests == reads  # nothing read again
     panel.boxes["nuclei"].setChecked(False)
     qtbot.waitUntil(lambda: window.data.plane_spec() is not None and not window.data.plane_spec().labels, timeout=5000)
+
+
+def test_a_label_image_opened_alone_has_no_colour_bar_of_its_own(qtbot: Any, window: MainWindow,  # noqa: F811
+                                                                   tmp_path: Path) -> None:
+    """A label image is drawn in its labels' colours: no grey colour bar or colour map claims
+    otherwise; an image opened after it gets both back."""
+    path = _image(tmp_path / "img.zarr")
+    window.open_location(f"{path}::/labels/nuclei")
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.scene.detail is not None and not window.data.scene.busy, timeout=15000)
+    data = window.data
+    assert data.ome is not None and data.ome.label is not None
+    assert not data.image.ui.histogram.isVisible() and data.colours is None
+    window.open_location(str(path))
+    _labelled(qtbot, window)
+    assert window.data.image.ui.histogram.isVisible() and window.data.colours is not None

@@ -344,7 +344,13 @@ class DataView(QWidget):
         self.plane = build_plane_controls(self.controls_layout, state, index_changed=self._index_changed,
                                           axes_changed=self._axes_changed, complex_changed=self._complex_changed,
                                           auto_contrast=self.controller.auto_contrast)
-        self.colours = colour_control(self.controls_layout, state, self.image.ui.histogram.item)
+        label_image = self.ome is not None and self.ome.label is not None
+        # a label image is drawn in its labels' own colours: no colour map, no colour bar claims otherwise
+        self.image.colour_bar = not label_image
+        self.image.ui.histogram.setVisible(not label_image and not state.composite)
+        self.colours = None if label_image else colour_control(self.controls_layout, state, self.image.ui.histogram.item)
+        if label_image:
+            self.controls_layout.addWidget(QLabel("Colours: each label its own"), 0, 7)
         self._fit_on_paint = True
         self._region_shown = region
         self.controller.set_state(state)

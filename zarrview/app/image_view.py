@@ -120,6 +120,9 @@ class ImagePane(pg.ImageView):
         self._histogram_timer.setInterval(HISTOGRAM_DELAY_MS)
         self._histogram_timer.timeout.connect(self._draw_histogram)
         self._waiting: list[Callable[[], None]] = []
+        #: whether the plane's colours come from its levels and colour map (False for a label
+        #: image, drawn in its labels' own colours): the histogram and colour bar show only then
+        self.colour_bar = True
         #: why the last frame could not be drawn, or None once one is (``--screenshot`` reports it)
         self.render_error: str | None = None
         self.getImageItem().scene().sigMouseMoved.connect(self._mouse_moved)
@@ -150,7 +153,7 @@ class ImagePane(pg.ImageView):
         previous, self.shown = self.shown, scene
         # a composite is drawn in the channels' colours through their windows: the histogram's
         # levels and gradient do not apply, so it is not offered
-        self.ui.histogram.setVisible(not scene.composite)
+        self.ui.histogram.setVisible(not scene.composite and self.colour_bar)
         self._painting = True
         try:
             hist = self.ui.histogram.item
