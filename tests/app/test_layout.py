@@ -81,6 +81,7 @@ def _right_of(w: MainWindow, panel: QWidget, canvas: QWidget) -> bool:
 def test_a_plain_volume_gets_most_of_the_window(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
     _open(qtbot, window, _volume(tmp_path / "vol.zarr"))
     canvas = _canvas(window)
+    assert canvas.width() >= 0.6 * window.width(), canvas.width()  # the tree leaves the image most of the width
     assert canvas.height() >= PLAIN_HEIGHT and canvas.width() >= PLAIN_HEIGHT, (canvas.width(), canvas.height())
     height, width = _drawn_size(window)  # a square plane fitted to the canvas: as large as it can be
     assert min(height, width) >= 0.8 * min(canvas.width(), canvas.height()), (height, width)
@@ -104,6 +105,7 @@ def test_an_ome_image_keeps_its_height_beside_its_channels_and_labels(qtbot: Any
     channels, labels = window.data.channels, window.data.label_panel
     assert channels is not None and labels is not None
     assert [row.active.text() for row in channels.rows] == ["channel 0", "channel 1", "channel 2"]
+    assert channels.list.verticalScrollBar().maximum() == 0  # every channel's row in view, none scrolled off
     for panel in (channels, labels):
         assert panel.isVisible() and window.data.side.isAncestorOf(panel) and _right_of(window, panel, canvas)
     # every control of the column fits in it, not cut at its right edge
@@ -155,3 +157,14 @@ def test_the_panels_fold_and_come_back_next_time(qtbot: Any, window: MainWindow,
         assert third.meta_fold.is_open()
     finally:
         third.pool.close()
+
+
+def test_the_empty_window_says_how_to_open_data(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    text = window.data.message.text()
+    assert window.model.rowCount() == 0 and window.data.message.isVisible()
+    assert "drop a .zarr folder" in text and "Open Folder" in text and "Open URL" in text
+    _open(qtbot, window, _volume(tmp_path / "vol.zarr"))
+    window.tree.setCurrentIndex(window.proxy.index(0, 0))
+    window.close_current_store()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 0, timeout=5000)
+    assert window.data.message.text() == text  # the last store closed: the hint again

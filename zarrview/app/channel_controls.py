@@ -34,8 +34,8 @@ from .plane_controls import PlaneControls
 if TYPE_CHECKING:
     from .fold_panels import SideColumn
 
-#: rows of channels shown before the list scrolls
-VISIBLE_ROWS = 4
+#: rows of channels shown before the list scrolls (the side column scrolls past its height)
+VISIBLE_ROWS = 12
 ROW_HEIGHT = HEIGHT + 4
 
 
@@ -97,7 +97,11 @@ class ChannelPanel(QWidget):
         self.list = QScrollArea()
         self.list.setWidget(inner)
         self.list.setWidgetResizable(True)
-        self.list.setMaximumHeight(min(len(state.channels), VISIBLE_ROWS) * ROW_HEIGHT + 8)
+        # every row up to VISIBLE_ROWS, with room for the scroll bar across where the rows are wider
+        # than the column: the list never scrolls a few rows above empty space
+        rows_height = min(len(state.channels), VISIBLE_ROWS) * ROW_HEIGHT + 8
+        self.list.setMinimumHeight(rows_height + self.list.horizontalScrollBar().sizeHint().height())
+        self.list.setMaximumHeight(rows_height + self.list.horizontalScrollBar().sizeHint().height())
         outer = QGridLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(top, 0, 0)

@@ -53,6 +53,13 @@ PREFETCH_DELAY_MS = 150
 BUSY_DELAY_MS = 150
 
 
+#: what the data area says while nothing is open: how to open data
+OPEN_HINT = ("Open a Zarr store to browse it:\n\n"
+             "drop a .zarr folder, a .zip or an .ozx file on this window,\n"
+             "File ▸ Open Folder… (Ctrl+O), or\n"
+             "File ▸ Open URL… (Ctrl+L) for https://, s3:// or gs://")
+
+
 class DataView(QWidget):
     status = Signal(str)
     #: what the status bar says about the previous view is no longer true (a message or another
@@ -94,7 +101,7 @@ class DataView(QWidget):
         #: what went wrong with what is shown (a store, node, plane or read that failed), or None:
         #: ``--screenshot`` exits non-zero with it instead of saving a picture of an error
         self.problem: str | None = None
-        self.message = QLabel("Select an array to see its data.")
+        self.message = QLabel(OPEN_HINT)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -27,7 +27,7 @@ from ..zarrlib.storage import split_node_path, store_identity, store_url
 from .access_prompt import AccessPrompt
 from .icons import app_icon
 from .bridge import gui_lane
-from .data_view import DataView
+from .data_view import OPEN_HINT, DataView
 from .dialogs import OpenUrlDialog, PreferencesDialog
 from .projection_controls import SCHEDULER_KEY
 from .fold_panels import MetadataFold
@@ -68,8 +68,8 @@ class MainWindow(QMainWindow):
         self.filter.setClearButtonEnabled(True)
         self.tree = HierarchyTree(self.proxy, self.model)  # further pages of a group when scrolled to
         # Type ("image (4 levels)", "uint16 · level 1") takes the rest beside them
-        self.tree.setColumnWidth(NAME_COLUMN, 180)
-        self.tree.setColumnWidth(SHAPE_COLUMN, 110)
+        self.tree.setColumnWidth(NAME_COLUMN, 150)
+        self.tree.setColumnWidth(SHAPE_COLUMN, 95)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
         #: opening nodes by path (Go to Path, a location's ::/path, a plate's well)
         self.paths = PathNavigator(self)
@@ -95,7 +95,7 @@ class MainWindow(QMainWindow):
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.addWidget(left)
         self.split.addWidget(self.right)
-        self.split.setSizes([430, 850])
+        self.split.setSizes([330, 950])  # the tree as wide as its three columns need, the data the rest
         self.setCentralWidget(self.split)
 
         self.status_label = QLabel("Ready")
@@ -330,7 +330,7 @@ class MainWindow(QMainWindow):
         if not index.isValid():
             return
         self.model.remove_top(index.row())
-        self.data.show_message("Select an array to see its data.")
+        self.data.show_message("Select an array to see its data." if self.model.rowCount() else OPEN_HINT)
         self.meta.show_node(None)
 
     # -- selection --------------------------------------------------------------------------
