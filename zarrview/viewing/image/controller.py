@@ -18,10 +18,13 @@ The request cycle, on the controller's lane (``scheduling.Lane``):
    replaced arrives marked stale.
 3. :meth:`apply` drops stale answers: that view state is gone. The newest answer becomes a
    tile placed in data coordinates (a preview replaces the
-   coarse layer, full resolution the detail layer), levels are chosen (in composite mode the
+   coarse layer, full resolution the detail layer), levels are chosen from the values on screen
+   (``visible.py``: the tile at the level shown cut to the region in view; in composite mode the
    channel axis was read whole, the scene carries the channels' settings with levels (0, 1), and
    windows the metadata lacks are taken from this first tile into the state), and the new
-   :class:`Scene` goes to ``on_scene``. A cancelled newest answer (the user pressed Cancel)
+   :class:`Scene` goes to ``on_scene``. Automatic levels are taken when the array, axes or mode
+   change, on Auto contrast, and with ``ViewState.auto_per_plane`` for every new plane (from its
+   first tile, and again from its first full-resolution one). A cancelled newest answer (the user pressed Cancel)
    leaves the tiles as they were, says so, and forgets the request, so the next pan, zoom or
    slider step reads again instead of waiting for an answer that will not come.
 4. After a full-resolution tile lands, one prefetch (the neighbouring planes, or a ring of
@@ -55,6 +58,7 @@ from .read_ahead import neighbours, ring
 from .readout import readout, request_label
 from .scene import Scene, Tile, at_level, background
 from .state import ViewState
+from .visible import visible_values
 
 #: chunks one view may read; about a second of decoding for a local store on a laptop
 DEFAULT_CHUNK_BUDGET = 256
@@ -100,6 +104,9 @@ class ViewController:
         #: what the automatic levels were taken for; a change (array, axes, complex mode,
         #: Auto contrast) takes them again from the next tile
         self._levels_for: tuple[Any, ...] | None = None
+        #: the plane the automatic levels were last taken for, and whether from a full-resolution
+        #: tile: with ``auto_per_plane`` a new plane takes them again, and once more at full resolution
+        self._levels_plane: tuple[tuple[Any, ...], bool] | None = None
         self.requests = 0  # submitted jobs, for tests and benchmarks
 
     # -- input ------------------------------------------------------------------------------
@@ -109,6 +116,7 @@ class ViewController:
         if old is None or state.array is not old.array:
             scene = Scene(channel_dim=state.channel_dim)  # another array: nothing of the old one stays
             self._levels_for = None
+            self._levels_plane = None
         elif state.complex_mode != old.complex_mode:
             # the same values drawn otherwise: the loaded tiles are drawn again, nothing is read
             # (new channel settings only change the scene's ``channels``: the rendering follows)
@@ -121,16 +129,19 @@ class ViewController:
             scene = replace(scene, coarse=at_level(scene.coarse, state.level), detail=at_level(scene.detail, state.level))
         if state.composite:
             scene = replace(scene, levels=(0.0, 1.0))
-            current = [t for t in scene.tiles() if t.plane_key == state.plane_key()]
+            current = self._plane_tiles(scene, state)
             if current and any(c.window is None for c in state.channels):
                 state = self._windows(state, current[-1], only_missing=True)
                 scene = self._redisplay(scene, state)
+        elif state.auto_per_plane and not (old is not None and old.auto_per_plane) and self._plane_tiles(scene, state):
+            state = self.state = state.with_(contrast=None)  # turned on: the plane shown takes its own levels now
+            scene = self._auto_levels(scene, state)
         elif state.contrast is not None:
+            if old is None or state.contrast != old.contrast:  # set by hand: they stay for this plane
+                self._levels_plane = (state.plane_key(), True)
             scene = replace(scene, levels=state.contrast)
-        elif self._levels_key(state) != self._levels_for and scene.tiles():
-            current = [t for t in scene.tiles() if t.plane_key == state.plane_key()]
-            if current:
-                scene = self._auto_levels(scene, current[-1], state)
+        elif self._levels_key(state) != self._levels_for and self._plane_tiles(scene, state):
+            scene = self._auto_levels(scene, state)
         empty = self._empty(state)
         if empty is not None:
             self._forget()  # any answer still coming is stale
@@ -145,18 +156,20 @@ class ViewController:
         self.state = None
         self.scene = Scene()
         self._levels_for = None
+        self._levels_plane = None
 
     def auto_contrast(self) -> None:
-        """Levels from the loaded data again (detail where loaded, else the preview)."""
+        """Levels from the values on screen again (``visible.py``: the loaded tile at the level
+        shown, cut to the region in view); in a composite, each channel's window from its values."""
         if self.state is None:
             return
         self.state = self.state.with_(contrast=None)
-        current = [t for t in self.scene.tiles() if t.plane_key == self.state.plane_key()]
+        current = self._plane_tiles(self.scene, self.state)
         if current and self.state.composite:  # each channel's window from its own values
             state = self._windows(self.state, current[-1], only_missing=False)
             self._publish(self._redisplay(self.scene, state))
         elif current:
-            self._publish(self._auto_levels(self.scene, current[-1], self.state))
+            self._publish(self._auto_levels(self.scene, self.state))
 
     def cancel(self) -> None:
         """Stop the read in flight: its answer says it was cancelled."""
@@ -280,10 +293,13 @@ class ViewController:
             scene = replace(scene, coarse=tile, detail=detail, message=None, busy=False)
         if state.composite:
             scene = replace(scene, levels=(0.0, 1.0), composite=True, channels=state.channels)
+        elif self._plane_levels_due(state, request.layer):
+            state = self.state = state.with_(contrast=None)  # this plane's own levels replace any set by hand
+            scene = self._auto_levels(scene, state)
         elif state.contrast is not None:
             scene = replace(scene, levels=state.contrast)
         elif self._levels_key(state) != self._levels_for:
-            scene = self._auto_levels(scene, tile, state)
+            scene = self._auto_levels(scene, state)
         scene = replace(scene, status=self._status(tile, plan, request.label, answer.seconds, scene))
         self._publish(scene)
         if state.pyramid and request.layer == "coarse":
@@ -306,10 +322,31 @@ class ViewController:
                     f"{tile.failures[0].message}")
         return text
 
-    def _auto_levels(self, scene: Scene, tile: Tile, state: ViewState) -> Scene:
-        summary = summarize(tile.image)
+    def _auto_levels(self, scene: Scene, state: ViewState) -> Scene:
+        """``scene`` with levels from its values on screen (the tiles of ``state``'s plane cut to
+        its region), remembered as taken for this array, mode and plane."""
+        found = visible_values(self._plane_tiles(scene, state), state.region, state.plane_shape)
+        if found is None:
+            return scene
+        tile, values = found
+        summary = summarize(values)
         self._levels_for = self._levels_key(state)
+        self._levels_plane = (state.plane_key(), tile is scene.detail)
         return replace(scene, levels=summary.levels, extra={**scene.extra, "note": summary.note})
+
+    def _plane_levels_due(self, state: ViewState, layer: str) -> bool:
+        """Whether a tile of ``layer`` landing now sets the levels by ``auto_per_plane``: the first
+        of a plane, or its first at full resolution after a preview or a coarser level."""
+        if not state.auto_per_plane:
+            return False
+        taken = self._levels_plane
+        return taken is None or taken[0] != state.plane_key() or (layer == "detail" and not taken[1])
+
+    @staticmethod
+    def _plane_tiles(scene: Scene, state: ViewState) -> list[Tile]:
+        """The loaded tiles of the plane ``state`` shows, coarsest first."""
+        key = state.plane_key()
+        return [t for t in scene.tiles() if t.plane_key == key]
 
     @staticmethod
     def _levels_key(state: ViewState) -> tuple[Any, ...]:

@@ -41,6 +41,9 @@ class ViewState:
     screen_scale: tuple[float, float] = (1.0, 1.0)
     #: fixed display levels, or None for levels from the data (auto contrast)
     contrast: tuple[float, float] | None = None
+    #: every new plane (a slider step, another time) takes its levels from its own values on
+    #: screen as it lands; False: the levels stay as they are until Auto contrast or a drag
+    auto_per_plane: bool = False
     colormap: str = "grays"
     complex_mode: str = "magnitude"
     #: the levels of a multiscale pyramid (``array`` is level 0), finest first; None: a plain array
