@@ -36,11 +36,17 @@ def _shown(window: MainWindow) -> np.ndarray:
 
 
 @pytest.mark.parametrize(("name", "want"), [("anomaly", DIVERGING), ("t2m", PERCEPTUAL), ("cells", GREY)])
-def test_the_first_map_follows_the_data(qtbot: Any, window: MainWindow, tmp_path: Path, name: str, want: str) -> None:
+def test_the_first_map_follows_the_data(qtbot: Any, window: MainWindow, tmp_path: Path, name: str, want: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    gradient = window.data.image.ui.histogram.item.gradient
+    built: list[Any] = []  # a map's gradient costs tens of ms of the GUI thread: built once, never twice
+    real = gradient.setColorMap
+    monkeypatch.setattr(gradient, "setColorMap", lambda cm: (built.append(cm), real(cm))[1])
     window.data.set_array(zl.open(f"{_store(tmp_path)}::/{name}"))  # type: ignore[arg-type]
     _settle(qtbot, window)
     control = window.data.colours
     assert control is not None and control.name == want
+    assert len(built) == (0 if want == GREY else 1)
     np.testing.assert_allclose(_shown(window).astype(int), lookup_table(want).astype(int), atol=1)
 
 

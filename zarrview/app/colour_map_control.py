@@ -55,7 +55,9 @@ class ColourMapControl(QWidget):
         """The first display levels: what auto decides by."""
         if self._auto() and self.chosen is None and levels is not None:
             self.chosen = default_map(levels, self.scalar_field)
+            self.combo.blockSignals(True)  # the item's new words are no choice: the map is built once, below
             self.combo.setItemText(0, f"{AUTO}: {self.chosen}")  # what auto took, said
+            self.combo.blockSignals(False)
             self.apply()
 
     def _auto(self) -> bool:
