@@ -17,7 +17,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from ..scheduling import Answer, WorkerPool
@@ -223,10 +223,12 @@ def channel_styles(state: ViewState) -> tuple[tuple[str, ...], tuple[tuple[int, 
 def add_analysis_actions(menu: QMenu, tools: AnalysisTools) -> tuple[QAction, QAction]:
     """"Line Profile" and "Region Statistics" in ``menu``, checked while their tool is in use."""
     actions = []
-    for text, tool, tip in (("Line &Profile", PROFILE, "Draw a line on the image and plot the values along it"),
-                            ("Region &Statistics", STATS,
-                             "Draw a rectangle on the image and see the min, max, mean and spread of its values")):
+    for text, tool, keys, tip in (("Line &Profile", PROFILE, "Ctrl+Shift+P",
+                                   "Draw a line on the image and plot the values along it"),
+                                  ("Region &Statistics", STATS, "Ctrl+Shift+S",
+                                   "Draw a rectangle on the image and see the min, max, mean and spread of its values")):
         act = QAction(text, menu)
+        act.setShortcut(QKeySequence(keys))
         act.setCheckable(True)
         act.setToolTip(tip)
         act.toggled.connect(lambda on, tool=tool: tools.use(tool if on else None) if on or tools.tool == tool else None)

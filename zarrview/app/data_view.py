@@ -101,6 +101,8 @@ class DataView(QWidget):
         #: what went wrong with what is shown (a store, node, plane or read that failed), or None:
         #: ``--screenshot`` exits non-zero with it instead of saving a picture of an error
         self.problem: str | None = None
+        #: the dimension whose slider moved last (the one the keyboard steps), or None
+        self._stepped: int | None = None
         self.message = QLabel(OPEN_HINT)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
@@ -384,6 +386,25 @@ class DataView(QWidget):
     def auto_contrast(self) -> None:
         self.controller.auto_contrast()
 
+    def reset_view(self) -> None:
+        """The whole plane fitted to the view again (View ▸ Reset View)."""
+        if self.state is not None and self.stack.currentWidget() is self.image:
+            self.image.show_plane(*self.state.plane_shape)
+
+    def step_slider(self, delta: int) -> bool:
+        """The slider last moved (else the first one shown) moved by ``delta``, clamped to its
+        range (the keyboard's steps); False where no slider is shown."""
+        state, plane = self.state, self.plane
+        if state is None or plane is None or self.stack.currentWidget() is not self.image:
+            return False
+        shown = [d for d, (slider, _box) in plane.sliders.items() if not slider.isHidden()]
+        if not shown:
+            return False
+        dim = self._stepped if self._stepped in shown else shown[0]
+        value = min(max(0, state.indices[dim] + delta), state.array.shape[dim] - 1)
+        self.set_index(dim, value)
+        return True
+
     def plane_selection(self) -> tuple[Any, ...]:
         assert self.state is not None
         return self.state.plane_selection()
@@ -422,6 +443,7 @@ class DataView(QWidget):
         self.controller.moved(dim)
         indices = list(self.state.indices)
         indices[dim] = value
+        self._stepped = dim  # the keys step the slider last moved
         self._update(indices=tuple(indices))
         self._label_sliders()
         self.plane_moved.emit()

@@ -76,6 +76,10 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
     ortho.toggled.connect(host.orthogonal.show)
     view_menu.addAction(ortho)
     profile, stats = add_analysis_actions(view_menu, host.data.analysis)
+    reset = QAction("&Reset View", window, shortcut=QKeySequence("Ctrl+0"),
+                    toolTip="The whole plane fitted to the view again, after zooming and panning")
+    reset.triggered.connect(host.data.reset_view)
+    view_menu.addAction(reset)
     for action, text in ((ortho, "Sections"), (profile, "Profile"), (stats, "Statistics"), (series, "Series")):
         host.data.tools.add(action, text)
     view_menu.addSeparator()

@@ -18,9 +18,9 @@ class ToolRow(QWidget):
 
     def add(self, action: QAction, text: str) -> QToolButton:
         """A button for ``action`` labelled ``text`` (the menu's longer words are its tooltip)."""
+        action.setIconText(text)  # a tool button shows its action's icon text, kept when the action changes
         button = QToolButton(self)
         button.setDefaultAction(action)
-        button.setText(text)
         button.setToolTip(f"{action.text().replace('&', '')}: {action.toolTip()}" if action.toolTip() else text)
         self.row.addWidget(button)
         self.buttons[text] = button

@@ -28,6 +28,7 @@ from .access_prompt import AccessPrompt
 from .icons import app_icon
 from .bridge import gui_lane
 from .data_view import OPEN_HINT, DataView
+from .slider_keys import SliderKeys
 from .dialogs import OpenUrlDialog, PreferencesDialog
 from .projection_controls import SCHEDULER_KEY
 from .fold_panels import MetadataFold
@@ -83,6 +84,8 @@ class MainWindow(QMainWindow):
 
         self.meta = MetadataPanel(self.pool)
         self.data = DataView(self.pool)
+        #: Left/Right and Page Up/Down step the image's slider wherever the focus is
+        self.slider_keys = SliderKeys(self, self.data)
         self.data.access_denied.connect(self._access_denied)
         self.right = QSplitter(Qt.Orientation.Vertical)
         #: the metadata folded to a line above the data (View menu): the image takes the height
@@ -404,6 +407,7 @@ class MainWindow(QMainWindow):
             self.settings.setValue("splitter", self.split.saveState())
             self.settings.setValue("metadata_shown", "true" if self.meta_fold.is_open() else "false")
             self.settings.setValue("side_panel", "true" if self.data.side_button.isChecked() else "false")
+        self.slider_keys.remove()
         self.pool.close()
         super().closeEvent(event)
 
