@@ -26,6 +26,7 @@ from ..viewing.labels.export import overlays
 from ..viewing.labels.layers import LabelLayer
 from ..viewing.ome import Multiscale, OmeImage, OmePlate
 from ..viewing.ome.view import image_state
+from ..viewing.image.memory import ViewMemory
 from ..viewing.image.state import Region
 from ..zarrlib import Array, Group
 from ..zarrlib.storage.access import AccessDeniedError
@@ -101,6 +102,8 @@ class DataView(QWidget):
         #: what went wrong with what is shown (a store, node, plane or read that failed), or None:
         #: ``--screenshot`` exits non-zero with it instead of saving a picture of an error
         self.problem: str | None = None
+        #: each array's view as it was left (channels, contrast, sliders), for when it is shown again
+        self.memory = ViewMemory()
         #: the dimension whose slider moved last (the one the keyboard steps), or None
         self._stepped: int | None = None
         self.message = QLabel(OPEN_HINT)
@@ -236,6 +239,7 @@ class DataView(QWidget):
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
         shown = self.state if self.state is not None and self.state.array is arr else None  # a table shows its plane
         plane = plane if plane is not None else self.others.indices(arr)  # and the image the table's
+        given = plane
         self._reset(arr)
         self.pending_level = None  # --level names a level of an image, not of an array (the window says so)
         self._ome = None
@@ -243,7 +247,8 @@ class DataView(QWidget):
         if arr.dtype.names or arr.dtype.kind in "OSUV" or self.as_table.isChecked() or arr.ndim < 2:
             self.others.show(arr, as_table=self.as_table.isChecked(), shown=shown, plane=plane)
             return
-        self._start(spatial_plane(initial_state(arr, plane or {}), plane=plane))  # Y as rows where spatial: says
+        first = spatial_plane(initial_state(arr, plane or {}), plane=plane)  # Y as rows where spatial: says
+        self._start(self.memory.restore(first, plane_given=bool(given)))
         self.cf.start(arr, self.plane)  # coordinates, units and decoding: read on a worker, then applied
 
     def set_image(self, image: OmeImage, plane: dict[int, int] | None = None) -> None:
@@ -263,6 +268,7 @@ class DataView(QWidget):
         kept = self.state.labels if same and self.state is not None else ()
         self._reset(state.array)
         self._ome = image
+        state = self.memory.restore(state, plane_given=bool(plane))  # its channels as they were left
         self._start(state.with_(level=level, labels=kept))
         self._apply_physical()
         picker = self._level_picker(image.first, state, level)
@@ -603,6 +609,8 @@ class DataView(QWidget):
         self._pyramid_group = None
         self.controller.clear()
         self.analysis.clear()
+        if self.state is not None:
+            self.memory.keep(self.state)  # as it was left: shown so again when the array comes back
         self.others.clear()
         self.anndata.clear()
         self._clear_controls()
