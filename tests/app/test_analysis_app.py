@@ -50,6 +50,9 @@ def test_region_statistics_show_numpys_numbers_and_go_with_the_array(qtbot: Any,
     assert shown["std"] == f"{np.nanstd(part.astype('f8')):.6g} degC"
     assert shown["NaN"] == f"{int(np.isnan(part).sum()):,}" and shown["fill"] == f"{int((part == -1).sum()):,}"
     assert shown["values"] == f"{int((~np.isnan(part)).sum()):,}"
+    panel = tools.panel  # four lines of figures take four lines of the window, the image the rest
+    qtbot.waitUntil(lambda: panel.height() <= panel.table.sizeHint().height() + panel.title.sizeHint().height() + 20,
+                    timeout=5000)
     window.data.set_index(0, 0)  # another plane: the same rectangle measured again
     _settle(qtbot, window)
     assert tools.panel.values["max"] == f"{np.nanmax(data[0, 5:50, 3:61]):.6g} degC"

@@ -69,6 +69,7 @@ class AnalysisPanel(QWidget):
     def show_profile(self, plot: ProfilePlot, colours: Sequence[tuple[int, int, int]] = ()) -> None:
         """``plot``'s curves, in ``colours`` where given (a composite's channel colours)."""
         self.title.setText(f"Profile of {plot.title}: {len(plot.x):,} samples")
+        self.setMaximumHeight(PANEL_HEIGHT)  # a plot is read at the panel's full height
         self.plot.clear()
         self.legend.clear()
         self.legend.setVisible(len(plot.curves) > 1)
@@ -107,6 +108,15 @@ class AnalysisPanel(QWidget):
         self.grid.setRowStretch(self.grid.rowCount(), 1)
         self.stack.setCurrentWidget(self.table)
 
+        self._fit(self.table)
+
+    def _fit(self, shown: QWidget) -> None:
+        """The panel as tall as what it shows needs (a table's lines, a sentence), up to
+        ``PANEL_HEIGHT`` (a plot takes it all): the image keeps the rest."""
+        margins = self.layout().contentsMargins()
+        top = max(self.title.sizeHint().height(), self.cancel_button.sizeHint().height())
+        need = top + shown.sizeHint().height() + margins.top() + margins.bottom() + self.layout().spacing()
+        self.setMaximumHeight(min(PANEL_HEIGHT, need))
     def _channel_table(self, stats: RegionStats) -> None:
         lines = rows_of(stats)
         region, rest = lines[0], [line for line in lines[1:] if line[0] == "unread"]
@@ -145,6 +155,7 @@ class AnalysisPanel(QWidget):
         self.message.setText(text)
         self.stack.setCurrentWidget(self.message)
 
+        self._fit(self.message)
     def busy(self, done: int, total: int) -> None:
         """Progress of a read in ``total`` pieces; hidden again at ``done == total``."""
         shown = 0 <= done < total and total > 1
