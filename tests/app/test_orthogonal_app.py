@@ -178,6 +178,9 @@ def test_sections_of_a_south_to_north_field_share_its_north_up(qtbot, window: Ma
     image_box = window.data.image.view.getViewBox()
     assert not image_box.yInverted() and not o.yz.plot.getViewBox().yInverted()  # both north up
     np.testing.assert_array_equal(yz, values[:, :, 5].T)  # rows: latitude, as the image's rows
+    # time is no length of the map's: the sections fill their panels, not a strip of four pixels
+    qtbot.waitUntil(lambda: np.allclose(o.xz.plot.getViewBox().viewRange()[1], (0, 4))
+                    and np.allclose(o.yz.plot.getViewBox().viewRange()[0], (0, 4)), timeout=5000)
     levels = tuple(float(v) for v in window.data.image.ui.histogram.item.getLevels())
     want = expected_rgba(values[:, :, 5].T, levels, window.data.image.table)
     np.testing.assert_array_equal(o.yz.item.image, want)  # the missing values in the missing colour

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .data_view import DataView
 
 #: the share of the pane's height (width) the XZ (YZ) panel takes at least and at most
-PANEL_SHARE = (0.15, 0.5)
+PANEL_SHARE = (0.25, 0.5)
 CROSS_PEN = pg.mkPen((255, 220, 0, 200), width=1, style=Qt.PenStyle.DashLine)
 
 
@@ -256,9 +256,21 @@ class OrthogonalViews(QObject):
 
     def _fit_z(self, panel: SectionPanel, centre: float | None = None) -> None:
         """The panel's Z axis at the scale its linked axis has, in physical proportion (a micron
-        as long across as down), around ``centre`` (else where it is). Z is set by hand, not by
-        pyqtgraph's aspect lock, which would as soon change the linked axis and so the image's."""
+        as long across as down), around ``centre`` (else where it is); a Z without the plane's
+        unit fills the panel. Z is set by hand, not by pyqtgraph's aspect lock, which would as
+        soon change the linked axis and so the image's."""
         vb = panel.plot.getViewBox()
+        got = self.sections
+        if self.sizes.z_unit is None and got is not None and got.xz is not None:
+            # Z is no length of the plane's (a time, a band, units unknown): proportions mean nothing,
+            # so the section fills its panel rather than lie in a thin strip across it
+            if panel is self.xz:
+                _, z0, _, depth = got.xz_rect
+                vb.setYRange(z0, z0 + depth, padding=0)
+            else:
+                z0, _, depth, _ = got.yz_rect
+                vb.setXRange(z0, z0 + depth, padding=0)
+            return
         (x0, x1), (y0, y1) = vb.viewRange()
         w, h = vb.width(), vb.height()
         sy, sx, sz = self.sizes.rows, self.sizes.cols, self.sizes.z
