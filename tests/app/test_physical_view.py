@@ -4,6 +4,7 @@ scale bar of a round length."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,8 @@ def test_a_plain_array_keeps_square_pixels_and_no_scale_bar(qtbot: Any, window: 
     assert per_y == pytest.approx(per_x, rel=1e-3) and not window.data.physical.bar.isVisible()
 
 
-@pytest.mark.parametrize(("x", "expected"), [(7.3, 5), (10, 10), (0.0042, 0.002), (199, 100), (250, 200)])
+@pytest.mark.parametrize(("x", "expected"), [(7.3, 5), (10, 10), (0.0042, 0.002), (199, 100), (250, 200),
+                                             (math.nextafter(1e-6, 0.0), 5e-7)])
 def test_nice_lengths(x: float, expected: float) -> None:
     assert nice_length(x) == pytest.approx(expected)
 

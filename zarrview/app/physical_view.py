@@ -80,8 +80,12 @@ def slider_text(name: str, index: int, scale: float, translation: float, unit: s
 
 
 def nice_length(x: float) -> float:
-    """The largest 1, 2 or 5 times a power of ten not above ``x``."""
+    """The largest 1, 2 or 5 times a power of ten not above ``x``. A width a hair under a power
+    of ten (9.999999999999997e-07, from a view range's arithmetic) has a logarithm that rounds up
+    to it: the power is then stepped down, so there is always a length to show."""
     if not (x > 0 and math.isfinite(x)):
         return 1.0
-    power = 10 ** math.floor(math.log10(x))
+    power = 10.0 ** math.floor(math.log10(x))
+    if power > x:
+        power /= 10
     return max(m * power for m in (1, 2, 5) if m * power <= x)
