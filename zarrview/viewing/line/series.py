@@ -9,6 +9,10 @@ a slider move never cancels the series). The pool's decoded-chunk cache keeps th
 chunks, so a click on a neighbouring pixel, whose line crosses the same chunks, is answered
 without reading.
 
+A query may ask for several lines through the point, one per channel of a microscope image:
+they are read together and published as the lines of one ``Series``, each with its channel's
+name and colour, so a z stack of three channels is three lines over the same x axis.
+
 Bad input (a point outside the array, a coordinate of the wrong length, a decoder that fails)
 becomes a message or a note on the series; nothing here raises.
 """
@@ -26,6 +30,7 @@ from .array import as_numbers
 from .series_reads import DEFAULT_BLOCK_CHUNKS, Decode, LineBlock, LineJob, LineSummary, line_chunks, read_line
 
 Format = Callable[[float], str]
+RGB = tuple[int, int, int]
 
 #: element kinds a line can plot (numbers, booleans, complex as magnitude, dates)
 PLOTTABLE = "biufcmM"
@@ -38,10 +43,30 @@ class LineAxis:
     name: str
     values: np.ndarray | None = None
     format: Format | None = None
+    #: the unit of ``values`` where the axis names it apart from them ("µm"): said after the
+    #: axis's name on the plot and after a value in a title
+    unit: str = ""
 
     def label(self, index: int) -> str:
-        """``lat=45.25 °N``, or ``lat=3`` (the index) where no value can be given."""
+        """``lat=45.25 °N``, ``z=14 µm``, or ``lat=3`` (the index) where no value can be given."""
+        if self.unit and self.format is None and self.values is not None and 0 <= index < len(self.values):
+            return f"{self.name}={_value_text(self.values, _number_text, index)} {self.unit}"
         return f"{self.name}={_value_text(self.values, self.format, index)}"
+
+    @property
+    def heading(self) -> str:
+        """The x axis's label: ``z (µm)``, or the name alone."""
+        return f"{self.name} ({self.unit})" if self.unit else self.name
+
+
+@dataclass(frozen=True)
+class ChannelLine:
+    """One line of a query across channels: its ``index`` along the channel axis, the name it is
+    shown with and its colour (None: the plot's own)."""
+
+    index: int
+    label: str
+    color: RGB | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +83,16 @@ class PointQuery:
     y_label: str = ""  # "2 metre temperature (K)"
     #: the title of a line along a dimension, where the caller words it; else from ``axes``
     title: Callable[[int], str] | None = None
+    #: the channels shown, along ``across`` (a channel axis): one line each where the series runs
+    #: along another dimension; along ``across`` itself, or without them, the one line through ``point``
+    across: int | None = None
+    lines: tuple[ChannelLine, ...] = ()
+
+    @property
+    def spread(self) -> bool:
+        """Whether the series is one line per channel (kept when the picker moves it to
+        another dimension and back)."""
+        return self.across is not None and bool(self.lines) and self.across != self.dim
 
     def axis(self, d: int) -> LineAxis:
         if d < len(self.axes):
@@ -68,12 +103,23 @@ class PointQuery:
 
 
 @dataclass(frozen=True)
+class SeriesLine:
+    """One line of a series: its values (filled in place as blocks land, NaN until read), the
+    name it is shown with (empty for the one line of a plain series) and its colour (None: the
+    plot's own)."""
+
+    y: np.ndarray
+    label: str = ""
+    color: RGB | None = None
+
+
+@dataclass(frozen=True)
 class Series:
-    """What the plot shows. ``y`` is filled in place on the GUI thread as blocks land (NaN until
-    read): draw it when it is published."""
+    """What the plot shows: ``lines`` over one ``x``, filled in place on the GUI thread as blocks
+    land (NaN until read): draw them when the series is published."""
 
     x: np.ndarray | None = None
-    y: np.ndarray | None = None
+    lines: tuple[SeriesLine, ...] = ()
     x_format: Format | None = None
     x_label: str = ""
     y_label: str = ""
@@ -88,6 +134,11 @@ class Series:
     notes: tuple[str, ...] = ()  # what was wrong with the input or some chunks; the rest is shown
     #: the lane's number of the job this series belongs to (0: none)
     generation: int = 0
+
+    @property
+    def y(self) -> np.ndarray | None:
+        """The first line's values (the only line of a series not spread over channels), or None."""
+        return self.lines[0].y if self.lines else None
 
 
 class SeriesModel:
@@ -120,12 +171,15 @@ class SeriesModel:
         arr, dim = query.array, query.dim
         n = arr.shape[dim]
         x, x_format, notes = _x_axis(query)
-        total = line_chunks(n, arr.typical_chunks[dim])
-        y = np.full(n, np.nan)
+        spread = query.spread
+        line = LineJob(arr, tuple(int(p) for p in query.point), dim, query.decode, self.block_chunks,
+                       query.across if spread else None, tuple(c.index for c in query.lines) if spread else ())
+        total = line_chunks(n, arr.typical_chunks[dim]) * len(line.groups())
+        lines = tuple(SeriesLine(np.full(n, np.nan), c.label, c.color) for c in query.lines) if spread \
+            else (SeriesLine(np.full(n, np.nan)),)
         gen = self.generation
-        self._publish(Series(x, y, x_format, query.axis(dim).name, query.y_label, title, dim, total=total, busy=True,
-                             status=f"Reading {title}: 0 of {total} chunks", notes=notes, generation=gen))
-        line = LineJob(arr, tuple(int(p) for p in query.point), dim, query.decode, self.block_chunks)
+        self._publish(Series(x, lines, x_format, query.axis(dim).heading, query.y_label, title, dim, total=total,
+                             busy=True, status=f"Reading {title}: 0 of {total} chunks", notes=notes, generation=gen))
         job = Job(lambda ctx: read_line(line, ctx.emit, ctx.cancel, ctx.cache, ctx.progress, ctx.failures), title)
         self.lane.submit(job, self.apply, on_partial=self._block)
 
@@ -157,9 +211,10 @@ class SeriesModel:
     # -- answers, on the GUI thread -----------------------------------------------------------
     def _block(self, block: LineBlock) -> None:
         s = self.series
-        if s.y is None:
+        if not s.lines:
             return
-        s.y[block.start:block.stop] = block.values
+        for line, values in zip(s.lines, block.values):
+            line.y[block.start:block.stop] = values
         notes = s.notes + block.failures + ((block.note,) if block.note else ())
         self._publish(replace(s, dates=block.dates, done=block.done, total=block.total, notes=notes,
                               status=f"Reading {s.title}: {block.done} of {block.total} chunks"))
@@ -180,7 +235,9 @@ class SeriesModel:
         summary = result.value
         assert summary is not None
         ms = f"{result.seconds * 1000:.0f} ms"
-        status = f"{s.title}: {len(s.y) if s.y is not None else 0:,} values from {summary.chunks} chunks in {ms}"
+        each = len(s.y) if s.y is not None else 0
+        values = f"{each:,} values" if len(s.lines) <= 1 else f"{len(s.lines)} lines of {each:,} values"
+        status = f"{s.title}: {values} from {summary.chunks} chunks in {ms}"
         if summary.failures:
             n = len(summary.failures)
             status += f"; {n} chunk{'s' if n > 1 else ''} could not be read: {summary.failures[0]}"
@@ -208,6 +265,13 @@ def _problem(q: PointQuery) -> str | None:
         return f"{arr.path} has length 0 along {q.axis(q.dim).name}"
     if arr.dtype.kind not in PLOTTABLE:
         return f"{arr.path} holds {arr.dtype} values, which cannot be plotted"
+    c = q.across
+    if q.spread and c is not None:
+        if not 0 <= c < len(shape):
+            return f"{arr.path} has no dimension {c} to spread the lines across: it has {len(shape)}"
+        outside = [line.index for line in q.lines if not 0 <= line.index < shape[c]]
+        if outside:
+            return f"channel {outside[0]} is outside {arr.path}, which has {shape[c]} along {q.axis(c).name}"
     return None
 
 
@@ -223,7 +287,9 @@ def _title(q: PointQuery) -> str:
 def _own_title(q: PointQuery) -> str:
     """``t2m at lat=45.25 °N, lon=12.5 °E``."""
     name = q.variable or q.array.name or q.array.path
-    others = [q.axis(d).label(int(p)) for d, p in enumerate(q.point) if d != q.dim and d < len(q.array.shape)]
+    spread = q.across if q.spread else None  # the lines name their channels themselves
+    others = [q.axis(d).label(int(p)) for d, p in enumerate(q.point)
+              if d not in (q.dim, spread) and d < len(q.array.shape)]
     return f"{name} at {', '.join(others)}" if others else name
 
 
@@ -242,6 +308,11 @@ def _x_axis(q: PointQuery) -> tuple[np.ndarray, Format | None, tuple[str, ...]]:
     x, dates = as_numbers(values)
     fmt = axis.format if axis.format is not None else (date_text if dates else None)
     return x, fmt, ()
+
+
+def _number_text(value: float) -> str:
+    """A coordinate computed from a scale, without the float's noise (0.6, not 0.6000000000000001)."""
+    return f"{value:.6g}"
 
 
 def date_text(seconds: float) -> str:
