@@ -68,7 +68,7 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
     series = QAction("&Series at a Point", window)
     series.setCheckable(True)
     series.setShortcut(QKeySequence("Ctrl+T"))
-    series.setToolTip("Plot the values through a pixel along a dimension (time where there is one); click the image to move it")
+    series.setToolTip("Plot the values through a pixel along a dimension (time, else z; a line per channel); click the image to move it")
     series.toggled.connect(host.series.show)
     view_menu.addAction(series)
     ortho = QAction("&Orthogonal Views", window, checkable=True, shortcut=QKeySequence("Ctrl+Shift+O"),

@@ -133,7 +133,7 @@ class MainWindow(QMainWindow):
         self.anndata.message.connect(self.data.show_message)
         self.spatial = self.display.spatial
         self.ome_groups.spatial_found.connect(self.spatial.show_spatial)
-        self.series = SeriesPanel(self.pool, self, lambda: self.data.state)
+        self.series = SeriesPanel(self.pool, self, lambda: self.data.state, lambda: self.data.ome)
         self.data.pixel_clicked.connect(self.series.point_clicked)
         self.data.plane_moved.connect(self.series.plane_moved)
         self.series.shown_changed.connect(self._series_shown)
