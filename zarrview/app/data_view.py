@@ -358,7 +358,9 @@ class DataView(QWidget):
             state = state.with_(region=(0.0, float(rows), 0.0, float(cols)), screen_scale=(min(sy, sx), min(sy, sx)))
         self.plane = build_plane_controls(self.controls_layout, state, index_changed=self._index_changed,
                                           axes_changed=self._axes_changed, complex_changed=self._complex_changed,
-                                          auto_contrast=self.controller.auto_contrast)
+                                          auto_contrast=self.controller.auto_contrast,
+                                          levels_typed=lambda levels: self._update(contrast=levels),
+                                          per_plane=lambda on: self._update(auto_per_plane=on))
         label_image = self.ome is not None and self.ome.label is not None
         # a label image is drawn in its labels' own colours: no colour map, no colour bar claims otherwise
         self.image.colour_bar = not label_image
@@ -572,6 +574,8 @@ class DataView(QWidget):
             self.access_denied.emit(refused)
         if self.colours is not None:
             self.colours.levels_known(scene.levels)
+        if self.plane is not None and self.plane.contrast is not None:
+            self.plane.contrast.show_levels(scene.levels, applies=not scene.composite and self.image.colour_bar)
         self.stack.setCurrentWidget(self.image)
         self.analysis.follow(state)
         self.problem = scene.problem

@@ -1,5 +1,6 @@
 """The controls above an image: which dimensions are rows and columns, complex and colour
-modes, and a slider with an index box for every other dimension.
+modes, the contrast (``contrast_controls.py``), and a slider with an index box for every other
+dimension.
 
 Zarr allows dimensions of any length (a sparse array of shape [2**62, 2**62] is valid), but
 QSlider and QSpinBox hold a C int: setting a range past 2**31 - 1 raises OverflowError in the
@@ -14,12 +15,13 @@ from dataclasses import dataclass, field, replace
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QRegularExpressionValidator
-from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QPushButton, QSlider, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QLabel, QLineEdit, QSlider, QSpinBox, QWidget
 
 from ..viewing.image.axes import colour_axis, dim_names
 from ..viewing.ome.model import Multiscale, OmeImage
 from ..viewing.ome.view import level_label
 from ..viewing.image.state import COMPLEX_MODES, ViewState
+from .contrast_controls import ContrastControls
 
 #: the largest value a QSlider or QSpinBox can hold
 INT_MAX = 2**31 - 1
@@ -113,6 +115,8 @@ class PlaneControls:
     labels: dict[int, QLabel] = field(default_factory=dict)
     #: a box to type a coordinate value in, per dimension that has coordinates (``CFPresenter``)
     values: dict[int, QWidget] = field(default_factory=dict)
+    #: Auto contrast, the levels typed, Auto per plane
+    contrast: ContrastControls | None = None
 
     def shown(self) -> tuple[int, int, int | None]:
         """(rows, columns, colour dimension or None) as the controls say now."""
@@ -132,7 +136,9 @@ class PlaneControls:
 
 def build_plane_controls(layout: QGridLayout, state: ViewState, *, index_changed: Callable[[int, int], None],
                          axes_changed: Callable[[int, int, int | None], None],
-                         complex_changed: Callable[[str], None], auto_contrast: Callable[[], None]) -> PlaneControls:
+                         complex_changed: Callable[[str], None], auto_contrast: Callable[[], None],
+                         levels_typed: Callable[[tuple[float, float]], None],
+                         per_plane: Callable[[bool], None]) -> PlaneControls:
     """Fill ``layout`` (row 0: axes and modes; row ``d + 1``: dimension ``d``) from ``state``
     and forward each change: the callbacks get the new values, never the widgets."""
     arr = state.array
@@ -151,10 +157,11 @@ def build_plane_controls(layout: QGridLayout, state: ViewState, *, index_changed
         c.complex_combo.setCurrentText(state.complex_mode)
         c.complex_combo.currentTextChanged.connect(complex_changed)
         layout.addWidget(c.complex_combo, 0, 4)
-    auto = QPushButton("Auto contrast")
-    auto.setToolTip("Levels from the 0.5 and 99.5 percentiles of the loaded data; drag the histogram to set them by hand")
-    auto.clicked.connect(auto_contrast)
-    layout.addWidget(auto, 0, 6)
+    c.contrast = ContrastControls(auto_contrast, levels_typed, per_plane, planes=arr.ndim > 2,
+                                  per_plane_on=state.auto_per_plane)
+    layout.addWidget(c.contrast.first, 0, 6)
+    if c.contrast.second is not None:
+        layout.addWidget(c.contrast.second, 1, 6)
     c.rgb_dim = colour_axis(arr)
     if c.rgb_dim is not None:
         c.rgb_box = QCheckBox(f"{names[c.rgb_dim]} as {'RGBA' if arr.shape[c.rgb_dim] == 4 else 'RGB'}")
