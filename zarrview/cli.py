@@ -78,19 +78,18 @@ def _info(location: str, **options: Any) -> int:
                   f"{more}{human_bytes(stored[1])} ({stored[1]:,} bytes)")
     if isinstance(node, zl.Group):
         print(f"{'Members':<{width}}  {', '.join(node.member_names()) or '—'}")
-        from .viewing.ome import describe as describe_ome, detect
-
-        ome = detect(node)
-        if ome is not None:
-            print()
-            print("\n".join(describe_ome(ome)))
-        from .viewing.conventions.geozarr import detect_geozarr
+        from .viewing.conventions.geozarr import GeoMultiscale
         from .viewing.conventions.text import describe as describe_pyramid
+        from .viewing.ome import describe as describe_ome
+        from .viewing.shown import shown_as
 
-        pyramid = detect_geozarr(node) if ome is None else None
-        if pyramid is not None:
+        found = shown_as(node, labels=True)  # as the window shows it, its labels' problems too
+        if isinstance(found, GeoMultiscale):
             print()
-            print("\n".join(describe_pyramid(pyramid)))
+            print("\n".join(describe_pyramid(found)))
+        elif found is not None:
+            print()
+            print("\n".join(describe_ome(found)))
     cf = cf_rows(node)
     if cf:
         print("\nCF conventions:")

@@ -14,8 +14,10 @@ from .viewing.image.slice_spec import SLICE_HELP
 from .viewing.projection.spec import REDUCE_HELP
 
 if TYPE_CHECKING:  # imported when the command runs
+    from .viewing.conventions.geozarr import GeoMultiscale
     from .viewing.export.plane import PlaneSpec
     from .viewing.labels.layers import LabelLayer
+    from .viewing.ome import OmeNode
     from .viewing.projection.spec import ReduceText
     from .viewing.projection.view import ProjectionValues
     from .zarrlib import Group, Node
@@ -50,6 +52,7 @@ def run(argv: Sequence[str]) -> int:
     from .viewing.image.slice_spec import ArgumentError, choose_plane, read_slice
     from .viewing.projection.cluster import ClusterError
     from .viewing.projection.spec import read_reduce
+    from .viewing.shown import shown_as
 
     try:
         reduce = read_reduce(ns.reduce) if ns.reduce is not None else None
@@ -64,19 +67,21 @@ def run(argv: Sequence[str]) -> int:
         node.hierarchy.widen_ml_types = True  # bfloat16, float8, int4...: exported as float32, as shown
         if _is_frame(node):
             return _export_frame(node, ns)
+        found = shown_as(node) if isinstance(node, zl.Group) else None  # what the window shows it as
         plane, choices = choose_plane(node, request)
+        names = _axis_names(node, found)
         if reduce is not None:
-            plane = _reduced_fixed(node, plane, reduce)
+            plane = _reduced_fixed(node, names, plane, reduce)
         for choice in choices:  # nearest may be far from what was typed: say what was taken
             print(f"zarrview: --slice {choice}", file=sys.stderr)
-        spec = _export_spec(node, plane, ns.level, ns.labels)
+        spec = _export_spec(node, found, plane, ns.level, ns.labels)
         if spec is None:
             return 1
         if not ns.raw:
             spec = _decoding(spec)
-        values = None if reduce is None else _projection(node, spec, reduce, ns)
+        values = None if reduce is None else _projection(names, spec, reduce, ns)
         if ns.slice is not None or reduce is not None:  # choosing: no index is taken silently
-            _say_defaults(node, spec, plane, reduce)
+            _say_defaults(names, spec, plane, reduce)
         label = spec.label if values is None else values.label
         written = dataclasses.replace(spec, decode=spec.decode and values is None)
         export_plane(written, ns.output, values=values, progress=_tty_progress(label) if sys.stderr.isatty() else None)
@@ -90,18 +95,32 @@ def run(argv: Sequence[str]) -> int:
     return 0
 
 
-def _say_defaults(node: Node, spec: PlaneSpec, plane: dict[int, int], reduce: ReduceText | None) -> None:
+def _axis_names(node: Node, found: OmeNode | GeoMultiscale | None) -> tuple[str | None, ...] | None:
+    """The names of the dimensions of what ``node`` is shown as: an array's own, an OME-Zarr
+    image's or a multiscales pyramid's axes; None for anything else."""
+    from . import zarrlib as zl
+    from .viewing.cf.dims import dimension_names
+    from .viewing.conventions.geozarr import GeoMultiscale
+    from .viewing.ome import OmeImage
+
+    if isinstance(node, zl.Array):
+        return dimension_names(node)
+    if isinstance(found, OmeImage) and found.multiscales:
+        return tuple(a.name for a in found.first.axes)
+    if isinstance(found, GeoMultiscale) and found.multiscale.axes:
+        return tuple(a.name for a in found.multiscale.axes)
+    return None
+
+
+def _say_defaults(names: tuple[str | None, ...] | None, spec: PlaneSpec, plane: dict[int, int],
+                  reduce: ReduceText | None) -> None:
     """Name the dimensions the file holds one index of without ``--slice`` giving it (the
     window's defaults: 0, an OME image's defaultZ/T, one channel where the image is shown a
     channel at a time), so that no choice is silent."""
-    from . import zarrlib as zl
     from .viewing.cf.dims import dimension_names
-    from .viewing.ome import OmeImage, detect
 
-    image = detect(node, labels=False) if isinstance(node, zl.Group) else None
-    names: tuple[str | None, ...] = (tuple(a.name for a in image.first.axes) if isinstance(image, OmeImage)
-                                     and image.multiscales and len(image.first.axes) == spec.array.ndim
-                                     else dimension_names(spec.array))
+    if names is None or len(names) != spec.array.ndim:
+        names = dimension_names(spec.array)
     level0 = spec.array.shape
     taken = [(d, i) for d, i in enumerate(spec.selection) if isinstance(i, int) and d not in plane and level0[d] > 1]
     if reduce is not None:
@@ -111,24 +130,17 @@ def _say_defaults(node: Node, spec: PlaneSpec, plane: dict[int, int], reduce: Re
         print(f"zarrview: {said} (not given in --slice: where the window first shows it)", file=sys.stderr)
 
 
-def _reduced_fixed(node: Node, plane: dict[int, int], reduce: ReduceText) -> dict[int, int]:
+def _reduced_fixed(node: Node, names: tuple[str | None, ...] | None, plane: dict[int, int],
+                   reduce: ReduceText) -> dict[int, int]:
     """``plane`` with the dimension ``--reduce`` names fixed (at 0; its index is not used), so
     that the plane is chosen among the other dimensions: ``--slice :,0,:,: --reduce max:time``
     shows the two dimensions after ``0``. A dimension that cannot be named is left for the
     projection to refuse."""
-    from . import zarrlib as zl
-    from .viewing.cf.dims import dimension_names
     from .viewing.image.slice_spec import Positions
-    from .viewing.ome import OmeImage, detect
     from .viewing.projection.spec import ProjectionSpecError, resolve_dim
 
-    if isinstance(node, zl.Array):
-        names: tuple[str | None, ...] = dimension_names(node)
-    else:
-        image = detect(node, labels=False) if isinstance(node, zl.Group) else None
-        if not isinstance(image, OmeImage) or not image.multiscales:
-            return plane
-        names = tuple(a.name for a in image.first.axes)
+    if names is None:
+        return plane
     try:
         dim = resolve_dim(reduce.dim, names, node.path, len(names))
     except ProjectionSpecError:
@@ -184,14 +196,15 @@ def _tty_rows(label: str) -> Callable[[int, int], None]:
     return progress
 
 
-def _export_spec(node: Node, plane: dict[int, int], level: int | None, labels: str | None = None) -> PlaneSpec | None:
-    """What ``zarrview export`` writes for ``node``: an array's plane, or an OME-Zarr image's plane
-    at pyramid ``level`` (the window's first view of it) with the label images ``labels`` names
-    ("": all); None after saying why there is none."""
+def _export_spec(node: Node, found: OmeNode | GeoMultiscale | None, plane: dict[int, int], level: int | None,
+                 labels: str | None = None) -> PlaneSpec | None:
+    """What ``zarrview export`` writes for ``node`` (shown as ``found``, ``viewing.shown``): an
+    array's plane, or an OME-Zarr image's plane at pyramid ``level`` (the window's first view of
+    it) with the label images ``labels`` names ("": all); None after saying why there is none."""
     from . import zarrlib as zl
     from .viewing.export.plane import default_spec, image_spec
     from .viewing.image.slice_spec import ArgumentError, check_plane
-    from .viewing.ome import OmeImage, detect
+    from .viewing.ome import OmeImage
 
     if isinstance(node, zl.Array):
         for flag, given in (("--level", level), ("--labels", labels)):
@@ -202,9 +215,9 @@ def _export_spec(node: Node, plane: dict[int, int], level: int | None, labels: s
     if not isinstance(node, zl.Group):
         print(f"zarrview: {node.path} cannot be read: {getattr(node, 'error', 'not an array')}", file=sys.stderr)
         return None
-    image = detect(node, labels=False)
+    image = found
     if not isinstance(image, OmeImage):
-        return _pyramid_spec(node, plane, level, labels)
+        return _pyramid_spec(node, found, plane, level, labels)
     if not image.multiscales:  # OME metadata too broken to name a level: say what is wrong
         _say_problems(f"{node.path} holds OME-Zarr image metadata that names no readable pyramid", image.errors)
         return None
@@ -217,15 +230,15 @@ def _export_spec(node: Node, plane: dict[int, int], level: int | None, labels: s
         raise ArgumentError(f"zarrview: {e}") from None
 
 
-def _pyramid_spec(node: Group, plane: dict[int, int], level: int | None, labels: str | None) -> PlaneSpec | None:
+def _pyramid_spec(node: Group, found: OmeNode | GeoMultiscale | None, plane: dict[int, int], level: int | None,
+                  labels: str | None) -> PlaneSpec | None:
     """``_export_spec`` for a group that is no OME-Zarr image: a multiscales convention pyramid
     (GeoZarr), else None after saying what the group is not."""
-    from .viewing.conventions.geozarr import detect_geozarr
+    from .viewing.conventions.geozarr import GeoMultiscale
     from .viewing.export.plane import pyramid_spec
     from .viewing.image.slice_spec import ArgumentError, check_plane
 
-    found = detect_geozarr(node)
-    if found is None:
+    if not isinstance(found, GeoMultiscale):
         from .viewing.anndata import encoding_of
 
         enc = encoding_of(node)
@@ -251,20 +264,17 @@ def _say_problems(what: str, problems: Sequence[Any]) -> None:
     print(f"zarrview: {what}" + "".join(f"\n  {p}" for p in problems[:10]), file=sys.stderr)
 
 
-def _projection(node: Node, spec: PlaneSpec, reduce: ReduceText, ns: argparse.Namespace) -> ProjectionValues:
-    """``--reduce`` over ``spec``'s plane: decoded as the plane would be written, on the cluster
-    of ``--scheduler`` when one is given. ``--slice`` chooses the plane's axes; the index it
-    gives the reduced dimension (if any) is not used."""
-    from . import zarrlib as zl
+def _projection(names: tuple[str | None, ...] | None, spec: PlaneSpec, reduce: ReduceText,
+                ns: argparse.Namespace) -> ProjectionValues:
+    """``--reduce`` over ``spec``'s plane (dimensions ``names``, ``_axis_names``): decoded as the
+    plane would be written, on the cluster of ``--scheduler`` when one is given. ``--slice``
+    chooses the plane's axes; the index it gives the reduced dimension (if any) is not used."""
     from .viewing.cf.values import value_coding
-    from .viewing.ome import OmeImage, detect
     from .viewing.projection.cluster import source_of
     from .viewing.projection.spec import projection
     from .viewing.projection.view import Engine, ProjectionValues
 
     arr = spec.array
-    image = detect(node, labels=False) if isinstance(node, zl.Group) else None
-    names = tuple(a.name for a in image.first.axes) if isinstance(image, OmeImage) else None
     coding = value_coding(arr) if spec.decode else None
     shown = (*(spec.dims or ()), *(() if spec.channel_dim is None else (spec.channel_dim,)))
     p = projection(arr, spec.selection, reduce, names, coding if coding is not None and coding.active else None, shown)

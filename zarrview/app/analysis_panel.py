@@ -113,7 +113,9 @@ class AnalysisPanel(QWidget):
     def _fit(self, shown: QWidget) -> None:
         """The panel as tall as what it shows needs (a table's lines, a sentence), up to
         ``PANEL_HEIGHT`` (a plot takes it all): the image keeps the rest."""
-        margins = self.layout().contentsMargins()
+        layout = self.layout()
+        assert layout is not None  # the panel's own, made with it
+        margins = layout.contentsMargins()
         top = max(self.title.sizeHint().height(), self.cancel_button.sizeHint().height())
         need = top + shown.sizeHint().height() + margins.top() + margins.bottom() + self.layout().spacing()
         self.setMaximumHeight(min(PANEL_HEIGHT, need))

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from .. import zarrlib as zl
 from ..scheduling import Answer, call_job
-from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
+from ..viewing.conventions.geozarr import GeoMultiscale
 from ..viewing.image.slice_spec import plane_error
 from ..viewing.labels.layers import layer_of
-from ..viewing.ome import Multiscale, OmeImage, detect
+from ..viewing.ome import Multiscale, OmeImage
+from ..viewing.shown import shown_as
 from .anndata_groups import AnnDataHandler
 from .bridge import gui_lane
 from .ome_groups import OmeGroupHandler
@@ -103,7 +104,7 @@ class NodeDisplay:
                     own = layer_of(group.name, found, opacity=1.0)
                     self.host.data.show_labels(group, (own,) if own is not None else ())
 
-        self._ome.submit(call_job(lambda: detect(group, labels=False) or detect_geozarr(group),
+        self._ome.submit(call_job(lambda: shown_as(group),
                                   label=f"OME metadata of {group.path}"), done)
 
     def _plane_refused(self, ms: Multiscale, plane: dict[int, int]) -> bool:

@@ -185,15 +185,18 @@ def _group_names(node: Group) -> tuple[str, ...] | None:
 
 
 def _pyramid_of(node: Group) -> Multiscale | None:
-    from ..conventions.geozarr import detect_geozarr
-    from ..ome import OmeImage, detect
+    """The first pyramid of an OME-Zarr image, or a multiscales convention pyramid (which names
+    its dimensions the same way) with axes; None for any other group."""
+    from ..conventions.geozarr import GeoMultiscale
+    from ..ome import OmeImage
+    from ..shown import shown_as
 
-    image = detect(node, labels=False)
-    ms = image.first if isinstance(image, OmeImage) and image.multiscales else None
-    if image is None:  # a multiscales convention pyramid names its dimensions the same way
-        found = detect_geozarr(node)
-        ms = found.multiscale if found is not None and found.multiscale.axes else None
-    return ms
+    found = shown_as(node)
+    if isinstance(found, OmeImage):
+        return found.first if found.multiscales else None
+    if isinstance(found, GeoMultiscale):
+        return found.multiscale if found.multiscale.axes else None
+    return None
 
 
 def _choose(node: Node, request: SliceText) -> tuple[dict[int, int], list[SliceChoice]]:
