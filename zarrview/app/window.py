@@ -140,6 +140,7 @@ class MainWindow(QMainWindow):
         self.orthogonal = OrthogonalViews(self.pool, self.data)
         menus = build_menus(self, self)
         self.recent, self.exports, self.series_action = menus.recent, menus.exports, menus.series_action
+        self.recent_menu = self.recent.menu  # File ▸ Open Recent
         self.apply_settings()
         geometry = self.settings.value("geometry")
         if geometry is not None:
