@@ -48,7 +48,7 @@ class AccessPrompt:
         value = self.settings.value(SETTINGS_KEY, [])
         if isinstance(value, str):  # QSettings gives a one-element list back as a string
             value = [value]
-        return [str(v) for v in value or [] if v]
+        return [str(v) for v in value if v] if isinstance(value, list | tuple) else []
 
     def policy(self) -> AccessPolicy:
         """A policy for a store being opened: the prefixes remembered so far."""

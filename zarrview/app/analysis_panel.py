@@ -88,8 +88,9 @@ class AnalysisPanel(QWidget):
         self.title.setText(f"Statistics of {stats.title}: {stats.value_name}")
         while self.grid.count():
             item = self.grid.takeAt(0)
-            if item is not None and item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         self.values = {}
         for k in range(max(self.grid.columnCount(), self.grid.rowCount())):
             self.grid.setColumnStretch(k, 0)
@@ -117,7 +118,7 @@ class AnalysisPanel(QWidget):
         assert layout is not None  # the panel's own, made with it
         margins = layout.contentsMargins()
         top = max(self.title.sizeHint().height(), self.cancel_button.sizeHint().height())
-        need = top + shown.sizeHint().height() + margins.top() + margins.bottom() + self.layout().spacing()
+        need = top + shown.sizeHint().height() + margins.top() + margins.bottom() + layout.spacing()
         self.setMaximumHeight(min(PANEL_HEIGHT, need))
     def _channel_table(self, stats: RegionStats) -> None:
         lines = rows_of(stats)

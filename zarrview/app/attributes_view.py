@@ -51,12 +51,12 @@ class ConventionTagDelegate(QStyledItemDelegate):
         tag = index.data(CONVENTION_ROLE)
         if not tag:
             return
-        font = option.font  # type: ignore[attr-defined]
+        font = option.font
         font.setPointSizeF(max(6.0, font.pointSizeF() * 0.8))
         painter.save()
         painter.setFont(font)
         metrics = painter.fontMetrics()
-        rect: QRect = option.rect  # type: ignore[attr-defined]
+        rect: QRect = option.rect
         width = metrics.horizontalAdvance(tag) + 2 * _TAG_PAD
         height = min(rect.height() - 2, metrics.height() + 2)
         box = QRect(rect.right() - width - 2, rect.center().y() - height // 2, width, height)
@@ -71,7 +71,7 @@ class ConventionTagDelegate(QStyledItemDelegate):
         size = super().sizeHint(option, index)
         tag = index.data(CONVENTION_ROLE)
         if tag:
-            size.setWidth(size.width() + _TAG_GAP + option.fontMetrics.horizontalAdvance(tag) + 2 * _TAG_PAD + 2)  # type: ignore[attr-defined]
+            size.setWidth(size.width() + _TAG_GAP + option.fontMetrics.horizontalAdvance(tag) + 2 * _TAG_PAD + 2)
         return size
 
 
@@ -117,10 +117,8 @@ class AttributesView(QTreeWidget):
 
     def conventions(self) -> dict[str, str]:
         """Top-level attribute key -> convention tag, for the keys that have one."""
-        root = self.invisibleRootItem()
         out: dict[str, str] = {}
-        for i in range(root.childCount()):
-            item = root.child(i)
+        for item in _children(self.invisibleRootItem()):
             tag = item.data(0, CONVENTION_ROLE)
             if tag and not item.data(0, SECTION_ROLE):
                 out[item.text(0)] = tag
@@ -128,12 +126,16 @@ class AttributesView(QTreeWidget):
 
     def geo_rows(self) -> list[tuple[str, str]]:
         """The GeoZarr section's (name, text) rows as shown; empty where there is none."""
-        root = self.invisibleRootItem()
-        for i in range(root.childCount()):
-            section = root.child(i)
+        for section in _children(self.invisibleRootItem()):
             if section.data(0, SECTION_ROLE):
-                return [(section.child(j).text(0), section.child(j).text(1)) for j in range(section.childCount())]
+                return [(row.text(0), row.text(1)) for row in _children(section)]
         return []
+
+
+def _children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:
+    """The items below ``item``: Qt's bindings type each child as optional, though every index
+    below ``childCount`` has one."""
+    return [child for child in map(item.child, range(item.childCount())) if child is not None]
 
 
 def _item(key: str, value: Any) -> QTreeWidgetItem:

@@ -11,14 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
+from shiboken6 import isValid
 
 from ..scheduling import Lane, WorkerPool
-
-try:
-    from shiboken6 import isValid
-except ImportError:  # pragma: no cover
-    def isValid(obj: object) -> bool:  # noqa: N802
-        return True
 
 
 class _Invoker(QObject):

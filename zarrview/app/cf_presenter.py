@@ -171,10 +171,10 @@ class CFPresenter(QObject):
             if axis is not None:
                 if cf is not None and cf.crs:  # the axis label names the CRS's unit; the ticks stay short
                     axis = dataclasses.replace(axis, units=None)
-                item.tickStrings = _ticks(axis)  # type: ignore[method-assign]
+                item.tickStrings = _ticks(axis)
                 values = _tick_values(axis, item)
                 if values is not None:  # round coordinate values (60 °N, not the value at pixel 50)
-                    item.tickValues = values  # type: ignore[method-assign]
+                    item.tickValues = values
             item.picture = None
             item.update()
         shown = state.with_(cf=cf) if cf is not None and state is not None else None

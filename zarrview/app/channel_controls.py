@@ -87,7 +87,7 @@ class ChannelPanel(QWidget):
         (self.composite if state.channel_mode == "composite" else self.single).setChecked(True)
         self.composite.toggled.connect(lambda on: self.mode_changed("composite" if on else "single"))
         self.rows: list[ChannelRow] = []
-        inner = QWidget()
+        inner = self.list_content = QWidget()
         grid = QGridLayout(inner)
         grid.setContentsMargins(2, 2, 2, 2)
         grid.setVerticalSpacing(2)
@@ -186,7 +186,7 @@ class ChannelPanel(QWidget):
             (self.single if single else self.composite).setChecked(True)
             for b in (self.composite, self.single):
                 b.blockSignals(False)
-        self.list.widget().setEnabled(not single)
+        self.list_content.setEnabled(not single)
         if state.channels == self.shown:
             return
         old = self.shown

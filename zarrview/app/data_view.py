@@ -114,7 +114,8 @@ class DataView(QWidget):
         self.stack = QStackedWidget()
         #: AnnData dataframes, sparse matrices and embeddings (``app/anndata_views.py``)
         self.anndata = AnnDataViews(pool, self)
-        for w in (self.message, self.image, *self.others.widgets(), *self.anndata.widgets()):
+        shown: list[QWidget] = [self.message, self.image, *self.others.widgets(), *self.anndata.widgets()]
+        for w in shown:
             self.stack.addWidget(w)
         self.stack.currentChanged.connect(lambda _: self.tools.setVisible(self.stack.currentWidget() is self.image))
         self.as_table = QCheckBox("Show as table")
@@ -126,7 +127,7 @@ class DataView(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.as_table)
         #: the image's tools, as buttons (the window adds its View menu's actions)
-        self.tools = ToolRow()
+        self.tools: ToolRow = ToolRow()
         self.tools.hide()  # until an image is shown
         top.addWidget(self.tools)
         top.addStretch(1)
@@ -621,7 +622,8 @@ class DataView(QWidget):
 
     def _clear_controls(self) -> None:
         while self.controls_layout.count():
-            w = self.controls_layout.takeAt(0).widget()
+            item = self.controls_layout.takeAt(0)
+            w = item.widget() if item is not None else None
             if w is not None:
                 w.deleteLater()
         self.side.clear()

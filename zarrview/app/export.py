@@ -19,5 +19,5 @@ def png_bytes(image: QImage) -> bytes:
     """Encode on any thread; an empty result means Qt could not encode the image."""
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    ok = image.save(buffer, "PNG")
+    ok = image.save(buffer, "PNG")  # type: ignore[call-overload]  # the stubs say bytes; the binding takes str only
     return bytes(buffer.data().data()) if ok else b""

@@ -214,11 +214,12 @@ class ExportActions(QObject):
 
     def save_screenshot(self) -> None:
         """The view as drawn, grabbed here and encoded and written on a worker thread."""
+        widget = self.view.stack.currentWidget()
         shown = self.view.plane_spec() is not None or self.view.anndata.frame is not None
-        path = self.ask_path("Save screenshot", PNG_FILTER) if shown else None
-        if not path:
+        path = self.ask_path("Save screenshot", PNG_FILTER) if shown and widget is not None else None
+        if not path or widget is None:
             return
-        image = grab(self.view.stack.currentWidget())
+        image = grab(widget)
 
         def work() -> Any:
             data = png_bytes(image)

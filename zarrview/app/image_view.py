@@ -79,7 +79,7 @@ class ImagePane(pg.ImageView):
     def __init__(self, pool: WorkerPool | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent, view=pg.PlotItem(viewBox=DrawBox()))  # a plot item, so that axes can be shown
         self.view.removeItem(self.imageItem)  # pyqtgraph's own converts the data on the GUI thread
-        self.imageItem = FrameItem()
+        self.imageItem: FrameItem = FrameItem()
         self.view.addItem(self.imageItem)
         self.show_axes(False)
         self.ui.roiBtn.hide()
@@ -179,6 +179,7 @@ class ImagePane(pg.ImageView):
                 self._show(Frame(None, None))
             return
         base, over = (scene.coarse, scene.detail) if scene.coarse is not None else (scene.detail, None)
+        assert base is not None  # the scene has tiles
         look = Look(scene.levels, self._table, tuple(scene.channels) if scene.composite else ())
         _, (sy, sx) = self.visible()
         ratio = self.devicePixelRatioF()  # device pixels per scene pixel (a high-density screen)
@@ -273,7 +274,7 @@ class ImagePane(pg.ImageView):
             if getattr(item, "plane", None) is not plane:
                 item.setImage(plane.rgba, autoLevels=False, levels=None)
                 item.setRect(QRectF(*plane.rect()))
-                item.plane = plane  # type: ignore[attr-defined]
+                item.plane = plane
             item.setZValue(z)
             item.setOpacity(float(layer.opacity))
             item.setVisible(bool(layer.visible))

@@ -103,6 +103,7 @@ def run_app(argv: Sequence[str]) -> int:
     QCoreApplication.setApplicationName("zarrview")
     QCoreApplication.setApplicationVersion(__version__)
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)  # the window's widgets need one: a bare QCoreApplication cannot show them
     app.setApplicationDisplayName("zarrview")
     app.setDesktopFileName(APP_ID)  # Wayland/X11 match the window to its .desktop file and icon
     app.setWindowIcon(app_icon())

@@ -126,10 +126,10 @@ class MetadataPanel(QTabWidget):
     def _set_value(self, key: str, value: str) -> None:
         for r in range(self.table.rowCount()):
             for c in range(0, self.table.columnCount(), 2):
-                item = self.table.item(r, c)
-                if item is not None and item.text() == key and self.table.item(r, c + 1) is not None:
-                    self.table.item(r, c + 1).setText(value)
-                    self.table.item(r, c + 1).setToolTip(value)
+                item, value_item = self.table.item(r, c), self.table.item(r, c + 1)
+                if item is not None and item.text() == key and value_item is not None:
+                    value_item.setText(value)
+                    value_item.setToolTip(value)
                     self.summary_changed.emit(summary_line(self.fields()))
                     return
 

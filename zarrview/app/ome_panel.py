@@ -264,12 +264,14 @@ class OmePanel(QScrollArea):
 
     def tables(self) -> dict[str, QTableWidget]:
         """Each section's table, by title, as drawn."""
-        return {t.property("section"): t for t in self.widget().findChildren(QTableWidget)}
+        content = self.widget()
+        return {t.property("section"): t for t in content.findChildren(QTableWidget)} if content is not None else {}
 
     def rows(self, title: str) -> list[list[str]]:
         """The words in the table of the section ``title``, read off the widget."""
         table = self.tables()[title]
-        return [[table.item(r, c).text() for c in range(table.columnCount())] for r in range(table.rowCount())]
+        cells = [[table.item(r, c) for c in range(table.columnCount())] for r in range(table.rowCount())]
+        return [[item.text() if item is not None else "" for item in row] for row in cells]
 
     # -- drawing -----------------------------------------------------------------------------------
     def _rebuild(self, heading_text: str, shown: list[Section]) -> None:
@@ -313,15 +315,15 @@ def _table(section: Section) -> QTableWidget:
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     header.setStretchLastSection(True)
     for r, row in enumerate(section.rows):
-        for c, text in enumerate(row):
-            item = QTableWidgetItem(text)
-            item.setToolTip(text)
+        items = [QTableWidgetItem(text) for text in row]
+        for c, item in enumerate(items):
+            item.setToolTip(item.text())
             table.setItem(r, c, item)
         swatch = section.swatches[r] if r < len(section.swatches) else None
-        if swatch is not None and section.swatch_column is not None:
-            table.item(r, section.swatch_column).setData(Qt.ItemDataRole.DecorationRole, QColor(*swatch))
-        if r < len(section.severities) and section.severities[r] in _SEVERITY_COLOURS:
-            table.item(r, 0).setForeground(QBrush(_SEVERITY_COLOURS[section.severities[r]]))
+        if swatch is not None and section.swatch_column is not None and section.swatch_column < len(items):
+            items[section.swatch_column].setData(Qt.ItemDataRole.DecorationRole, QColor(*swatch))
+        if items and r < len(section.severities) and section.severities[r] in _SEVERITY_COLOURS:
+            items[0].setForeground(QBrush(_SEVERITY_COLOURS[section.severities[r]]))
     # as tall and as wide as its rows: the tab scrolls, not each table
     table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
     table.resizeColumnsToContents()

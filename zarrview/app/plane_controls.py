@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QRegularExpressionValidator
@@ -240,9 +241,11 @@ def add_variable_picker(level_picker: QComboBox, variables: tuple[str, ...], sho
 
 
 def _beside(level_picker: QComboBox, combo: QComboBox) -> QComboBox:
-    layout = level_picker.parentWidget().layout()
+    parent = level_picker.parentWidget()
+    layout = parent.layout() if parent is not None else None
     assert isinstance(layout, QGridLayout)
     index = layout.indexOf(level_picker)
-    row, _, _, _ = layout.getItemPosition(index)
+    # (row, column, row span, column span): the bindings' stubs say only "object"
+    row, _, _, _ = cast(tuple[int, int, int, int], layout.getItemPosition(index))
     layout.addWidget(combo, row, 5, 1, 2)
     return combo

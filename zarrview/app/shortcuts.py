@@ -15,14 +15,16 @@ def shortcut_rows(window: QMainWindow) -> list[tuple[str, str]]:
     def visit(menu: QMenu, trail: str) -> None:
         for act in menu.actions():
             name = act.text().replace("&", "").rstrip("…")
-            if act.menu() is not None:
-                visit(act.menu(), f"{trail} ▸ {name}")
+            submenu = act.menu()  # a QObject to Qt's bindings: a QMenu in a menu bar
+            if isinstance(submenu, QMenu):
+                visit(submenu, f"{trail} ▸ {name}")
             elif not act.shortcut().isEmpty():
                 rows.append((f"{trail} ▸ {name}", act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)))
 
     for top in window.menuBar().actions():
-        if top.menu() is not None:
-            visit(top.menu(), top.text().replace("&", ""))
+        menu = top.menu()
+        if isinstance(menu, QMenu):
+            visit(menu, top.text().replace("&", ""))
     rows += [(act.text().replace("&", ""), act.shortcut().toString(QKeySequence.SequenceFormat.NativeText))
              for act in window.actions() if not act.shortcut().isEmpty()]
     return rows

@@ -29,9 +29,9 @@ def guide_markdown() -> str:
     GuideMissingError otherwise."""
     if _CHECKOUT_README.is_file():
         return _CHECKOUT_README.read_text(encoding="utf-8")
-    try:
-        text = metadata.metadata("zarrview").get_payload()
-    except metadata.PackageNotFoundError:
+    try:  # the README is the metadata's body, which it names Description
+        text = metadata.metadata("zarrview")["Description"]
+    except (metadata.PackageNotFoundError, KeyError):
         text = None
     if isinstance(text, str) and text.strip():
         return text

@@ -81,13 +81,15 @@ class VersionDialog(QDialog):
             self.view.addTopLevelItem(item)
         for col in (KIND_COLUMN, NAME_COLUMN, TIME_COLUMN):
             self.view.resizeColumnToContents(col)
-        if self.table.rows:
-            self.view.setCurrentItem(self.view.topLevelItem(max(0, self.table.current)))
+        current = self.view.topLevelItem(max(0, self.table.current))
+        if current is not None:
+            self.view.setCurrentItem(current)
             self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(True)
 
     def chosen(self) -> str | None:
         """The version spelling of the selected row (``branch.main``, ``tag.v1``, a snapshot id)."""
         if self.table is None:
             return None
-        row = self.view.indexOfTopLevelItem(self.view.currentItem()) if self.view.currentItem() else -1
+        current = self.view.currentItem()
+        row = self.view.indexOfTopLevelItem(current) if current is not None else -1
         return self.table.rows[row].version if 0 <= row < len(self.table.rows) else None

@@ -359,8 +359,8 @@ class MainWindow(QMainWindow):
 
     # -- preferences ------------------------------------------------------------------------
     def apply_settings(self) -> None:
-        cache_mib = int(self.settings.value("cache_mib", 1024))
-        budget = int(self.settings.value("chunk_budget", self.data.budget_chunks))
+        cache_mib = int_setting(self.settings, "cache_mib", 1024)
+        budget = int_setting(self.settings, "chunk_budget", self.data.budget_chunks)
         self.pool.cache.max_bytes = cache_mib << 20
         self.data.budget_chunks = budget
 
@@ -424,6 +424,13 @@ class MainWindow(QMainWindow):
             and self.data.anndata.settled() and self.pool.idle() and not self.data.image.rendering \
             and not self.model.root.listing() \
             and not self.tree_filter.searching
+
+
+def int_setting(settings: QSettings, key: str, default: int) -> int:
+    """A whole number the preferences saved: QSettings hands it back as an int, or as text where
+    its file stores text; ``default`` where there is neither."""
+    value = settings.value(key, default)
+    return int(value) if isinstance(value, int | str) else default
 
 
 def store_label(location: str, options: dict[str, Any]) -> str:

@@ -76,7 +76,7 @@ class TreeFilter(QObject):
         self.outcome: WalkOutcome | None = None
         self.index = NodeIndex()
         self._anchors: list[QPersistentModelIndex] = []
-        self._roots: list[Node] = []  # the stores the index covers
+        self._roots: list[Group] = []  # the stores the index covers
         self._searched = 0  # entries of the index searched for the current text
         self._shown = 0  # matches put into the tree for it
         self.matches = 0  # how many entries match it
@@ -133,9 +133,9 @@ class TreeFilter(QObject):
 
     def _open_roots(self) -> tuple[list[QModelIndex], list[Group]]:
         """The top rows of the open stores that are groups, and their groups."""
-        tops = [self.model.index(r, NAME_COLUMN) for r in range(self.model.rowCount())]
-        tops = [t for t in tops if isinstance(self.model.node(t), Group)]
-        return tops, [self.model.node(t) for t in tops]  # type: ignore[misc]
+        rows = [self.model.index(r, NAME_COLUMN) for r in range(self.model.rowCount())]
+        groups = [(top, node) for top in rows if isinstance(node := self.model.node(top), Group)]
+        return [top for top, _ in groups], [node for _, node in groups]
 
     def _adopt(self, index: NodeIndex, roots: list[Group], tops: list[QModelIndex]) -> None:
         self.index, self._roots = index, roots
@@ -170,7 +170,7 @@ class TreeFilter(QObject):
         self._unplaced = []
         for which, found in chains.items():
             if which < len(self._anchors) and self._anchors[which].isValid():
-                self.model.reveal_many(QModelIndex(self._anchors[which]), found)
+                self.model.reveal_many(self._anchors[which], found)
         self._expand_below(QModelIndex())
 
     def _say(self) -> None:
@@ -197,7 +197,7 @@ class TreeFilter(QObject):
         saved, self._saved = self._saved or [], None
         self.model.hold_fetch = False
         self.view.collapseAll()
-        for index in sorted((QModelIndex(p) for p in saved if p.isValid()), key=_depth):
+        for index in sorted((p for p in saved if p.isValid()), key=_depth):
             self.view.expand(self.proxy.mapFromSource(index))
         self.bar.hide()
         if self.view.currentIndex().isValid():
@@ -267,7 +267,7 @@ class TreeFilter(QObject):
                     last[0] = now
                     ctx.emit(nodes)  # delivered while this walk is the newest
 
-            return walk(roots, listed, ctx.cancel, progress)  # type: ignore[arg-type]
+            return walk(roots, listed, ctx.cancel, progress)
 
         self._walks.submit(Job(work, "filter walk"), self._walked, on_partial=self._progress)
 
@@ -303,7 +303,7 @@ class TreeFilter(QObject):
         self._walks.cancel()
 
 
-def _depth(index: QModelIndex) -> int:
+def _depth(index: Index) -> int:
     depth = 0
     while index.isValid():
         index, depth = index.parent(), depth + 1

@@ -140,7 +140,7 @@ class HierarchyModel(QAbstractItemModel):
             index = self.index(row, NAME_COLUMN, index)
         return index
 
-    def reveal_many(self, top: QModelIndex, chains: list[list[Node]]) -> None:
+    def reveal_many(self, top: Index, chains: list[list[Node]]) -> None:
         """``reveal`` for many nodes below the store at ``top`` at once: the missing rows of each
         depth inserted per group in runs, not one by one (the filter's matches)."""
         depth = 0
@@ -160,7 +160,7 @@ class HierarchyModel(QAbstractItemModel):
                 self._insert_in_order(index, parent, [self._item(parent, n) for n in nodes.values()])
             depth += 1
 
-    def _found(self, top: QModelIndex, chain: list[Node]) -> TreeItem | None:
+    def _found(self, top: Index, chain: list[Node]) -> TreeItem | None:
         item = self.item(top)
         for node in chain:
             row = item.child_row(node.path)
@@ -289,7 +289,7 @@ class HierarchyModel(QAbstractItemModel):
         item.loading = False
         if not persistent.isValid():
             return  # the store was closed meanwhile
-        parent = QModelIndex(persistent)
+        parent = persistent  # rows change below it only: it stays where it is
         children = item.children if item.children is not None else []
         item.children = children
         for i in reversed([i for i, c in enumerate(children) if c.node is None]):  # "Loading…", hints
@@ -311,7 +311,7 @@ class HierarchyModel(QAbstractItemModel):
                 new = [self._item(item, None, text="(the server cannot list: File ▸ Go to Path…)", hint=True)]
         self._insert_in_order(parent, item, new)
 
-    def _insert_in_order(self, parent: QModelIndex, item: TreeItem, new: list[TreeItem]) -> None:
+    def _insert_in_order(self, parent: Index, item: TreeItem, new: list[TreeItem]) -> None:
         """Insert name-sorted ``new`` rows among the existing ones, one run per gap, so a listing
         of many members costs a few insertions, not one per member."""
         children = item.children
