@@ -108,7 +108,6 @@ class AnalysisPanel(QWidget):
         self.grid.setColumnStretch(self.grid.columnCount(), 1)
         self.grid.setRowStretch(self.grid.rowCount(), 1)
         self.stack.setCurrentWidget(self.table)
-
         self._fit(self.table)
 
     def _fit(self, shown: QWidget) -> None:
@@ -120,6 +119,7 @@ class AnalysisPanel(QWidget):
         top = max(self.title.sizeHint().height(), self.cancel_button.sizeHint().height())
         need = top + shown.sizeHint().height() + margins.top() + margins.bottom() + layout.spacing()
         self.setMaximumHeight(min(PANEL_HEIGHT, need))
+
     def _channel_table(self, stats: RegionStats) -> None:
         lines = rows_of(stats)
         region, rest = lines[0], [line for line in lines[1:] if line[0] == "unread"]
@@ -157,8 +157,8 @@ class AnalysisPanel(QWidget):
     def say(self, text: str) -> None:
         self.message.setText(text)
         self.stack.setCurrentWidget(self.message)
-
         self._fit(self.message)
+
     def busy(self, done: int, total: int) -> None:
         """Progress of a read in ``total`` pieces; hidden again at ``done == total``."""
         shown = 0 <= done < total and total > 1

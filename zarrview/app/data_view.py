@@ -239,8 +239,8 @@ class DataView(QWidget):
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
         shown = self.state if self.state is not None and self.state.array is arr else None  # a table shows its plane
-        plane = plane if plane is not None else self.others.indices(arr)  # and the image the table's
         given = plane
+        plane = plane if plane is not None else self.others.indices(arr)  # and the image the table's
         self._reset(arr)
         self.pending_level = None  # --level names a level of an image, not of an array (the window says so)
         self._ome = None
@@ -268,8 +268,8 @@ class DataView(QWidget):
         same = self.state is not None and self._ome is not None and self._ome.group is image.group
         kept = self.state.labels if same and self.state is not None else ()
         self._reset(state.array)
-        self._ome = image
         state = self.memory.restore(state, plane_given=bool(plane))  # its channels as they were left
+        self._ome = image
         self._start(state.with_(level=level, labels=kept))
         self._apply_physical()
         picker = self._level_picker(image.first, state, level)
@@ -392,9 +392,6 @@ class DataView(QWidget):
         if self.plane is not None:
             self.plane.sliders[dim][1].setValue(value)
 
-    def auto_contrast(self) -> None:
-        self.controller.auto_contrast()
-
     def reset_view(self) -> None:
         """The whole plane fitted to the view again (View ▸ Reset View)."""
         if self.state is not None and self.stack.currentWidget() is self.image:
@@ -413,6 +410,9 @@ class DataView(QWidget):
         value = min(max(0, state.indices[dim] + delta), state.array.shape[dim] - 1)
         self.set_index(dim, value)
         return True
+
+    def auto_contrast(self) -> None:
+        self.controller.auto_contrast()
 
     def plane_selection(self) -> tuple[Any, ...]:
         assert self.state is not None
@@ -449,10 +449,10 @@ class DataView(QWidget):
     def _index_changed(self, dim: int, value: int) -> None:
         if self.state is None:
             return
+        self._stepped = dim  # the keys step the slider last moved
         self.controller.moved(dim)
         indices = list(self.state.indices)
         indices[dim] = value
-        self._stepped = dim  # the keys step the slider last moved
         self._update(indices=tuple(indices))
         self._label_sliders()
         self.plane_moved.emit()
@@ -561,6 +561,7 @@ class DataView(QWidget):
             return
         if self.channels is not None:
             self.channels.show_scene(scene, state)
+        self.problem = scene.problem
         if scene.message is not None:
             self.image.paint(Scene(), state.y_dim, state.x_dim)
             self.message.setText(scene.message)
@@ -579,7 +580,6 @@ class DataView(QWidget):
             self.plane.contrast.show_levels(scene.levels, applies=not scene.composite and self.image.colour_bar)
         self.stack.setCurrentWidget(self.image)
         self.analysis.follow(state)
-        self.problem = scene.problem
         if self._fit_on_paint:  # first, so that the plane is rendered for the zoom it is shown at
             self._fit_on_paint = False
             if self._region_shown is not None:
@@ -609,13 +609,14 @@ class DataView(QWidget):
             job()
 
     def _reset(self, arr: Array | None) -> None:
+        if self.state is not None:
+            self.memory.keep(self.state)  # as it was left: shown so again when the array comes back
         self._forget_status()
+        self.problem = None
         self.array = arr
         self._pyramid_group = None
         self.controller.clear()
         self.analysis.clear()
-        if self.state is not None:
-            self.memory.keep(self.state)  # as it was left: shown so again when the array comes back
         self.others.clear()
         self.anndata.clear()
         self._clear_controls()
@@ -629,7 +630,6 @@ class DataView(QWidget):
         self.side.clear()
         self.plane = None
         self.channels = None
-        self.problem = None
         self.colours = None
         self.label_panel = None
         if self.projection is not None:

@@ -47,7 +47,7 @@ class NodeDisplay:
     def refuse_plane(self, why: str) -> None:
         """A plane asked for (--slice) that does not exist: say so where the image would be,
         rather than clamp to the nearest one."""
-        self.host.data.show_message(why)
+        self.host.data.show_problem(why)
         self.host.say(why)
 
     def plane_problem(self, arr: zl.Array, plane: dict[int, int]) -> str | None:
@@ -70,7 +70,7 @@ class NodeDisplay:
                 return
             self.host.data.set_array(node, plane)
         elif isinstance(node, zl.ErrorNode):
-            self.host.data.show_message(str(node.error))
+            self.host.data.show_problem(str(node.error))
         elif isinstance(node, zl.Group):
             self.host.data.show_message(f"{node.path} is a group: select an array to see its data.")
             self._show_if_image(node)
@@ -95,7 +95,7 @@ class NodeDisplay:
                     or not isinstance(found, OmeImage):
                 return
             if not found.multiscales:  # metadata too broken to name a level: the OME tab says why
-                self.host.data.show_message(f"The OME-Zarr metadata of {group.path} names no pyramid that can be "
+                self.host.data.show_problem(f"The OME-Zarr metadata of {group.path} names no pyramid that can be "
                                             f"read: see its problems in the OME tab.")
                 return
             if not self._plane_refused(found.first, plane):

@@ -306,14 +306,14 @@ class MainWindow(QMainWindow):
         message = str(error) if isinstance(error, zl.ZarrError) else f"{type(error).__name__}: {error}"
         self.model.add_error(label, message)
         self.meta.show_node(None, message)
-        self.data.show_message(f"Cannot open {store_loc}:\n{message}")
+        self.data.show_problem(f"Cannot open {store_loc}:\n{message}")
         self.status_label.setText(f"Cannot open {store_loc}: {message}")
 
     def _node_failed(self, row: int, node_path: str, where: str, message: str) -> None:
         """The node a location names cannot be opened, its store can: the store stays open to
         browse, and the error shows where the node would (status bar, metadata, data view)."""
         self.meta.show_node(None, message, path=node_path)
-        self.data.show_message(f"Cannot open {node_path}:\n{message}")
+        self.data.show_problem(f"Cannot open {node_path}:\n{message}")
         self.status_label.setText(f"Cannot open {where}: {message}")
         self.paths.select(row, node_path)  # a listed error row, if any
 
@@ -345,7 +345,7 @@ class MainWindow(QMainWindow):
         if item.error and item.node is None:
             self.display.looking_at = None
             self.meta.show_node(None, item.error)
-            self.data.show_message(item.error)
+            self.data.show_problem(item.error)
             return
         self.meta.show_node(item.node, item.error)
         shown = self.data.array
