@@ -239,7 +239,6 @@ class DataView(QWidget):
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
         shown = self.state if self.state is not None and self.state.array is arr else None  # a table shows its plane
-        given = plane
         plane = plane if plane is not None else self.others.indices(arr)  # and the image the table's
         self._reset(arr)
         self.pending_level = None  # --level names a level of an image, not of an array (the window says so)
@@ -249,7 +248,7 @@ class DataView(QWidget):
             self.others.show(arr, as_table=self.as_table.isChecked(), shown=shown, plane=plane)
             return
         first = spatial_plane(initial_state(arr, plane or {}), plane=plane)  # Y as rows where spatial: says
-        self._start(self.memory.restore(first, plane_given=bool(given)))
+        self._start(self.memory.restore(first, plane_given=bool(plane)))  # a plane asked for, or the table's
         self.cf.start(arr, self.plane)  # coordinates, units and decoding: read on a worker, then applied
 
     def set_image(self, image: OmeImage, plane: dict[int, int] | None = None) -> None:
