@@ -16,6 +16,7 @@ pytest.importorskip("pytestqt")
 from test_app import DATA, _settle, window  # noqa: E402,F401  (the window fixture)
 
 from http_server import Faults, serve  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
 from drawn import drawn
@@ -92,6 +93,9 @@ def test_unlistable_store_shows_root_and_opens_typed_paths(qtbot, window: MainWi
         root = window.model.index(0, 0)
         rows = [window.model.data(window.model.index(r, 0, root)) for r in range(window.model.rowCount(root))]
         assert len(rows) == 1 and "cannot list" in rows[0] and "Go to Path" in rows[0]
+        shown = window.proxy.mapFromSource(window.model.index(0, 0, root))  # its words read whole, not cut
+        assert window.tree.isFirstColumnSpanned(shown.row(), shown.parent())
+        assert window.model.data(window.model.index(0, 0, root), Qt.ItemDataRole.ToolTipRole) == rows[0]
         window.paths.go_to(root, "sub/vol")
         _settle(qtbot, window)
         sub = window.model.index(0, 0, root)

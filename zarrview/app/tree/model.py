@@ -373,6 +373,8 @@ class HierarchyModel(QAbstractItemModel):
                 return convention_type(node.attrs) or "group" + (" (implicit)" if node.implicit else "")
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
+            if item.hint:
+                return item.text
             if item.error or node is None:
                 return item.error
             return node.path + (f"\nOME-NGFF {item.ome.version} {item.ome.kind}" if item.ome is not None else "")

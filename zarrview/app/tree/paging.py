@@ -9,7 +9,7 @@ user scrolled to the end (``paging_asked``); the first page of a group is read o
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel
 from PySide6.QtWidgets import QTreeView
 
 from .model import HierarchyModel
@@ -28,3 +28,15 @@ class HierarchyTree(QTreeView):
             super().verticalScrollbarValueChanged(value)
         finally:
             self.hierarchy.paging_asked = False
+
+    def rowsInserted(self, parent: QModelIndex | QPersistentModelIndex, start: int, end: int) -> None:  # noqa: N802
+        """A hint row ("the server cannot list: File ▸ Go to Path…") spans the three columns, so
+        its words are read whole rather than cut at the name column's edge."""
+        super().rowsInserted(parent, start, end)
+        proxy = self.model()
+        if not isinstance(proxy, QSortFilterProxyModel):
+            return
+        for row in range(start, end + 1):
+            shown = proxy.index(row, 0, parent)
+            if self.hierarchy.item(proxy.mapToSource(shown)).hint:
+                self.setFirstColumnSpanned(row, shown.parent(), True)
