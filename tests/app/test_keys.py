@@ -1,6 +1,7 @@
 """The keyboard as a person uses it: Left/Right and Page Up/Down step the image's slider
-wherever the focus is (the image, a button, the tree for Page Up/Down), but never inside a text
-field; every tool has a shortcut Help lists; the tool buttons keep their names when pressed."""
+wherever the focus is (the image, the tree for Page Up/Down, a check box), but never inside a
+text field; every tool has a shortcut Help lists; the tool buttons keep their
+names when pressed."""
 
 from __future__ import annotations
 
@@ -50,11 +51,12 @@ def test_keys_step_the_slider_wherever_the_focus_is(qtbot: Any, window: MainWind
     canvas = window.data.image.ui.graphicsView
     _key(qtbot, window, canvas, Qt.Key.Key_Right, 1)
     _key(qtbot, window, canvas, Qt.Key.Key_PageDown, 11)
-    _key(qtbot, window, window.data.tools.buttons["Profile"], Qt.Key.Key_Left, 10)
-    _key(qtbot, window, window.tree, Qt.Key.Key_PageDown, 20)
+    _key(qtbot, window, window.data.as_table, Qt.Key.Key_PageUp, 1)
+    _key(qtbot, window, window.tree, Qt.Key.Key_PageDown, 11)  # where the focus is after picking a node
+    _key(qtbot, window, canvas, Qt.Key.Key_PageDown, 21)
     _key(qtbot, window, canvas, Qt.Key.Key_PageDown, 23)  # clamped to the last plane
     window.tree.setFocus()
-    qtbot.keyClick(window.tree, Qt.Key.Key_Left)  # the tree keeps Left and Right for itself
+    qtbot.keyClick(window.tree, Qt.Key.Key_Left)  # the tree keeps Left and Right: they close and open groups
     window.filter.setFocus()
     qtbot.keyClick(window.filter, Qt.Key.Key_Left)  # a text field keeps every key
     qtbot.keyClick(window.filter, Qt.Key.Key_PageUp)

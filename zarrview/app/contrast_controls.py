@@ -65,11 +65,14 @@ class ContrastControls:
         disables the boxes and the option. A box being typed in keeps what is typed."""
         self.levels = (float(levels[0]), float(levels[1]))
         for box, value in zip((self.lo, self.hi), self.levels, strict=True):
-            box.setEnabled(applies)
-            if not (box.hasFocus() and box.isModified()):
-                box.setText(f"{value:.{DIGITS}g}")
+            if box.isEnabled() != applies:
+                box.setEnabled(applies)
+            text = f"{value:.{DIGITS}g}"
+            # every frame comes here: a box is touched only when its words change (each setText repaints)
+            if box.text() != text and not (box.hasFocus() and box.isModified()):
+                box.setText(text)
                 box.setCursorPosition(0)  # a number longer than the box shows its start
-        if self.per_plane is not None:
+        if self.per_plane is not None and self.per_plane.isEnabled() != applies:
             self.per_plane.setEnabled(applies)
 
     def _typed(self, box: QLineEdit) -> None:

@@ -2,60 +2,47 @@
 index, Page Up/Page Down ten, on the slider last moved (else the first one shown), as in Fiji
 and napari, where a z or time step never needs a click on the slider first.
 
-A text field, a spin box or a combo box keeps every key (they edit with them), and a tree or
-table keeps Left and Right (they open, close and move across with them). The filter sits on the
-application, so it sees a key before the widget with the focus does; it acts only for widgets
-inside its own window.
+A key reaches the window when the widget with the focus leaves it unused: the image, a label,
+Page Up/Down on a button. A text field, a spin box or a combo box keeps the keys it edits with.
+The tree, which has the focus after a node is picked, keeps Left and Right (they close and open
+groups) but gives Page Up/Down to the slider (``PageKeys``, a filter on the tree alone). The
+window asks ``slider_step`` what a key means; nothing filters the application's events, so a
+slider step costs no Python call per event.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import (QAbstractItemView, QAbstractSpinBox, QApplication, QComboBox, QLineEdit,
-                               QPlainTextEdit, QTextEdit, QWidget)
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QPlainTextEdit, QTextEdit
 
+#: widgets a text is typed or picked in: every key is theirs, used or not
+EDITORS = (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit, QComboBox)
 #: key -> indices stepped
 STEPS = {Qt.Key.Key_Right: 1, Qt.Key.Key_Left: -1, Qt.Key.Key_PageDown: 10, Qt.Key.Key_PageUp: -10}
-_EDITORS = (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit, QComboBox)
 
 
-class Steppable(Protocol):
-    """What the keys step: the data view's sliders."""
+def slider_step(event: QKeyEvent) -> int | None:
+    """The indices a key press steps the slider by, or None for a key that is no step (one with
+    Ctrl, Alt or Shift is another command's, and none is while a text is typed)."""
+    if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier or isinstance(QApplication.focusWidget(), EDITORS):
+        return None
+    return STEPS.get(Qt.Key(event.key()))
 
-    def step_slider(self, delta: int) -> bool:
-        """Move the current slider by ``delta`` (clamped); False where there is none to move."""
-        ...
 
+class PageKeys(QObject):
+    """On a widget that moves with Page Up/Down itself (the tree): those keys ``step`` the slider
+    instead, where there is one to step (``step`` returns whether it moved one)."""
 
-class SliderKeys(QObject):
-    """Installed on the application for ``window``; removed with it."""
-
-    def __init__(self, window: QWidget, target: Steppable) -> None:
-        super().__init__(window)
-        self.window, self.target = window, target
-        app = QApplication.instance()
-        if app is not None:
-            app.installEventFilter(self)
-
-    def remove(self) -> None:
-        app = QApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self)
+    def __init__(self, watched: QObject, step: Callable[[int], bool]) -> None:
+        super().__init__(watched)
+        self.step = step
+        watched.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
             return False
-        delta = STEPS.get(Qt.Key(event.key()))
-        if delta is None or event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-            return False
-        focus = QApplication.focusWidget() or watched
-        if not isinstance(watched, QWidget) or watched is not focus:
-            return False  # once per key: at the widget with the focus, not at each of its parents
-        if not (focus is self.window or self.window.isAncestorOf(focus)):
-            return False
-        if isinstance(focus, _EDITORS) or (isinstance(focus, QAbstractItemView) and abs(delta) == 1):
-            return False
-        return self.target.step_slider(delta)
+        delta = slider_step(event)
+        return delta is not None and abs(delta) > 1 and self.step(delta)

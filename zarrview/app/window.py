@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -28,7 +28,7 @@ from .access_prompt import AccessPrompt
 from .icons import app_icon
 from .bridge import gui_lane
 from .data_view import OPEN_HINT, DataView
-from .slider_keys import SliderKeys
+from .slider_keys import PageKeys, slider_step
 from .dialogs import OpenUrlDialog, PreferencesDialog
 from .projection_controls import SCHEDULER_KEY
 from .fold_panels import MetadataFold
@@ -72,6 +72,8 @@ class MainWindow(QMainWindow):
         self.tree.setColumnWidth(NAME_COLUMN, 150)
         self.tree.setColumnWidth(SHAPE_COLUMN, 95)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
+        #: Page Up/Down in the tree (where the focus is after a node is picked) step the image's slider
+        self.page_keys = PageKeys(self.tree, lambda delta: self.data.step_slider(delta))
         #: opening nodes by path (Go to Path, a location's ::/path, a plate's well)
         self.paths = PathNavigator(self)
         left = QWidget()
@@ -84,8 +86,6 @@ class MainWindow(QMainWindow):
 
         self.meta = MetadataPanel(self.pool)
         self.data = DataView(self.pool)
-        #: Left/Right and Page Up/Down step the image's slider wherever the focus is
-        self.slider_keys = SliderKeys(self, self.data)
         self.data.access_denied.connect(self._access_denied)
         self.right = QSplitter(Qt.Orientation.Vertical)
         #: the metadata folded to a line above the data (View menu): the image takes the height
@@ -402,13 +402,20 @@ class MainWindow(QMainWindow):
             self.open_location(loc)
         event.acceptProposedAction()
 
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        """Left/Right and Page Up/Down that no widget used step the image's slider (``slider_keys``)."""
+        delta = slider_step(event)
+        if delta is not None and self.data.step_slider(delta):
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
     def closeEvent(self, event: Any) -> None:  # noqa: N802
         if self.remembers_layout:  # a --screenshot run is 1280x820 whatever the user's window was
             self.settings.setValue("geometry", self.saveGeometry())
             self.settings.setValue("splitter", self.split.saveState())
             self.settings.setValue("metadata_shown", "true" if self.meta_fold.is_open() else "false")
             self.settings.setValue("side_panel", "true" if self.data.side_button.isChecked() else "false")
-        self.slider_keys.remove()
         self.pool.close()
         super().closeEvent(event)
 
