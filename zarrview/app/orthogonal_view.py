@@ -126,6 +126,8 @@ class OrthogonalViews(QObject):
         self.yz.clicked = lambda z, y: self._moved(row=y, z=z)
         #: the sections drawn, whose values the readout under the cursor gives
         self.sections: ortho.Sections | None = None
+        #: what their colours were made from (sections, lookup table, levels): made again only on a change
+        self._drawn_look: tuple[Any, ...] | None = None
         self.xz.hovered = lambda x, z: self._hovered(XZ, x, z)
         self.yz.hovered = lambda z, y: self._hovered(YZ, z, y)
         data.loaded.connect(self.refresh)
@@ -290,6 +292,10 @@ class OrthogonalViews(QObject):
         if got is None or got.xz is None or got.yz is None or got.request is None:
             return
         lo, hi = (float(v) for v in self.pane.ui.histogram.item.getLevels())
+        drawn, table = self._drawn_look, self.pane.table
+        if drawn is not None and drawn[0] is got and drawn[1] is table and drawn[2:] == (lo, hi):
+            return  # the histogram may say the same levels again: the sections' colours stand
+        self._drawn_look = (got, table, lo, hi)
         comp = got.request.state.composite
         for panel, image in ((self.xz, got.xz), (self.yz, got.yz)):
             pixels = ortho.section_pixels(image, comp, (lo, hi), self.pane.table)
