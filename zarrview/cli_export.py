@@ -81,7 +81,7 @@ def run(argv: Sequence[str]) -> int:
             spec = _decoding(spec)
         values = None if reduce is None else _projection(names, spec, reduce, ns)
         if ns.slice is not None or reduce is not None:  # choosing: no index is taken silently
-            _say_defaults(names, spec, plane, reduce)
+            _say_defaults(names, spec, plane)
         label = spec.label if values is None else values.label
         written = dataclasses.replace(spec, decode=spec.decode and values is None)
         export_plane(written, ns.output, values=values, progress=_tty_progress(label) if sys.stderr.isatty() else None)
@@ -112,19 +112,17 @@ def _axis_names(node: Node, found: OmeNode | GeoMultiscale | None) -> tuple[str 
     return None
 
 
-def _say_defaults(names: tuple[str | None, ...] | None, spec: PlaneSpec, plane: dict[int, int],
-                  reduce: ReduceText | None) -> None:
+def _say_defaults(names: tuple[str | None, ...] | None, spec: PlaneSpec, plane: dict[int, int]) -> None:
     """Name the dimensions the file holds one index of without ``--slice`` giving it (the
     window's defaults: 0, an OME image's defaultZ/T, one channel where the image is shown a
-    channel at a time), so that no choice is silent."""
+    channel at a time), so that no choice is silent. The reduced dimension is in ``plane``
+    (``_reduced_fixed``): its index is no choice."""
     from .viewing.cf.dims import dimension_names
 
     if names is None or len(names) != spec.array.ndim:
         names = dimension_names(spec.array)
     level0 = spec.array.shape
     taken = [(d, i) for d, i in enumerate(spec.selection) if isinstance(i, int) and d not in plane and level0[d] > 1]
-    if reduce is not None:
-        taken = [(d, i) for d, i in taken if names[d] != reduce.dim and d != reduce.dim]
     if taken:
         said = ", ".join(f"{names[d] or f'dimension {d}'}={i}" for d, i in taken)
         print(f"zarrview: {said} (not given in --slice: where the window first shows it)", file=sys.stderr)
