@@ -78,18 +78,17 @@ def _info(location: str, **options: Any) -> int:
                   f"{more}{human_bytes(stored[1])} ({stored[1]:,} bytes)")
     if isinstance(node, zl.Group):
         print(f"{'Members':<{width}}  {', '.join(node.member_names()) or '—'}")
-        from .viewing.conventions.geozarr import GeoMultiscale
         from .viewing.conventions.text import describe as describe_pyramid
+        from .viewing.decision import looked_at
         from .viewing.ome import describe as describe_ome
-        from .viewing.shown import shown_as
 
-        found = shown_as(node, labels=True)  # as the window shows it, its labels' problems too
-        if isinstance(found, GeoMultiscale):
+        shown = looked_at(node, labels=True)  # as the window shows it, its labels' problems too
+        if shown.pyramid is not None:
             print()
-            print("\n".join(describe_pyramid(found)))
-        elif found is not None:
+            print("\n".join(describe_pyramid(shown.pyramid)))
+        elif shown.ome is not None:
             print()
-            print("\n".join(describe_ome(found)))
+            print("\n".join(describe_ome(shown.ome)))
     cf = cf_rows(node)
     if cf:
         print("\nCF conventions:")

@@ -7,20 +7,18 @@ import argparse
 import dataclasses
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .cli_common import AUTHORIZE_HELP, OneLineParser, said, storage_options
 from .viewing.image.slice_spec import SLICE_HELP
 from .viewing.projection.spec import REDUCE_HELP
 
 if TYPE_CHECKING:  # imported when the command runs
-    from .viewing.conventions.geozarr import GeoMultiscale
+    from .viewing.decision import Shown
     from .viewing.export.plane import PlaneSpec
-    from .viewing.labels.layers import LabelLayer
-    from .viewing.ome import OmeNode
     from .viewing.projection.spec import ReduceText
     from .viewing.projection.view import ProjectionValues
-    from .zarrlib import Group, Node
+    from .zarrlib import Node
 
 
 def run(argv: Sequence[str]) -> int:
@@ -47,12 +45,13 @@ def run(argv: Sequence[str]) -> int:
     sub.add_argument("--authorize", action="append", metavar="PREFIX", help=AUTHORIZE_HELP)
     ns = sub.parse_args(list(argv))
     from . import zarrlib as zl
+    from .viewing.anndata.element import FRAME
+    from .viewing.decision import looked_at
     from .viewing.export.errors import ExportError, UnsupportedExport
     from .viewing.export.plane import export_format, export_plane
     from .viewing.image.slice_spec import ArgumentError, choose_plane, read_slice
     from .viewing.projection.cluster import ClusterError
     from .viewing.projection.spec import read_reduce
-    from .viewing.shown import shown_as
 
     try:
         reduce = read_reduce(ns.reduce) if ns.reduce is not None else None
@@ -65,16 +64,16 @@ def run(argv: Sequence[str]) -> int:
         export_format(ns.output)
         node = zl.open(ns.location, **storage_options(ns.authorize))
         node.hierarchy.widen_ml_types = True  # bfloat16, float8, int4...: exported as float32, as shown
-        if _is_frame(node):
+        seen = looked_at(node)  # what the window shows it as
+        if seen.anndata == FRAME:
             return _export_frame(node, ns)
-        found = shown_as(node) if isinstance(node, zl.Group) else None  # what the window shows it as
-        plane, choices = choose_plane(node, request)
-        names = _axis_names(node, found)
+        plane, choices = choose_plane(seen, request)
+        names = seen.names
         if reduce is not None:
             plane = _reduced_fixed(node, names, plane, reduce)
         for choice in choices:  # nearest may be far from what was typed: say what was taken
             print(f"zarrview: --slice {choice}", file=sys.stderr)
-        spec = _export_spec(node, found, plane, ns.level, ns.labels)
+        spec = _export_spec(seen.with_request(plane, ns.level, ns.labels))
         if spec is None:
             return 1
         if not ns.raw:
@@ -93,23 +92,6 @@ def run(argv: Sequence[str]) -> int:
         print(said(e), file=sys.stderr)
         return 1
     return 0
-
-
-def _axis_names(node: Node, found: OmeNode | GeoMultiscale | None) -> tuple[str | None, ...] | None:
-    """The names of the dimensions of what ``node`` is shown as: an array's own, an OME-Zarr
-    image's or a multiscales pyramid's axes; None for anything else."""
-    from . import zarrlib as zl
-    from .viewing.cf.dims import dimension_names
-    from .viewing.conventions.geozarr import GeoMultiscale
-    from .viewing.ome import OmeImage
-
-    if isinstance(node, zl.Array):
-        return dimension_names(node)
-    if isinstance(found, OmeImage) and found.multiscales:
-        return tuple(a.name for a in found.first.axes)
-    if isinstance(found, GeoMultiscale) and found.multiscale.axes:
-        return tuple(a.name for a in found.multiscale.axes)
-    return None
 
 
 def _say_defaults(names: tuple[str | None, ...] | None, spec: PlaneSpec, plane: dict[int, int]) -> None:
@@ -161,12 +143,6 @@ def _what_was_written(spec: PlaneSpec, values: ProjectionValues | None, output: 
     return f"{label}, {'x'.join(map(str, spec.shape))} values in the array's index order"
 
 
-def _is_frame(node: Node) -> bool:
-    from .viewing.anndata.frame import is_frame
-
-    return is_frame(node)
-
-
 def _export_frame(node: Node, ns: argparse.Namespace) -> int:
     """An AnnData dataframe (obs, var) as one CSV table, as pandas writes it."""
     from .viewing.anndata import open_frame
@@ -194,71 +170,33 @@ def _tty_rows(label: str) -> Callable[[int, int], None]:
     return progress
 
 
-def _export_spec(node: Node, found: OmeNode | GeoMultiscale | None, plane: dict[int, int], level: int | None,
-                 labels: str | None = None) -> PlaneSpec | None:
-    """What ``zarrview export`` writes for ``node`` (shown as ``found``, ``viewing.shown``): an
-    array's plane, or an OME-Zarr image's plane at pyramid ``level`` (the window's first view of
-    it) with the label images ``labels`` names ("": all); None after saying why there is none."""
-    from . import zarrlib as zl
-    from .viewing.export.plane import default_spec, image_spec
-    from .viewing.image.slice_spec import ArgumentError, check_plane
-    from .viewing.ome import OmeImage
+def _export_spec(shown: Shown) -> PlaneSpec | None:
+    """What ``zarrview export`` writes for what the node is shown as (``viewing.decision``): an
+    array's plane, or an OME-Zarr image's or multiscales pyramid's plane at the level asked for
+    (the window's first view of it) with the label images asked for; None after saying why
+    there is none. A request that names nothing of it raises ``ArgumentError``."""
+    from .viewing.export.plane import default_spec, image_spec, pyramid_spec
+    from .viewing.image.slice_spec import ArgumentError
 
-    if isinstance(node, zl.Array):
-        for flag, given in (("--level", level), ("--labels", labels)):
-            if given is not None:
-                raise ArgumentError(f"zarrview: {flag} is for an OME-Zarr image group; {node.path} is an array")
-        check_plane(node, plane)
-        return default_spec(node, plane)
-    if not isinstance(node, zl.Group):
-        print(f"zarrview: {node.path} cannot be read: {getattr(node, 'error', 'not an array')}", file=sys.stderr)
+    refused = shown.refused
+    if refused is not None:
+        if refused.request is not None:
+            raise ArgumentError(f"zarrview: {refused.text}")
+        _say_problems(refused.text, refused.listed)
         return None
-    image = found
-    if not isinstance(image, OmeImage):
-        return _pyramid_spec(node, found, plane, level, labels)
-    if not image.multiscales:  # OME metadata too broken to name a level: say what is wrong
-        _say_problems(f"{node.path} holds OME-Zarr image metadata that names no readable pyramid", image.errors)
-        return None
-    level0 = next((lv.array for lv in image.first.levels if lv.array is not None), None)
-    if level0 is not None:
-        check_plane(level0, plane)  # --slice in level-0 indices, as the window takes it
+    level = shown.level or 0
     try:
-        return image_spec(image, plane, level or 0, _label_layers(node, labels))
-    except ValueError as e:
+        if shown.image is not None:
+            return image_spec(shown.image, shown.plane, level, shown.layers)
+        if shown.pyramid is not None:
+            return pyramid_spec(shown.pyramid, shown.plane, level)
+    except ValueError as e:  # level 0 unreadable where no level was asked for: never another one
         raise ArgumentError(f"zarrview: {e}") from None
+    assert shown.array is not None and shown.array is shown.node
+    return default_spec(shown.array, shown.plane, state=shown.state, coordinates=shown.coordinates)
 
 
-def _pyramid_spec(node: Group, found: OmeNode | GeoMultiscale | None, plane: dict[int, int], level: int | None,
-                  labels: str | None) -> PlaneSpec | None:
-    """``_export_spec`` for a group that is no OME-Zarr image: a multiscales convention pyramid
-    (GeoZarr), else None after saying what the group is not."""
-    from .viewing.conventions.geozarr import GeoMultiscale
-    from .viewing.export.plane import pyramid_spec
-    from .viewing.image.slice_spec import ArgumentError, check_plane
-
-    if not isinstance(found, GeoMultiscale):
-        from .viewing.anndata import encoding_of
-
-        enc = encoding_of(node)
-        what = f" (AnnData {enc.type})" if enc is not None else ""
-        print(f"zarrview: {node.path} is a group{what}, not an array or an OME-Zarr image: name one with ::/path",
-              file=sys.stderr)
-        return None
-    if labels is not None:
-        raise ArgumentError(f"zarrview: --labels is for an OME-Zarr image; {node.path} is a multiscales pyramid")
-    levels = found.multiscale.readable_levels
-    if not levels:
-        _say_problems(f"{node.path} is a multiscales pyramid with no readable level", found.problems)
-        return None
-    assert levels[0].array is not None
-    check_plane(levels[0].array, plane)
-    try:
-        return pyramid_spec(found, plane, level or 0)
-    except ValueError as e:
-        raise ArgumentError(f"zarrview: {e}") from None
-
-
-def _say_problems(what: str, problems: Sequence[Any]) -> None:
+def _say_problems(what: str, problems: Sequence[object]) -> None:
     print(f"zarrview: {what}" + "".join(f"\n  {p}" for p in problems[:10]), file=sys.stderr)
 
 
@@ -287,24 +225,6 @@ def _decoding(spec: PlaneSpec) -> PlaneSpec:
     for note in value_coding(spec.array).notes:
         print(f"zarrview: {spec.array.path}: {note}", file=sys.stderr)
     return dataclasses.replace(spec, decode=True)
-
-
-def _label_layers(image: Group, names: str | None) -> tuple[LabelLayer, ...]:
-    """The label images ``--labels`` names (all for ""), every one shown; an unknown name is an error."""
-    from .viewing.image.slice_spec import ArgumentError
-    from .viewing.labels.layers import labels_group, layers_of
-
-    if names is None:
-        return ()
-    layers = layers_of(labels_group(image))
-    wanted = [n.strip() for n in names.split(",") if n.strip()] or [lay.name for lay in layers]
-    have = {lay.name: lay for lay in layers}
-    missing = [n for n in wanted if n not in have]
-    if missing:
-        known = ", ".join(have) or "none that can be read"
-        raise ArgumentError(f"zarrview: --labels {','.join(missing)}: {image.path} has no such label image "
-                            f"(its label images: {known})")
-    return tuple(have[n].with_(visible=True) for n in wanted)
 
 
 def _tty_progress(label: str) -> Callable[[int, int], None]:

@@ -12,14 +12,12 @@ from PySide6.QtCore import QObject, Signal
 
 from ..scheduling import Answer, WorkerPool, call_job
 from ..viewing.anndata import encoding_of, open_frame, open_sparse
-from ..viewing.anndata.embedding import anndata_root, is_embedding
-from ..viewing.anndata.frame import NULLABLE, Frame, column_frame, is_frame
-from ..viewing.anndata.sparse import is_sparse
+from ..viewing.anndata.element import COLUMN, EMBEDDING, FRAME, OBJECT, SPARSE, element_kind
+from ..viewing.anndata.embedding import anndata_root
+from ..viewing.anndata.frame import Frame, column_frame
 from ..zarrlib import Array, Group, Node, ZarrError
 from .bridge import gui_lane
 
-#: column groups of a dataframe, each shown beside the frame's index
-COLUMNS = ("categorical", *NULLABLE)
 ANNDATA_TEXT = ("{path} is an AnnData object ({version}).\n\nSelect obs or var to see a table, X or a layer "
                 "to see the matrix, an embedding in obsm to see its cells; uns holds its other values.")
 
@@ -38,16 +36,17 @@ class AnnDataHandler(QObject):
 
     def show(self, node: Node) -> bool:
         """Whether ``node`` is an AnnData element this handler shows (then it is being read)."""
-        if isinstance(node, Group) and is_frame(node):
+        kind = element_kind(node)
+        if isinstance(node, Group) and kind == FRAME:
             self._open(node, lambda: open_frame(node), self.frame_found.emit, f"the columns of {node.path}")
-        elif isinstance(node, Group) and (enc := encoding_of(node)) is not None and enc.type in COLUMNS:
+        elif isinstance(node, Group) and kind == COLUMN:
             self._open(node, lambda: column_frame(node), self.frame_found.emit, f"the column {node.path}")
-        elif isinstance(node, Group) and is_sparse(node):
+        elif isinstance(node, Group) and kind == SPARSE:
             self._open(node, lambda: open_sparse(node), self.sparse_found.emit, f"the sparse matrix {node.path}")
-        elif isinstance(node, Array) and is_embedding(node):
+        elif isinstance(node, Array) and kind == EMBEDDING:
             self._open(node, lambda: cells_of(node), lambda frame: self.embedding_found.emit(node, frame),
                        f"the cells of {node.path}")
-        elif isinstance(node, Group) and (enc := encoding_of(node)) is not None and enc.type == "anndata":
+        elif kind == OBJECT and (enc := encoding_of(node)) is not None:
             self.message.emit(ANNDATA_TEXT.format(path=node.path, version=f"encoding {enc.text()}"))
         else:
             return False

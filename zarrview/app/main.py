@@ -148,6 +148,7 @@ def plane_argument(args: argparse.Namespace, request: SliceText) -> dict[int, in
         if why is not None:
             raise ArgumentError(f"zarrview: {why}")
         return request.positions
+    from ..viewing.decision import looked_at
     from ..zarrlib import ZarrError, open as open_node
 
     location = args.location
@@ -163,7 +164,7 @@ def plane_argument(args: argparse.Namespace, request: SliceText) -> dict[int, in
         print(f"zarrview: {e}", file=sys.stderr)
         return None
     try:
-        plane, choices = choose_plane(node, request, plane_only=True)
+        plane, choices = choose_plane(looked_at(node), request, plane_only=True)
     finally:
         node.store.close()
     for choice in choices:

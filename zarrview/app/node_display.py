@@ -1,9 +1,12 @@
 """What the data area shows for the node selected in the tree.
 
-An array shows a plane; an OME-Zarr image or a GeoZarr pyramid shows its first view once its
-metadata is read off the GUI thread; a plate, an AnnData element or a SpatialData store is
-handed to its presenter; anything else says why there is nothing to show. The node looked at
-is remembered, so an answer that arrives after another node was selected is dropped, and the
+What a node is shown as is decided once, without Qt (``viewing.decision``), for the window and
+the commands alike; this only renders the decision. An array's, an unreadable node's or an AnnData
+element's is made at once (it reads no more than the node's attributes); a group's reads its
+OME-Zarr and GeoZarr metadata off the GUI thread, and meanwhile the group says it is one. An
+image or a pyramid then shows its first view, a plate, an AnnData element or a SpatialData store
+is handed to its presenter, and anything else says why there is nothing to show. The node looked
+at is remembered, so an answer that arrives after another node was selected is dropped, and the
 plane the command line asked for (``--slice``) is used once, for the node it was given with.
 """
 
@@ -13,11 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import zarrlib as zl
 from ..scheduling import Answer, call_job
-from ..viewing.conventions.geozarr import GeoMultiscale
-from ..viewing.image.slice_spec import plane_error
+from ..viewing.decision import Kind, Refusal, Shown, decide
 from ..viewing.labels.layers import layer_of
-from ..viewing.ome import Multiscale, OmeImage
-from ..viewing.shown import shown_as
 from .anndata_groups import AnnDataHandler
 from .bridge import gui_lane
 from .ome_groups import OmeGroupHandler
@@ -52,77 +52,103 @@ class NodeDisplay:
 
     def plane_problem(self, arr: zl.Array, plane: dict[int, int]) -> str | None:
         """Why the command line's plane or level names nothing of ``arr``, as export says it."""
-        if self.host.data.pending_level is not None:
-            self.host.data.pending_level = None
-            return f"--level is for an OME-Zarr image group; {arr.path} is an array"
-        return plane_error(arr, plane)
+        refused = decide(arr, plane, self.host.data.pending_level, read=False).refused
+        if refused is None:
+            return None
+        self._spend_level(refused)
+        return refused.window
 
     def show(self, node: zl.Node) -> None:
         self.looking_at = node
-        if self.anndata.show(node):  # an AnnData element: a table, a matrix, a scatter plot
-            self.initial_plane = {}
-            return
-        if isinstance(node, zl.Array):
-            plane, self.initial_plane = self.initial_plane, {}
-            bad = self.plane_problem(node, plane)
-            if bad is not None:
-                self.refuse_plane(bad)
-                return
-            self.host.data.set_array(node, plane)
-        elif isinstance(node, zl.ErrorNode):
-            self.host.data.show_problem(str(node.error))
-        elif isinstance(node, zl.Group):
-            self.host.data.show_message(f"{node.path} is a group: select an array to see its data.")
-            self._show_if_image(node)
-            self.spatial.show_store(node)
-
-    def _show_if_image(self, group: zl.Group) -> None:
-        """An OME-Zarr image group shows its image: its metadata is read off the GUI thread (it
-        opens the level arrays), and the answer is dropped if another node was selected meanwhile."""
         plane, self.initial_plane = self.initial_plane, {}
+        level = self.host.data.pending_level
+        shown = decide(node, plane, level, read=False)
+        if not shown.pending:
+            self._render(shown, plane)
+            return
+        assert isinstance(node, zl.Group)
+        self.host.data.show_message(shown.message)  # until its metadata says what else it is
+        self._read_then_show(node, plane, level)
+        self.spatial.show_store(node)
+
+    def _render(self, shown: Shown, plane: dict[int, int]) -> None:
+        """An array, a node that cannot be read or an AnnData element, as decided at once
+        (``plane``: the indices the command line asked for)."""
+        node = shown.node
+        if shown.anndata is not None:  # a table, a matrix, a scatter plot
+            self.anndata.show(node)
+        elif shown.refused is not None and shown.kind is Kind.ERROR:
+            self.host.data.show_problem(shown.refused.window)
+        elif shown.refused is not None:
+            self._spend_level(shown.refused)
+            self.refuse_plane(shown.refused.window)
+        elif isinstance(node, zl.Array):
+            self.host.data.set_array(node, plane)
+
+    def _read_then_show(self, group: zl.Group, plane: dict[int, int], level: int | None) -> None:
+        """A group's OME-Zarr and GeoZarr metadata is read off the GUI thread (it opens the level
+        arrays), and the answer is dropped if another node was selected meanwhile."""
         self.looking_at = group
         self.reading += 1
 
         def done(answer: Answer[Any]) -> None:
             self.reading -= 1
-            if answer.stale or answer.cancelled:
-                return  # another group selected meanwhile
-            found = answer.value
-            if isinstance(found, GeoMultiscale) and self.looking_at is group:
-                self._show_pyramid(found, plane)
-                return
-            if self.looking_at is not group or not self.ome_groups.show_found(group, found, answer.error) \
-                    or not isinstance(found, OmeImage):
-                return
-            if not found.multiscales:  # metadata too broken to name a level: the OME tab says why
-                self.host.data.show_problem(f"The OME-Zarr metadata of {group.path} names no pyramid that can be "
-                                            f"read: see its problems in the OME tab.")
-                return
-            if not self._plane_refused(found.first, plane):
-                self.host.data.set_image(found, plane)
-                if found.is_label:  # a label image in its colours (its own layer over its values)
-                    own = layer_of(group.name, found, opacity=1.0)
-                    self.host.data.show_labels(group, (own,) if own is not None else ())
+            if answer.stale or answer.cancelled or self.looking_at is not group:
+                return  # another node selected meanwhile
+            shown = answer.value
+            if answer.error is not None or not isinstance(shown, Shown):
+                self.ome_groups.show_found(group, None, answer.error)
+            elif shown.kind is Kind.PYRAMID:
+                self._show_pyramid(shown, plane)
+            elif self.ome_groups.show_found(group, shown.ome, None) and shown.kind in (Kind.IMAGE, Kind.LABEL_IMAGE):
+                self._show_image(shown, plane)
 
-        self._ome.submit(call_job(lambda: shown_as(group),
+        self._ome.submit(call_job(lambda: decide(group, plane, level),
                                   label=f"OME metadata of {group.path}"), done)
 
-    def _plane_refused(self, ms: Multiscale, plane: dict[int, int]) -> bool:
-        """Whether ``--slice`` names no plane of the pyramid's first readable level (then said)."""
-        level0 = next((lv.array for lv in ms.levels if lv.array is not None), None)
-        bad = plane_error(level0, plane) if level0 is not None else None
-        if bad is not None:
-            self.refuse_plane(bad)
-        return bad is not None
-
-    def _show_pyramid(self, found: GeoMultiscale, plane: dict[int, int]) -> None:
-        """A multiscales convention pyramid (GeoZarr): shown like an OME-Zarr image, its metadata's
-        problems said in the status bar."""
-        if self._plane_refused(found.multiscale, plane):
+    def _show_image(self, shown: Shown, plane: dict[int, int]) -> None:
+        """An OME-Zarr image at its first view; a label image in its colours (its own layer over
+        its values)."""
+        image, group = shown.image, shown.node
+        assert image is not None and isinstance(group, zl.Group)
+        if self._refused(shown.refused):
             return
-        self.host.data.set_pyramid(found, plane)
-        if found.problems:
-            said = "; ".join(f"{p.severity}: {p.path}: {p.message}" for p in found.problems[:5])
-            self.host.meta.add_row("Problems", f"{len(found.problems)}: {said}")
-            self.host.say(f"{found.path}: {len(found.problems)} problem"
-                          f"{'s' if len(found.problems) != 1 else ''} in its conventions' metadata")
+        self.host.data.set_image(image, plane)
+        if shown.kind is Kind.LABEL_IMAGE:
+            own = layer_of(group.name, image, opacity=1.0)
+            self.host.data.show_labels(group, (own,) if own is not None else ())
+
+    def _show_pyramid(self, shown: Shown, plane: dict[int, int]) -> None:
+        """A multiscales convention pyramid (GeoZarr): shown like an OME-Zarr image, its metadata's
+        problems said in the status bar, also where they leave no level to show."""
+        found, refused = shown.pyramid, shown.refused
+        assert found is not None
+        if refused is not None and refused.request == "--slice":
+            self._refused(refused)
+            return
+        if not self._refused(refused):
+            self.host.data.set_pyramid(found, plane)
+        problems = shown.problems
+        if problems:
+            said = "; ".join(f"{p.severity}: {p.path}: {p.message}" for p in problems[:5])
+            self.host.meta.add_row("Problems", f"{len(problems)}: {said}")
+            self.host.say(f"{found.path}: {len(problems)} problem"
+                          f"{'s' if len(problems) != 1 else ''} in its conventions' metadata")
+
+    def _refused(self, refused: Refusal | None) -> bool:
+        """Whether an image or a pyramid cannot be shown (then said where it would be): a plane
+        that ``--slice`` names nothing of is said in the status bar too."""
+        if refused is None:
+            return False
+        self._spend_level(refused)
+        if refused.request == "--slice":
+            self.refuse_plane(refused.window)
+        else:
+            self.host.data.show_problem(refused.window)
+        return True
+
+    def _spend_level(self, refused: Refusal) -> None:
+        """The command line's ``--level`` is used by the node it was refused for, as by the one
+        it shows."""
+        if refused.spends_level:
+            self.host.data.pending_level = None

@@ -1,6 +1,7 @@
-"""What a group is shown as, decided once for the window, every command and every export: its
-OME-Zarr node (an image, a label image, a plate, a well, a labels group...) where its attributes
-hold OME metadata, else a multiscales convention pyramid (GeoZarr), else nothing but a group.
+"""Which metadata a group is shown by, for the one decision of what a node is shown as
+(``viewing.decision``): its OME-Zarr node (an image, a label image, a plate, a well, a labels
+group...) where its attributes hold OME metadata, else a multiscales convention pyramid (GeoZarr),
+else nothing but a group.
 
 OME metadata wins over the multiscales convention where a group holds both, as the window has
 always shown such a group; a group that holds neither is listed, never drawn. Reads the group's

@@ -9,6 +9,7 @@ for bad attributes; they are ``notes``, shown beside the raw values.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -112,6 +113,34 @@ def read_cf(arr: Array) -> CFView | None:
         return None
     return CFView(coding, title, units, MappingProxyType(axes), flags, rng, tuple(notes), names, own=own,
                   decoding=decoding_of(arr))
+
+
+class CFOnce:
+    """``read_cf`` of one array, read the first time it is asked for and kept, its failure too:
+    a command asks for an array's coordinates in several places (matching ``--slice`` names to
+    their values, the picture's orientation, a CSV's labels), and every ``read_cf`` reads the
+    coordinate arrays again. Made on any thread; called off the GUI thread."""
+
+    def __init__(self, arr: Array) -> None:
+        self.array = arr
+        self._lock = threading.Lock()
+        self._read = False
+        self._view: CFView | None = None
+        self._error: ZarrError | None = None
+
+    def __call__(self) -> CFView | None:
+        """The CF view (None where no convention applies); raises the ``ZarrError`` of the one
+        read each time it is asked for again."""
+        with self._lock:
+            if not self._read:
+                try:
+                    self._view = read_cf(self.array)
+                except ZarrError as e:
+                    self._error = e
+                self._read = True
+            if self._error is not None:
+                raise self._error
+            return self._view
 
 
 def _root(arr: Array) -> Group | None:

@@ -135,6 +135,13 @@ def pyramid_state(found: GeoMultiscale, plane: Mapping[int, int] | None = None) 
     return spatial_plane(initial_state(arr, dict(plane or {}), pyramid=levels), found.dims, plane)
 
 
+def array_state(arr: Array, plane: Mapping[int, int] | None = None) -> ViewState:
+    """The first view of a single array (``plane``: the indices ``--slice`` fixes): Y as rows and
+    X as columns where its ``spatial:dimensions`` say which they are, as the window and every
+    export orient it."""
+    return spatial_plane(initial_state(arr, plane or {}), plane=plane)
+
+
 def spatial_plane(state: ViewState, dims: tuple[int, int] | None = None,
                   plane: Mapping[int, int] | None = None) -> ViewState:
     """``state`` showing Y as rows and X as columns (``dims``, else the array's own

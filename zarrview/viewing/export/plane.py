@@ -28,7 +28,7 @@ from ..cf.decoded import decoding_of
 from ..image.channels import ChannelSetting, auto_windows, composite
 from ..image.contrast import displayable, percentile_levels
 from ..image.pixels import rgba
-from ..image.state import COMPLEX_MODES, ViewState, initial_state
+from ..image.state import COMPLEX_MODES, ViewState
 from ..labels.export import LabelExportError, LabelOverlay, blend, overlays, read_overlays
 from ..labels.layers import LabelLayer
 from ..ome.model import Multiscale, OmeImage
@@ -44,6 +44,7 @@ BLOCK_ELEMENTS = 1 << 20
 Progress = Callable[[int, int], None]
 
 if TYPE_CHECKING:
+    from ..cf.view import CFOnce
     from ..conventions.geozarr import GeoMultiscale
 
 
@@ -87,6 +88,9 @@ class PlaneSpec:
     #: rows drawn bottom-up in a PNG, as the window draws them (``ViewState.rows_up``: north up);
     #: .npy and .csv keep the array's order whatever this says
     rows_up: bool = False
+    #: the array's CF coordinates, read once (``CFOnce``) for the orientation and a CSV's labels;
+    #: None: read where needed
+    coordinates: CFOnce | None = None
 
     def __post_init__(self) -> None:
         free = {d for d, s in enumerate(self.selection) if isinstance(s, slice)}
@@ -129,21 +133,24 @@ def table_selection(arr: Array, fixed: Mapping[int, int] | None = None) -> tuple
     return tuple(slice(None) if d < shown else int((fixed or {}).get(d, 0)) for d in range(arr.ndim))
 
 
-def default_spec(arr: Array, plane: Mapping[int, int] | None = None) -> PlaneSpec:
+def default_spec(arr: Array, plane: Mapping[int, int] | None = None, *, state: ViewState | None = None,
+                 coordinates: CFOnce | None = None) -> PlaneSpec:
     """The plane the window shows first for ``arr`` and a ``--slice`` (``plane``), with levels
-    left to the data and a grey ramp."""
+    left to the data and a grey ramp; ``state``: that first view where already decided
+    (``array_state``), ``coordinates``: the array's CF view, read once for every use."""
     if arr.ndim < 2 or is_table(arr):
-        return narrowed(PlaneSpec(arr, table_selection(arr, plane)), plane or {})
-    from ..cf.view import read_cf
-    from ..conventions.georef import array_view
+        return narrowed(PlaneSpec(arr, table_selection(arr, plane), coordinates=coordinates), plane or {})
+    from ..cf.view import CFOnce
+    from ..conventions.georef import array_state, array_view
 
-    state = initial_state(arr, plane)
+    coordinates = coordinates if coordinates is not None else CFOnce(arr)
+    state = state if state is not None else array_state(arr, plane)
     try:  # the window's orientation (north up) comes from the coordinates: read them as it does
-        state = state.with_(cf=array_view(arr, read_cf(arr)))
+        state = state.with_(cf=array_view(arr, coordinates()))
     except ZarrError:
         pass  # unreadable coordinates: drawn as stored, as the window draws them
     spec = PlaneSpec(arr, state.plane_selection(), (state.y_dim, state.x_dim), state.channel_dim, state.complex_mode,
-                     rows_up=state.rows_up)
+                     rows_up=state.rows_up, coordinates=coordinates)
     return narrowed(spec, plane or {})
 
 
@@ -158,7 +165,8 @@ def narrowed(spec: PlaneSpec, fixed: Mapping[int, int]) -> PlaneSpec:
         return spec
     selection = tuple(int(fixed[d]) if d in hit else s if d in fixed else slice(None)
                       for d, s in enumerate(spec.selection))
-    return PlaneSpec(spec.array, selection, None, None, spec.complex_mode, decode=spec.decode)
+    return PlaneSpec(spec.array, selection, None, None, spec.complex_mode, decode=spec.decode,
+                     coordinates=spec.coordinates)
 
 
 def selected(spec: PlaneSpec) -> str:
@@ -275,7 +283,7 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
                 data = fixed_width(data)
                 np.save(f, data, allow_pickle=data.dtype.kind == "O")
             elif fmt == ".csv":
-                write_csv(data, f, cancel, csv_axes(spec.array, spec.selection))
+                write_csv(data, f, cancel, csv_axes(spec.array, spec.selection, spec.coordinates))
             else:
                 write_image(spec, data, f, cancel, read_overlays(spec.labels, cancel) if spec.labels else [])
     except ReadCancelled:

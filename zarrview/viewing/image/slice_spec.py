@@ -14,15 +14,15 @@ its index plainly (``x=5``). The two forms do not mix: a position beside a name 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ...zarrlib import Array, Group, Node
 
 if TYPE_CHECKING:
     from ..cf.coords import CoordAxis
-    from ..ome.model import Multiscale
+    from ..cf.view import CFView
 
 #: the index form of a named part: ``level=#3`` is index 3 whatever the coordinate says
 INDEX_MARK = "#"
@@ -162,70 +162,69 @@ def _index(name: str, value: str, no_coordinate: bool) -> int:
         raise ArgumentError(f"zarrview: --slice {name}={value}: {why}") from None
 
 
-def choose_plane(node: Node, request: SliceText, plane_only: bool = False) -> tuple[dict[int, int], list[SliceChoice]]:
-    """``request``'s indices for ``node`` (an array, or an OME-Zarr image group, whose axis names
-    are its dimensions), checked against its shape; with ``plane_only`` (the window) a request
-    that selects less than a plane is refused (``shown_error``). Reads the array's coordinate
-    variables: call it off the GUI thread. Raises ``ArgumentError``; a coordinate that cannot
-    be read is no coordinate (the value must then be an index)."""
-    plane, choices = _choose(node, request)
+class Dimensioned(Protocol):
+    """What ``--slice`` is matched against: the node asked for, the array whose shape checks the
+    indices (the node, or a pyramid's first readable level), the names of its dimensions (None:
+    a node with no dimensions to name) and its CF coordinates, read once where asked for. What
+    the node is shown as (``viewing.decision.Shown``) is one."""
+
+    @property
+    def node(self) -> Node: ...
+
+    @property
+    def array(self) -> Array | None: ...
+
+    @property
+    def names(self) -> tuple[str | None, ...] | None: ...
+
+    @property
+    def coordinates(self) -> Callable[[], CFView | None] | None: ...
+
+
+def choose_plane(shown: Dimensioned, request: SliceText,
+                 plane_only: bool = False) -> tuple[dict[int, int], list[SliceChoice]]:
+    """``request``'s indices for ``shown.node`` (an array, or an OME-Zarr image group or
+    multiscales pyramid, whose axis names are its dimensions), checked against its shape; with
+    ``plane_only`` (the window) a request that selects less than a plane is refused
+    (``shown_error``). Reads an array's coordinate variables (once, through
+    ``shown.coordinates``): call it off the GUI thread. Raises ``ArgumentError``; a coordinate
+    that cannot be read is no coordinate (the value must then be an index)."""
+    node = shown.node
+    plane, choices = _choose(shown, request)
     ndim = node.ndim if isinstance(node, Array) else None
     if ndim is None and isinstance(node, Group) and request.named:
-        ndim = len(_group_names(node) or ())
+        ndim = len(shown.names or ())
     why = shown_error(plane, ndim, node.path) if plane_only and ndim else None
     if why is not None:
         raise ArgumentError(f"zarrview: {why}")
     return plane, choices
 
 
-def _group_names(node: Group) -> tuple[str, ...] | None:
-    """The axis names of an OME-Zarr image or multiscales pyramid group, or None."""
-    ms = _pyramid_of(node)
-    return tuple(a.name for a in ms.axes) if ms is not None else None
-
-
-def _pyramid_of(node: Group) -> Multiscale | None:
-    """The first pyramid of an OME-Zarr image, or a multiscales convention pyramid (which names
-    its dimensions the same way) with axes; None for any other group."""
-    from ..conventions.geozarr import GeoMultiscale
-    from ..ome import OmeImage
-    from ..shown import shown_as
-
-    found = shown_as(node)
-    if isinstance(found, OmeImage):
-        return found.first if found.multiscales else None
-    if isinstance(found, GeoMultiscale):
-        return found.multiscale if found.multiscale.axes else None
-    return None
-
-
-def _choose(node: Node, request: SliceText) -> tuple[dict[int, int], list[SliceChoice]]:
+def _choose(shown: Dimensioned, request: SliceText) -> tuple[dict[int, int], list[SliceChoice]]:
     if not request.named:
         return request.positions, []
+    node = shown.node
     if isinstance(node, Array):
-        names, axes, notes = _array_dimensions(node)  # read for #N too: the choice printed names its value
+        names, axes, notes = _array_dimensions(node, shown.coordinates)  # read for #N too: the choice names its value
         plane, choices = resolve_slice(request, node.path, names, axes, notes)
         check_plane(node, plane)
         return plane, choices
-    if isinstance(node, Group):
-        ms = _pyramid_of(node)
-        if ms is not None:
-            names = tuple(a.name for a in ms.axes)
-            plane, choices = resolve_slice(request, node.path, names, {})
-            level0 = next((lv.array for lv in ms.levels if lv.array is not None), None)
-            if level0 is not None:
-                check_plane(level0, plane)
-            return plane, choices
+    if isinstance(node, Group) and shown.names is not None:
+        plane, choices = resolve_slice(request, node.path, shown.names, {})
+        if shown.array is not None:
+            check_plane(shown.array, plane)
+        return plane, choices
     raise ArgumentError(f"zarrview: --slice names dimensions, but {node.path} is not an array or an OME-Zarr "
                         "image: name an array with ::/path")
 
 
-def _array_dimensions(arr: Array) -> tuple[tuple[str | None, ...], dict[int, CoordAxis], tuple[str, ...]]:
-    """Dimension names, coordinate axes and their notes."""
+def _array_dimensions(arr: Array, coordinates: Callable[[], CFView | None] | None = None
+                      ) -> tuple[tuple[str | None, ...], dict[int, CoordAxis], tuple[str, ...]]:
+    """Dimension names, coordinate axes and their notes (``coordinates``: the CF view read once)."""
     from ..cf.dims import dimension_names
     from ..cf.view import read_cf
 
-    view = read_cf(arr)  # coordinates searched up to the store's root
+    view = coordinates() if coordinates is not None else read_cf(arr)  # coordinates searched up to the store's root
     return dimension_names(arr), dict(view.axes) if view else {}, view.notes if view else ()
 
 
