@@ -626,9 +626,9 @@ def bench_layout(app: QApplication, name: str, path: Path, steps: int, launches:
         probe.arm()
         w.data.request_plane()  # the current plane again, which also prefetches its neighbours
         probe.wait_painted()
-        warmed = w.data.controller.prefetch.warmed
+        warmed = w.data.driver.prefetch.warmed
         adjacent = run_steps(w, probe, ticks, bounce(cached_planes[-1], steps, nz), clear_cache=False)
-        log(f"{name}: the app prefetched {w.data.controller.prefetch.warmed - warmed} plane(s) during those steps")
+        log(f"{name}: the app prefetched {w.data.driver.prefetch.warmed - warmed} plane(s) during those steps")
     finally:
         close_window(app, w)
     return LayoutResult(name, describe(arr), launch, warm_first, plain, plain_idle, cold, cached, adjacent)

@@ -84,7 +84,7 @@ def _counts(log: Any) -> tuple[int, int]:
 
 def headless(url: str) -> float:
     import zarrview.zarrlib as zl
-    from zarrview.scheduling import WorkerPool
+    from zarrview.scheduling import Driver, WorkerPool
     from zarrview.viewing import ViewController
     from zarrview.viewing.ome import OmeImage, detect
     from zarrview.viewing.ome.view import image_state
@@ -96,8 +96,9 @@ def headless(url: str) -> float:
     assert state is not None
     pool = WorkerPool(cache_bytes=0)
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    ctl = ViewController(pool, inbox.put, lambda s: None)
-    ctl.set_state(state.with_(region=(0, N, 0, N), screen_scale=(800 / N, 800 / N)))
+    ctl = ViewController()
+    driver = Driver(ctl, pool, lambda s: None, post=inbox.put)
+    driver.show(state.with_(region=(0, N, 0, N), screen_scale=(800 / N, 800 / N)))
     while ctl.scene.detail is None:
         inbox.get(timeout=60)()
     elapsed = time.perf_counter() - t0

@@ -113,14 +113,15 @@ class Ours:
     """The series model as the window drives it, its answers drained as a GUI thread would."""
 
     def __init__(self) -> None:
-        from zarrview.scheduling import WorkerPool
+        from zarrview.scheduling import Driver, WorkerPool
         from zarrview.viewing.line.series import Series, SeriesModel
 
         self.pool = WorkerPool()  # the window's pool: its threads and its cache size
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.published: list[tuple[float, Series]] = []
-        self.model = SeriesModel(self.pool, self.inbox.put,
-                                 lambda s: self.published.append((time.perf_counter(), s)))
+        self.model = SeriesModel()
+        self.driver = Driver(self.model, self.pool, lambda s: self.published.append((time.perf_counter(), s)),
+                             post=self.inbox.put, name="series")
 
     def run(self, arr: Any, point: tuple[int, int, int], clear: bool = True) -> tuple[float, float, np.ndarray, int]:
         """(seconds to the first values, seconds to the whole line, the line, chunks on it)."""
@@ -130,7 +131,7 @@ class Ours:
             self.pool.cache.clear()
         self.published.clear()
         start = time.perf_counter()
-        self.model.request(PointQuery(arr, point, 0))
+        self.driver.show(PointQuery(arr, point, 0))
         while self.model.series.busy:
             self.inbox.get(timeout=600)()
         end = time.perf_counter()

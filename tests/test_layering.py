@@ -173,3 +173,18 @@ def test_the_checks_see_an_upward_import(tmp_path: Path) -> None:
     forbidden = forbidden_for("zarrlib")
     assert sorted(n for n in names if is_within(n, forbidden)) == [
         "PySide6.QtCore", "zarrview.app", "zarrview.app.window", "zarrview.scheduling.scheduler", "zarrview.viewing"]
+
+
+#: what runs work on threads: the app builds these around the view models, which own none
+RUNNERS = {"Lane", "Driver", "Prefetch", "WorkerPool"}
+
+
+def test_no_view_model_owns_a_lane_or_a_driver() -> None:
+    """Every view model is run by a driver the app makes (``scheduling.Driver``): none in
+    ``viewing`` imports a lane, a driver, a prefetcher or a pool to run itself."""
+    bad = []
+    for module, path in modules("viewing").items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module is not None and "scheduling" in node.module:
+                bad += [f"{module}: imports {alias.name}" for alias in node.names if alias.name in RUNNERS]
+    assert not bad, "\n".join(bad)

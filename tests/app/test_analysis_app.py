@@ -69,7 +69,7 @@ def test_a_profile_reads_level_0_whatever_level_is_shown(qtbot: Any, window: Mai
     window.open_location(str(path))
     _settle(qtbot, window)
     qtbot.waitUntil(lambda: window.data.scene.detail is not None or window.data.scene.coarse is not None, timeout=15000)
-    window.data.controller.set_state(window.data.state.with_(level=2))  # the coarsest level on screen
+    window.data.set_state(window.data.state.with_(level=2))  # the coarsest level on screen
     _settle(qtbot, window)
     assert drawn(window.data).shape == (64, 80)
     tools = window.data.analysis

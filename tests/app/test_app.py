@@ -333,7 +333,7 @@ def test_panning_by_a_chunk_is_served_from_the_prefetched_ring(qtbot, window: Ma
     _settle(qtbot, window)
     window.data.image.view.setRange(xRange=(200, 260), yRange=(100, 160), padding=0)
     qtbot.waitUntil(lambda: window.data.scene.detail is not None, timeout=10000)
-    qtbot.waitUntil(lambda: window.data.controller.prefetch.warmed >= 1, timeout=10000)
+    qtbot.waitUntil(lambda: window.data.driver.prefetch.warmed >= 1, timeout=10000)
     store.reset()
     before = window.data.scene.detail
     window.data.image.view.setRange(xRange=(220, 280), yRange=(120, 180), padding=0)  # one chunk across

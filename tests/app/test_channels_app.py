@@ -91,7 +91,7 @@ def test_window_and_colour_change_without_a_read_and_single_mode(qtbot: Any, win
     window.data.set_image(image)
     _shown(qtbot, window)
     reads = len(store.chunk_keys())
-    requests = window.data.controller.requests
+    requests = window.data.driver.requests
     panel = window.data.channels
     assert panel is not None
     panel.rows[1].hi.setValue(500.0)  # green's window ends at 500: full green at the top
@@ -104,7 +104,7 @@ def test_window_and_colour_change_without_a_read_and_single_mode(qtbot: Any, win
     panel.rows[2].swatch.click()  # blue becomes magenta
     qtbot.waitUntil(lambda: _close(_pixel(window, 50, 50), (255, 0, 255)), timeout=5000)
     assert window.data.state.channels[2].color == (255, 0, 255)
-    assert len(store.chunk_keys()) == reads and window.data.controller.requests == requests
+    assert len(store.chunk_keys()) == reads and window.data.driver.requests == requests
     # Single: one channel on its slider, through the histogram
     panel.single.setChecked(True)
     qtbot.waitUntil(lambda: window.data.scene.detail is not None and not window.data.scene.composite

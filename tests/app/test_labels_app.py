@@ -57,7 +57,7 @@ def test_label_colours_on_screen_opacity_and_toggle(qtbot: Any, window: MainWind
     assert _close(_pixel(window, 45, 15), _mix(other, 0.5)), (_pixel(window, 45, 15), other)
     assert _close(_pixel(window, 32, 40), (0, 0, 0))       # label 0: the image shows through
     assert _close(_pixel(window, 32, 56), (200, 200, 200)) or _close(_pixel(window, 32, 56), (255, 255, 255))
-    reads = window.data.controller.requests
+    reads = window.data.driver.requests
     panel.sliders["nuclei"].setValue(100)
     qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (255, 0, 0)), timeout=5000)
     assert _close(_pixel(window, 45, 15), other[:3])
@@ -66,7 +66,7 @@ def test_label_colours_on_screen_opacity_and_toggle(qtbot: Any, window: MainWind
     assert "nuclei" not in window.data.controller.readout(15, 15)
     panel.boxes["nuclei"].setChecked(True)
     qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (255, 0, 0)), timeout=5000)
-    assert window.data.controller.requests == reads  # drawn again from the planes read, nothing read
+    assert window.data.driver.requests == reads  # drawn again from the planes read, nothing read
     assert window.data.controller.readout(15, 15) == 'y 15, x 15: 0 | nuclei 17 (area: 400, class: "cell")'
     assert window.data.controller.readout(45, 15).endswith(": 0 | nuclei 3")
 
@@ -111,7 +111,7 @@ def test_label_colours_edited_shuffled_reset_and_exported(qtbot: Any, window: Ma
     panel = window.data.label_panel
     panel.sliders["nuclei"].setValue(100)
     qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (255, 0, 0)), timeout=5000)
-    reads = window.data.controller.requests
+    reads = window.data.driver.requests
     panel.set_colour("nuclei", 17, (0, 200, 255, 255))
     qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (0, 200, 255)), timeout=5000)
     panel.shuffle("nuclei")
@@ -128,7 +128,7 @@ def test_label_colours_edited_shuffled_reset_and_exported(qtbot: Any, window: Ma
     panel.reset("nuclei")
     qtbot.waitUntil(lambda: _close(_pixel(window, 15, 15), (255, 0, 0)), timeout=5000)
     assert _close(_pixel(window, 45, 15), tuple(int(v) for v in palette(np.array([3]))[0][:3]))
-    assert window.data.controller.requests == reads  # nothing read again
+    assert window.data.driver.requests == reads  # nothing read again
     panel.boxes["nuclei"].setChecked(False)
     qtbot.waitUntil(lambda: window.data.plane_spec() is not None and not window.data.plane_spec().labels, timeout=5000)
 

@@ -212,11 +212,11 @@ def test_sections_follow_a_switch_to_the_composite(qtbot, window: MainWindow, tm
     window.open_location(str(tmp_path / "c.zarr"))
     _settle(qtbot, window)
     view = window.data
-    view.controller.set_state(view.state.with_channel_mode("single"))
+    view.set_state(view.state.with_channel_mode("single"))
     action(window).trigger()
     sections(qtbot, window)
     assert not window.orthogonal.sections.request.state.composite
-    view.controller.set_state(view.state.with_channel_mode("composite"))
+    view.set_state(view.state.with_channel_mode("composite"))
     o = window.orthogonal
     qtbot.waitUntil(lambda: o.pending is None and o.sections is not None and o.sections.request is not None
                     and o.sections.request.state.composite, timeout=10000)

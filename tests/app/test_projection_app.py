@@ -122,7 +122,7 @@ def test_cancel_stops_a_projection_and_the_plane_stays_usable(qtbot: Any, window
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
     hold.release.set()
     qtbot.waitUntil(lambda: "Cancelled mean over z[0:20]" in window.status_label.text(), timeout=15000)
-    assert pc.shown is None and pc.model.inflight is None
+    assert pc.shown is None and pc.driver.inflight is None
     np.testing.assert_array_equal(shown(window), COUNTS[0])  # the plain plane, as before
     window.data.set_index(0, 4)
     qtbot.waitUntil(lambda: np.array_equal(shown(window), COUNTS[4]), timeout=15000)

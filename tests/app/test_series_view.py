@@ -87,7 +87,7 @@ def test_progress_shows_while_it_fills_and_cancel_stops_it(qtbot: Any, view: Ser
     qtbot.mouseClick(view.cancel, Qt.MouseButton.LeftButton)
     at_cancel = store.chunk_reads()
     assert not view.series.busy and "Cancelled" in view.status.text()
-    assert view.model.wait_idle(10)
+    assert view.pool.wait_until_idle(10)
     qtbot.wait(50)
     assert store.chunk_reads() - at_cancel <= 2 and store.chunk_reads() < 40
     n = view.finite_points()

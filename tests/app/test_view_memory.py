@@ -44,7 +44,7 @@ def test_sliders_and_contrast_come_back(qtbot: Any, window: MainWindow, store: P
     data = window.data
     data.set_index(0, 4)
     qtbot.waitUntil(lambda: (got := drawn(data)) is not None and (got == DATA[4]).all(), timeout=10000)
-    data.controller.set_state(data.state.with_(contrast=(100.0, 300.0)))
+    data.set_state(data.state.with_(contrast=(100.0, 300.0)))
     _shown(qtbot, window, f"{store}::/other")
     assert data.state.array.shape == (8, 8)
     _shown(qtbot, window, f"{store}::/vol")
@@ -65,7 +65,7 @@ def test_channels_come_back(qtbot: Any, window: MainWindow, tmp_path: Path, stor
     _shown(qtbot, window, str(path))
     data = window.data
     assert data.state.composite and data.channels is not None
-    data.controller.set_state(data.state.with_channel(1, active=False, color=(255, 255, 0), window=(5.0, 50.0)))
+    data.set_state(data.state.with_channel(1, active=False, color=(255, 255, 0), window=(5.0, 50.0)))
     want = data.state.channels
     _shown(qtbot, window, f"{store}::/other")
     _shown(qtbot, window, str(path))

@@ -175,7 +175,7 @@ def test_image_state_composite_reads_channels_whole_and_recomposites(written: tu
         v = data[:, 1, 5, 6]
         assert text.endswith(f"DAPI {v[0]}, GFP {v[1]}, RFP {v[2]}"), text
         # auto contrast: each channel's window from its own values
-        h.ctl.auto_contrast()
+        h.auto_contrast()
         wins = [c.window for c in h.ctl.state.channels]
         for i, w in enumerate(wins):
             np.testing.assert_allclose(w, np.percentile(data[i, 1].astype(float), (0.5, 99.5)))

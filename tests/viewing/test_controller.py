@@ -90,24 +90,24 @@ def test_stale_answers_are_dropped(tmp_path: Path, h: Harness) -> None:
     zarr.create_array(tmp_path / "a", shape=data.shape, chunks=(1, 8, 8), dtype="u2")[...] = data
     state = initial_state(zl.open(tmp_path / "a"))
     for z in range(20):  # twenty slider steps without waiting
-        h.ctl.set_state(state.with_(indices=(z, 0, 0)))
+        h.set_state(state.with_(indices=(z, 0, 0)))
     scene = h.settle()
     np.testing.assert_array_equal(scene.detail.values, data[19])  # type: ignore[union-attr]
-    assert h.ctl.lane.newest == 20 and not scene.busy
+    assert h.driver.lane.newest == 20 and not scene.busy
 
 
 def test_cancel_is_answered_and_the_next_view_reads_again(tmp_path: Path, h: Harness) -> None:
     data = np.arange(4 * 256 * 256, dtype="u2").reshape(4, 256, 256)
     zarr.create_array(tmp_path / "a", shape=data.shape, chunks=(1, 16, 16), dtype="u2")[...] = data
     state = initial_state(zl.open(tmp_path / "a"))
-    h.ctl.set_state(state)
-    h.ctl.cancel()
+    h.set_state(state)
+    h.driver.cancel()
     scene = h.settle()
     if scene.detail is None:  # cancelled in time (usual): the view says so and is not busy
         assert "Cancelled" in scene.status and not scene.busy
-    before = h.ctl.requests
+    before = h.driver.requests
     scene = h.show(state.with_(indices=(1, 0, 0)))
-    assert h.ctl.requests == before + 1
+    assert h.driver.requests == before + 1
     np.testing.assert_array_equal(scene.detail.values, data[1])  # type: ignore[union-attr]
 
 
@@ -116,7 +116,7 @@ def test_a_view_change_that_needs_no_read_reads_nothing(tmp_path: Path, h: Harne
     state = initial_state(zl.open(tmp_path / "a"))
     assert h.show(state).status.startswith("Read")
     scene = h.show(state.with_(region=(10, 20, 10, 20), screen_scale=(4.0, 4.0)))
-    assert not scene.busy and h.ctl.requests == 1
+    assert not scene.busy and h.driver.requests == 1
 
 
 def test_a_superseded_read_leaves_no_reading_status(tmp_path: Path, h: Harness) -> None:
@@ -124,10 +124,10 @@ def test_a_superseded_read_leaves_no_reading_status(tmp_path: Path, h: Harness) 
     zarr.create_array(tmp_path / "a", shape=data.shape, chunks=(1, 64, 64), dtype="u2")[...] = data
     state = initial_state(zl.open(tmp_path / "a"))
     h.show(state)
-    h.ctl.set_state(state.with_(indices=(1, 0, 0)))  # starts reading plane 1 ...
+    h.set_state(state.with_(indices=(1, 0, 0)))  # starts reading plane 1 ...
     scene = h.ctl.scene
     assert scene.busy and scene.status.startswith("Reading")
-    h.ctl.set_state(state)  # ... and back to plane 0, which is on screen
+    h.set_state(state)  # ... and back to plane 0, which is on screen
     scene = h.settle()
     assert not scene.busy and scene.status == ""
     np.testing.assert_array_equal(scene.detail.values, data[0])  # type: ignore[union-attr]
@@ -143,7 +143,7 @@ def test_switching_complex_mode_recomputes_the_levels(tmp_path: Path, h: Harness
     scene = h.show(state.with_(complex_mode="imaginary"))
     assert scene.levels == pytest.approx(tuple(np.percentile(data.imag, PERCENTILES)))
     np.testing.assert_array_equal(scene.detail.image, data.imag)  # type: ignore[union-attr]
-    assert h.ctl.requests == 1  # no read again: only the display changed
+    assert h.driver.requests == 1  # no read again: only the display changed
 
 
 def test_fixed_contrast_is_kept(tmp_path: Path, h: Harness) -> None:

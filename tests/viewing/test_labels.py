@@ -126,7 +126,7 @@ def test_one_request_reads_the_image_and_the_label_at_the_matching_level(tmp_pat
     state = image_state(image).with_(labels=layers, region=(0.0, N, 0.0, N), screen_scale=(0.25, 0.25))
     store.reset()
     scene = h.show(state)
-    assert h.ctl.requests == 1  # the coarsest level is the one wanted: one request, image and label
+    assert h.driver.requests == 1  # the coarsest level is the one wanted: one request, image and label
     keys = store.chunk_keys()
     assert {k.rsplit("/c/", 1)[0] for k in keys} == {"s2", "labels/nuclei/s2"}
     tile = scene.detail or scene.coarse
@@ -140,7 +140,7 @@ def test_one_request_reads_the_image_and_the_label_at_the_matching_level(tmp_pat
     store.reset()
     h.ctl.budget = 2  # level 0's four chunks are not read whole: only the corner's
     scene = h.show(h.ctl.state.with_(region=(0.0, 20.0, 0.0, 20.0), screen_scale=(4.0, 4.0)))
-    assert h.ctl.requests == 2 and sorted(store.chunk_keys()) == ["labels/nuclei/s0/c/0/0", "s0/c/0/0"]
+    assert h.driver.requests == 2 and sorted(store.chunk_keys()) == ["labels/nuclei/s0/c/0/0", "s0/c/0/0"]
     plane = scene.detail.label("nuclei")
     assert plane.level == 0 and (plane.step_r, plane.values.shape) == (1, (32, 32))
     np.testing.assert_array_equal(plane.values, _label()[:32, :32])
@@ -193,13 +193,13 @@ def test_toggling_and_opacity_redraw_without_a_read(tmp_path: Path, h: Harness) 
     image, layers = _open(path)
     hidden = tuple(layer.with_(visible=False) for layer in layers)
     scene = h.show(image_state(image).with_(labels=hidden))
-    assert h.ctl.requests == 1 and scene.detail is not None and scene.detail.labels == ()  # a hidden layer is not read
+    assert h.driver.requests == 1 and scene.detail is not None and scene.detail.labels == ()  # a hidden layer is not read
     scene = h.show(h.ctl.state.with_label("nuclei", visible=True))  # shown, never read: read now
-    assert h.ctl.requests == 2 and scene.detail.label("nuclei") is not None
+    assert h.driver.requests == 2 and scene.detail.label("nuclei") is not None
     tile = scene.detail
     for changes in ({"opacity": 1.0}, {"visible": False}, {"visible": True}, {"opacity": 0.25}):
         scene = h.show(h.ctl.state.with_label("nuclei", **changes))
-        assert h.ctl.requests == 2 and scene.detail is tile
+        assert h.driver.requests == 2 and scene.detail is tile
         assert scene.labels == h.ctl.state.labels and scene.labels[0].opacity == h.ctl.state.labels[0].opacity
     assert scene.labels[0].opacity == 0.25 and scene.labels[0].visible
 
@@ -210,9 +210,9 @@ def test_a_stale_answer_with_labels_is_dropped(tmp_path: Path, h: Harness) -> No
     path = ome_zarr_image(tmp_path / "img.zarr", "0.4", data, "zyx", scale_factors=(), labels={"nuclei": lab})
     image, layers = _open(path)
     state = image_state(image).with_(labels=layers)
-    h.ctl.set_state(state)
+    h.set_state(state)
     scene = h.show(state.with_(indices=(1, 0, 0)))  # the first answer lands after the second request: dropped
-    assert h.ctl.requests == 2 and scene.coarse is None
+    assert h.driver.requests == 2 and scene.coarse is None
     plane = scene.detail.label("nuclei")
     np.testing.assert_array_equal(plane.values, lab[1])  # the slider carried to the label's plane
     assert h.ctl.readout(10, 10).endswith(" | nuclei 34")
@@ -308,14 +308,14 @@ def test_the_ring_prefetch_reads_the_labels_around_the_view_too(tmp_path: Path) 
             f"labels/l/{layers[0].levels[0].path}/c/{r}/{c}" for r in (2, 3) for c in (2, 3)]
         harness.deferred[-1]()  # the frame is painted: the ring around the view is read ahead
         end = time.monotonic() + 20
-        while harness.ctl.prefetch.warmed < 1 + len(layers) and time.monotonic() < end:  # the image's and each layer's
+        while harness.driver.prefetch.warmed < 1 + len(layers) and time.monotonic() < end:  # the image's and each layer's
             time.sleep(0.01)
         harness.settle()
         ring = {k for k in store.chunk_keys() if k.startswith("labels/")}
         assert len(ring) == 16  # chunks 1..4 along both axes
         store.reset()
         scene = harness.show(harness.ctl.state.with_(region=(96.0, 160.0, 96.0, 160.0)))  # a pan into the ring
-        assert harness.ctl.requests == 2 and store.chunk_keys() == []  # image and labels from the cache
+        assert harness.driver.requests == 2 and store.chunk_keys() == []  # image and labels from the cache
         np.testing.assert_array_equal(scene.detail.label("l").values, lab[96:160, 96:160])
     finally:
         harness.close()

@@ -9,13 +9,14 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.scheduling import WorkerPool
+from zarrview.scheduling import Driver, WorkerPool
 from zarrview.viewing.line.array import LineModel, LinePlot
 
 N = 20_000_000
@@ -37,7 +38,14 @@ class LineHarness:
         self.pool = WorkerPool()
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.plots: list[LinePlot] = []
-        self.model = LineModel(self.pool, self.inbox.put, self.plots.append, budget=budget)
+        self.model = LineModel(budget=budget)
+        self.driver = Driver(self.model, self.pool, self.plots.append, post=self.inbox.put, name="line")
+
+    def show(self, arr: Any) -> None:
+        self.driver.show(self.model.show(arr))
+
+    def set_range(self, x0: float, x1: float, columns: int) -> None:
+        self.driver.show(self.model.range_of(x0, x1, columns))
 
     def settle(self) -> LinePlot:
         while True:
@@ -63,7 +71,7 @@ def test_a_long_series_is_an_exact_envelope(long_series: tuple[Path, np.ndarray]
     h = LineHarness()
     try:
         h.model.columns = 1000
-        h.model.show(zl.open(root))  # type: ignore[arg-type]
+        h.show(zl.open(root))
         plot = h.settle()
         assert plot.envelope and plot.y is not None and plot.x is not None and not plot.busy
         lo, hi = _expected(data, 0, N, 1000)
@@ -72,7 +80,7 @@ def test_a_long_series_is_an_exact_envelope(long_series: tuple[Path, np.ndarray]
         assert np.nanmax(plot.y) == 1e6  # a single spike survives the reduction
         assert "every chunk" in plot.status
         # zoomed in to a few thousand elements: the exact values
-        h.model.set_range(1_234_000.0, 1_235_500.7, 1000)
+        h.set_range(1_234_000.0, 1_235_500.7, 1000)
         plot = h.settle()
         assert not plot.envelope and plot.x0 == 1_234_000 and plot.x1 == 1_235_501
         np.testing.assert_array_equal(plot.y, data[1_234_000:1_235_501])
@@ -85,7 +93,7 @@ def test_too_many_chunks_are_sampled_and_say_so(long_series: tuple[Path, np.ndar
     h = LineHarness(budget=8)
     try:
         h.model.columns = 500
-        h.model.show(zl.open(root))  # type: ignore[arg-type]
+        h.show(zl.open(root))
         plot = h.settle()
         assert plot.envelope and "one chunk in 5 (sampled)" in plot.status
         assert plot.y is not None and np.isfinite(plot.y).sum() > 0
@@ -99,7 +107,7 @@ def test_dates_plot_as_dates(tmp_path: Path) -> None:
     zarr.create_array(tmp_path / "t", shape=times.shape, chunks=(16,), dtype=times.dtype)[...] = times
     h = LineHarness()
     try:
-        h.model.show(zl.open(tmp_path / "t"))  # type: ignore[arg-type]
+        h.show(zl.open(tmp_path / "t"))
         plot = h.settle()
         assert plot.dates and not plot.envelope
         np.testing.assert_array_equal(plot.y, times.astype("int64").astype("f8"))
@@ -111,13 +119,13 @@ MEASURE = """
 import json, resource, sys, queue
 sys.path.insert(0, sys.argv[2])
 import zarrview.zarrlib as zl
-from zarrview.scheduling import WorkerPool
+from zarrview.scheduling import Driver, WorkerPool
 from zarrview.viewing.line.array import LineModel
 s = WorkerPool(cache_bytes=0)
 inbox = queue.SimpleQueue()
 plots = []
-m = LineModel(s, inbox.put, plots.append)
-m.show(zl.open(sys.argv[1]))
+m = LineModel()
+Driver(m, s, plots.append, post=inbox.put).show(m.show(zl.open(sys.argv[1])))
 s.wait_until_idle(120)
 while not inbox.empty():
     inbox.get()()

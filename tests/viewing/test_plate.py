@@ -16,7 +16,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.scheduling import WorkerPool
+from zarrview.scheduling import Driver, WorkerPool
 from zarrview.viewing.image.contrast import NAN_RGBA, summarize
 from zarrview.viewing.ome import OmePlate, detect
 from zarrview.viewing.plate.mosaic import (
@@ -25,6 +25,7 @@ from zarrview.viewing.plate.mosaic import (
     PENDING_RGBA,
     WELL_CHUNK_BUDGET,
     PlateModel,
+    PlateShown,
     PlateMosaic,
     batches,
     render,
@@ -42,8 +43,16 @@ class PlateHarness:
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.mosaics: list[PlateMosaic] = []
         self.progress: list[tuple[int, int]] = []
-        self.model = PlateModel(self.pool, self.inbox.put, self.mosaics.append,
-                                on_progress=lambda d, t: self.progress.append((d, t)), budget=budget, cell=cell)
+        self.model = PlateModel(budget=budget, cell=cell)
+        self.driver = Driver(self.model, self.pool, self.mosaics.append, post=self.inbox.put, name="plate",
+                             on_progress=lambda d, t: self.progress.append((d, t)))
+
+    def show(self, plate: Any, group: Any) -> None:
+        self.driver.show(PlateShown(plate, group))
+
+    def clear(self) -> None:
+        self.driver.clear()
+        self.model.clear()
 
     def settle(self) -> PlateMosaic:
         while True:
@@ -102,7 +111,7 @@ def test_an_ome_zarr_py_plate_is_a_grid_of_its_wells(harness: PlateHarness, tmp_
     root = ome_zarr_plate(tmp_path / f"plate{version}.zarr", version, ["A", "B", "C"], ["1", "2", "3", "4"],
                           ["A/1", "A/4", "B/2", "C/3", "C/4"], fields=2, shape=(2, 40, 30), axes="cyx")
     plate, group = open_plate(root)
-    harness.model.show(plate, group)
+    harness.show(plate, group)
     mosaic = harness.settle()
     assert not mosaic.busy and not mosaic.missing and mosaic.done == mosaic.total == 5
     assert set(mosaic.thumbs) == {(0, 0), (0, 3), (1, 1), (2, 2), (2, 3)}
@@ -168,7 +177,7 @@ def test_a_sparse_plate_marks_missing_and_broken_wells(harness: PlateHarness, tm
     root = hand_plate(tmp_path / "sparse.zarr")
     plate, group = open_plate(root)
     assert not any("version" in p.path for p in plate.errors)
-    harness.model.show(plate, group)
+    harness.show(plate, group)
     mosaic = harness.settle()
     assert set(mosaic.thumbs) == {(0, 0), (1, 1), (2, 0)}
     reasons = {(r, c): why for r, c, why in mosaic.missing}
@@ -201,7 +210,7 @@ def test_chunk_requests_are_bounded_by_the_budget(tmp_path: Path) -> None:
     h = PlateHarness(budget=4)
     try:
         store.reset()
-        h.model.show(plate, group)
+        h.show(plate, group)
         mosaic = h.settle()
         keys = store.chunk_keys()
         # A/1: the 2x2 chunks of its coarsest level, and never a chunk of its finer levels
@@ -211,7 +220,7 @@ def test_chunk_requests_are_bounded_by_the_budget(tmp_path: Path) -> None:
         assert len(keys) <= 4 * len(plate.wells)
         # a second look costs no chunk but the corrupt one: the others are in the pool's cache
         store.reset()
-        h.model.show(plate, group)
+        h.show(plate, group)
         h.settle()
         assert store.chunk_keys() == ["B/3/0/0/1.1"]
     finally:
@@ -232,7 +241,7 @@ def test_cancel_stops_between_wells(tmp_path: Path) -> None:
     plate, group = open_plate(store)
     try:
         store.reset()
-        h.model.show(plate, group)
+        h.show(plate, group)
         assert len(batches(plate.wells)) == 1  # one request for the row: the cancel lands inside it
         mosaic = h.settle()
         assert not mosaic.busy and mosaic.status.startswith("Cancelled: ")
@@ -249,13 +258,13 @@ def test_cancel_stops_between_wells(tmp_path: Path) -> None:
 def test_a_newer_plate_drops_the_older_ones_answers(harness: PlateHarness, tmp_path: Path) -> None:
     one = ome_zarr_plate(tmp_path / "one.zarr", "0.5", ["A", "B"], ["1"], ["A/1", "B/1"], fields=1)
     two = ome_zarr_plate(tmp_path / "two.zarr", "0.5", ["A"], ["1", "2"], ["A/2"], fields=1)
-    harness.model.show(*open_plate(one))
-    harness.model.show(*open_plate(two))
+    harness.show(*open_plate(one))
+    harness.show(*open_plate(two))
     mosaic = harness.settle()
     assert mosaic.plate is not None and mosaic.plate.columns == ("1", "2")
     assert set(mosaic.thumbs) == {(0, 1)} and not mosaic.missing
     check_thumbs(two, mosaic)
-    harness.model.clear()
+    harness.clear()
     assert harness.model.mosaic.plate is None
 
 
@@ -289,7 +298,7 @@ def test_the_mosaic_is_drawn_with_nan_missing_and_absent_wells_told_apart(harnes
     data[:8] = np.nan
     hand_image(root / "A/1/0", "0.4", [((16, 16), (1, 1), None)], "yx", dtype="f4")
     zarr.open_array(str(root / "A/1/0/0"), mode="r+")[...] = data
-    harness.model.show(*open_plate(root))
+    harness.show(*open_plate(root))
     pending = render(harness.mosaics[-1])
     m = harness.settle()
     drawn = render(m)

@@ -17,13 +17,13 @@ import zarr
 
 import zarrview.zarrlib as zl
 from store_wrappers import CountingStore
-from zarrview.scheduling import WorkerPool
+from zarrview.scheduling import Driver, WorkerPool
 from zarrview.viewing.cf.view import read_cf
 from zarrview.viewing.image.state import initial_state
 from zarrview.viewing.projection.ops import Partial
 from zarrview.viewing.projection.reduce import plan, project
 from zarrview.viewing.projection.spec import Projection, ProjectionSpecError, ReduceText, projection
-from zarrview.viewing.projection.view import ProjectedPlane, ProjectionModel, projection_of
+from zarrview.viewing.projection.view import ProjectedPlane, ProjectionAsk, ProjectionModel, projection_of
 
 rng = np.random.default_rng(7)
 CUBE = rng.normal(100.0, 30.0, (23, 19, 17)).astype("f4")
@@ -215,18 +215,24 @@ def test_the_view_model_answers_the_newest_projection_off_the_calling_thread(tmp
     planes: list[ProjectedPlane] = []
     threads: list[str] = []
     progress: list[int] = []
-    model = ProjectionModel(pool, lambda fn: fn(), lambda plane: planes.append(plane),
-                            on_progress=lambda d, _t: (progress.append(d), threads.append(threading.current_thread().name)))
+    model = ProjectionModel()
+    driver = Driver(model, pool, planes.append, name="projection",
+                    on_progress=lambda d, _t: (progress.append(d), threads.append(threading.current_thread().name)))
     try:
         state = initial_state(arr).with_(y_dim=2, x_dim=0, indices=(0, 4, 0))  # plane (x, z): rows x, columns z
-        req = model.request(state, "y", "max", 1, 18)
-        assert pool.wait_until_idle()
+        ask = ProjectionAsk(state, "y", "max", 1, 18)
+        driver.show(ask)
+        req = driver.inflight
+        assert req is not None and pool.wait_until_idle()
         assert len(planes) == 1 and planes[0].message is None and planes[0].image is not None
         np.testing.assert_array_equal(planes[0].image, truth("max", CUBE[:, 1:18, :], 1).T)
         assert "max over y[1:18]" in planes[0].status and req.label in planes[0].status
         assert threads and all(name.startswith("zarrview-worker") for name in threads)
+        driver.show(ask)
+        assert driver.requests == 1 and len(planes) == 1  # the projection on screen is not computed again
         with pytest.raises(ProjectionSpecError):
-            model.request(state, "x", "max")  # an axis of the plane: refused before any job
+            driver.show(ProjectionAsk(state, "x", "max"))  # an axis of the plane: refused before any job
+        assert driver.requests == 1
     finally:
         pool.close()
 
@@ -248,11 +254,11 @@ def test_cancel_answers_the_view_model_as_cancelled(tmp_path: Path) -> None:
     pool = WorkerPool(threads=2)
     planes: list[ProjectedPlane] = []
     started = threading.Event()
-    model = ProjectionModel(pool, lambda fn: fn(), planes.append, on_progress=lambda _d, _t: started.set())
+    driver = Driver(ProjectionModel(), pool, planes.append, on_progress=lambda _d, _t: started.set())
     try:
-        model.request(initial_state(arr), "z", "mean")
+        driver.show(ProjectionAsk(initial_state(arr), "z", "mean"))
         assert started.wait(10)
-        model.cancel()
+        driver.cancel()
         assert pool.wait_until_idle()
         assert len(planes) == 1 and planes[0].image is None and planes[0].status.startswith("Cancelled mean over z")
         assert slow.chunk_reads() < 23

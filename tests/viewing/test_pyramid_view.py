@@ -78,7 +78,7 @@ def test_the_whole_plane_zoomed_far_out_reads_only_the_coarsest_level(pyramid, h
     store.reset()
     state = initial_state(levels[0].array, pyramid=levels).with_(region=(0, N, 0, N), screen_scale=(0.1, 0.1))
     scene = h.show(state)
-    assert _levels_read(store) == {"3"} and h.ctl.requests == 1
+    assert _levels_read(store) == {"3"} and h.driver.requests == 1
     np.testing.assert_array_equal(scene.detail.values, data[3][0])  # type: ignore[union-attr]
 
 

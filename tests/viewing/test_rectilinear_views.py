@@ -83,7 +83,7 @@ def test_a_line_reads_as_zarr_python(written: Written) -> None:
         lh = LineHarness()
         try:
             lh.model.columns = 1000
-            lh.model.show(zl.open(root / f"{name}.zarr"))  # type: ignore[arg-type]
+            lh.show(zl.open(root / f"{name}.zarr"))
             plot = lh.settle()
             assert not plot.envelope and plot.y is not None, name
             np.testing.assert_array_equal(plot.y, want.astype(plot.y.dtype), err_msg=name)

@@ -14,7 +14,7 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.scheduling import WorkerPool
+from zarrview.scheduling import Driver, WorkerPool
 from zarrview.viewing.line.series import LineAxis, PointQuery, Series, SeriesModel
 from zarrview.zarrlib.storage import LocalStore
 
@@ -31,12 +31,28 @@ class SeriesHarness:
         self.pool = WorkerPool()
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.published: list[Series] = []
-        self.model = SeriesModel(self.pool, self.inbox.put, self._got, block_chunks=block_chunks)
+        self.model = SeriesModel(block_chunks=block_chunks)
+        self.driver = Driver(self.model, self.pool, self._got, post=self.inbox.put, name="series")
         self.finite: list[int] = []  # finite values of y each time a series was published
 
     def _got(self, s: Series) -> None:
         self.published.append(s)
         self.finite.append(0 if s.y is None else int(np.isfinite(s.y).sum()))
+
+    def show(self, query: PointQuery) -> None:
+        self.driver.show(query)
+
+    def along(self, dim: int) -> None:
+        query = self.model.along(dim)
+        if query is not None:
+            self.driver.show(query)
+
+    def cancel(self) -> None:
+        """Cancel as the view's button does: the read dropped, the values read so far kept."""
+        self.driver.discard()
+        stopped = self.model.cancelled()
+        if stopped is not None:
+            self._got(stopped)
 
     def drain(self) -> None:
         while True:
@@ -47,7 +63,7 @@ class SeriesHarness:
 
     def settle(self, timeout: float = 30.0) -> Series:
         while True:
-            assert self.model.wait_idle(timeout)
+            assert self.pool.wait_until_idle(timeout)
             if self.inbox.empty() and self.pool.idle():
                 return self.model.series
             self.drain()
@@ -95,7 +111,7 @@ def test_every_dimension_reads_the_line_and_only_its_chunks(arrays: dict[str, Pa
     store = CountingStore(LocalStore(arrays[fmt]))
     arr = zl.open(store)
     store.reset()
-    h.model.request(PointQuery(arr, POINT, dim))  # type: ignore[arg-type]
+    h.show(PointQuery(arr, POINT, dim))  # type: ignore[arg-type]
     s = h.settle()
     assert not s.busy and s.message is None and s.notes == ()
     np.testing.assert_array_equal(s.y, DATA[_line(dim)].astype("f8"))
@@ -119,7 +135,7 @@ def test_blocks_arrive_in_order_with_growing_progress(tmp_path: Path) -> None:
     zarr.create_array(tmp_path / "a", shape=data.shape, chunks=(1, 3), dtype="i2")[...] = data
     h = SeriesHarness(block_chunks=4)
     try:
-        h.model.request(PointQuery(zl.open(tmp_path / "a"), (0, 2), 0, decode=lambda v: v * 0.5 - 3))  # type: ignore[arg-type]
+        h.show(PointQuery(zl.open(tmp_path / "a"), (0, 2), 0, decode=lambda v: v * 0.5 - 3))  # type: ignore[arg-type]
         s = h.settle()
         np.testing.assert_array_equal(s.y, data[:, 2] * 0.5 - 3)
         done = [p.done for p in h.published]
@@ -142,10 +158,10 @@ def test_cancel_stops_reading_and_keeps_what_was_read(tmp_path: Path) -> None:
     store, data = _slow(tmp_path, 60, 0.01)
     h = SeriesHarness(block_chunks=4)
     try:
-        h.model.request(PointQuery(zl.open(store), (0, 3), 0))  # type: ignore[arg-type]
+        h.show(PointQuery(zl.open(store), (0, 3), 0))  # type: ignore[arg-type]
         while h.model.series.done < 4:
             h.inbox.get(timeout=10)()
-        h.model.cancel()
+        h.cancel()
         at_cancel = store.chunk_reads()
         s = h.settle()
         assert store.chunk_reads() - at_cancel <= 4  # at most the block in flight finishes its chunk
@@ -163,12 +179,12 @@ def test_a_new_point_cancels_the_old_line_and_drops_its_answers(tmp_path: Path) 
     h = SeriesHarness(block_chunks=4)
     try:
         arr = zl.open(store)
-        h.model.request(PointQuery(arr, (0, 0), 0))  # type: ignore[arg-type]
+        h.show(PointQuery(arr, (0, 0), 0))  # type: ignore[arg-type]
         while h.model.series.done < 4:
             h.inbox.get(timeout=10)()
         old = h.model.generation
         first_reads = store.chunk_reads()
-        h.model.request(PointQuery(arr, (0, 3), 0))  # type: ignore[arg-type]
+        h.show(PointQuery(arr, (0, 3), 0))  # type: ignore[arg-type]
         new = h.model.generation
         mark = len(h.published)
         s = h.settle()
@@ -184,7 +200,7 @@ def test_a_new_point_cancels_the_old_line_and_drops_its_answers(tmp_path: Path) 
 def test_a_corrupt_chunk_is_named_and_the_rest_stays(tmp_path: Path, h: SeriesHarness) -> None:
     zarr.create_array(tmp_path / "c", shape=SHAPE, chunks=CHUNKS, dtype="f4", compressors=None)[...] = DATA
     (tmp_path / "c" / "c" / "2" / "1" / "1").write_bytes(b"not a chunk")
-    h.model.request(PointQuery(zl.open(tmp_path / "c"), POINT, 0))  # type: ignore[arg-type]
+    h.show(PointQuery(zl.open(tmp_path / "c"), POINT, 0))  # type: ignore[arg-type]
     s = h.settle()
     assert not s.busy and s.message is None
     assert len(s.notes) == 1 and "c/2/1/1" in s.notes[0] and "found 11" in s.notes[0]  # what is wrong
@@ -196,17 +212,17 @@ def test_a_corrupt_chunk_is_named_and_the_rest_stays(tmp_path: Path, h: SeriesHa
 
 def test_bad_input_is_a_message_or_a_note(arrays: dict[str, Path], h: SeriesHarness) -> None:
     arr = zl.open(arrays["v3"])
-    h.model.request(PointQuery(arr, (1, 99, 0), 0))  # type: ignore[arg-type]
+    h.show(PointQuery(arr, (1, 99, 0), 0))  # type: ignore[arg-type]
     s = h.settle()
     assert s.message is not None and "99" in s.message and s.y is None
-    h.model.request(PointQuery(arr, POINT, 5))  # type: ignore[arg-type]
+    h.show(PointQuery(arr, POINT, 5))  # type: ignore[arg-type]
     assert "no dimension 5" in (h.settle().message or "")
     bad_x = (LineAxis("time", np.arange(3.0)), LineAxis("lat"), LineAxis("lon"))
 
     def broken(v: np.ndarray) -> np.ndarray:
         raise ValueError("scale_factor is a string")
 
-    h.model.request(PointQuery(arr, POINT, 0, decode=broken, axes=bad_x))  # type: ignore[arg-type]
+    h.show(PointQuery(arr, POINT, 0, decode=broken, axes=bad_x))  # type: ignore[arg-type]
     s = h.settle()
     np.testing.assert_array_equal(s.y, DATA[_line(0)])
     np.testing.assert_array_equal(s.x, np.arange(SHAPE[0]))
@@ -226,14 +242,14 @@ def test_xarray_dataset_with_coordinates(tmp_path: Path, h: SeriesHarness) -> No
         arr = zl.open(path)["t2m"]
         axes = (LineAxis("time", times), LineAxis("lat", lat, lambda v: f"{v:g} °N"),
                 LineAxis("lon", lon, lambda v: f"{v:g} °E"))
-        h.model.request(PointQuery(arr, POINT, 0, axes=axes))  # type: ignore[arg-type]
+        h.show(PointQuery(arr, POINT, 0, axes=axes))  # type: ignore[arg-type]
         s = h.settle()
         want = truth.t2m[:, POINT[1], POINT[2]]
         np.testing.assert_array_equal(s.y, want.values.astype("f8"))
         np.testing.assert_array_equal(s.x, want.time.values.astype("datetime64[s]").astype("i8"))
         assert s.title == f"t2m at lat={float(want.lat):g} °N, lon={float(want.lon):g} °E"
         assert s.x_format is not None and s.x_format(float(s.x[3])) == str(want.time.values[3])[:19].replace("T", " ")
-        h.model.along(2)  # the same point along longitude
+        h.along(2)  # the same point along longitude
         s = h.settle()
         np.testing.assert_array_equal(s.y, truth.t2m[POINT[0], POINT[1], :].values)
         np.testing.assert_array_equal(s.x, lon)
@@ -243,10 +259,10 @@ def test_xarray_dataset_with_coordinates(tmp_path: Path, h: SeriesHarness) -> No
 def test_a_neighbouring_point_is_answered_from_the_cache(arrays: dict[str, Path], h: SeriesHarness) -> None:
     store = CountingStore(LocalStore(arrays["v3"]))
     arr = zl.open(store)
-    h.model.request(PointQuery(arr, POINT, 0))  # type: ignore[arg-type]
+    h.show(PointQuery(arr, POINT, 0))  # type: ignore[arg-type]
     h.settle()
     n = store.chunk_reads()
-    h.model.request(PointQuery(arr, (0, 5, 7), 0))  # type: ignore[arg-type]  same chunks as POINT
+    h.show(PointQuery(arr, (0, 5, 7), 0))  # type: ignore[arg-type]  same chunks as POINT
     s = h.settle()
     assert store.chunk_reads() == n
     np.testing.assert_array_equal(s.y, DATA[:, 5, 7])
@@ -258,9 +274,9 @@ def test_a_line_larger_than_half_the_cache_is_not_cached(arrays: dict[str, Path]
     h = SeriesHarness()
     h.pool.cache.max_bytes = 2 * 5 * 3 * 4 * 4 * 5 - 1  # the line's 5 chunks of 240 bytes: not in half
     try:
-        h.model.request(PointQuery(arr, POINT, 0))  # type: ignore[arg-type]
+        h.show(PointQuery(arr, POINT, 0))  # type: ignore[arg-type]
         h.settle()
-        h.model.request(PointQuery(arr, (0, 5, 7), 0))  # type: ignore[arg-type]
+        h.show(PointQuery(arr, (0, 5, 7), 0))  # type: ignore[arg-type]
         s = h.settle()
         assert store.chunk_reads() == 10 and len(h.pool.cache) == 0
         np.testing.assert_array_equal(s.y, DATA[:, 5, 7])

@@ -101,11 +101,11 @@ def test_x_is_scale_times_index_plus_translation_in_the_axis_unit(tmp_path: Path
     assert [line.label for line in query.lines] == ["channel 0", "channel 1"]
     h = SeriesHarness()
     try:
-        h.model.request(query)
+        h.show(query)
         s = h.settle()
         assert s.title.endswith("at z=9 µm, y=1.75 µm, x=1.625 µm") and s.x_label == "t (s)"
         np.testing.assert_array_equal(s.x, meta["scale"][0] * np.arange(3) + meta["translation"][0])
-        h.model.along(2)
+        h.along(2)
         s = h.settle()
         assert s.x_label == "z (µm)" and s.title.endswith("at t=90 s, y=1.75 µm, x=1.625 µm")
         np.testing.assert_array_equal(s.x, 2.0 * np.arange(5) + 5.0)
@@ -132,7 +132,7 @@ def test_one_line_per_active_channel_in_its_colour(stack: tuple[Path, np.ndarray
     h = SeriesHarness()
     try:
         store.reset()
-        h.model.request(query)
+        h.show(query)
         s = h.settle()
         assert s.message is None and not s.notes and not s.busy
         assert [(line.label, line.color) for line in s.lines] == [("DAPI", (0, 0, 255)), ("mCherry", (255, 0, 0))]
@@ -147,12 +147,12 @@ def test_one_line_per_active_channel_in_its_colour(stack: tuple[Path, np.ndarray
         single = state.with_channel_mode("single").with_(indices=(1, 0, 0, 0))
         query = point_query(single, 5, 11, img.first.axes)
         assert query is not None and query.dim == 1
-        h.model.request(query)
+        h.show(query)
         s = h.settle()
         assert [(line.label, line.color) for line in s.lines] == [("GFP", (0, 255, 0))]
         np.testing.assert_array_equal(s.y, data[1, :, 5, 11].astype("f8"))
         # along the channels: one line across them, the channels' labels on the ticks
-        h.model.request(point_query(state, 5, 11, img.first.axes, dim=0))  # type: ignore[arg-type]
+        h.show(point_query(state, 5, 11, img.first.axes, dim=0))  # type: ignore[arg-type]
         s = h.settle()
         assert len(s.lines) == 1 and s.lines[0].label == "" and s.x_label == "c"
         np.testing.assert_array_equal(s.y, data[:, 0, 5, 11].astype("f8"))
@@ -173,7 +173,7 @@ def test_a_corrupt_chunk_costs_only_its_channels(tmp_path: Path) -> None:
     assert query is not None and [line.color for line in query.lines] == palette(3)
     h = SeriesHarness()
     try:
-        h.model.request(query)
+        h.show(query)
         s = h.settle()
         assert len(s.notes) == 1 and "1.1.0.0" in s.notes[0].replace("/", ".")
         for c, line in enumerate(s.lines):

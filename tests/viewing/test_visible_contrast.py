@@ -103,9 +103,9 @@ def test_auto_contrast_of_a_zoomed_view_reads_nothing_and_takes_the_region(tmp_p
     scene = h.show(initial_state(arr))
     np.testing.assert_allclose(scene.levels, _rule(PLANE.astype("f4")), rtol=1e-6)
     h.show(_state(h).with_(region=(20.0, 50.0, 50.0, 75.0), screen_scale=(10.0, 10.0)))
-    h.ctl.auto_contrast()
+    h.auto_contrast()
     np.testing.assert_allclose(h.ctl.scene.levels, _rule(PLANE.astype("f4")[20:50, 50:75]), rtol=1e-6)
-    assert h.ctl.requests == 1  # the loaded plane covers the zoom: nothing read again
+    assert h.driver.requests == 1  # the loaded plane covers the zoom: nothing read again
 
 
 def test_auto_per_plane_takes_each_new_planes_levels(tmp_path: Path, h: Harness) -> None:

@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 import zarrview.zarrlib as zl
-from zarrview.scheduling import WorkerPool
+from zarrview.scheduling import Driver, WorkerPool
 from zarrview.viewing import Scene, ViewController
+from zarrview.viewing.image.controller import PlaneRequest
 from zarrview.viewing.image.state import ViewState
 from zarrview.viewing.ome.model import Level
 
@@ -21,13 +22,24 @@ class Harness:
         self.scenes: list[Scene] = []
         self.progress: list[tuple[int, int]] = []
         self.deferred: list[Callable[[], None]] = []
-        self.ctl = ViewController(self.pool, self.inbox.put, self.scenes.append,
-                                  on_progress=lambda d, t: self.progress.append((d, t)),
-                                  defer=self.deferred.append if prefetch else None, budget=budget)
+        self.ctl = ViewController(budget=budget)
+        self.driver: Driver[ViewState, PlaneRequest, Scene] = Driver(
+            self.ctl, self.pool, self.scenes.append, post=self.inbox.put, name="image",
+            on_progress=lambda d, t: self.progress.append((d, t)),
+            defer=self.deferred.append if prefetch else None)
+
+    def set_state(self, state: ViewState) -> None:
+        """Show ``state`` as the data view does, without waiting for what it reads."""
+        self.driver.show(state)
 
     def show(self, state: ViewState) -> Scene:
-        self.ctl.set_state(state)
+        self.set_state(state)
         return self.settle()
+
+    def auto_contrast(self) -> None:
+        scene = self.ctl.auto_contrast()
+        if scene is not None:
+            self.scenes.append(scene)
 
     def settle(self, timeout: float = 30.0) -> Scene:
         while True:

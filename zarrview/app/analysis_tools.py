@@ -3,8 +3,8 @@ Statistics" a rectangle and tabulates its values' statistics, in a panel under t
 
 While a tool is in use a left drag on the image draws a new line or rectangle (the middle
 button pans). Dragging the line's ends or the rectangle's edges measures again: the profile while the line
-moves (its lane keeps only the newest read), the statistics once the rectangle is let go (a big
-rectangle is a long read). Both read level 0 of the array on a worker (``viewing.analysis``),
+moves (its driver keeps only the newest read), the statistics once the rectangle is let go (a big
+rectangle is a long read). Both read level 0 of the array on a worker (``viewing.analysis.measure``),
 so what they say is of the data, not of the preview on screen. Another plane (a slider, the
 stored/decoded switch) measures the same place again; another array, or Close, removes the tool.
 """
@@ -20,12 +20,13 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
-from ..scheduling import Answer, WorkerPool
+from ..scheduling import Driver, WorkerPool
 from ..viewing.analysis import profile, stats
-from ..viewing.analysis.plane import Block, PixelSize, channel_names
+from ..viewing.analysis.measure import Measure, Measured, MeasureModel, MeasureRequest
+from ..viewing.analysis.plane import Block, PixelSize
 from ..viewing.image.state import ViewState
 from .analysis_panel import AnalysisPanel
-from .bridge import gui_lane
+from .bridge import post
 from .draw_box import DrawBox
 from .image_view import ImagePane
 
@@ -44,7 +45,10 @@ class AnalysisTools(QObject):
                  pixel: Callable[[], PixelSize], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.pane, self.state, self.pixel = pane, state, pixel
-        self.lane = gui_lane(pool, self, "measurement")
+        self.model = MeasureModel()
+        self.driver: Driver[Measure, MeasureRequest, Measured] = Driver(
+            self.model, pool, self._answered, post=lambda fn: post(fn, self), name="measurement",
+            on_progress=lambda done, total: self.panel.busy(done, total))
         #: where the panel goes under the image; the panel is made on first use (a plot costs
         #: tens of milliseconds the window need not pay at launch)
         self.holder = QWidget()
@@ -60,7 +64,7 @@ class AnalysisTools(QObject):
     @property
     def panel(self) -> AnalysisPanel:
         if self._panel is None:
-            self._panel = AnalysisPanel(self.lane.cancel, lambda: self.use(None))
+            self._panel = AnalysisPanel(self.driver.cancel, lambda: self.use(None))
             self._panel.follow_palette(self.pane.palette())
             layout = self.holder.layout()
             assert layout is not None
@@ -130,30 +134,25 @@ class AnalysisTools(QObject):
         self._measured = state.plane_key()
         if isinstance(self.roi, pg.LineSegmentROI):
             a, b = (self.roi.mapToParent(h.pos()) for h in self.roi.getHandles())
-            job: Any = profile.request(state, ((a.y(), a.x()), (b.y(), b.x())), self.pixel())
+            ask = Measure(state, line=((a.y(), a.x()), (b.y(), b.x())), pixel=self.pixel())
         else:
             pos, size = self.roi.pos(), self.roi.size()
             r0, c0 = round(pos.y()), round(pos.x())
-            job = stats.request(state, Block(r0, r0 + round(size.y()), c0, c0 + round(size.x())))
-        self.lane.submit(job, lambda answer: self._answered(state, answer), on_progress=self.panel.busy)
+            ask = Measure(state, box=Block(r0, r0 + round(size.y()), c0, c0 + round(size.x())))
+        self.driver.show(ask)
 
-    def _answered(self, state: ViewState, answer: Answer[Any]) -> None:
-        if answer.stale:
-            return
+    def _answered(self, got: Measured) -> None:
         self.panel.busy(0, 0)
-        if answer.cancelled:
-            self.panel.say(f"Cancelled the {answer.label}.")
-        elif answer.error is not None:
-            self.panel.say(f"Cannot measure: {answer.error}")
-        elif isinstance(answer.value, profile.Profile):
-            self.result = answer.value
-            names, colours = channel_styles(state)
-            self.panel.show_profile(profile.plot_of(answer.value, names), colours)
-        elif isinstance(answer.value, stats.RegionStats):
-            self.result = answer.value
-            self.panel.show_stats(answer.value)
-        if answer.failures:
-            self.panel.title.setText(f"{self.panel.title.text()} ({len(answer.failures)} chunks could not be "
+        if got.said:
+            self.panel.say(got.said)
+        elif got.plot is not None:
+            self.result = got.result
+            self.panel.show_profile(got.plot, got.colours)
+        elif isinstance(got.result, stats.RegionStats):
+            self.result = got.result
+            self.panel.show_stats(got.result)
+        if got.unread_chunks:
+            self.panel.title.setText(f"{self.panel.title.text()} ({got.unread_chunks} chunks could not be "
                                      "read: their fill value counts instead)")
 
     # -- the item on the image ---------------------------------------------------------------
@@ -187,7 +186,7 @@ class AnalysisTools(QObject):
         self.tool_changed.emit(tool)
 
     def _remove(self) -> None:
-        self.lane.discard()
+        self.driver.discard()
         if self.roi is not None:
             self.pane.view.removeItem(self.roi)
             self.roi = None
@@ -205,19 +204,6 @@ class AnalysisTools(QObject):
         (x0, x1), (y0, y1) = self.pane.view.viewRange()
         r0, r1, c0, c1 = max(0.0, y0), min(float(rows), y1), max(0.0, x0), min(float(cols), x1)
         return (r0, r1, c0, c1) if r1 > r0 and c1 > c0 else (0.0, float(rows), 0.0, float(cols))
-
-
-def channel_styles(state: ViewState) -> tuple[tuple[str, ...], tuple[tuple[int, int, int], ...]]:
-    """Names and curve colours of the colour dimension's channels: a composite's own labels and
-    colours, red, green and blue for an RGB picture, none otherwise."""
-    if state.channel_dim is None:
-        return (), ()
-    names = channel_names(state)
-    if state.composite:
-        by_index = {c.index: c for c in state.channels}
-        found = [by_index.get(i) for i in range(len(names))]
-        return names, tuple(tuple(c.color) if c is not None else (128, 128, 128) for c in found)  # type: ignore[misc]
-    return names, ()
 
 
 def add_analysis_actions(menu: QMenu, tools: AnalysisTools) -> tuple[QAction, QAction]:

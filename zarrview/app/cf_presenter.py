@@ -17,7 +17,6 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLineEdit
 
 from ..scheduling import Answer, WorkerPool, call_job
-from ..viewing import ViewController
 from ..viewing.cf.coords import CoordAxis, CoordError
 from ..viewing.cf.view import CFView, read_cf
 from ..viewing.conventions.georef import array_view
@@ -26,6 +25,7 @@ from ..zarrlib import Array
 from .bridge import gui_lane
 from .image_view import ImagePane
 from .plane_controls import PlaneControls
+from .view_host import StateHost
 
 #: the column of a slider's row where the coordinate value can be typed
 VALUE_COLUMN = 5
@@ -36,8 +36,8 @@ TICK_GAP_PX = 12
 
 
 class CFPresenter(QObject):
-    """The data view's CF part. It is given what it draws on: the view's ``controller`` (whose
-    state it reads and extends), the ``image`` pane (axes, title, colour bar) and the
+    """The data view's CF part. It is given what it draws on: the ``view`` (whose state it
+    reads and extends), the ``image`` pane (axes, title, colour bar) and the
     ``controls`` grid (value boxes, the stored-values box); the plane's controls come with each
     array (``start``). It says ``status(text)`` for the status bar and ``names_changed()`` when
     the CF read named the dimensions, for the axes to be named again."""
@@ -45,11 +45,11 @@ class CFPresenter(QObject):
     status = Signal(str)
     names_changed = Signal()
 
-    def __init__(self, pool: WorkerPool, controller: ViewController, image: ImagePane, controls: QGridLayout,
+    def __init__(self, pool: WorkerPool, view: StateHost, image: ImagePane, controls: QGridLayout,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.lane = gui_lane(pool, self, "CF attributes")
-        self.controller = controller
+        self.view = view
         self.image = image
         self.controls = controls
         #: the array whose conventions are read or shown, and its plane's controls
@@ -67,7 +67,7 @@ class CFPresenter(QObject):
             if answer.stale or answer.cancelled:
                 return  # another array shown meanwhile
             cf, error = answer.value, answer.error
-            state = self.controller.state
+            state = self.view.state
             if self.array is not arr or state is None or state.array is not arr:
                 return  # another array is shown now
             if error is not None:
@@ -84,11 +84,11 @@ class CFPresenter(QObject):
         self.present(None)
 
     def _apply(self, cf: CFView) -> None:
-        state = self.controller.state
+        state = self.view.state
         assert state is not None
         contrast = state.contrast if state.contrast is not None or cf.range is None else cf.range
         names = cf.names if cf.names and state.axis_names is None else state.axis_names
-        self.controller.set_state(state.with_(cf=cf, contrast=contrast, axis_names=names))
+        self.view.set_state(state.with_(cf=cf, contrast=contrast, axis_names=names))
         plane = self.plane
         if cf.crs:  # georeferenced axes are named with their units
             self.names_changed.emit()
@@ -113,9 +113,9 @@ class CFPresenter(QObject):
             self.status.emit(f"CF attributes of {state.array.path}: " + "; ".join(cf.notes))
 
     def _stored_values(self, raw: bool) -> None:
-        state = self.controller.state
+        state = self.view.state
         if state is not None:
-            self.controller.set_state(state.with_(raw=bool(raw)))
+            self.view.set_state(state.with_(raw=bool(raw)))
             self.present(state.cf)  # the title and the colour bar say which values are drawn
 
     def _value_box(self, plane: PlaneControls, dim: int, axis: CoordAxis) -> None:
@@ -147,7 +147,7 @@ class CFPresenter(QObject):
     def label_sliders(self) -> bool:
         """Each slider along a coordinate says its value (``time  2001-03-04 06:00``); False where
         the view has no CF coordinates."""
-        state, plane = self.controller.state, self.plane
+        state, plane = self.view.state, self.plane
         if state is None or state.cf is None or plane is None:
             return False
         names = list(dim_names(state.array, state.axis_names))
@@ -159,7 +159,7 @@ class CFPresenter(QObject):
     def present(self, cf: CFView | None) -> None:
         """Axes ticked in coordinate values with north up, the title and the colour bar's label."""
         pane = self.image
-        state = self.controller.state
+        state = self.view.state
         plot = pane.view
         y_axis = x_axis = None
         if cf is not None and state is not None:

@@ -1,8 +1,8 @@
 """The selected array on screen: a 2-D slice as an image (sliders for the other dimensions), a
 line plot for 1-D, the value of a 0-d array, a table for strings and records.
 
-This widget holds no view logic: input becomes a new ``ViewState`` for the view model's
-controller (``zarrview.viewing``), whose scenes it paints. Plots, values and tables go
+This widget holds no view logic: input becomes a new ``ViewState`` shown through the image
+model's driver (``viewing.ViewController`` run by ``scheduling.Driver``), whose scenes it paints. Plots, values and tables go
 through ``OtherViews``.
 """
 
@@ -15,9 +15,10 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout,
                                QWidget)
 
-from ..scheduling import Answer, WorkerPool, call_job
+from ..scheduling import Answer, Driver, WorkerPool, call_job
 from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.image.axes import dim_names
+from ..viewing.image.controller import PlaneRequest
 from ..viewing.cf.view import read_cf
 from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
 from ..viewing.conventions.georef import pyramid_state, pyramid_view, spatial_plane
@@ -152,10 +153,13 @@ class DataView(QWidget):
         self._pyramid_group: Group | None = None  # the GeoZarr pyramid shown, for its band picker
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
         self.plate_view: PlateView | None = None  # built on the first plate (set_plate)
-        self.controller = ViewController(pool, lambda fn: post(fn, self), self._paint,
-                                         on_progress=self.progress.emit, defer=self._defer)
+        #: the image's model, and the driver that reads what it asks and hands its scenes to ``_paint``
+        self.controller = ViewController()
+        self.driver: Driver[ViewState, PlaneRequest, Scene] = Driver(
+            self.controller, pool, self._paint, post=lambda fn: post(fn, self), name="image",
+            on_progress=self.progress.emit, defer=self._defer)
         #: the CF conventions of the array shown, read off the GUI thread
-        self.cf = CFPresenter(pool, self.controller, self.image, self.controls_layout, self)
+        self.cf = CFPresenter(pool, self, self.image, self.controls_layout, self)
         self.cf.status.connect(self.status)
         self.cf.names_changed.connect(self.label_axes)
         #: (r0, r1, c0, c1) to show first (``--region``)
@@ -174,12 +178,12 @@ class DataView(QWidget):
     # -- what the window uses ----------------------------------------------------------------
     def cancel(self) -> None:
         """Stop what the view is reading (the Cancel button); each read says it was cancelled."""
-        self.controller.cancel()
+        self.driver.cancel()
         self.others.cancel()
         if self.projection is not None:
             self.projection.cancel()
         if self.plate_view is not None:
-            self.plate_view.model.lane.cancel()
+            self.plate_view.driver.cancel()
 
     @property
     def state(self) -> ViewState | None:
@@ -329,8 +333,8 @@ class DataView(QWidget):
             self.label_panel = panel
 
     def set_state(self, state: ViewState) -> None:
-        """A new state for the view model, from a panel of the image (its label layers)."""
-        self.controller.set_state(state)
+        """Show ``state``: the loaded tiles drawn for it at once, what it lacks read."""
+        self.driver.show(state)
 
     def set_plate(self, plate: OmePlate, group: Group) -> PlateView:
         """An OME-Zarr plate: a grid of its wells' thumbnails (``app/plate_view.py``), read until
@@ -358,7 +362,7 @@ class DataView(QWidget):
             state = state.with_(region=(0.0, float(rows), 0.0, float(cols)), screen_scale=(min(sy, sx), min(sy, sx)))
         self.plane = build_plane_controls(self.controls_layout, state, index_changed=self._index_changed,
                                           axes_changed=self._axes_changed, complex_changed=self._complex_changed,
-                                          auto_contrast=self.controller.auto_contrast,
+                                          auto_contrast=self.auto_contrast,
                                           levels_typed=lambda levels: self._update(contrast=levels),
                                           per_plane=lambda on: self._update(auto_per_plane=on))
         label_image = self.ome is not None and self.ome.label is not None
@@ -370,7 +374,7 @@ class DataView(QWidget):
             self.controls_layout.addWidget(QLabel("Colours: each label its own"), 0, 7)
         self._fit_on_paint = True
         self._region_shown = region
-        self.controller.set_state(state)
+        self.set_state(state)
         self.projection = add_projection_controls(self, self.controls_layout, self.plane, state)
         self.label_axes()
 
@@ -384,8 +388,9 @@ class DataView(QWidget):
     def request_plane(self) -> None:
         """Read again what the view needs (after the chunk budget changed)."""
         if self.state is not None:
-            self.controller.state, state = None, self.state
-            self.controller.set_state(state)
+            state = self.state
+            self.controller.again()
+            self.set_state(state)
 
     def set_index(self, dim: int, value: int) -> None:
         if self.plane is not None:
@@ -411,7 +416,9 @@ class DataView(QWidget):
         return True
 
     def auto_contrast(self) -> None:
-        self.controller.auto_contrast()
+        scene = self.controller.auto_contrast()
+        if scene is not None:
+            self._paint(scene)
 
     def plane_selection(self) -> tuple[Any, ...]:
         assert self.state is not None
@@ -443,7 +450,7 @@ class DataView(QWidget):
     # -- input -> state ---------------------------------------------------------------------
     def _update(self, **changes: Any) -> None:
         if self.state is not None:
-            self.controller.set_state(self.state.with_(**changes))
+            self.set_state(self.state.with_(**changes))
 
     def _index_changed(self, dim: int, value: int) -> None:
         if self.state is None:
@@ -499,11 +506,11 @@ class DataView(QWidget):
 
     def _channel_changed(self, position: int, changes: dict[str, Any]) -> None:
         if self.state is not None:
-            self.controller.set_state(self.state.with_channel(position, **changes))
+            self.set_state(self.state.with_channel(position, **changes))
 
     def _channel_mode(self, mode: str) -> None:
         if self.state is not None:
-            self.controller.set_state(self.state.with_channel_mode(mode))
+            self.set_state(self.state.with_channel_mode(mode))
             sync_channel_slider(self.plane, self.state)
 
     def _complex_changed(self, mode: str) -> None:
@@ -614,6 +621,7 @@ class DataView(QWidget):
         self.problem = None
         self.array = arr
         self._pyramid_group = None
+        self.driver.clear()
         self.controller.clear()
         self.analysis.clear()
         self.others.clear()

@@ -9,8 +9,8 @@ three: on the image at (row, column), on the sections at the row or column and a
 The point moves on a click, not on hover: hovering would change the sections while the mouse
 travels across the image to reach them. A click on the image moves the point; a click on the
 XZ panel moves the column and the Z slider, one on the YZ panel the row and the Z slider. The
-sections are read on their own lane (newest only, the previous read cancelled) through the
-view model (``viewing.image.orthogonal``); nothing is read on the GUI thread. They are drawn
+sections are read by their view model (``viewing.image.orthogonal.SectionsModel``) on a driver
+of their own (newest only, the previous read cancelled); nothing is read on the GUI thread. They are drawn
 through the image's levels and lookup table (NaN in the missing colour), which they follow when
 the histogram or colour map changes, or in the channels' colours in composite mode; in physical
 proportions where the image has pixel sizes (OME-Zarr); and the YZ panel runs the way the image's
@@ -26,13 +26,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, QRect, QRectF, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QGraphicsItem, QGraphicsView, QLabel, QVBoxLayout, QWidget
 
-from ..scheduling import Answer, WorkerPool
+from ..scheduling import Driver, WorkerPool
 from ..viewing.image import orthogonal as ortho
 from ..viewing.image.axes import dim_names
 from ..viewing.image.section_readout import XZ, YZ, section_readout
 from ..viewing.image.state import ViewState
 from ..viewing.ome.view import symbol
-from .bridge import gui_lane
+from .bridge import post
 
 if TYPE_CHECKING:
     from .data_view import DataView
@@ -84,7 +84,9 @@ class OrthogonalViews(QObject):
         self.data = data
         self.pane = data.image
         self.on = False
-        self.lane = gui_lane(pool, self, "orthogonal sections")
+        self.model = ortho.SectionsModel()
+        self.driver: Driver[ortho.SectionAsk, ortho.SectionRequest, ortho.Sections] = Driver(
+            self.model, pool, self._answered, post=lambda fn: post(fn, self), name="orthogonal sections")
         self.xz = SectionPanel()
         self.yz = SectionPanel()
         self.z_combo = QComboBox()
@@ -104,8 +106,6 @@ class OrthogonalViews(QObject):
         self.point: tuple[int, int] | None = None
         self.z_dim: int | None = None
         self.shown_for: tuple[Any, ...] | None = None  # (array, rows dim, columns dim) of the point
-        self.pending: ortho.SectionRequest | None = None
-        self.drawn: ortho.SectionRequest | None = None
         self._arranged = False
         #: the physical size of a level-0 element along rows, columns and Z
         self.sizes = ortho.Proportions()
@@ -165,20 +165,16 @@ class OrthogonalViews(QObject):
             rows, cols = state.plane_shape
             r0, r1, c0, c1 = state.region or (0.0, float(rows), 0.0, float(cols))
             self.point, self.shown_for = (int((r0 + r1) / 2), int((c0 + c1) / 2)), which
-            self.drawn = self.sections = None  # another array or other axes: nothing of the old sections stays
+            self.sections = None  # another array or other axes: nothing of the old sections stays
+            self.model.forget()
             self.xz.item.clear()
             self.yz.item.clear()
         self._show_panels(state)
         self.yz.plot.invertY(not state.rows_up)  # it shares the image's rows: north up where the image is
         row, col = self.point
-        req = ortho.request(state, (row, col, state.indices[self.z_dim]), self.z_dim)
-        self._place_cross(req.point)
-        if self.pending is not None and req.key == self.pending.key or self.pending is None and \
-                self.drawn is not None and req.key == self.drawn.key:
-            return
-        self.pending = req
-        self.note.setText(f"Reading the {req.job.label}…")
-        self.lane.submit(req.job, lambda answer: self._answered(req, answer))
+        point = (row, col, state.indices[self.z_dim])
+        self._place_cross(ortho.clipped(state, point, self.z_dim))
+        self.driver.show(ortho.SectionAsk(state, point, self.z_dim))
 
     def _moved(self, row: float | None = None, col: float | None = None, z: float | None = None) -> None:
         """A click on the image or a panel: the point (and the Z slider) move there."""
@@ -222,27 +218,29 @@ class OrthogonalViews(QObject):
         d = self.z_combo.itemData(index)
         if isinstance(d, int) and d != self.z_dim:
             self.z_dim = d
-            self.drawn = None
+            self.model.forget()
             self.refresh()
 
     # -- answers ---------------------------------------------------------------------------
-    def _answered(self, req: ortho.SectionRequest, answer: Answer[Any]) -> None:
-        if req is not self.pending:
-            return
-        self.pending = None
-        got = ortho.apply(req, answer)
-        if got is None:  # cancelled: what is drawn stays
-            self.note.setText("Sections not read (cancelled)" if answer.cancelled else "")
-            return
+    @property
+    def pending(self) -> ortho.SectionRequest | None:
+        """The sections being read, if any."""
+        return self.driver.inflight
+
+    def _answered(self, got: ortho.Sections) -> None:
         self.note.setText(got.message or got.status)
+        if got.kept:  # reading, or cancelled: what is drawn stays
+            return
         if got.xz is None or got.yz is None:
             self.xz.item.clear()
             self.yz.item.clear()
             self.sections = None
             return
-        first = self.drawn is None or self.drawn.z_dim != req.z_dim or self.drawn.key[0] != req.key[0] \
+        req, before = got.request, self.sections.request if self.sections is not None else None
+        assert req is not None
+        first = before is None or before.z_dim != req.z_dim or before.key[0] != req.key[0] \
             or self.xz.item.image is None
-        self.drawn, self.sections = req, got
+        self.sections = got
         self._follow_levels()
         for panel, rect in ((self.xz, got.xz_rect), (self.yz, got.yz_rect)):
             panel.item.setRect(QRectF(*rect))
@@ -378,8 +376,7 @@ class OrthogonalViews(QObject):
                 panel.plot.layout.setContentsMargins(left, top, right, bottom)
 
     def _hide(self) -> None:
-        self.lane.discard()
-        self.pending = None
+        self.driver.discard()
         if not self._arranged or not self.xz.isVisible():
             return
         (x0, x1), (y0, y1) = self.pane.view.viewRange()

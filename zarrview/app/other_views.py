@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QTableView, QWidget
 
-from ..scheduling import Answer, Job, Lane, WorkerPool, call_job, read_job
+from ..scheduling import Answer, Driver, Job, Lane, WorkerPool, call_job, read_job
 from ..viewing import ViewState, initial_state
 from ..viewing.cf.table_plane import TABLE_COLUMNS, TablePlane
 from ..viewing.cf.view import CFView, read_cf
@@ -27,7 +27,7 @@ from ..viewing.conventions.georef import array_view, spatial_plane
 from ..viewing.export.plane import PlaneSpec, table_selection
 from ..viewing.image.axes import dim_names
 from ..viewing.image.readout import format_value, request_label
-from ..viewing.line.array import LineModel, LinePlot
+from ..viewing.line.array import LineModel, LinePlot, LineRange, LineRequest
 from ..zarrlib import Array
 from ..zarrlib.storage.access import AccessDeniedError
 from .bridge import post
@@ -53,9 +53,12 @@ class OtherViews:
         self.lane: Lane[Any] = Lane(pool, lambda fn: post(fn, owner), "values")
         self.line = LineView()
         self.plot = self.line.plot
-        self.line_model = LineModel(pool, lambda fn: post(fn, owner), self._plotted,
-                                    on_progress=owner.progress.emit)
-        self.line.range_changed = self.line_model.set_range
+        self.line_model = LineModel()
+        self.line_driver: Driver[LineRange, LineRequest, LinePlot] = Driver(
+            self.line_model, pool, self._plotted, post=lambda fn: post(fn, owner), name="line",
+            on_progress=owner.progress.emit)
+        self.line.range_changed = lambda x0, x1, columns: self.line_driver.show(
+            self.line_model.range_of(x0, x1, columns))
         self.value = QLabel()
         self.value.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -79,13 +82,14 @@ class OtherViews:
         self.cf = self.table_plane = None
         self.labels = {}
         self.lane.discard()  # answers still coming are stale
+        self.line_driver.clear()
         self.line_model.clear()
         self.line.reset()
 
     def cancel(self) -> None:
         """Stop the value, page or line being read: its answer says it was cancelled."""
         self.lane.cancel()
-        self.line_model.lane.cancel()
+        self.line_driver.cancel()
 
     def follow_palette(self, pal: QPalette) -> None:
         self.line.follow_palette(pal)
@@ -117,7 +121,7 @@ class OtherViews:
                 self._request(())
             else:
                 self.owner.stack.setCurrentWidget(self.line)
-                self.line_model.show(arr, self.cf)
+                self.line_driver.show(self.line_model.show(arr, self.cf))
 
         self.lane.submit(call_job(lambda: array_view(arr, read_cf(arr)), label=f"CF attributes of {arr.path}"), done)
 

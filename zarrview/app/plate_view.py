@@ -13,9 +13,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
-from ..scheduling import WorkerPool
+from ..scheduling import Driver, WorkerPool
 from ..viewing.ome import OmePlate
-from ..viewing.plate.mosaic import PlateModel, PlateMosaic, render
+from ..viewing.plate.mosaic import PlateModel, PlateMosaic, PlateShown, WellsRequest, render
 from ..zarrlib import Group
 from .bridge import post
 
@@ -27,7 +27,9 @@ class PlateView(QWidget):
     def __init__(self, pool: WorkerPool, owner: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.owner = owner  # the DataView: status, progress, loaded
-        self.model = PlateModel(pool, lambda fn: post(fn, self), self._draw, on_progress=owner.progress.emit)
+        self.model = PlateModel()
+        self.driver: Driver[PlateShown, WellsRequest, PlateMosaic] = Driver(
+            self.model, pool, self._draw, post=lambda fn: post(fn, self), name="plate", on_progress=owner.progress.emit)
         self.group: Group | None = None
         self.header = QLabel()
         self.header.setWordWrap(True)
@@ -65,10 +67,11 @@ class PlateView(QWidget):
                             f"{len(plate.wells)} wells, each drawn from the lowest resolution of its first field. "
                             f"Click a well to open its fields.")
         self._fit = True
-        self.model.show(plate, group)
+        self.driver.show(PlateShown(plate, group))
         self._ticks(plate)
 
     def clear(self) -> None:
+        self.driver.clear()
         self.model.clear()
         self.group = None
         self.image.clear()

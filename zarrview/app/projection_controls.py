@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSpinBox, QWidget
 
+from ..scheduling import Driver
 from ..viewing.export.plane import PlaneSpec
 from ..viewing.image.axes import dim_names
 from ..viewing.image.state import ViewState
@@ -25,7 +26,7 @@ from ..viewing.projection.cluster import Source
 from ..viewing.projection.ops import OPS
 from ..viewing.projection.shown import projected_export, projected_readout, projected_scene, short_label
 from ..viewing.projection.spec import ProjectionSpecError
-from ..viewing.projection.view import Engine, ProjectedPlane, ProjectionModel, ProjectionRequest
+from ..viewing.projection.view import Engine, ProjectedPlane, ProjectionAsk, ProjectionModel, ProjectionRequest
 from .bridge import post
 from .plane_controls import INT_MAX, PlaneControls
 
@@ -44,8 +45,10 @@ class ProjectionControls(QWidget):
         super().__init__()
         self.view = view
         self.plane = plane
-        self.model = ProjectionModel(view.pool, lambda fn: post(fn, self), self._answered,
-                                     on_progress=view.progress.emit)
+        self.model = ProjectionModel()
+        self.driver: Driver[ProjectionAsk, ProjectionRequest, ProjectedPlane] = Driver(
+            self.model, view.pool, self._answered, post=lambda fn: post(fn, self), name="projection",
+            on_progress=view.progress.emit)
         #: the projection on screen (None: the plain plane), with the request that made it
         self.shown: ProjectedPlane | None = None
         self.request: ProjectionRequest | None = None
@@ -120,7 +123,7 @@ class ProjectionControls(QWidget):
 
     def _moved(self, d: int) -> None:
         """A slider moved: the reduced dimension's returns to the plain plane, another's projects the new plane."""
-        if self.shown is None and self.model.inflight is None:
+        if self.shown is None and self.driver.inflight is None:
             return
         if d == self.dim.currentData():
             self.dim.setCurrentIndex(0)
@@ -143,18 +146,20 @@ class ProjectionControls(QWidget):
         if state is None or d is None:
             return
         try:
-            req = self.model.request(state, d, self.op.currentText(), self.start.value(), self.stop.value(),
-                                     engine=self.engine())
+            req = self.model.request(ProjectionAsk(state, d, self.op.currentText(), self.start.value(),
+                                                   self.stop.value(), self.engine()))
         except ProjectionSpecError as e:
             self.view.status.emit(str(e).removeprefix("zarrview: "))
             return
+        assert req is not None  # a new ask is always computed
+        self.driver.ask(req)
         self.request = req
         self.label.setText(f"computing {short_label(req.projection)}…")
         self.view.status.emit(f"Projecting {req.label}…")
         self.view.progress.emit(0, 1)  # the window's Cancel button applies from now on
 
     def cancel(self) -> None:
-        self.model.cancel()
+        self.driver.cancel()
 
     def _answered(self, plane: ProjectedPlane) -> None:
         req, state = self.request, self.state
@@ -169,8 +174,7 @@ class ProjectionControls(QWidget):
     def show_plain(self) -> None:
         """Back to the plane the sliders say (any projection being computed is dropped)."""
         was = self.shown is not None
-        self.model.cancel()
-        self.model.inflight = None
+        self.driver.discard()
         self.shown = None
         self.label.setText("")
         if was:

@@ -61,7 +61,7 @@ class SeriesPanel(QObject):
             if self.dock is not None:
                 self.dock.hide()
                 if self.view is not None:
-                    self.view.model.cancel()
+                    self.view.stop()
             return
         if self.dock is None:
             from .series_view import SeriesView
@@ -122,6 +122,6 @@ class SeriesPanel(QObject):
 
     def _visibility(self, visible: bool) -> None:
         if not visible and self.view is not None:
-            self.view.model.cancel()
+            self.view.stop()
         self.shown_changed.emit(visible)
 

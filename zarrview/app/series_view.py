@@ -1,8 +1,8 @@
 """The series at a clicked point: a plot that fills in as the lines' chunks are read.
 
-A thin widget over ``viewing.line.series.SeriesModel``: it shows what the model publishes (the
-title, the values read so far, progress while it fills) and turns Cancel and the dimension
-picker into model calls. Reads run on the model's own lane, never on the GUI thread;
+A thin widget over ``viewing.line.series.SeriesModel``: it draws what the model's driver hands
+it (the title, the values read so far, progress while it fills) and turns Cancel and the
+dimension picker into model calls. Reads run on the driver's lane, never on the GUI thread;
 tick labels on the x axis are the coordinate's own words (dates, ``45.25 °N``) through
 ``FormatAxis``. A series of several channels draws one line per channel in the channel's colour
 (made darker or lighter where it would vanish into the background: a white channel on a light
@@ -18,8 +18,8 @@ from PySide6.QtGui import QPalette, QPen
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout,
                                QWidget)
 
-from ..scheduling import WorkerPool
-from ..viewing.line.series import RGB, PointQuery, Series, SeriesModel, date_text
+from ..scheduling import Driver, WorkerPool
+from ..viewing.line.series import RGB, PointQuery, Series, SeriesModel, SeriesRequest, date_text
 from .bridge import post
 from .line_view import FormatAxis, follow_data_in_y
 
@@ -39,7 +39,9 @@ class SeriesView(QWidget):
         self.pool = pool or WorkerPool()
         if owned:  # a view on its own (tests, embedding) closes the pool it made
             self.destroyed.connect(self.pool.close)
-        self.model = SeriesModel(self.pool, lambda fn: post(fn, self), self._show)
+        self.model = SeriesModel()
+        self.driver: Driver[PointQuery, SeriesRequest, Series] = Driver(
+            self.model, self.pool, self._show, post=lambda fn: post(fn, self), name="series")
         self.series = Series()
         self.title = QLabel("Click a point of the image to plot its values along a dimension.")
         self.title.setWordWrap(True)
@@ -55,7 +57,7 @@ class SeriesView(QWidget):
         self.cancel = QPushButton("Cancel")
         self.cancel.setToolTip("Stop reading; the values read so far stay")
         self.cancel.setEnabled(False)
-        self.cancel.clicked.connect(self.model.cancel)
+        self.cancel.clicked.connect(self.stop)
         self.bottom = FormatAxis("bottom")
         self.left = FormatAxis("left")
         self.plot = pg.PlotWidget(axisItems={"bottom": self.bottom, "left": self.left})
@@ -100,7 +102,14 @@ class SeriesView(QWidget):
                 self.along.setCurrentIndex(query.dim)
         finally:
             self._setting_dims = False
-        self.model.request(query)
+        self.driver.show(query)
+
+    def stop(self) -> None:
+        """Stop reading the line: the values read so far stay."""
+        self.driver.discard()
+        stopped = self.model.cancelled()
+        if stopped is not None:
+            self._show(stopped)
 
     def follow_palette(self, pal: QPalette) -> None:
         """The plot follows the light or dark colour scheme."""
@@ -124,7 +133,9 @@ class SeriesView(QWidget):
     # -- the model's side ---------------------------------------------------------------------
     def _along_changed(self, index: int) -> None:
         if not self._setting_dims and index >= 0:
-            self.model.along(index)
+            query = self.model.along(index)
+            if query is not None:
+                self.driver.show(query)
 
     def _show(self, s: Series) -> None:
         self.series = s

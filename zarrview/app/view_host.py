@@ -1,5 +1,6 @@
 """What the data view offers the panels it builds for an image: the label layers' panel
-(``label_controls.py``) and the projection row (``projection_controls.py``).
+(``label_controls.py``), the projection row (``projection_controls.py``) and the CF part
+(``cf_presenter.py``).
 
 Each panel sees the view through one of these protocols, which name only what that panel uses,
 so neither imports the data view, and the view's other members stay its own.
@@ -37,6 +38,19 @@ class LabelHost(Protocol):
 
     def set_state(self, state: ViewState) -> None:
         """A new state for the view model (the layers added, shown, faded or recoloured)."""
+        ...
+
+
+class StateHost(Protocol):
+    """The view whose state a panel reads and extends (the CF part adds coordinates and units)."""
+
+    @property
+    def state(self) -> ViewState | None:
+        """The view model's state shown now (None: no image)."""
+        ...
+
+    def set_state(self, state: ViewState) -> None:
+        """Show ``state``."""
         ...
 
 

@@ -1,13 +1,15 @@
 """Scheduling: jobs built on the GUI thread, lanes that keep only the newest job of a stream,
-one bounded worker pool every lane shares, its decoded-chunk cache, and reading ahead. No Qt
-here: the app hands each lane a ``post`` that queues answers to the GUI thread."""
+the driver that runs every view model on a lane of its own, one bounded worker pool every lane
+shares, its decoded-chunk cache, and reading ahead. No Qt here: the app hands each driver a
+``post`` that queues answers to the GUI thread."""
 
 from .answer import Answer
+from .driver import Driver, ReadsAhead, Request, TakesParts, ViewModel
 from .job import Compute, Context, Job, Progress, call_job, compute_job, read_job
 from .lane import Lane, Post, call_now
 from .pool import DEFAULT_THREADS, PoolClosed, WorkerPool
 from .prefetch import Prefetch, Warm
 from .tally import LaneCount, Tally
 
-__all__ = ["Answer", "Compute", "Context", "DEFAULT_THREADS", "Job", "Lane", "LaneCount", "PoolClosed", "Post", "Prefetch",
-           "Progress", "Tally", "Warm", "WorkerPool", "call_job", "call_now", "compute_job", "read_job"]
+__all__ = ["Answer", "Compute", "Context", "DEFAULT_THREADS", "Driver", "Job", "Lane", "LaneCount", "PoolClosed", "Post", "Prefetch",
+           "Progress", "ReadsAhead", "Request", "Tally", "TakesParts", "ViewModel", "Warm", "WorkerPool", "call_job", "call_now", "compute_job", "read_job"]

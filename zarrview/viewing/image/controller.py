@@ -1,35 +1,32 @@
-"""The controller of an image view: states in, jobs out, answers in, scenes out.
+"""The model of an image view: states in, requests out, answers in, scenes out.
 
-The request cycle, on the controller's lane (``scheduling.Lane``):
+It owns no lane and calls nobody back: the one driver every view model has
+(``scheduling.Driver``) runs it, and the view draws what it returns.
 
-1. The Qt view (or a test) calls :meth:`ViewController.set_state` on the GUI thread with the
-   new :class:`ViewState`. The controller plans what that view needs (``plan_view``: the whole
+1. ``request(state)`` takes a new :class:`ViewState` (once per state given) and says what it
+   needs read. Taking it, the model plans what that view needs (``plan_view``: the whole
    plane, the visible region at full resolution, or a preview of it within the chunk budget), at
    the pyramid level the zoom needs (``levels.py``; a plane with nothing on screen yet gets the
-   coarsest level first, and its answer triggers the read of the level wanted). A change of how
-   loaded values are drawn (complex mode; in composite mode a channel's colour, window,
-   visibility or inversion) draws the loaded tiles again from their values and reads nothing.
-   If a loaded tile of the same plane already covers it at that resolution, nothing is read
-   and the status is cleared. Otherwise :meth:`request` builds a :class:`PlaneRequest` (the
-   job, with everything it reads bound, and what placing its answer needs) and submits the job
-   to the lane, which numbers it and cancels whatever the view was reading.
-2. The lane answers every job exactly once, on a worker of the shared pool: data, an error,
-   or cancelled. The answer is posted to the GUI thread (``post``); one that a newer job
-   replaced arrives marked stale.
-3. :meth:`apply` drops stale answers: that view state is gone. The newest answer becomes a
-   tile placed in data coordinates (a preview replaces the
-   coarse layer, full resolution the detail layer), levels are chosen from the values on screen
-   (``visible.py``: the tile at the level shown cut to the region in view; in composite mode the
-   channel axis was read whole, the scene carries the channels' settings with levels (0, 1), and
-   windows the metadata lacks are taken from this first tile into the state), and the new
-   :class:`Scene` goes to ``on_scene``. Automatic levels are taken when the array, axes or mode
-   change, on Auto contrast, and with ``ViewState.auto_per_plane`` for every new plane (from its
-   first tile, and again from its first full-resolution one). A cancelled newest answer (the user pressed Cancel)
-   leaves the tiles as they were, says so, and forgets the request, so the next pan, zoom or
-   slider step reads again instead of waiting for an answer that will not come.
-4. After a full-resolution tile lands, one prefetch (the neighbouring planes, or a ring of
-   chunks around the region) is offered to ``defer``, which runs it once the frame is
-   painted; any newer job makes it void, and any new job stops it.
+   coarsest level first, and once that is drawn the driver asks again and gets the level
+   wanted). A change of how loaded values are drawn (complex mode; in composite mode a
+   channel's colour, window, visibility or inversion) draws the loaded tiles again from their
+   values and reads nothing. If a loaded tile of the same plane already covers it at that
+   resolution, the request is None. Otherwise it is a :class:`PlaneRequest`: the job, with
+   everything it reads bound, and what placing its answer needs.
+2. ``waiting(request)`` is the scene drawn at once: the loaded tiles, saying what is read.
+3. ``apply(request, answer)`` is given only the newest answer (the driver drops stale ones).
+   It becomes a tile placed in data coordinates (a preview replaces the coarse layer, full
+   resolution the detail layer), levels are chosen from the values on screen (``visible.py``:
+   the tile at the level shown cut to the region in view; in composite mode the channel axis
+   was read whole, the scene carries the channels' settings with levels (0, 1), and windows the
+   metadata lacks are taken from this first tile into the state), and the new :class:`Scene`
+   is returned. Automatic levels are taken when the array, axes or mode change, on Auto
+   contrast, and with ``ViewState.auto_per_plane`` for every new plane (from its first tile,
+   and again from its first full-resolution one). A cancelled answer (the user pressed Cancel)
+   leaves the tiles as they were and says so; the next pan, zoom or slider step reads again.
+4. ``ahead(request)``, asked by the driver once a full-resolution tile is drawn and nothing
+   newer was asked, names the neighbouring planes (or a ring of chunks around the region) to
+   warm into the cache.
 5. The view turns a scene into pixels on a worker too (``rendering.py``: levels, lookup table
    or composite, at about the screen's resolution): the GUI thread only hands them to Qt.
 
@@ -40,13 +37,13 @@ lacks reads. CF masking and unpacking (``ViewState.decoding``) run on the worker
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, Lane, Post, Prefetch, WorkerPool
+from ...scheduling import Answer, Job, Warm
 from ..labels.layers import recoloured
 from ..labels.reads import has_labels, plane_job, prefetch_labels, split
 from .axes import dim_names
@@ -82,24 +79,22 @@ class PlaneRequest:
     def label(self) -> str:
         return self.job.label
 
-    def same_read(self, other: PlaneRequest | None) -> bool:
-        return other is not None and (self.plan, self.plane_key, self.level.index, self.labels) == (
-            other.plan, other.plane_key, other.level.index, other.labels)
+    @property
+    def read(self) -> Hashable:
+        """What it reads: a request for the same read waits for this one's answer."""
+        return (self.plan, self.plane_key, self.level.index, self.labels)
 
 
 class ViewController:
-    def __init__(self, pool: WorkerPool, post: Post, on_scene: Callable[[Scene], None], *,
-                 on_progress: Callable[[int, int], None] | None = None,
-                 defer: Callable[[Callable[[], None]], None] | None = None,
-                 budget: int = DEFAULT_CHUNK_BUDGET) -> None:
-        self.lane: Lane[Any] = Lane(pool, post, "image")
-        self.prefetch = Prefetch(pool)
-        self.on_scene = on_scene
-        self.on_progress = on_progress
-        self.defer = defer
+    def __init__(self, budget: int = DEFAULT_CHUNK_BUDGET) -> None:
         self.budget = budget
+        #: the state shown, as the model completed it (channel windows, levels taken)
         self.state: ViewState | None = None
+        #: the state last given to ``request``: given again (the driver asking for more of the
+        #: same view), it is not taken a second time
+        self._given: ViewState | None = None
         self.scene = Scene()
+        #: the request being read: what ``waiting`` says, and what a view that needs no read ends
         self._inflight: PlaneRequest | None = None
         #: what the automatic levels were taken for; a change (array, axes, complex mode,
         #: Auto contrast) takes them again from the next tile
@@ -107,10 +102,21 @@ class ViewController:
         #: the plane the automatic levels were last taken for, and whether from a full-resolution
         #: tile: with ``auto_per_plane`` a new plane takes them again, and once more at full resolution
         self._levels_plane: tuple[tuple[Any, ...], bool] | None = None
-        self.requests = 0  # submitted jobs, for tests and benchmarks
 
     # -- input ------------------------------------------------------------------------------
-    def set_state(self, state: ViewState) -> None:
+    def request(self, state: ViewState) -> PlaneRequest | None:
+        """What ``state`` needs read, or None where a loaded tile of its plane covers it (or the
+        array is empty: ``waiting`` says so). A state not given before is taken first."""
+        if state is not self._given:
+            self._given = state
+            self._take(state)
+        if self.state is None or self._empty(self.state) is not None:
+            return None
+        return self.needed(self.state)
+
+    def _take(self, state: ViewState) -> None:
+        """``state`` becomes the one shown: the loaded tiles are drawn for it (redisplayed,
+        recoloured, levels), and anything of another array is dropped."""
         old, self.state = self.state, state
         scene = self.scene
         if old is None or state.array is not old.array:
@@ -142,45 +148,57 @@ class ViewController:
             scene = replace(scene, levels=state.contrast)
         elif self._levels_key(state) != self._levels_for and self._plane_tiles(scene, state):
             scene = self._auto_levels(scene, state)
+        self.scene = scene
+
+    def waiting(self, request: PlaneRequest | None) -> Scene:
+        """The scene drawn at once for the state taken: what is loaded, saying what is read."""
+        state = self.state
+        if state is None:
+            return self.scene
         empty = self._empty(state)
         if empty is not None:
-            self._forget()  # any answer still coming is stale
-            self._publish(Scene(message=empty, status=empty, channel_dim=state.channel_dim))
-            return
-        self.scene = scene
-        self._read_if_needed(state)
+            self._inflight = None
+            return self._keep(Scene(message=empty, status=empty, channel_dim=state.channel_dim))
+        if request is None:
+            status = self.scene.status
+            if self._inflight is not None:  # it said "Reading …" of a view that is gone
+                self._inflight = None
+                status = ""
+            return self._keep(replace(self.scene, status=status, busy=False))
+        if request is self._inflight:  # the same read still under way
+            return self.scene
+        self._inflight = request
+        return self._keep(replace(self.scene, status=f"Reading {request.label}…", busy=True, message=None))
+
+    def again(self) -> None:
+        """The next state given is taken as new: the loaded tiles are dropped and read again
+        (after the chunk budget changed, or a refused prefix was allowed)."""
+        self.state = None
+        self._given = None
 
     def clear(self) -> None:
-        """Nothing is viewed any more: answers still coming are stale and the scene is empty."""
-        self._forget()
+        """Nothing is viewed any more: the scene is empty (the driver drops what is still coming)."""
+        self._inflight = None
         self.state = None
+        self._given = None
         self.scene = Scene()
         self._levels_for = None
         self._levels_plane = None
 
-    def auto_contrast(self) -> None:
+    def auto_contrast(self) -> Scene | None:
         """Levels from the values on screen again (``visible.py``: the loaded tile at the level
-        shown, cut to the region in view); in a composite, each channel's window from its values."""
+        shown, cut to the region in view); in a composite, each channel's window from its values.
+        The scene to draw, or None where nothing is loaded."""
         if self.state is None:
-            return
+            return None
         self.state = self.state.with_(contrast=None)
         current = self._plane_tiles(self.scene, self.state)
         if current and self.state.composite:  # each channel's window from its own values
             state = self._windows(self.state, current[-1], only_missing=False)
-            self._publish(self._redisplay(self.scene, state))
-        elif current:
-            self._publish(self._auto_levels(self.scene, self.state))
-
-    def cancel(self) -> None:
-        """Stop the read in flight: its answer says it was cancelled."""
-        self.lane.cancel()
-        self.prefetch.stop()
-
-    def _forget(self) -> None:
-        """The read in flight is no longer wanted: its answer will be stale."""
-        self._inflight = None
-        self.lane.discard()
-        self.prefetch.stop()
+            return self._keep(self._redisplay(self.scene, state))
+        if current:
+            return self._keep(self._auto_levels(self.scene, self.state))
+        return None
 
     def readout(self, row: int, col: int) -> str:
         return "" if self.state is None else readout(self.state, self.scene, row, col)
@@ -197,7 +215,7 @@ class ViewController:
         return plan_view(arr.shape, arr.typical_chunks, (state.y_dim, state.x_dim), fixed, lv.region, lv.screen_scale,
                          self.budget, state.channel_dim)
 
-    def request(self, state: ViewState) -> PlaneRequest | None:
+    def needed(self, state: ViewState) -> PlaneRequest | None:
         """What ``state`` needs read, or None where a loaded tile of its plane covers it."""
         wanted, coarsest = level_views(state)
         plan = self._plan_level(state, wanted)
@@ -214,24 +232,6 @@ class ViewController:
         label = request_label(arr.path, plan.selection, arr.shape)
         job = plane_job(arr, plan.selection, label, state, target, plan, self.budget)
         return PlaneRequest(job, plan, key, target, layer, names)
-
-    def _read_if_needed(self, state: ViewState) -> None:
-        req = self.request(state)
-        if req is None:
-            status = self.scene.status
-            if self._inflight is not None:  # a read for an older view is no longer wanted
-                self._forget()
-                status = ""  # it said "Reading …" of a view that is gone
-            self._publish(replace(self.scene, status=status, busy=False))
-            return
-        if req.same_read(self._inflight):
-            self._publish(self.scene)
-            return
-        self._inflight = req
-        self.requests += 1
-        self.prefetch.stop()  # reading ahead never delays what is on screen
-        self._publish(replace(self.scene, status=f"Reading {req.label}…", busy=True, message=None))
-        self.lane.submit(req.job, lambda answer: self.apply(req, answer), on_progress=self._progress)
 
     def _covered(self, plan: PlaneRead, lv: LevelView, key: tuple[Any, ...], state: ViewState) -> bool:
         """Whether a loaded tile of this plane covers what ``plan`` would read, at least as finely."""
@@ -252,25 +252,19 @@ class ViewController:
                 return True
         return False
 
-    def _progress(self, done: int, total: int) -> None:
-        if self.on_progress is not None:
-            self.on_progress(done, total)
-
     # -- answers ----------------------------------------------------------------------------
-    def apply(self, request: PlaneRequest, answer: Answer[Any]) -> None:
-        """Place the answer to ``request`` in the scene (nothing for a stale one: that view is gone)."""
-        if answer.stale or self.state is None:
-            return
+    def apply(self, request: PlaneRequest, answer: Answer[Any]) -> Scene | None:
+        """The scene with the answer to ``request`` placed in it (None where nothing is viewed)."""
+        if self.state is None:
+            return None
         self._inflight = None
         state = self.state
         if answer.cancelled:
-            self._publish(replace(self.scene, busy=False, status=f"Cancelled reading {request.label}"))
-            return
+            return self._keep(replace(self.scene, busy=False, status=f"Cancelled reading {request.label}"))
         if answer.error is not None:
             text = f"Cannot show {request.label}:\n{answer.error}"
-            self._publish(Scene(message=text, status=f"Error: {answer.error}", channel_dim=state.channel_dim,
-                                problem=text))
-            return
+            return self._keep(Scene(message=text, status=f"Error: {answer.error}", channel_dim=state.channel_dim,
+                                    problem=text))
         assert answer.value is not None
         plan, key, lv = request.plan, request.plane_key, request.level
         data, planes = split(answer.value, state.labels)  # recoloured where colours were edited meanwhile
@@ -300,12 +294,7 @@ class ViewController:
             scene = replace(scene, levels=state.contrast)
         elif self._levels_key(state) != self._levels_for:
             scene = self._auto_levels(scene, state)
-        scene = replace(scene, status=self._status(tile, plan, request.label, answer.seconds, scene))
-        self._publish(scene)
-        if state.pyramid and request.layer == "coarse":
-            self._read_if_needed(state)  # the coarsest level is on screen: now the level the zoom needs
-        else:
-            self._offer_prefetch(plan, state, lv)
+        return self._keep(replace(scene, status=self._status(tile, plan, request.label, answer.seconds, scene)))
 
     def _status(self, tile: Tile, plan: PlaneRead, label: str, seconds: float, scene: Scene) -> str:
         if plan.preview:
@@ -387,27 +376,22 @@ class ViewController:
                 return f"{arr.path} is empty: {names[d]} has length 0 (shape {list(arr.shape)})"
         return None
 
-    def _publish(self, scene: Scene) -> None:
+    def _keep(self, scene: Scene) -> Scene:
         self.scene = scene
-        self.on_scene(scene)
+        return scene
 
-    # -- prefetch ---------------------------------------------------------------------------
-    def _offer_prefetch(self, plan: PlaneRead, state: ViewState, lv: LevelView) -> None:
-        if self.defer is None or plan.preview:
-            return
-        number = self.lane.newest
+    # -- reading ahead ----------------------------------------------------------------------
+    def ahead(self, request: PlaneRequest) -> list[Warm]:
+        """The reads worth warming after ``request``'s tile was drawn: the neighbouring planes of
+        a whole plane, else a ring of chunks around the region; none after a preview or once
+        another plane is shown (a pan the loaded tiles cover keeps the plane, and the offer)."""
+        state, plan, lv = self.state, request.plan, request.level
+        if state is None or plan.preview or request.layer != "detail" or state.plane_key() != request.plane_key:
+            return []
         rows, cols = lv.array.shape[state.y_dim], lv.array.shape[state.x_dim]
         whole = (plan.r0, plan.r1, plan.c0, plan.c1) == (0, rows, 0, cols)
-
-        def run() -> None:
-            # still wanted while no newer read was asked for and the plane is the same (a pan
-            # that the loaded tiles cover changes the state, not what is worth reading ahead)
-            if (number == self.lane.newest and self._inflight is None and self.state is not None
-                    and self.state.plane_key() == state.plane_key()):
-                ahead = neighbours(plan, state, lv, self._last_moved) if whole else ring(plan, state, lv, self.budget)
-                self.prefetch.warm(prefetch_labels(ahead, state, lv, self.budget))
-
-        self.defer(run)
+        ahead = neighbours(plan, state, lv, self._last_moved) if whole else ring(plan, state, lv, self.budget)
+        return prefetch_labels(ahead, state, lv, self.budget)
 
     _last_moved: int | None = None
 

@@ -25,7 +25,7 @@ indices along Z) so that it lines up with the plane whatever the level read.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,6 +84,20 @@ class SectionRequest:
     #: the view they are read for (their readout names its indices)
     state: ViewState
 
+    @property
+    def read(self) -> Hashable:
+        return self.key
+
+
+@dataclass(frozen=True, eq=False)
+class SectionAsk:
+    """The state of the sections: the view, the point (row, column, z in level-0 indices)
+    and the dimension on the panels' Z axis."""
+
+    state: ViewState
+    point: tuple[int, int, int]
+    z_dim: int
+
 
 @dataclass(frozen=True, eq=False)
 class Sections:
@@ -100,6 +114,41 @@ class Sections:
     #: readout under the cursor, and the request they answer
     values: tuple[np.ndarray, np.ndarray] | None = None
     request: SectionRequest | None = None
+    #: only ``status`` is new (reading, or cancelled): the sections drawn stay
+    kept: bool = False
+
+
+class SectionsModel:
+    """The sections' view model, run by a driver (``scheduling.Driver``): an ask whose sections
+    are drawn reads nothing; the newest answer becomes what the panels draw."""
+
+    def __init__(self) -> None:
+        #: the request whose sections are drawn (None: none, or another array's)
+        self.drawn: SectionRequest | None = None
+
+    def forget(self) -> None:
+        """Nothing drawn counts any more (another array, other axes, another Z)."""
+        self.drawn = None
+
+    def request(self, ask: SectionAsk) -> SectionRequest | None:
+        req = request(ask.state, ask.point, ask.z_dim)
+        return None if self.drawn is not None and req.key == self.drawn.key else req
+
+    def waiting(self, req: SectionRequest | None) -> Sections | None:
+        return None if req is None else Sections(status=f"Reading the {req.job.label}…", kept=True, request=req)
+
+    def apply(self, req: SectionRequest, answer: Answer[Any]) -> Sections:
+        got = apply(req, answer)
+        if got is None:  # cancelled: what is drawn stays
+            return Sections(status="Sections not read (cancelled)", kept=True, request=req)
+        self.drawn = req if got.xz is not None else None
+        return got
+
+
+def clipped(state: ViewState, point: tuple[int, int, int], z_dim: int) -> tuple[int, int, int]:
+    """``point`` (row, column, z) moved inside the array where it lies outside."""
+    shape = state.array.shape
+    return (_clip(point[0], shape[state.y_dim]), _clip(point[1], shape[state.x_dim]), _clip(point[2], shape[z_dim]))
 
 
 def z_choices(state: ViewState) -> list[int]:
@@ -156,8 +205,7 @@ def request(state: ViewState, point: tuple[int, int, int], z_dim: int, *, max_px
         raise ValueError(f"dimension {z_dim} is not on a slider")
     y, x = state.y_dim, state.x_dim
     level, arr, place = _level(state, (y, x, z_dim), max_px)
-    point = (_clip(point[0], state.array.shape[y]), _clip(point[1], state.array.shape[x]),
-             _clip(point[2], state.array.shape[z_dim]))
+    point = clipped(state, point, z_dim)
     indices = list(state.indices)
     indices[y], indices[x], indices[z_dim] = point
     at = [_clip(place.index(d, i), arr.shape[d]) for d, i in enumerate(indices)]

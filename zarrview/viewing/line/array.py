@@ -15,13 +15,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job
+from ...scheduling import Answer, Job, compute_job
 from ...zarrlib import Array, CancelToken, ChunkCache, ChunkFailure
 from ..cf.decoded import Decoding, Format
 from ..cf.coords import CoordAxis
@@ -179,26 +179,35 @@ class LineRequest:
     def label(self) -> str:
         return self.job.label
 
+    @property
+    def read(self) -> Hashable:
+        return self.plan
+
+
+@dataclass(frozen=True)
+class LineRange:
+    """The state of a line view: the indices ``x0``..``x1`` in view, over ``columns`` screen
+    columns (None: as wide as before)."""
+
+    x0: float
+    x1: float
+    columns: int | None = None
+
 
 class LineModel:
-    """States (an array and a visible x range) in, ``LinePlot`` out, on a lane of its own:
-    stale answers arrive marked so and are dropped, as ``ViewController`` does for images.
+    """States (the visible range of the array shown) in, ``LinePlot`` out, run by a driver
+    (``scheduling.Driver``) as the image's model is: it owns no lane and calls nobody back.
 
     With the array's CF view (``show(arr, cf)``) the line is the image's values: decoded (packing
     undone, fill values as gaps, times as dates) and drawn against the dimension's coordinate
     variable (dates for a time), titled with the long name and units. Ranges stay indices inside
     the model: a visible x range in coordinate values is turned back into one."""
 
-    def __init__(self, pool: WorkerPool, post: Post, on_plot: Callable[[LinePlot], None], *,
-                 on_progress: Callable[[int, int], None] | None = None, budget: int = DEFAULT_CHUNK_BUDGET) -> None:
-        self.lane: Lane[Any] = Lane(pool, post, "line")
-        self.on_plot = on_plot
-        self.on_progress = on_progress
+    def __init__(self, budget: int = DEFAULT_CHUNK_BUDGET) -> None:
         self.budget = budget
         self.array: Array | None = None
         self.plot = LinePlot()
         self.columns = DEFAULT_COLUMNS
-        self._asked: LinePlan | None = None
         self.decoding: Decoding | None = None
         #: the x position of each index (the coordinate's, increasing or decreasing), else None
         self.positions: np.ndarray | None = None
@@ -206,21 +215,17 @@ class LineModel:
 
     def clear(self) -> None:
         self.array = None
-        self.lane.discard()  # answers still coming are stale
-        self._asked = None
         self.plot = LinePlot()
         self.decoding = self.positions = None
         self._look = LinePlot()
 
-    def show(self, arr: Array, cf: CFView | None = None) -> None:
-        """Plot ``arr``, decoded and against its coordinate as ``cf`` (read on a worker) says."""
+    def show(self, arr: Array, cf: CFView | None = None) -> LineRange:
+        """Plot ``arr``, decoded and against its coordinate as ``cf`` (read on a worker) says:
+        the state of the whole line, for the driver to show."""
         self.clear()
         self.array = arr
         self._describe(arr, cf)
-        if arr.shape[0] == 0:
-            self._publish(LinePlot(message=f"{arr.path} is empty: it has length 0"))
-            return
-        self._set_indices(0, arr.shape[0])
+        return LineRange(0, arr.shape[0])
 
     def _describe(self, arr: Array, cf: CFView | None) -> None:
         dec = None if cf is None else cf.decoding
@@ -247,26 +252,16 @@ class LineModel:
                               y_label=units or "", units=units,
                               text=None if self.decoding is None else self.decoding.text)
 
-    def set_range(self, x0: float, x1: float, columns: int | None = None) -> None:
-        """The plot shows ``x0``..``x1`` (coordinate values where it is drawn against them)."""
+    def range_of(self, x0: float, x1: float, columns: int | None = None) -> LineRange:
+        """The state of a plot that shows ``x0``..``x1`` (coordinate values where it is drawn
+        against them)."""
         xs = self.positions
         if xs is not None:
             index = np.arange(len(xs), dtype=np.float64)
             ordered, at = (xs, index) if xs[-1] >= xs[0] else (xs[::-1], index[::-1])
             x0, x1 = sorted(float(np.interp(x, ordered, at, left=at[0] - 1, right=at[-1] + 1)) for x in (x0, x1))
             x0, x1 = x0, x1 + 1  # the element under the right edge is in view
-        self._set_indices(x0, x1, columns)
-
-    def _set_indices(self, x0: float, x1: float, columns: int | None = None) -> None:
-        if self.array is None:
-            return
-        self.columns = max(16, columns or self.columns)
-        req = self.request(self.array, x0, x1)
-        if req is None:
-            return
-        self._asked = req.plan
-        self._publish(dataclasses.replace(self.plot, status=f"Reading {req.label}…", message=None, busy=True))
-        self.lane.submit(req.job, lambda answer: self.apply(req, answer), on_progress=self._progress)
+        return LineRange(x0, x1, columns)
 
     def numbers(self, raw: np.ndarray) -> tuple[np.ndarray, bool]:
         """The values drawn for stored ``raw``: decoded (times as days of their calendar), else
@@ -275,10 +270,15 @@ class LineModel:
             return as_numbers(raw)
         return np.require(self.decoding.plotted(raw)[0], np.float64, "W"), False
 
-    def request(self, arr: Array, x0: float, x1: float) -> LineRequest | None:
-        """The read that ``x0:x1`` of ``arr`` needs, or None where the plot has it or asked for it."""
-        plan = plan_line(arr.shape[0], arr.typical_chunks[0], x0, x1, self.columns, self.budget)
-        if plan.x1 <= plan.x0 or self._covers(plan) or plan == self._asked:
+    def request(self, state: LineRange) -> LineRequest | None:
+        """The read that ``state``'s range needs, or None where the plot has it (or the array is
+        empty: ``waiting`` says so)."""
+        arr = self.array
+        if arr is None:
+            return None
+        self.columns = max(16, state.columns or self.columns)
+        plan = plan_line(arr.shape[0], arr.typical_chunks[0], state.x0, state.x1, self.columns, self.budget)
+        if plan.x1 <= plan.x0 or self._covers(plan):
             return None
         sel = (slice(plan.x0, plan.x1),)
         label = request_label(arr.path, sel, arr.shape)
@@ -291,26 +291,28 @@ class LineModel:
         p = self.plot
         return (p.y is not None and not p.envelope and p.x0 <= plan.x0 and plan.x1 <= p.x1 and not p.busy)
 
-    def _progress(self, done: int, total: int) -> None:
-        if self.on_progress is not None:
-            self.on_progress(done, total)
+    def waiting(self, request: LineRequest | None) -> LinePlot | None:
+        """The plot drawn while ``request`` is read: the one shown, saying so (an empty array
+        says it is empty; nothing new where nothing is read)."""
+        if self.array is not None and self.array.shape[0] == 0:
+            return self._keep(LinePlot(message=f"{self.array.path} is empty: it has length 0"))
+        if request is None:
+            return None
+        return self._keep(dataclasses.replace(self.plot, status=f"Reading {request.label}…", message=None, busy=True))
 
     def _x(self, index: np.ndarray) -> np.ndarray:
         """x positions of (fractional) indices: the coordinate's, else the indices."""
         xs = self.positions
         return index if xs is None else np.interp(index, np.arange(len(xs), dtype=np.float64), xs)
 
-    def apply(self, req: LineRequest, result: Answer[Any]) -> None:
-        """Draw the answer to ``req`` (nothing for a stale one)."""
-        if result.stale or self.array is None:
-            return
-        self._asked = None
+    def apply(self, req: LineRequest, result: Answer[Any]) -> LinePlot | None:
+        """The plot of the answer to ``req`` (None where no array is shown any more)."""
+        if self.array is None:
+            return None
         if result.cancelled:
-            self._publish(dataclasses.replace(self.plot, status=f"Cancelled reading {req.label}", busy=False))
-            return
+            return self._keep(dataclasses.replace(self.plot, status=f"Cancelled reading {req.label}", busy=False))
         if result.error is not None:
-            self._publish(LinePlot(status=f"Error: {result.error}", message=f"Cannot show {req.label}:\n{result.error}"))
-            return
+            return self._keep(LinePlot(status=f"Error: {result.error}", message=f"Cannot show {req.label}:\n{result.error}"))
         plan = req.plan
         ms = f"{result.seconds * 1000:.0f} ms"
         assert result.value is not None
@@ -332,8 +334,8 @@ class LineModel:
             n = len(result.failures)
             plot = dataclasses.replace(plot, status=f"{n} chunk{'s' if n > 1 else ''} of {req.label} could not be "
                                                     f"read: {result.failures[0].message}")
-        self._publish(plot)
+        return self._keep(plot)
 
-    def _publish(self, plot: LinePlot) -> None:
+    def _keep(self, plot: LinePlot) -> LinePlot:
         self.plot = plot
-        self.on_plot(plot)
+        return plot

@@ -2,9 +2,10 @@
 
 Clicking a pixel of a (time, lat, lon) field asks for the line through it along time: the
 view model answers with a ``Series`` that fills in as the worker reads the line's chunks
-(``series_reads``), so a long line shows its first values early. The reads run on the series'
-own lane: a click elsewhere, another dimension or Cancel makes whatever the old line still had
-in flight stale, while the image's lane reads on undisturbed (a click never cancels the image,
+(``series_reads``), so a long line shows its first values early. The model owns no lane: a
+driver (``scheduling.Driver``) of its own runs its reads, so a click elsewhere, another
+dimension or Cancel makes whatever the old line still had in flight stale, while the image's
+driver reads on undisturbed (a click never cancels the image,
 a slider move never cancels the series). The pool's decoded-chunk cache keeps the line's
 chunks, so a click on a neighbouring pixel, whose line crosses the same chunks, is answered
 without reading.
@@ -19,12 +20,12 @@ becomes a message or a note on the series; nothing here raises.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ...scheduling import Answer, Job, Lane, Post, WorkerPool
+from ...scheduling import Answer, Job
 from ...zarrlib import Array
 from .array import as_numbers
 from .series_reads import DEFAULT_BLOCK_CHUNKS, Decode, LineBlock, LineJob, LineSummary, line_chunks, read_line
@@ -141,32 +142,46 @@ class Series:
         return self.lines[0].y if self.lines else None
 
 
-class SeriesModel:
-    """Point queries in, ``Series`` out through ``on_series``, on the thread ``post`` runs on."""
+@dataclass(frozen=True)
+class SeriesRequest:
+    """The read of one query's lines: its job, and the series drawn while it fills in."""
 
-    def __init__(self, pool: WorkerPool, post: Post, on_series: Callable[[Series], None], *,
-                 block_chunks: int = DEFAULT_BLOCK_CHUNKS) -> None:
-        self.pool = pool
-        self.lane: Lane[LineSummary] = Lane(pool, post, "series")
-        self.on_series = on_series
+    job: Job[LineSummary]
+    first: Series
+
+    @property
+    def read(self) -> Hashable:
+        """Every query is a read of its own (its generation)."""
+        return self.first.generation
+
+
+class SeriesModel:
+    """Point queries in, ``Series`` out; run by a driver, whose partial results (blocks of the
+    line) it fills in as they arrive."""
+
+    def __init__(self, *, block_chunks: int = DEFAULT_BLOCK_CHUNKS) -> None:
         self.block_chunks = block_chunks
         self.query: PointQuery | None = None
         self.series = Series()
         #: names the series published (bumped by every query, cancel and clear), so the view
-        #: tells a new line from more of the same one; stale answers are the lane's business
+        #: tells a new line from more of the same one; stale answers are the driver's business
         self.generation = 0
+        #: the series a query that cannot be read shows (said once, by ``waiting``)
+        self._refused: Series | None = None
 
     # -- what the view asks -------------------------------------------------------------------
-    def request(self, query: PointQuery) -> None:
-        """Plot ``query``'s line, cancelling the line being read (its late answers are dropped)."""
+    def request(self, query: PointQuery) -> SeriesRequest | None:
+        """The read of ``query``'s line; None for the query already asked (the driver asking
+        for more of it) and for one that cannot be read (``waiting`` says why)."""
+        if query is self.query:
+            return None
         self.generation += 1
         self.query = query
         problem = _problem(query)
         if problem is not None:
-            self.lane.discard()
-            self._publish(Series(title=query.variable or query.array.path, dim=query.dim, message=problem,
-                                 generation=self.generation))
-            return
+            self._refused = Series(title=query.variable or query.array.path, dim=query.dim, message=problem,
+                                   generation=self.generation)
+            return None
         title = _title(query)
         arr, dim = query.array, query.dim
         n = arr.shape[dim]
@@ -177,61 +192,63 @@ class SeriesModel:
         total = line_chunks(n, arr.typical_chunks[dim]) * len(line.groups())
         lines = tuple(SeriesLine(np.full(n, np.nan), c.label, c.color) for c in query.lines) if spread \
             else (SeriesLine(np.full(n, np.nan)),)
-        gen = self.generation
-        self._publish(Series(x, lines, x_format, query.axis(dim).heading, query.y_label, title, dim, total=total,
-                             busy=True, status=f"Reading {title}: 0 of {total} chunks", notes=notes, generation=gen))
+        first = Series(x, lines, x_format, query.axis(dim).heading, query.y_label, title, dim, total=total,
+                       busy=True, status=f"Reading {title}: 0 of {total} chunks", notes=notes,
+                       generation=self.generation)
         job = Job(lambda ctx: read_line(line, ctx.emit, ctx.cancel, ctx.cache, ctx.progress, ctx.failures), title)
-        self.lane.submit(job, self.apply, on_partial=self._block)
+        return SeriesRequest(job, first)
 
-    def along(self, dim: int) -> None:
-        """The same point, plotted along another dimension."""
+    def waiting(self, request: SeriesRequest | None) -> Series | None:
+        """The empty line drawn while ``request`` is read, or why a query cannot be read."""
+        if request is None:
+            refused, self._refused = self._refused, None
+            return None if refused is None else self._keep(refused)
+        return self._keep(request.first)
+
+    def along(self, dim: int) -> PointQuery | None:
+        """The same point along another dimension: the query for the driver to show."""
         if self.query is not None and dim != self.query.dim:
-            self.request(replace(self.query, dim=dim))
+            return replace(self.query, dim=dim)
+        return None
 
-    def cancel(self) -> None:
-        """Stop reading; the values read so far stay."""
+    def cancelled(self) -> Series | None:
+        """The series once its read is stopped (the driver drops the rest): the values read so
+        far stay; None where nothing was being read."""
         if not self.series.busy:
-            return
-        self.lane.discard()
+            return None
         self.generation += 1
         s = self.series
-        self._publish(replace(s, busy=False, generation=self.generation,
-                              status=f"Cancelled {s.title}: {s.done} of {s.total} chunks read"))
+        return self._keep(replace(s, busy=False, generation=self.generation,
+                                  status=f"Cancelled {s.title}: {s.done} of {s.total} chunks read"))
 
-    def clear(self) -> None:
-        self.lane.discard()
+    def clear(self) -> Series:
         self.generation += 1
         self.query = None
-        self._publish(Series(generation=self.generation))
-
-    def wait_idle(self, timeout: float = 30.0) -> bool:
-        """For tests: block until the pool has nothing left (its answers may still be posted)."""
-        return self.pool.wait_until_idle(timeout)
+        return self._keep(Series(generation=self.generation))
 
     # -- answers, on the GUI thread -----------------------------------------------------------
-    def _block(self, block: LineBlock) -> None:
+    def part(self, request: SeriesRequest, block: LineBlock) -> Series | None:
+        """The series with one more block of its lines filled in."""
         s = self.series
-        if not s.lines:
-            return
+        if not s.lines or s.generation != request.first.generation:
+            return None
         for line, values in zip(s.lines, block.values):
             line.y[block.start:block.stop] = values
         notes = s.notes + block.failures + ((block.note,) if block.note else ())
-        self._publish(replace(s, dates=block.dates, done=block.done, total=block.total, notes=notes,
-                              status=f"Reading {s.title}: {block.done} of {block.total} chunks"))
+        return self._keep(replace(s, dates=block.dates, done=block.done, total=block.total, notes=notes,
+                                  status=f"Reading {s.title}: {block.done} of {block.total} chunks"))
 
-    def apply(self, result: Answer[LineSummary]) -> None:
-        """The line is read (or failed, or was cancelled): say so; a stale answer is of a line
-        no longer shown."""
+    def apply(self, request: SeriesRequest, result: Answer[LineSummary]) -> Series | None:
+        """The line is read (or failed, or was cancelled): say so."""
         s = self.series
-        if result.stale:
-            return
+        if s.generation != request.first.generation:
+            return None  # stopped by Cancel: said then
         if result.cancelled:
-            self._publish(replace(s, busy=False, status=f"Cancelled {s.title}: {s.done} of {s.total} chunks read"))
-            return
+            return self._keep(replace(s, busy=False, status=f"Cancelled {s.title}: {s.done} of {s.total} chunks read"))
         if result.error is not None:
             what = f"{type(result.error).__name__}: {result.error}"
-            self._publish(replace(s, busy=False, status=f"Error reading {s.title}", message=f"Cannot read {s.title}: {what}"))
-            return
+            return self._keep(replace(s, busy=False, status=f"Error reading {s.title}",
+                                      message=f"Cannot read {s.title}: {what}"))
         summary = result.value
         assert summary is not None
         ms = f"{result.seconds * 1000:.0f} ms"
@@ -241,11 +258,11 @@ class SeriesModel:
         if summary.failures:
             n = len(summary.failures)
             status += f"; {n} chunk{'s' if n > 1 else ''} could not be read: {summary.failures[0]}"
-        self._publish(replace(s, busy=False, done=summary.chunks, status=status))
+        return self._keep(replace(s, busy=False, done=summary.chunks, status=status))
 
-    def _publish(self, series: Series) -> None:
+    def _keep(self, series: Series) -> Series:
         self.series = series
-        self.on_series(series)
+        return series
 
 
 def _problem(q: PointQuery) -> str | None:

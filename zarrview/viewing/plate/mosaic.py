@@ -23,12 +23,12 @@ comes from the finite values of all thumbnails (``image.contrast.summarize``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ...scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job
+from ...scheduling import Answer, Job, compute_job
 from ...zarrlib import Group
 from ..image.contrast import NAN_RGBA, ValueSummary, displayable, summarize
 from ..ome import OmePlate, PlateWell
@@ -193,17 +193,30 @@ class WellsRequest:
 
     job: Job[Batch]
     wells: tuple[PlateWell, ...]
+    #: the batch's place in the plate's reading order
+    number: int = 0
+    #: the plate it belongs to (a batch of another plate is another read)
+    of: PlateShown | None = None
+
+    @property
+    def read(self) -> Hashable:
+        return (self.of, self.number)
+
+
+@dataclass(frozen=True, eq=False)
+class PlateShown:
+    """The state of a plate view: the plate and its group (each given one is read anew)."""
+
+    plate: OmePlate
+    group: Group
 
 
 class PlateModel:
-    """A plate in, ``PlateMosaic`` snapshots out as its wells land; stale answers are dropped."""
+    """A plate in, ``PlateMosaic`` snapshots out as its wells land, run by a driver
+    (``scheduling.Driver``): each answered batch makes the next one the plate's request, so the
+    driver reads the batches one after another until the plate is drawn or stopped."""
 
-    def __init__(self, pool: WorkerPool, post: Post, on_mosaic: Callable[[PlateMosaic], None], *,
-                 on_progress: Callable[[int, int], None] | None = None, budget: int = WELL_CHUNK_BUDGET,
-                 cell: int | None = None) -> None:
-        self.lane: Lane[Batch] = Lane(pool, post, "plate")
-        self.on_mosaic = on_mosaic
-        self.on_progress = on_progress
+    def __init__(self, *, budget: int = WELL_CHUNK_BUDGET, cell: int | None = None) -> None:
         self.budget = budget
         self.cell = cell
         self.group: Group | None = None
@@ -211,15 +224,20 @@ class PlateModel:
         self._batches: list[tuple[PlateWell, ...]] = []
         self._next = 0
         self._values: list[np.ndarray] = []  # every thumbnail's finite values, for the contrast
+        self._given: PlateShown | None = None
+        #: what a plate that lists no wells shows (said once, by ``waiting``)
+        self._empty: PlateMosaic | None = None
 
     def clear(self) -> None:
-        self.lane.discard()  # answers of the plate before are stale
         self.group = None
+        self._given = self._empty = None
         self._batches, self._next, self._values = [], 0, []
         self.mosaic = PlateMosaic()
 
-    def show(self, plate: OmePlate, group: Group) -> None:
+    def _take(self, shown: PlateShown) -> None:
+        plate, group = shown.plate, shown.group
         self.clear()
+        self._given = shown
         self.group = group
         rows, cols = len(plate.rows), len(plate.columns)
         cell = self.cell or cell_size(rows, cols)
@@ -229,15 +247,17 @@ class PlateModel:
         image = np.full((rows * pitch, cols * pitch), np.nan, dtype=np.float32)
         mosaic = PlateMosaic(plate, image, np.zeros(image.shape, bool), cell, {}, (), absent, 0, len(plate.wells))
         if not plate.wells:
-            self._publish(replace(mosaic, status=f"The plate {plate.path} lists no wells",
-                                  message=f"The plate {plate.path} lists no wells ({rows} × {cols} positions)."))
+            self._empty = replace(mosaic, status=f"The plate {plate.path} lists no wells",
+                                  message=f"The plate {plate.path} lists no wells ({rows} × {cols} positions).")
             return
         self.mosaic = mosaic
         self._batches = batches(plate.wells)
-        self._submit_next()
 
-    def request(self) -> WellsRequest | None:
-        """The next batch of wells to read, or None when every batch was asked for."""
+    def request(self, shown: PlateShown) -> WellsRequest | None:
+        """The next batch of wells to read, or None when every batch was read (a plate not
+        given before is taken first: its empty mosaic, its batches)."""
+        if shown is not self._given:
+            self._take(shown)
         group, plate = self.group, self.mosaic.plate
         if group is None or plate is None or self._next >= len(self._batches):
             return None
@@ -246,25 +266,21 @@ class PlateModel:
                                     self.mosaic.total)
         first = self.mosaic.name(wells[0].row, wells[0].column)
         label = f"wells {first}…{self.mosaic.name(wells[-1].row, wells[-1].column)} of the plate {plate.path}"
-        return WellsRequest(compute_job(compute, label=label), wells)
+        return WellsRequest(compute_job(compute, label=label), wells, self._next, self._given)
 
-    def _submit_next(self) -> None:
-        req = self.request()
+    def waiting(self, req: WellsRequest | None) -> PlateMosaic | None:
+        """The mosaic while ``req`` is read (or why a plate shows none)."""
         if req is None:
-            return
+            empty, self._empty = self._empty, None
+            return None if empty is None else self._keep(empty)
+        return self._keep(replace(self.mosaic, busy=True, status=f"Reading the {req.job.label} ({self.mosaic.done} "
+                                                                 f"of {self.mosaic.total} wells done)…"))
+
+    def apply(self, req: WellsRequest, result: Answer[Batch]) -> PlateMosaic | None:
+        """The wells of the answer drawn into the mosaic; the next batch becomes the request."""
+        if self.mosaic.plate is None:
+            return None
         self._next += 1
-        self._publish(replace(self.mosaic, busy=True, status=f"Reading the {req.job.label} ({self.mosaic.done} of "
-                                                              f"{self.mosaic.total} wells done)…"))
-        self.lane.submit(req.job, lambda answer: self.apply(req, answer), on_progress=self._progress)
-
-    def _progress(self, done: int, total: int) -> None:
-        if self.on_progress is not None:
-            self.on_progress(done, total)
-
-    def apply(self, req: WellsRequest, result: Answer[Batch]) -> None:
-        """Draw the wells of the answer into the mosaic, then ask for the next batch."""
-        if result.stale or self.mosaic.plate is None:
-            return
         m = self.mosaic
         batch = result.value if isinstance(result.value, Batch) else Batch([])
         thumbs = dict(m.thumbs)
@@ -299,11 +315,10 @@ class PlateModel:
         if stopped:
             status = ("Cancelled" if result.error is None else f"Error: {result.error}") + f": {done} of " \
                      f"{m.total} wells of the plate {m.plate.path} read, {drawn} drawn"
-        self._publish(replace(m, thumbs=thumbs, missing=tuple(missing), done=done, summary=summary,
-                              busy=not finished, status=status))
-        self._submit_next()
+        return self._keep(replace(m, thumbs=thumbs, missing=tuple(missing), done=done, summary=summary,
+                                  busy=not finished, status=status))
 
-    def _publish(self, mosaic: PlateMosaic) -> None:
+    def _keep(self, mosaic: PlateMosaic) -> PlateMosaic:
         self.mosaic = mosaic
-        self.on_mosaic(mosaic)
+        return mosaic
 

@@ -11,14 +11,14 @@ same projection as a file, through the export of planes (.npy, .csv, .png).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, Lane, Post, WorkerPool, compute_job
+from ...scheduling import Answer, Job, compute_job
 from ...zarrlib import CancelToken, ChunkCache, ChunkFailure
 from ..export.plane import PlaneSpec, export_plane, oriented
 from ..image.state import ViewState
@@ -90,6 +90,11 @@ class ProjectionRequest:
     def label(self) -> str:
         return self.projection.label
 
+    @property
+    def read(self) -> Hashable:
+        """Each projection asked for is computed anew."""
+        return self
+
 
 @dataclass(frozen=True)
 class ProjectedPlane:
@@ -144,32 +149,37 @@ def export_job(req: ProjectionRequest, path: str | Path, *, engine: Engine = Eng
                f"export {req.label}")
 
 
+@dataclass(frozen=True, eq=False)
+class ProjectionAsk:
+    """The state of a projection view: the plane shown, and what the controls say to reduce."""
+
+    state: ViewState
+    dim: int | str
+    op: str
+    start: int | None = None
+    stop: int | None = None
+    engine: Engine = Engine()
+
+
 class ProjectionModel:
-    """One projection at a time on its own lane: a new request cancels the one before, and the
-    newest answer reaches ``on_plane`` (on the thread ``post`` runs on)."""
+    """One projection at a time, run by a driver (``scheduling.Driver``): a new one cancels the
+    one before, and only the newest answer is applied."""
 
-    def __init__(self, pool: WorkerPool, post: Post, on_plane: Callable[[ProjectedPlane], None],
-                 on_progress: Progress | None = None) -> None:
-        self.lane: Lane[Any] = Lane(pool, post, "projection")
-        self.on_plane = on_plane
-        self.on_progress = on_progress
-        self.inflight: ProjectionRequest | None = None
+    def __init__(self) -> None:
+        self._asked: ProjectionAsk | None = None
 
-    def request(self, state: ViewState, dim: int | str, op: str, start: int | None = None, stop: int | None = None,
-                *, engine: Engine = Engine()) -> ProjectionRequest:
-        """Compute a projection (raises ``spec.ProjectionSpecError`` for one that names no range
-        or dimension of the plane, before anything is submitted)."""
-        req = request(state, dim, op, start, stop, engine=engine)
-        self.inflight = req
-        self.lane.submit(req.job, lambda answer: self._apply(req, answer), on_progress=self.on_progress)
+    def request(self, ask: ProjectionAsk) -> ProjectionRequest | None:
+        """The projection ``ask`` says (raises ``spec.ProjectionSpecError`` for one that names
+        no range or dimension of the plane, before anything is submitted); None once asked."""
+        if ask is self._asked:
+            return None
+        req = request(ask.state, ask.dim, ask.op, ask.start, ask.stop, engine=ask.engine)
+        self._asked = ask
         return req
 
-    def cancel(self) -> None:
-        """Stop the projection being computed; it is answered as cancelled."""
-        self.lane.cancel()
+    def waiting(self, request: ProjectionRequest | None) -> ProjectedPlane | None:
+        """Nothing is drawn while a projection is computed: the plane stays until it lands."""
+        return None
 
-    def _apply(self, req: ProjectionRequest, answer: Answer[Any]) -> None:
-        plane = apply(req, answer)
-        if plane is not None:
-            self.inflight = None
-            self.on_plane(plane)
+    def apply(self, req: ProjectionRequest, answer: Answer[Any]) -> ProjectedPlane | None:
+        return apply(req, answer)
