@@ -81,7 +81,7 @@ def test_histograms_are_numpys_and_a_dragged_handle_sets_the_window(qtbot: Any, 
         np.testing.assert_array_equal(hist.counts, counts)
         np.testing.assert_allclose(hist.edges, edges)
         assert row.histogram.value_window == (0.0, 3000.0) and row.auto.isEnabled()
-    counted, requests = panel.lane.newest, window.data.driver.requests
+    counted, requests = panel.driver.lane.newest, window.data.driver.requests
     # the mouse drags green's upper handle from 3000 to about 1200
     strip = panel.rows[1].histogram
     y = strip.height() // 2
@@ -108,7 +108,7 @@ def test_histograms_are_numpys_and_a_dragged_handle_sets_the_window(qtbot: Any, 
     assert window.data.state.channels[0].window == (3000.0, 3000.0)
     # new windows redraw the values loaded: nothing is read or counted again
     _settle(qtbot, window)
-    assert panel.lane.newest == counted and window.data.driver.requests == requests
+    assert panel.driver.lane.newest == counted and window.data.driver.requests == requests
 
 
 def test_a_channels_auto_and_auto_contrast_take_windows_from_its_values(qtbot: Any, window: MainWindow,  # noqa: F811

@@ -206,3 +206,20 @@ def test_reading_ahead_waits_for_defer_and_is_void_once_something_newer_is_asked
         assert model.ahead_asked == 1 and driver.prefetch.warmed == 2
     finally:
         pool.close()
+
+
+def test_states_of_different_keys_are_read_side_by_side_each_keeping_its_newest() -> None:
+    pool, inbox, drawn = WorkerPool(threads=4), Inbox(), []
+    gate = threading.Event()
+    model = Toy(gate)
+    driver = _driver(model, pool, inbox, drawn)
+    try:
+        driver.show(1, key="a")
+        driver.show(2, key="b")
+        driver.show(3, key="a")  # replaces a's read, not b's
+        assert driver.busy() and driver.inflight is None  # nothing under the key None
+        gate.set()
+        inbox.drain(pool)
+        assert sorted(v for v, _ in model.applied) == [2, 3] and driver.requests == 3 and not driver.busy()
+    finally:
+        pool.close()

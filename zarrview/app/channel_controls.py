@@ -12,7 +12,6 @@ for each tile of values: a change of window or colour redraws and counts nothing
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -22,12 +21,12 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractSpinBox, QButtonGroup, QCheckBox, QColorDialog, QDoubleSpinBox, QGridLayout,
                                QHBoxLayout, QLabel, QPushButton, QRadioButton, QScrollArea, QToolButton, QWidget)
 
-from ..scheduling import Answer, WorkerPool
+from ..scheduling import Driver, WorkerPool
 from ..viewing.image.channels import ChannelSetting
-from ..viewing.image.histograms import ChannelHistogram, histogram_job, histogram_source
+from ..viewing.image.histograms import ChannelHistogram, HistogramAsk, HistogramRequest, HistogramsModel
 from ..viewing.image.scene import Scene
 from ..viewing.image.state import ViewState
-from .bridge import gui_lane
+from .bridge import post
 from .channel_histogram import HEIGHT, WindowHistogram
 from .plane_controls import PlaneControls
 
@@ -60,10 +59,9 @@ class ChannelPanel(QWidget):
         self.changed = changed
         self.mode_changed = mode_changed
         self.shown: tuple[ChannelSetting, ...] = ()
-        self.lane = gui_lane(pool, self, "channel histograms")
-        #: the values whose histograms are counted or shown (held weakly: a tile may be dropped
-        #: meanwhile) with their complex mode, and the histograms by channel index
-        self.counted: tuple[weakref.ref[np.ndarray], str] | None = None
+        self.driver: Driver[HistogramAsk, HistogramRequest, tuple[ChannelHistogram, ...]] = Driver(
+            HistogramsModel(), pool, self._counted, post=lambda fn: post(fn, self), name="channel histograms")
+        #: the histograms shown, by channel index
         self.histograms: dict[int, ChannelHistogram] = {}
         kind = state.array.dtype.kind
         self.decimals = 0 if kind in "biu" else 4
@@ -160,22 +158,14 @@ class ChannelPanel(QWidget):
         """Show ``state`` and the histograms of ``scene``'s values: counted on a worker when
         they are new values (another plane, region or resolution), kept otherwise."""
         self.show_state(state)
-        source = histogram_source(scene, state)
-        if source is None or self.counted is not None and self.counted[0]() is source.values \
-                and self.counted[1] == state.complex_mode:
-            return
-        counted = self.counted = (weakref.ref(source.values), state.complex_mode)
+        self.driver.show(HistogramAsk(scene, state))
 
-        def done(answer: Answer[tuple[ChannelHistogram, ...]]) -> None:
-            if answer.stale or answer.cancelled or answer.error is not None or self.counted is not counted:
-                return  # newer values are counted (an error: the rows keep the histograms they had)
-            self.histograms = {h.index: h for h in answer.value or ()}
-            for row, ch in zip(self.rows, self.shown):
-                hist = self.histograms.get(ch.index)
-                row.histogram.set_histogram(hist)
-                row.auto.setEnabled(hist is not None)
-
-        self.lane.submit(histogram_job(source, state), done)
+    def _counted(self, histograms: tuple[ChannelHistogram, ...]) -> None:
+        self.histograms = {h.index: h for h in histograms}
+        for row, ch in zip(self.rows, self.shown):
+            hist = self.histograms.get(ch.index)
+            row.histogram.set_histogram(hist)
+            row.auto.setEnabled(hist is not None)
 
     def show_state(self, state: ViewState) -> None:
         """Show ``state``'s channels and mode, forwarding nothing."""

@@ -18,6 +18,8 @@ all of them:
   any, are offered to ``defer`` and warmed into the cache unless a newer read was asked meanwhile.
 - Partial results (``ctx.emit`` on the worker: the blocks of a long line) go to the model's
   ``part(request, part)`` while the request is the newest, and what it returns is drawn.
+- States shown under different ``key`` values (the groups of a tree, each listing its pages;
+  the stores being opened) are read side by side, each keeping only its newest.
 
 Drawing is the view's: ``draw`` gets each value the model returns (None: nothing to draw).
 """
@@ -91,21 +93,33 @@ class Driver(Generic[S, R, D]):
         self.prefetch = Prefetch(pool)
         self.on_progress = on_progress
         self.defer = defer
-        #: the state shown last (the one a follow-up read is asked for)
-        self.state: S | None = None
-        self.inflight: R | None = None
+        #: by key: the state shown last (the one a follow-up read is asked for), the read in flight
+        self._states: dict[Hashable, S] = {}
+        self._inflight: dict[Hashable, R] = {}
         #: reads submitted, for tests and benchmarks
         self.requests = 0
 
-    # -- asking ---------------------------------------------------------------------------------
-    def show(self, state: S) -> None:
-        """Show ``state``: draw what is loaded at once and read what it lacks."""
-        self.state = state
-        self._ask(self.model.request(state))
+    @property
+    def state(self) -> S | None:
+        """The state shown last (of the key None)."""
+        return self._states.get(None)
 
-    def ask(self, request: R | None) -> None:
-        """Read ``request`` (built by the model outside ``show``, as a series at a clicked point)."""
-        self._ask(request)
+    @property
+    def inflight(self) -> R | None:
+        """The request being read (of the key None), if any."""
+        return self._inflight.get(None)
+
+    # -- asking ---------------------------------------------------------------------------------
+    def show(self, state: S, key: Hashable = None) -> None:
+        """Show ``state``: draw what is loaded at once and read what it lacks (side by side with
+        the states of other keys)."""
+        self._states[key] = state
+        self._ask(self.model.request(state), key)
+
+    def ask(self, request: R | None, key: Hashable = None) -> None:
+        """Read ``request`` (built by the model outside ``show``, as a projection the controls
+        checked first)."""
+        self._ask(request, key)
 
     def cancel(self) -> None:
         """Stop the read in flight: its answer says it was cancelled (the Cancel button)."""
@@ -114,59 +128,68 @@ class Driver(Generic[S, R, D]):
 
     def discard(self) -> None:
         """Nothing in flight is wanted any more: its answers are stale and dropped."""
-        self.inflight = None
+        self._inflight.clear()
         self.lane.discard()
         self.prefetch.stop()
 
     def clear(self) -> None:
         """Nothing is shown: answers still coming are dropped and no state is kept."""
         self.discard()
-        self.state = None
+        self._states.clear()
 
     def close(self) -> None:
         self.lane.close()
         self.prefetch.stop()
 
     def busy(self) -> bool:
-        return self.inflight is not None
+        """Whether a read of any key is under way."""
+        return bool(self._inflight)
 
     # -- the cycle ------------------------------------------------------------------------------
-    def _ask(self, request: R | None) -> None:
-        inflight = self.inflight
+    def _ask(self, request: R | None, key: Hashable) -> None:
+        inflight = self._inflight.get(key)
         if request is None:
             if inflight is not None:  # a read for an older state is no longer wanted
-                self.discard()
+                self._drop(key)
             self._draw(self.model.waiting(None))
             return
         if inflight is not None and request.read == inflight.read:
             self._draw(self.model.waiting(inflight))
             return
-        self._submit(request)
+        self._submit(request, key)
 
-    def _submit(self, request: R) -> None:
-        self.inflight = request
+    def _drop(self, key: Hashable) -> None:
+        """The read of ``key`` in flight is not wanted: its answer is dropped as it arrives."""
+        if key is None:
+            self.discard()  # the view's only read, and with it what it reads ahead
+        else:
+            self._inflight.pop(key, None)
+
+    def _submit(self, request: R, key: Hashable) -> None:
+        self._inflight[key] = request
         self.requests += 1
         self.prefetch.stop()  # reading ahead never delays what is on screen
         self._draw(self.model.waiting(request))
         model = self.model
-        on_partial = (lambda part: self._part(request, part)) if isinstance(model, TakesParts) else None
-        self.lane.submit(request.job, lambda answer: self._arrive(request, answer), on_progress=self.on_progress,
-                         on_partial=on_partial)
+        on_partial = (lambda part: self._part(request, part, key)) if isinstance(model, TakesParts) else None
+        self.lane.submit(request.job, lambda answer: self._arrive(request, answer, key),
+                         on_progress=self.on_progress, on_partial=on_partial, key=key)
 
-    def _part(self, request: R, part: Any) -> None:
-        if request is self.inflight and isinstance(self.model, TakesParts):
+    def _part(self, request: R, part: Any, key: Hashable) -> None:
+        if request is self._inflight.get(key) and isinstance(self.model, TakesParts):
             self._draw(self.model.part(request, part))
 
-    def _arrive(self, request: R, answer: Answer[Any]) -> None:
-        if answer.stale:
+    def _arrive(self, request: R, answer: Answer[Any], key: Hashable) -> None:
+        if answer.stale or request is not self._inflight.get(key):
             return  # the state it was read for is gone
-        self.inflight = None
+        del self._inflight[key]
         self._draw(self.model.apply(request, answer))
-        if not answer.ok or self.state is None or self.inflight is not None:
+        state = self._states.get(key)
+        if not answer.ok or state is None or key in self._inflight:
             return
-        follow = self.model.request(self.state)
+        follow = self.model.request(state)
         if follow is not None and follow.read != request.read:
-            self._submit(follow)  # the same state wants more: the level the zoom needs after the coarsest
+            self._submit(follow, key)  # the same state wants more: the level the zoom needs after the coarsest
         else:
             self._offer_ahead(request)
 
@@ -177,7 +200,7 @@ class Driver(Generic[S, R, D]):
         number = self.lane.newest
 
         def run() -> None:
-            if number == self.lane.newest and self.inflight is None:  # nothing newer was asked since
+            if number == self.lane.newest and not self._inflight:  # nothing newer was asked since
                 reads = list(model.ahead(request))
                 if reads:
                     self.prefetch.warm(reads)

@@ -7,17 +7,20 @@ over a fixed number of bins spanning each channel's finite values, so a widget o
 counts. NaN and infinities are left out: they have no place on a value axis, and the composite
 draws a NaN as nothing. Each histogram carries its channel's automatic window by the rule of
 the whole image (``channels.window_of``: the 0.5 and 99.5 percentiles), so a channel's own
-Auto costs the GUI thread nothing.
+Auto costs the GUI thread nothing. ``HistogramsModel`` is their view model, run by a driver
+(``scheduling.Driver``) like every other: each new tile of values is counted once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ...scheduling import Context, Job
+from ...scheduling import Answer, Context, Job
 from .channels import window_of
 from .contrast import displayable
 from .scene import Scene, Tile
@@ -92,3 +95,57 @@ def histogram_job(tile: Tile, state: ViewState, bins: int = HISTOGRAM_BINS) -> J
     values, indices, mode = tile.values, tuple(c.index for c in state.channels), state.complex_mode
     return Job(lambda ctx: channel_histograms(values, indices, mode, bins, ctx),
                f"histograms of the channels of {state.array.path}")
+
+
+@dataclass(frozen=True, eq=False)
+class HistogramAsk:
+    """The state of the channel panel's histograms: a scene drawn for a view state."""
+
+    scene: Scene
+    state: ViewState
+
+
+@dataclass(frozen=True, eq=False)
+class HistogramRequest:
+    job: Job[tuple[ChannelHistogram, ...]]
+
+    @property
+    def read(self) -> Hashable:
+        """Each tile of values is one count."""
+        return self
+
+
+class HistogramsModel:
+    """Counts the histograms of each new tile of a composite's values (another plane, region,
+    resolution or complex mode), once: the same values drawn again read nothing, and while they
+    are being counted the count under way is the request."""
+
+    def __init__(self) -> None:
+        #: the values counted or being counted (held weakly: a tile may be dropped meanwhile),
+        #: their complex mode, and the request counting them until it is answered
+        self._counted: tuple[weakref.ref[Any], str] | None = None
+        self._pending: HistogramRequest | None = None
+
+    def request(self, ask: HistogramAsk) -> HistogramRequest | None:
+        source = histogram_source(ask.scene, ask.state)
+        if source is None:
+            return None
+        counted = self._counted
+        if counted is not None and counted[0]() is source.values and counted[1] == ask.state.complex_mode:
+            return self._pending
+        self._counted = (weakref.ref(source.values), ask.state.complex_mode)
+        self._pending = HistogramRequest(histogram_job(source, ask.state))
+        return self._pending
+
+    def waiting(self, request: HistogramRequest | None) -> tuple[ChannelHistogram, ...] | None:
+        """The histograms drawn stay until the new ones are counted."""
+        return None
+
+    def apply(self, request: HistogramRequest, answer: Answer[tuple[ChannelHistogram, ...]]
+              ) -> tuple[ChannelHistogram, ...] | None:
+        """The histograms counted; None after a cancel or an error (the rows keep theirs)."""
+        if request is self._pending:
+            self._pending = None
+        if not answer.ok:
+            return None
+        return answer.value or ()
