@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from test_lane import Inbox
-from zarrview.scheduling import Answer, Context, Driver, Job, Warm, WorkerPool
+from zarrview.scheduling import Answer, Context, Done, Driver, Job, Task, Tasks, Warm, WorkerPool
 from zarrview.zarrlib import open as zl_open
 
 
@@ -221,5 +221,30 @@ def test_states_of_different_keys_are_read_side_by_side_each_keeping_its_newest(
         gate.set()
         inbox.drain(pool)
         assert sorted(v for v, _ in model.applied) == [2, 3] and driver.requests == 3 and not driver.busy()
+    finally:
+        pool.close()
+
+
+def test_one_off_tasks_are_read_once_newest_per_key_and_never_delivered_stale() -> None:
+    pool, inbox, done = WorkerPool(threads=4), Inbox(), []
+    gate = threading.Event()
+
+    def waits(value: int) -> Job[int]:
+        return Job(lambda ctx: value if gate.wait(10) else -1, f"task {value}")
+
+    driver: Driver[Task[int], Task[int], Done[int]] = Driver(Tasks(), pool, done.append, post=inbox.post)
+    try:
+        first, second, other = Task(waits(1)), Task(waits(2)), Task(waits(3))
+        driver.show(first, key="store A")
+        driver.show(first, key="store A")  # under way: left to finish
+        driver.show(second, key="store A")  # replaces it
+        driver.show(other, key="store B")  # beside it
+        gate.set()
+        inbox.drain(pool)
+        assert sorted(d.answer.value for d in done) == [2, 3] and all(not d.answer.stale for d in done)
+        assert [d.task for d in done if d.answer.value == 2] == [second] and driver.requests == 3
+        driver.show(second, key="store A")  # answered: not read again
+        inbox.drain(pool)
+        assert driver.requests == 3 and len(done) == 2
     finally:
         pool.close()

@@ -9,7 +9,8 @@ from .job import Compute, Context, Job, Progress, call_job, compute_job, read_jo
 from .lane import Lane, Post, call_now
 from .pool import DEFAULT_THREADS, PoolClosed, WorkerPool
 from .prefetch import Prefetch, Warm
+from .tasks import Done, Task, Tasks
 from .tally import LaneCount, Tally
 
-__all__ = ["Answer", "Compute", "Context", "DEFAULT_THREADS", "Driver", "Job", "Lane", "LaneCount", "PoolClosed", "Post", "Prefetch",
-           "Progress", "ReadsAhead", "Request", "Tally", "TakesParts", "ViewModel", "Warm", "WorkerPool", "call_job", "call_now", "compute_job", "read_job"]
+__all__ = ["Answer", "Compute", "Context", "DEFAULT_THREADS", "Done", "Driver", "Job", "Lane", "LaneCount", "PoolClosed", "Post", "Prefetch",
+           "Progress", "ReadsAhead", "Request", "Tally", "TakesParts", "Task", "Tasks", "ViewModel", "Warm", "WorkerPool", "call_job", "call_now", "compute_job", "read_job"]
