@@ -84,17 +84,34 @@ def ome_three_channels(tmp: Path) -> str:
                                                                           "x": "micrometer"}))
 
 
+def geozarr_utm(tmp: Path) -> str:
+    """A GeoZarr product in UTM zone 33N (EPSG:32633; rows run north to south, the spatial
+    transform's y step is negative), a three-level pyramid written with zarr-cm's conventions,
+    shown at level 0 (``--level 0``: the picture is compared at full resolution)."""
+    pytest.importorskip("zarr_cm")
+    from geozarr_stores import zarr_cm_pyramid
+
+    return str(zarr_cm_pyramid(tmp / "utm.zarr").root)
+
+
+#: the pyramid level a case is shown at, as ``--level`` gives it
+LEVELS = {"GeoZarr in UTM": 0}
+
+
 CASES: dict[str, Callable[[Path], str]] = {
     "latitude north to south": lat_descending, "latitude south to north, longitude -180..180": lat_ascending_lon_180,
     "packed with a fill value": packed_with_fill, "anomaly (diverging map)": anomaly_diverging,
     "5-D intensity (grey)": five_d_grey, "OME-Zarr, 3 channels in µm": ome_three_channels,
+    "GeoZarr in UTM": geozarr_utm,
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_exported_png_is_the_windows_rendering(qtbot: Any, window: MainWindow, tmp_path: Path,  # noqa: F811
                                                    case: str) -> None:
-    window.open_location(CASES[case](tmp_path))
+    location = CASES[case](tmp_path)
+    window.data.pending_level = LEVELS.get(case)
+    window.open_location(location)
     data = window.data
     _settle(qtbot, window)
     qtbot.waitUntil(lambda: data.state is not None and data.scene.detail is not None and not data.scene.busy
@@ -113,3 +130,5 @@ def test_the_exported_png_is_the_windows_rendering(qtbot: Any, window: MainWindo
     assert box.yInverted() == (not state.rows_up)  # the window draws row 0 at the top unless north is up
     np.testing.assert_array_equal(png, on_screen[::-1] if state.rows_up else on_screen)
     assert len(np.unique(png.reshape(-1, 3), axis=0)) > 8  # a picture, not a blank
+    if case in LEVELS:  # a pyramid: the level asked for, in its CRS
+        assert state.level == LEVELS[case] and state.cf is not None and state.cf.crs
