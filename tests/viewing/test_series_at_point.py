@@ -183,3 +183,24 @@ def test_a_corrupt_chunk_costs_only_its_channels(tmp_path: Path) -> None:
             np.testing.assert_array_equal(line.y, want)
     finally:
         h.close()
+
+
+def test_an_rgb_picture_gives_its_red_green_and_blue_as_lines(tmp_path: Path) -> None:
+    data = np.random.default_rng(3).integers(0, 255, (6, 10, 12, 3), dtype="u1")
+    zarr.create_array(tmp_path / "rgb", shape=data.shape, chunks=(2, 10, 12, 3), dtype="u1",
+                      dimension_names=["time", "y", "x", "rgb"])[...] = data
+    arr = zl.open(tmp_path / "rgb")
+    state = initial_state(arr, colour=True)  # type: ignore[arg-type]
+    assert state.channel_dim == 3 and not state.composite
+    query = point_query(state, 4, 7)
+    assert query is not None and query.dim == 0 and query.spread
+    assert [(line.index, line.label) for line in query.lines] == [(0, "red"), (1, "green"), (2, "blue")]
+    h = SeriesHarness()
+    try:
+        h.show(query)
+        s = h.settle()
+        assert len(s.lines) == 3
+        for k, line in enumerate(s.lines):
+            np.testing.assert_array_equal(line.y, data[:, 4, 7, k])
+    finally:
+        h.close()

@@ -7,7 +7,7 @@ point, else along z, else along another dimension on a slider; the channel axis 
 the only dimension with more than one element left to plot along. Along anything but the
 channels, a multi-channel image gives one line per channel it shows (every active channel of a
 composite, the current one of a single-channel view), each in its channel's colour and named
-with its label.
+with its label; an RGB picture gives its red, green and blue (and alpha) as lines of their own.
 
 The x axis is in physical units where the image says them: an OME axis's level-0 ``scale`` and
 ``translation`` (``scale * index + translation``, the centre of the pixel) with its unit, so a
@@ -32,6 +32,8 @@ TIME_NAMES = frozenset({"t", "time"})
 Z_NAMES = frozenset({"z", "depth"})
 #: what a dimension is to the choice of the series' dimension, most wanted first
 KINDS = ("time", "z", "other", "channel")
+#: the lines of an RGB(A) picture's colour dimension: its components in their own colours
+RGB_LINES = (("red", (220, 0, 0)), ("green", (0, 160, 0)), ("blue", (0, 0, 230)), ("alpha", (128, 128, 128)))
 
 
 def dim_kind(state: ViewState, d: int, axes: Sequence[Axis] | None = None) -> str:
@@ -127,11 +129,20 @@ def point_query(state: ViewState, row: int, col: int, axes: Sequence[Axis] | Non
     point = list(state.indices)
     point[state.y_dim], point[state.x_dim] = row, col
     lines = shown_channels(state)
+    across = state.channel_axis if lines else None
+    if not lines and state.channel_dim is not None and not state.composite:
+        lines, across = colour_lines(state), state.channel_dim
     decoding = state.decoding
     cf = state.cf
     return PointQuery(arr, tuple(point), along, None if decoding is None else decoding.decode, line_axes(state, axes),
-                      variable or arr.name, "" if cf is None else cf.heading,
-                      across=state.channel_axis if lines else None, lines=lines)
+                      variable or arr.name, "" if cf is None else cf.heading, across=across, lines=lines)
+
+
+def colour_lines(state: ViewState) -> tuple[ChannelLine, ...]:
+    """The components of an RGB(A) picture's colour dimension as lines (red, green, blue, alpha)."""
+    c = state.channel_dim
+    n = 0 if c is None else state.array.shape[c]
+    return tuple(ChannelLine(i, name, colour) for i, (name, colour) in enumerate(RGB_LINES[:n]))
 
 
 def _axis(state: ViewState, axes: Sequence[Axis] | None, d: int) -> Axis | None:
