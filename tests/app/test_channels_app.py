@@ -138,6 +138,9 @@ def test_forty_channels_open(qtbot: Any, window: MainWindow, tmp_path: Path) -> 
     np.testing.assert_array_equal(tile.values, np.moveaxis(data, 0, -1))
     panel = window.data.channels
     assert panel is not None and len(panel.rows) == 40
+    if not window.data.side.isVisible():  # folded where it does not fit: the user opens it
+        window.data.side_button.click()
+    qtbot.waitUntil(lambda: window.data.side.isVisible() and panel.list.height() > 0, timeout=5000)
     assert panel.list.verticalScrollBar().maximum() > 0  # the list scrolls instead of growing past the column
     from zarrview.app.channel_controls import ROW_HEIGHT, VISIBLE_ROWS
 

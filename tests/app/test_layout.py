@@ -1,7 +1,8 @@
 """The image takes most of the window: in the default 1280x820 window a plain volume's image and
 an OME image's (three channels, a label layer) are measured on screen from the widgets'
-geometry; the metadata panel folds to a line and the column of channel and label controls beside
-the image shows and hides from the View menu, and both choices come back in the next session."""
+geometry; the metadata panel folds to a line, and the column of channel and label controls beside
+the image opens by itself only where the image keeps 60 % of the width (else its toggle says it is
+there), shows and hides from the View menu, and both choices come back in the next session."""
 
 from __future__ import annotations
 
@@ -101,6 +102,11 @@ def test_an_ome_image_keeps_its_height_beside_its_channels_and_labels(qtbot: Any
                                                                       ome_image: str) -> None:
     _open(qtbot, window, ome_image, labels=True)
     canvas = _canvas(window)
+    # by default the column folds to its toggle: beside it the image would keep less than 60 % of the width
+    assert not window.data.side.isVisible() and window.data.side_button.isVisible()
+    assert canvas.width() >= 0.6 * window.width(), canvas.width()
+    window.data.side_button.click()  # the user opens it
+    qtbot.waitUntil(lambda: window.data.side.isVisible() and canvas.width() < 0.6 * window.width(), timeout=5000)
     assert canvas.height() >= OME_HEIGHT and canvas.width() >= MIN_WIDTH, (canvas.width(), canvas.height())
     channels, labels = window.data.channels, window.data.label_panel
     assert channels is not None and labels is not None
@@ -123,9 +129,17 @@ def _action(w: MainWindow, text: str) -> Any:
 def test_the_panels_fold_and_come_back_next_time(qtbot: Any, window: MainWindow, ome_image: str) -> None:  # noqa: F811
     _open(qtbot, window, ome_image, labels=True)
     canvas = _canvas(window)
-    narrow, tall = canvas.width(), canvas.height()
     column = _action(window, "Image &Controls Column")
-    assert column.isChecked() and window.data.side.isVisible()
+    assert not column.isChecked() and not window.data.side.isVisible()  # folded where it does not fit
+    wide = canvas.width()
+    sizes = window.split.sizes()
+    window.split.setSizes([60, sum(sizes) - 60])  # the tree dragged narrow: the column fits, opens, the menu says so
+    qtbot.waitUntil(lambda: column.isChecked() and window.data.side.isVisible(), timeout=5000)
+    window.split.setSizes(sizes)
+    qtbot.waitUntil(lambda: not column.isChecked() and canvas.width() >= wide - 8, timeout=5000)
+    column.trigger()  # the user's choice: open, whatever the width
+    qtbot.waitUntil(lambda: window.data.side.isVisible() and canvas.width() < wide, timeout=5000)
+    narrow, tall = canvas.width(), canvas.height()
     column.trigger()  # hidden: the image takes the column's width
     qtbot.waitUntil(lambda: canvas.width() > narrow, timeout=5000)
     assert not window.data.side.isVisible() and not window.data.side_button.isChecked()

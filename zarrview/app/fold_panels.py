@@ -17,6 +17,9 @@ from .metadata_panel import MetadataPanel
 OPEN_HEIGHT = 250
 #: the widest the side column grows for its controls (wider ones scroll)
 SIDE_MAX_WIDTH = 380
+#: the share of the window's width the image keeps: until the user says otherwise, the side
+#: column opens only where the image keeps this much beside it, and folds to its toggle elsewhere
+IMAGE_SHARE = 0.6
 #: what Qt takes for "no maximum"
 NO_MAXIMUM = (1 << 24) - 1
 
@@ -86,10 +89,18 @@ class MetadataFold(QWidget):
 class SideColumn(QScrollArea):
     """The image's controls in a column at its right, scrolled when they are taller than the
     view; shown while it holds controls and its ``toggle`` is down, as wide as they need up to
-    ``SIDE_MAX_WIDTH``. The toggle shows only while there is something to show."""
+    ``SIDE_MAX_WIDTH``. The toggle shows only while there is something to show.
+
+    Until the user opens or folds it (``chosen``), the column opens where the image keeps
+    ``IMAGE_SHARE`` of the window's width beside it and folds to its toggle where it would not,
+    again whenever the view is resized; a choice of the user's stands."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        #: the user's choice (open or folded), or None: open where the image keeps its share
+        self.chosen: bool | None = None
+        self._deciding = False
+        self._view: QWidget | None = None
         self.toggle = QToolButton()
         self.toggle.setText("Controls")
         self.toggle.setCheckable(True)
@@ -97,7 +108,7 @@ class SideColumn(QScrollArea):
         self.toggle.setAutoRaise(True)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setToolTip("Show or hide the column of channel and label controls beside the image")
-        self.toggle.toggled.connect(lambda _: self.fit())
+        self.toggle.toggled.connect(self._toggled)
         inner = QWidget()
         #: the column's controls, top to bottom in the order they were added
         self.column = QVBoxLayout(inner)
@@ -107,6 +118,30 @@ class SideColumn(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QScrollArea.Shape.NoFrame)
         self.fit()
+
+    def _toggled(self, on: bool) -> None:
+        if not self._deciding:  # the toggle, the View menu or the saved choice: the user's
+            self.chosen = on
+        self.fit()
+
+    def choose(self, shown: bool) -> None:
+        """The user's choice (the one saved last session): it stands whatever the width."""
+        self.chosen = shown
+        self.toggle.setChecked(shown)
+        self.fit()
+
+    def beside(self, view: QWidget) -> None:
+        """The column sits in ``view`` beside the image: the view's width, as it is resized,
+        decides whether the column fits."""
+        self._view = view
+        view.installEventFilter(self)
+
+    def _fits(self, width: int) -> bool:
+        """Whether the image keeps ``IMAGE_SHARE`` of the window's width beside a column ``width`` wide."""
+        view, window = self._view, self.window()
+        if view is None or window is self or window.width() <= 0:
+            return True
+        return view.width() - width >= IMAGE_SHARE * window.width()
 
     def add(self, widget: QWidget) -> None:
         """``widget`` at the bottom of the column."""
@@ -124,7 +159,14 @@ class SideColumn(QScrollArea):
         and not empty, the toggle's arrow pointing where the column goes when pressed."""
         width = min(SIDE_MAX_WIDTH, self.column.sizeHint().width()) + self.verticalScrollBar().sizeHint().width()
         self.setFixedWidth(width)
-        filled, wanted = bool(self.controls()), self.toggle.isChecked()
+        filled = bool(self.controls())
+        if self.chosen is None and filled and self.toggle.isChecked() != self._fits(width):
+            self._deciding = True
+            try:
+                self.toggle.setChecked(not self.toggle.isChecked())  # the View menu follows
+            finally:
+                self._deciding = False
+        wanted = self.toggle.isChecked()
         self.toggle.setVisible(filled)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow if wanted else Qt.ArrowType.LeftArrow)
         self.setVisible(wanted and filled)
@@ -132,7 +174,8 @@ class SideColumn(QScrollArea):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         """A control's size settles once it is polished and shown (a group box's title, a label
         panel added after the channels): the column follows."""
-        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest \
+                or watched is self._view and event.type() == QEvent.Type.Resize and self.chosen is None:
             self.fit()
         return super().eventFilter(watched, event)
 
