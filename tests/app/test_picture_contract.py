@@ -5,6 +5,7 @@ missing colour. Stores come from the tools people use (xarray, zarr-python, ome-
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -132,3 +133,83 @@ def test_the_exported_png_is_the_windows_rendering(qtbot: Any, window: MainWindo
     assert len(np.unique(png.reshape(-1, 3), axis=0)) > 8  # a picture, not a blank
     if case in LEVELS:  # a pyramid: the level asked for, in its CRS
         assert state.level == LEVELS[case] and state.cf is not None and state.cf.crs
+
+
+def _truth(location: str, state: Any) -> np.ndarray:
+    """The array the window shows, as the tools that wrote it read it back: decoded by xarray
+    where the window decodes CF, else as zarr-python stores it."""
+    root = location.split("::")[0]
+    path = state.array.path.strip("/")
+    if state.decoding is not None:
+        xr = pytest.importorskip("xarray")
+        return np.asarray(xr.open_zarr(root, consolidated=None)[path].values)
+    return np.asarray(zarr.open_array(root, path=path, mode="r")[...])
+
+
+def _block(full: np.ndarray, fixed: tuple[int, ...], dims: tuple[int, ...], cut: dict[int, slice]) -> np.ndarray:
+    """``full`` at the indices ``fixed`` except along ``dims`` (cut by ``cut``), those in the order given."""
+    index = tuple(cut.get(d, slice(None)) if d in dims else fixed[d] for d in range(full.ndim))
+    kept = sorted(dims)
+    return np.transpose(full[index], [kept.index(d) for d in dims])
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_auto_contrast_and_sections_are_numpys_of_what_is_shown(qtbot: Any, window: MainWindow, tmp_path: Path,  # noqa: F811
+                                                                case: str) -> None:
+    """Auto contrast of a zoomed view gives the 0.5 and 99.5 percentiles of the values in view
+    (each channel's window in a composite), and the sections through a point hold the values
+    numpy finds there, for every view of the matrix."""
+    from zarrview.viewing.image import orthogonal as ortho
+
+    location = CASES[case](tmp_path)
+    window.data.pending_level = LEVELS.get(case)
+    window.open_location(location)
+    data = window.data
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: data.state is not None and data.scene.detail is not None and not data.scene.busy,
+                    timeout=20000)
+    state = data.state
+    assert state is not None
+    full = _truth(location, state)
+    assert full.shape == state.array.shape
+    rows, cols = state.plane_shape
+    data.image.show_region((rows / 4, rows * 3 / 4, cols / 4, cols * 3 / 4))  # a zoom into the middle
+    qtbot.waitUntil(lambda: data.state is not None and data.state.region is not None
+                    and data.state.region[1] - data.state.region[0] < rows * 0.9, timeout=15000)
+    _settle(qtbot, window)
+    data.auto_contrast()
+    _settle(qtbot, window)
+    state = data.state
+    assert state is not None and state.region is not None
+    r0, r1, c0, c1 = state.region
+    cut = {state.y_dim: slice(max(0, math.floor(r0)), min(rows, math.ceil(r1))),
+           state.x_dim: slice(max(0, math.floor(c0)), min(cols, math.ceil(c1)))}
+    if state.composite:
+        c = state.channel_dim
+        assert c is not None
+        shown = _block(full, state.indices, (state.y_dim, state.x_dim, c), cut).astype("f8")
+        for ch in state.channels:
+            values = shown[..., ch.index]
+            assert ch.window is not None
+            np.testing.assert_allclose(ch.window, np.percentile(values[np.isfinite(values)], (0.5, 99.5)), rtol=1e-6)
+    else:
+        shown = _block(full, state.indices, (state.y_dim, state.x_dim), cut).astype("f8")
+        assert shown.size < full[..., :, :].size or full.ndim == 2
+        want = np.percentile(shown[np.isfinite(shown)], (0.5, 99.5))
+        np.testing.assert_allclose(data.scene.levels, want, rtol=1e-5)
+    if not ortho.z_choices(state):
+        return  # a plane is all there is: no sections
+    view = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
+    next(a for a in view.actions() if a.text() == "&Orthogonal Views").trigger()
+    o = window.orthogonal
+    qtbot.waitUntil(lambda: o.pending is None and o.sections is not None and o.sections.values is not None,
+                    timeout=15000)
+    got, req = o.sections, o.sections.request
+    assert got is not None and req is not None and req.level == 0 and got.values is not None
+    row, col, z = req.point
+    at = list(state.indices)
+    at[state.y_dim], at[state.x_dim], at[req.z_dim] = row, col, z
+    extra = (state.channel_dim,) if state.composite and state.channel_dim is not None else ()
+    for values, dims in ((got.values[0], (req.z_dim, state.x_dim, *extra)),
+                         (got.values[1], (state.y_dim, req.z_dim, *extra))):
+        np.testing.assert_allclose(values, _block(full, tuple(at), dims, {}), rtol=1e-6, equal_nan=True)

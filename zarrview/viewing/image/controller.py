@@ -187,15 +187,18 @@ class ViewController:
 
     def auto_contrast(self) -> Scene | None:
         """Levels from the values on screen again (``visible.py``: the loaded tile at the level
-        shown, cut to the region in view); in a composite, each channel's window from its values.
+        shown, cut to the region in view); in a composite, each channel's window from its values
+        on screen.
         The scene to draw, or None where nothing is loaded."""
         if self.state is None:
             return None
         self.state = self.state.with_(contrast=None)
         current = self._plane_tiles(self.scene, self.state)
-        if current and self.state.composite:  # each channel's window from its own values
-            state = self._windows(self.state, current[-1], only_missing=False)
-            return self._keep(self._redisplay(self.scene, state))
+        if current and self.state.composite:  # each channel's window from its own values on screen
+            found = visible_values(current, self.state.region, self.state.plane_shape)
+            values = found[1] if found is not None else displayable(current[-1].values, self.state.complex_mode)
+            self.state = self.state.with_(channels=auto_windows(values, self.state.channels, only_missing=False))
+            return self._keep(self._redisplay(self.scene, self.state))
         if current:
             return self._keep(self._auto_levels(self.scene, self.state))
         return None
