@@ -213,3 +213,52 @@ def test_auto_contrast_and_sections_are_numpys_of_what_is_shown(qtbot: Any, wind
     for values, dims in ((got.values[0], (req.z_dim, state.x_dim, *extra)),
                          (got.values[1], (state.y_dim, req.z_dim, *extra))):
         np.testing.assert_allclose(values, _block(full, tuple(at), dims, {}), rtol=1e-6, equal_nan=True)
+
+
+#: a map of each kind the menu offers: grey, perceptual, cyclic, geoscience, diverging (reversed too)
+MAP_KINDS = (("grey", False), ("magma", False), ("twilight", False), ("cmocean:haline", False),
+             ("colorbrewer:RdBu", True))
+
+
+@pytest.mark.parametrize(("name", "reverse"), MAP_KINDS)
+def test_every_colour_map_kind_is_drawn_and_exported_by_its_table(qtbot: Any, window: MainWindow,  # noqa: F811
+                                                                  tmp_path: Path, name: str, reverse: bool) -> None:
+    """Picked in the window, each kind of colour map draws every value as ``cmap``'s table
+    says at the window's levels (NaN in the missing colour), and the PNG exported is that picture."""
+    cmap = pytest.importorskip("cmap")
+    from zarrview.viewing.image.contrast import NAN_RGBA
+
+    values = np.add.outer(np.linspace(-3, 5, 40), np.linspace(0, 2, 50)).astype("f4")
+    values[5:9, 10:20] = np.nan
+    zarr.create_array(tmp_path / "f.zarr", shape=values.shape, chunks=(20, 25), dtype="f4")[...] = values
+    window.open_location(str(tmp_path / "f.zarr"))
+    data = window.data
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: data.colours is not None and data.scene.detail is not None and not data.scene.busy,
+                    timeout=20000)
+    assert data.colours is not None
+    data.colours.combo.setCurrentText(name)
+    data.colours.reverse.setChecked(reverse)
+    lo, hi = data.scene.levels
+    # an entry of 256 for each value, truncated (the 256 greys: 255 steps, the grey being the entry)
+    if name == "grey":
+        table, top = np.arange(256, dtype="u1")[:, None].repeat(3, axis=1), 255
+    else:
+        table, top = (np.asarray(cmap.Colormap(name).lut(256))[:, :3] * 255).round().clip(0, 255).astype("u1"), 256
+    table = table[::-1] if reverse else table
+    index = np.clip((values.astype("f8") - lo) * top / (hi - lo), 0, 255)
+    want = table[np.nan_to_num(index, nan=0).astype(int)].astype(int)
+    want[np.isnan(values)] = NAN_RGBA[:3]
+
+    def drawn() -> bool:
+        # the window's table is the gradient's, resampled from the map's 256 colours: within one step
+        rendered = drawn_item(data).rendered
+        return rendered is not None and rendered.step == (1, 1) and \
+            int(np.abs(drawn_rgba(data)[..., :3].astype(int) - want).max()) <= (0 if name == "grey" else 1)
+
+    qtbot.waitUntil(drawn, timeout=15000)  # the window draws the table's colours
+    spec = data.plane_spec()
+    assert spec is not None
+    export_plane(spec, tmp_path / "shown.png")
+    png = decode_png((tmp_path / "shown.png").read_bytes())[..., :3]
+    np.testing.assert_array_equal(png, drawn_rgba(data)[..., :3])  # and the PNG is that picture
