@@ -1,6 +1,6 @@
 """What the window does with a selected AnnData element: the attributes already read say what
 it is (no request on the GUI thread); opening it (a dataframe's columns, a sparse matrix's
-arrays, an embedding's cells table) runs on a lane, and the answer, while the node is still
+arrays, an embedding's cells table) runs on a worker, and the answer, while the node is still
 selected, becomes a signal the window connects to the data view."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ..scheduling import Answer, WorkerPool, call_job
+from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ..viewing.anndata import encoding_of, open_frame, open_sparse
 from ..viewing.anndata.element import COLUMN, EMBEDDING, FRAME, OBJECT, SPARSE, element_kind
 from ..viewing.anndata.embedding import anndata_root
 from ..viewing.anndata.frame import Frame, column_frame
 from ..zarrlib import Array, Group, Node, ZarrError
-from .bridge import gui_lane
+from .bridge import post
 
 ANNDATA_TEXT = ("{path} is an AnnData object ({version}).\n\nSelect obs or var to see a table, X or a layer "
                 "to see the matrix, an embedding in obsm to see its cells; uns holds its other values.")
@@ -31,8 +31,14 @@ class AnnDataHandler(QObject):
     def __init__(self, pool: WorkerPool, selected: Callable[[], Node | None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.selected = selected
-        self.lane = gui_lane(pool, self, "AnnData")
-        self.reading = 0
+        #: the element selected, opened on a worker: a newer selection's replaces it
+        self.driver: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), pool, self._opened, post=lambda fn: post(fn, self), name="AnnData")
+
+    @property
+    def reading(self) -> int:
+        """Elements being opened (0 or 1), for the window's ``is_settled``."""
+        return int(self.driver.busy())
 
     def show(self, node: Node) -> bool:
         """Whether ``node`` is an AnnData element this handler shows (then it is being read)."""
@@ -53,19 +59,20 @@ class AnnDataHandler(QObject):
         return True
 
     def _open(self, node: Node, work: Callable[[], Any], found: Callable[[Any], None], label: str) -> None:
-        self.reading += 1
         self.message.emit(f"Reading {label}…")
+        self.driver.show(Task(call_job(work, label=label), about=(node, found)))
 
-        def done(answer: Answer[Any]) -> None:
-            self.reading -= 1
-            if answer.stale or answer.cancelled or self.selected() is not node:
-                return
-            if answer.error is not None:
-                self.message.emit(f"Cannot show {node.path}: {answer.error}")
-                return
-            found(answer.value)
-
-        self.lane.submit(call_job(work, label=label), done)
+    def _opened(self, done: Done[Any]) -> None:
+        """The element opened, handed on while it is still selected."""
+        node: Node = done.task.about[0]
+        found: Callable[[Any], None] = done.task.about[1]
+        answer = done.answer
+        if answer.cancelled or self.selected() is not node:
+            return
+        if answer.error is not None:
+            self.message.emit(f"Cannot show {node.path}: {answer.error}")
+            return
+        found(answer.value)
 
 
 def cells_of(array: Array) -> Frame | None:

@@ -15,7 +15,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout,
                                QWidget)
 
-from ..scheduling import Answer, Driver, WorkerPool, call_job
+from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ..viewing import Scene, ViewController, ViewState, initial_state
 from ..viewing.image.axes import dim_names
 from ..viewing.image.controller import PlaneRequest
@@ -31,7 +31,7 @@ from ..viewing.image.memory import ViewMemory
 from ..viewing.image.state import Region
 from ..zarrlib import Array, Group
 from ..zarrlib.storage.access import AccessDeniedError
-from .bridge import gui_lane, post
+from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .colour_map_control import ColourMapControl, colour_control
 from .fold_panels import SideColumn
@@ -149,7 +149,9 @@ class DataView(QWidget):
         #: line profiles and region statistics, in a panel under the image (``app/analysis_tools.py``)
         self.analysis = AnalysisTools(pool, self.image, lambda: self.state, self._pixel_size, self)
         layout.addWidget(self.analysis.holder)
-        self._variables = gui_lane(pool, self, "pyramid variable")  # another band of a GeoZarr pyramid
+        #: another band of a GeoZarr pyramid, read on a worker: the newest asked for only
+        self._variables: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), pool, self._variable_read, post=lambda fn: post(fn, self), name="pyramid variable")
         self._pyramid_group: Group | None = None  # the GeoZarr pyramid shown, for its band picker
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
         self.plate_view: PlateView | None = None  # built on the first plate (set_plate)
@@ -308,15 +310,17 @@ class DataView(QWidget):
 
     def _variable(self, found: GeoMultiscale, name: str) -> None:
         """The pyramid of another array of the level groups, read on a worker (it opens each level)."""
-        def done(answer: Answer[GeoMultiscale | None]) -> None:
-            if not (answer.stale or answer.cancelled) and isinstance(answer.value, GeoMultiscale) \
-                    and self._pyramid_group is found.group:  # still this pyramid on screen
-                self.set_pyramid(answer.value)
-            elif answer.error is not None:
-                self.status.emit(f"The pyramid of {name} cannot be read: {answer.error}")
+        self._variables.show(Task(call_job(lambda: detect_geozarr(found.group, name),
+                                           label=f"pyramid of {name} in {found.path}"), about=(found, name)))
 
-        self._variables.submit(call_job(lambda: detect_geozarr(found.group, name),
-                                        label=f"pyramid of {name} in {found.path}"), done)
+    def _variable_read(self, done: Done[GeoMultiscale | None]) -> None:
+        """The band's pyramid, shown while the pyramid it was picked in is still on screen."""
+        (found, name), answer = done.task.about, done.answer
+        if not answer.cancelled and isinstance(answer.value, GeoMultiscale) \
+                and self._pyramid_group is found.group:  # still this pyramid on screen
+            self.set_pyramid(answer.value)
+        elif answer.error is not None:
+            self.status.emit(f"The pyramid of {name} cannot be read: {answer.error}")
 
     def _level_picker(self, ms: Multiscale, state: ViewState, level: int | None) -> QComboBox:
         picker = add_level_picker(self.controls_layout, ms, state, lambda level: self._update(level=level))

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QProgressDialog, 
 from ..viewing.export.errors import ExportCancelled, ExportError, WriteFailed
 from ..viewing.export.files import write_bytes
 from ..viewing.export.plane import PlaneSpec, export_plane, plane_nbytes
-from ..scheduling import Answer, Context, Job, call_job
+from ..scheduling import Context, Done, Driver, Job, Task, Tasks, call_job
 from ..viewing.anndata.table_export import export_frame_csv
 from ..zarrlib import CancelToken
-from .bridge import gui_lane, post
+from .bridge import post
 from .data_view import DataView
 from ..describe import human_bytes
 from .export import grab, png_bytes
@@ -55,8 +55,8 @@ class ExportActions(QObject):
         self.window = window
         self.view = view
         self.status = status
-        self._exports = gui_lane(view.pool, self, "export")  # one at a time: ``start`` refuses a second
-        self._screenshots = gui_lane(view.pool, self, "screenshot")
+        self._exports = self._driver("export", self._exported)  # one at a time: ``start`` refuses a second
+        self._screenshots = self._driver("screenshot", self._shot)
         self.ask_above = ASK_ABOVE_BYTES
         self.job: _Job | None = None
         self.last_error: str | None = None
@@ -67,7 +67,7 @@ class ExportActions(QObject):
                                       "The displayed plane at full resolution through the current levels and colours")
         self.table_action = self._add(menu, "Export &Table (CSV)…", self.export_table,
                                       "The AnnData dataframe shown, every row, as pandas writes it")
-        self._tables = gui_lane(view.pool, self, "table export")
+        self._tables = self._driver("table export", self._tabled)
         self.table_writing = False
         menu.addSeparator()
         self.screenshot_action = self._add(menu, "Save &Screenshot (PNG)…", self.save_screenshot,
@@ -76,6 +76,10 @@ class ExportActions(QObject):
         view.loaded.connect(self.update)
         view.stack.currentChanged.connect(lambda _: self.update())
         self.update()
+
+    def _driver(self, name: str, took: Callable[[Done[Any]], None]) -> Driver[Task[Any], Task[Any], Done[Any]]:
+        """A driver of one-off writes whose answers reach ``took`` on the GUI thread, while this exists."""
+        return Driver(Tasks(), self.view.pool, took, post=lambda fn: post(fn, self), name=name)
 
     def _add(self, menu: QMenu, text: str, slot: Callable[[], None], tip: str) -> QAction:
         action = QAction(text, self.window)
@@ -160,7 +164,7 @@ class ExportActions(QObject):
         def work(ctx: Context) -> None:
             export_plane(spec, path, progress=progress, cancel=ctx.cancel)
 
-        self._exports.submit(Job(work, f"export of {spec.label}"), lambda answer: self._finished(job, answer))
+        self._exports.show(Task(Job(work, f"export of {spec.label}"), about=job))
         return True
 
     def _progress(self, job: _Job, done: int, total: int) -> None:
@@ -173,7 +177,10 @@ class ExportActions(QObject):
             job.dialog.setRange(0, total)
             job.dialog.setValue(done)
 
-    def _finished(self, job: _Job, answer: Answer[None]) -> None:
+    def _exported(self, done: Done[None]) -> None:
+        """The export running is over, written, failed or cancelled: the next one may start."""
+        job, answer = done.task.about, done.answer
+        assert isinstance(job, _Job)
         error = answer.error
         if answer.cancelled and error is None:  # stopped before it began, or the window closing
             error = ExportCancelled(job.path)
@@ -199,18 +206,20 @@ class ExportActions(QObject):
         self.update()
         self.status(f"Exporting {frame.path} ({frame.rows:,} rows) to {path}…")
 
-        def done(answer: Answer[Any]) -> None:
-            self.table_writing = False
-            self.update()
-            if answer.error is not None:
-                self.fail(_message(path, answer.error))
-            elif answer.cancelled:
-                self.status(f"Export cancelled: nothing written to {path}")
-            else:
-                self.status(f"Exported {frame.path} ({frame.rows:,} rows) to {path}")
+        self._tables.show(Task(Job(lambda ctx: export_frame_csv(frame, path, cancel=ctx.cancel),
+                                   f"export of {frame.path}"), about=(frame.path, frame.rows, path)))
 
-        self._tables.submit(Job(lambda ctx: export_frame_csv(frame, path, cancel=ctx.cancel),
-                                f"export of {frame.path}"), done)
+    def _tabled(self, done: Done[Any]) -> None:
+        """The one table export running is over: the action is offered again."""
+        (name, rows, path), answer = done.task.about, done.answer
+        self.table_writing = False
+        self.update()
+        if answer.error is not None:
+            self.fail(_message(path, answer.error))
+        elif answer.cancelled:
+            self.status(f"Export cancelled: nothing written to {path}")
+        else:
+            self.status(f"Exported {name} ({rows:,} rows) to {path}")
 
     def save_screenshot(self) -> None:
         """The view as drawn, grabbed here and encoded and written on a worker thread."""
@@ -227,18 +236,18 @@ class ExportActions(QObject):
                 raise WriteFailed(path, "the image could not be encoded as PNG")
             return write_bytes(path, data)
 
-        def done(answer: Answer[Any]) -> None:
-            if answer.stale:
-                return  # a newer screenshot replaced it
-            error = answer.error
-            if answer.cancelled and error is None:
-                self.status(f"Screenshot to {path} cancelled")
-            elif error is None:
-                self.status(f"Saved a screenshot of the data view to {path}")
-            else:
-                self.fail(_message(path, error))
+        self._screenshots.show(Task(call_job(work, label=f"screenshot to {path}"), about=path))
 
-        self._screenshots.submit(call_job(work, label=f"screenshot to {path}"), done)
+    def _shot(self, done: Done[Any]) -> None:
+        """The newest screenshot written, or why not (one replaced by a newer one says nothing)."""
+        path, answer = done.task.about, done.answer
+        error = answer.error
+        if answer.cancelled and error is None:
+            self.status(f"Screenshot to {path} cancelled")
+        elif error is None:
+            self.status(f"Saved a screenshot of the data view to {path}")
+        else:
+            self.fail(_message(path, error))
 
 
 def _message(path: str, error: BaseException) -> str:

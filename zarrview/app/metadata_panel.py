@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
 from ..describe import human_bytes, summary, to_json
 from ..viewing.metadata import MAX_ITEMS, elide
 from ..viewing.ome import OmeLabels, OmeNode, marker
-from ..scheduling import Answer, Context, Job, WorkerPool, call_job
+from ..scheduling import Context, Done, Driver, Job, Task, Tasks, WorkerPool, call_job
 from ..zarrlib import Array, ErrorNode, Group, Node, ReadCancelled, UnsupportedArray
 from .attributes_view import AttributesView
-from .bridge import gui_lane, own_pool
+from .bridge import own_pool, post
 from .ome_panel import OmePanel, problem_count
 
 
@@ -40,8 +40,11 @@ class MetadataPanel(QTabWidget):
     def __init__(self, pool: WorkerPool | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         pool = pool or own_pool(self)
-        self._counts = gui_lane(pool, self, "stored objects")
-        self._documents = gui_lane(pool, self, "metadata document")
+        #: the stored objects of the array shown, and its documents written out: each the newest only
+        self._counts: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), pool, self._counted, post=lambda fn: post(fn, self), name="stored objects")
+        self._documents: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), pool, self._documented, post=lambda fn: post(fn, self), name="metadata document")
         self.table = QTableWidget(0, 4)
         self.table.horizontalHeader().hide()
         header = self.table.horizontalHeader()
@@ -102,26 +105,28 @@ class MetadataPanel(QTabWidget):
         """The stored chunk (or shard) objects of ``node``, counted on a worker by listing what
         is stored (never its grid: 10**12 keys for 10**15 elements), stopped at ``STORED_LIMIT``
         and when another node is shown."""
-        def done(answer: Answer[Any]) -> None:
-            if answer.stale or answer.cancelled:
-                return  # another node shown meanwhile
-            found, error = answer.value, answer.error
-            if error is not None:
-                text = f"cannot be counted: {error}"
-            elif found is None:
-                text = "— (the store cannot list)"
-            else:
-                more = "" if found.complete else f" (counting stopped at {STORED_LIMIT:,}: there are more)"
-                text = f"{found.count:,} object{'s' if found.count != 1 else ''}, {human_bytes(found.nbytes)}{more}"
-            self._set_value("Stored", text)
-
         def work(ctx: Context) -> Any:
             try:
                 return node.stored_objects(cancel=ctx.cancel, limit=STORED_LIMIT)
             except ReadCancelled:
                 return None
 
-        self._counts.submit(Job(work, f"stored objects of {node.path}"), done)
+        self._counts.show(Task(Job(work, f"stored objects of {node.path}"), about=node))
+
+    def _counted(self, done: Done[Any]) -> None:
+        """The count of the array still shown (the driver drops a count of one shown before)."""
+        answer = done.answer
+        if answer.cancelled:
+            return
+        found, error = answer.value, answer.error
+        if error is not None:
+            text = f"cannot be counted: {error}"
+        elif found is None:
+            text = "— (the store cannot list)"
+        else:
+            more = "" if found.complete else f" (counting stopped at {STORED_LIMIT:,}: there are more)"
+            text = f"{found.count:,} object{'s' if found.count != 1 else ''}, {human_bytes(found.nbytes)}{more}"
+        self._set_value("Stored", text)
 
     def _set_value(self, key: str, value: str) -> None:
         for r in range(self.table.rowCount()):
@@ -139,14 +144,17 @@ class MetadataPanel(QTabWidget):
         self._json_for = node
         self.json.setPlainText("Reading the metadata document…")
 
-        def done(answer: Answer[str]) -> None:
-            if not answer.stale and not answer.cancelled and self._json_for is node:
-                error = answer.error
-                self.json.setPlainText(answer.value or "" if error is None
-                                       else f"The metadata document cannot be read: {error}")
+        self._documents.show(Task(call_job(lambda: to_json(elide(_documents(node))), label=f"metadata of {node.path}"),
+                                  about=node))
 
-        self._documents.submit(call_job(lambda: to_json(elide(_documents(node))), label=f"metadata of {node.path}"),
-                               done)
+    def _documented(self, done: Done[str]) -> None:
+        """The documents of the node still shown; a node shown without documents since (an
+        unreadable one) keeps its error."""
+        if done.answer.cancelled or self._json_for is not done.task.about:
+            return
+        error = done.answer.error
+        self.json.setPlainText(done.answer.value or "" if error is None
+                               else f"The metadata document cannot be read: {error}")
 
     # -- the OME tab ----------------------------------------------------------------------------
     def _ome_for(self, node: Node | None) -> None:

@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import zarrlib as zl
-from ..scheduling import Answer, call_job
+from ..scheduling import Done, Driver, Task, Tasks, call_job
 from ..viewing.decision import Kind, Refusal, Shown, decide
 from ..viewing.labels.layers import layer_of
 from .anndata_groups import AnnDataHandler
-from .bridge import gui_lane
+from .bridge import post
 from .ome_groups import OmeGroupHandler
 from .spatial_overlays import SpatialPresenter
 
@@ -36,13 +36,18 @@ class NodeDisplay:
         self.looking_at: zl.Node | None = None
         #: the plane the command line asked for, used by the next node shown
         self.initial_plane: dict[int, int] = {}
-        #: image groups whose OME metadata is being read
-        self.reading = 0
         owner = host.window()
-        self._ome = gui_lane(host.pool, owner, "OME metadata")
+        #: the decision for the group looked at, read off the GUI thread: only the newest is taken
+        self._ome: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), host.pool, self._decided, post=lambda fn: post(fn, owner), name="OME metadata")
         self.ome_groups = OmeGroupHandler(host.pool, lambda: self.looking_at, owner)
         self.anndata = AnnDataHandler(host.pool, lambda: self.looking_at, owner)
         self.spatial = SpatialPresenter(host.pool, host.data, lambda: self.looking_at, owner)
+
+    @property
+    def reading(self) -> int:
+        """Image groups whose OME metadata is being read (0 or 1: a newer group replaces the read)."""
+        return int(self._ome.busy())
 
     def refuse_plane(self, why: str) -> None:
         """A plane asked for (--slice) that does not exist: say so where the image would be,
@@ -89,22 +94,24 @@ class NodeDisplay:
         """A group's OME-Zarr and GeoZarr metadata is read off the GUI thread (it opens the level
         arrays), and the answer is dropped if another node was selected meanwhile."""
         self.looking_at = group
-        self.reading += 1
+        self._ome.show(Task(call_job(lambda: decide(group, plane, level), label=f"OME metadata of {group.path}"),
+                            about=(group, plane)))
 
-        def done(answer: Answer[Any]) -> None:
-            self.reading -= 1
-            if answer.stale or answer.cancelled or self.looking_at is not group:
-                return  # another node selected meanwhile
-            shown = answer.value
-            if answer.error is not None or not isinstance(shown, Shown):
-                self.ome_groups.show_found(group, None, answer.error)
-            elif shown.kind is Kind.PYRAMID:
-                self._show_pyramid(shown, plane)
-            elif self.ome_groups.show_found(group, shown.ome, None) and shown.kind in (Kind.IMAGE, Kind.LABEL_IMAGE):
-                self._show_image(shown, plane)
-
-        self._ome.submit(call_job(lambda: decide(group, plane, level),
-                                  label=f"OME metadata of {group.path}"), done)
+    def _decided(self, done: Done[Any]) -> None:
+        """What the group still looked at is shown as; dropped if another node was selected
+        meanwhile (an array shown since submits no read that would replace this one)."""
+        group: zl.Group = done.task.about[0]
+        plane: dict[int, int] = done.task.about[1]
+        answer = done.answer
+        if answer.cancelled or self.looking_at is not group:
+            return
+        shown = answer.value
+        if answer.error is not None or not isinstance(shown, Shown):
+            self.ome_groups.show_found(group, None, answer.error)
+        elif shown.kind is Kind.PYRAMID:
+            self._show_pyramid(shown, plane)
+        elif self.ome_groups.show_found(group, shown.ome, None) and shown.kind in (Kind.IMAGE, Kind.LABEL_IMAGE):
+            self._show_image(shown, plane)
 
     def _show_image(self, shown: Shown, plane: dict[int, int]) -> None:
         """An OME-Zarr image at its first view; a label image in its colours (its own layer over

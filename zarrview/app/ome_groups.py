@@ -16,13 +16,13 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ..scheduling import Answer, WorkerPool, call_job
+from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ..viewing.labels.layers import labels_group, layers_of
 from ..viewing.ome import OmeImage, OmeLabels, OmeNode, OmePlate, describe
 from ..viewing.spatialdata.scene import label_layers, mates_of
 from ..viewing.spatialdata.store import is_element
 from ..zarrlib import Group, Node
-from .bridge import gui_lane
+from .bridge import post
 
 
 class OmeGroupHandler(QObject):
@@ -44,9 +44,14 @@ class OmeGroupHandler(QObject):
         super().__init__(parent)
         #: the node selected now: labels read for an image no longer selected are dropped
         self.selected = selected
-        self.lane = gui_lane(pool, self, "OME labels")
-        #: label reads under way, for the window's ``is_settled``
-        self.reading = 0
+        #: the labels of the image shown, read after it: a newer image's replace them
+        self.driver: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), pool, self._labels_read, post=lambda fn: post(fn, self), name="OME labels")
+
+    @property
+    def reading(self) -> int:
+        """Label reads under way (0 or 1), for the window's ``is_settled``."""
+        return int(self.driver.busy())
 
     def show_found(self, group: Group, found: Any, error: BaseException | None) -> bool:
         """Show what ``detect`` found for ``group`` (the node still selected); True when it is an
@@ -65,19 +70,6 @@ class OmeGroupHandler(QObject):
         return False
 
     def _read_labels(self, image: Group, found: OmeImage) -> None:
-        self.reading += 1
-
-        def done(answer: Answer[tuple[OmeLabels | None, tuple[Any, ...], Any]]) -> None:
-            self.reading -= 1
-            if answer.stale or answer.cancelled:
-                return  # another image selected meanwhile
-            labels, layers, spatial = answer.value if isinstance(answer.value, tuple) else (None, (), None)
-            if self.selected() is image:  # still the selected group
-                self.labels_read.emit(labels if isinstance(labels, OmeLabels) else None)
-                self.labels_found.emit(image, layers)
-                if spatial is not None:
-                    self.spatial_found.emit(image, spatial)
-
         def read() -> tuple[OmeLabels | None, tuple[Any, ...], Any]:
             labels = labels_group(image, found)
             layers = layers_of(labels)
@@ -87,7 +79,20 @@ class OmeGroupHandler(QObject):
             placed, notes = label_layers(mates, found)
             return labels, layers + placed, (mates, notes)
 
-        self.lane.submit(call_job(read, label=f"labels of {image.path}"), done)
+        self.driver.show(Task(call_job(read, label=f"labels of {image.path}"), about=image))
+
+    def _labels_read(self, done: Done[tuple[OmeLabels | None, tuple[Any, ...], Any]]) -> None:
+        """The labels of the image still selected, as signals (another image's read replaced
+        the read of one selected before)."""
+        image, answer = done.task.about, done.answer
+        if answer.cancelled:
+            return
+        labels, layers, spatial = answer.value if isinstance(answer.value, tuple) else (None, (), None)
+        if self.selected() is image:  # still the selected group
+            self.labels_read.emit(labels if isinstance(labels, OmeLabels) else None)
+            self.labels_found.emit(image, layers)
+            if spatial is not None:
+                self.spatial_found.emit(image, spatial)
 
 
 def summary(node: OmeNode) -> str:

@@ -6,6 +6,7 @@ its points or shapes are drawn."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,18 +15,33 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QGraphicsPathItem, QGridLayout, QGroupBox, QLabel
 
-from ..scheduling import Answer, WorkerPool, call_job
+from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ..viewing.labels.layers import palette
 from ..viewing.spatialdata.scene import Mates, Overlay, overlay_job, overlays
 from ..viewing.spatialdata.store import read_store, root_attrs, summary
 from ..zarrlib import Group, Node
-from .bridge import gui_lane
+from .bridge import post
 
 if TYPE_CHECKING:
     from .data_view import DataView
 
 #: above the image and its label layers, below nothing
 OVERLAY_Z = 30.0
+
+
+@dataclass(frozen=True)
+class _Store:
+    """A SpatialData root's elements, read to sum it up."""
+
+    group: Group
+
+
+@dataclass(frozen=True)
+class _Overlays:
+    """An image's points and shapes, read to draw over it, and the notes on its labels."""
+
+    image: Group
+    notes: tuple[str, ...]
 
 
 class SpatialPresenter(QObject):
@@ -38,7 +54,9 @@ class SpatialPresenter(QObject):
         super().__init__(parent)
         self.data = data
         self.selected = selected
-        self.lane = gui_lane(pool, self, "SpatialData")
+        #: a store's summary or an image's points and shapes: one read, the newest
+        self.driver: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), pool, self._read, post=lambda fn: post(fn, self), name="SpatialData")
         self.items: list[Any] = []
         self.panel: QGroupBox | None = None
         self.shown: tuple[Overlay, ...] = ()
@@ -47,14 +65,8 @@ class SpatialPresenter(QObject):
     def show_store(self, group: Group) -> None:
         if root_attrs(group.attrs) is None:
             return
-
-        def done(answer: Answer[Any]) -> None:
-            if answer.stale or answer.cancelled or self.selected() is not group:
-                return
-            text = summary(answer.value) if answer.value is not None else f"{group.path}: {answer.error}"
-            self.data.show_message(text)
-
-        self.lane.submit(call_job(lambda: read_store(group), label=f"SpatialData store {group.path}"), done)
+        self.driver.show(Task(call_job(lambda: read_store(group), label=f"SpatialData store {group.path}"),
+                              about=_Store(group)))
 
     def show_spatial(self, image: Group, found: tuple[Mates, tuple[str, ...]]) -> None:
         mates, notes = found
@@ -64,12 +76,20 @@ class SpatialPresenter(QObject):
         if job is None:
             self._draw((), notes)
             return
+        self.driver.show(Task(job, about=_Overlays(image, notes)))
 
-        def done(answer: Answer[Any]) -> None:
-            if not answer.stale and not answer.cancelled and self._showing(image):
-                self._draw(overlays(answer), notes)
-
-        self.lane.submit(job, done)
+    def _read(self, done: Done[Any]) -> None:
+        """A store summed up while it is selected; an image's points and shapes drawn while it
+        is the image shown."""
+        about, answer = done.task.about, done.answer
+        if answer.cancelled:
+            return
+        if isinstance(about, _Store) and self.selected() is about.group:
+            group = about.group
+            text = summary(answer.value) if answer.value is not None else f"{group.path}: {answer.error}"
+            self.data.show_message(text)
+        elif isinstance(about, _Overlays) and self._showing(about.image):
+            self._draw(overlays(answer), about.notes)
 
     def _showing(self, image: Group) -> bool:
         return self.data.ome is not None and self.data.ome.group is image

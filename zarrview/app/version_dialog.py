@@ -21,10 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..scheduling import Answer, WorkerPool
+from ..scheduling import Done, Driver, Task, Tasks, WorkerPool
 from ..viewing.versions import VersionTable, versions_job
 from ..zarrlib.icechunk import IcechunkStore
-from .bridge import gui_lane
+from .bridge import post
 
 #: the table's columns
 KIND_COLUMN, NAME_COLUMN, TIME_COLUMN, MESSAGE_COLUMN = range(4)
@@ -55,12 +55,14 @@ class VersionDialog(QDialog):
         lay.addWidget(self.note)
         lay.addWidget(self.view)
         lay.addWidget(self.buttons)
-        self._lane = gui_lane(pool, self, "versions")
-        self._lane.submit(versions_job(store), self._filled)
+        self.driver: Driver[Task[VersionTable], Task[VersionTable], Done[VersionTable]] = Driver(
+            Tasks(), pool, self._filled, post=lambda fn: post(fn, self), name="versions")
+        self.driver.show(Task(versions_job(store)))
 
-    def _filled(self, answer: Answer[VersionTable]) -> None:
+    def _filled(self, done: Done[VersionTable]) -> None:
+        answer = done.answer
         self.view.clear()
-        if answer.stale or answer.cancelled:
+        if answer.cancelled:
             return
         if answer.error is not None or answer.value is None:
             self.view.addTopLevelItem(QTreeWidgetItem(["", "Cannot read the versions", "", str(answer.error)]))
