@@ -1,6 +1,6 @@
 """The data view's AnnData elements: a dataframe as one paged table, a sparse matrix as a block
 image and a table of stored entries, an embedding as a scatter plot. What each element is comes
-from ``viewing.anndata``; these widgets draw it and read through their lanes."""
+from ``viewing.anndata``; these widgets draw it and read through their drivers."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class AnnDataViews:
 
     def clear(self) -> None:
         self.frame = None
-        self.table.lane.discard()
+        self.table.discard()
         self.sparse.clear()
         self.scatter.clear()
 
@@ -55,7 +55,7 @@ class AnnDataViews:
         self.owner.stack.setCurrentWidget(self.scatter)
 
     def settled(self) -> bool:
-        return self.table.settled() and self.sparse.settled() and self.scatter.reads.reading == 0
+        return self.table.settled() and self.sparse.settled() and self.scatter.settled()
 
 
 def frame_text(page: FramePage, row: int, column: int) -> str:

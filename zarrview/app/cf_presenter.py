@@ -1,8 +1,9 @@
 """An array's CF conventions (``viewing.cf.view``) on screen: they are read off the GUI thread
-once the array is shown, then put into the view state (decoding, coordinates, units) and into
-the widgets: slider labels with coordinate values and a box to type one, axes ticked in
-coordinate values with north up, a title and colour bar with the long name and units, and a
-check box for the stored values. Everything here only presents; the view model decides.
+once the array is shown (a one-off task on a driver: only the newest array's arrive), then put
+into the view state (decoding, coordinates, units) and into the widgets: slider labels with
+coordinate values and a box to type one, axes ticked in coordinate values with north up, a title
+and colour bar with the long name and units, and a check box for the stored values. Everything
+here only presents; the view model decides.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLineEdit
 
-from ..scheduling import Answer, WorkerPool, call_job
+from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ..viewing.cf.coords import CoordAxis, CoordError
 from ..viewing.cf.view import CFView, read_cf
 from ..viewing.conventions.georef import array_view
 from ..viewing.image.axes import dim_names
 from ..zarrlib import Array
-from .bridge import gui_lane
+from .bridge import post
 from .image_view import ImagePane
 from .plane_controls import PlaneControls
 from .view_host import StateHost
@@ -48,7 +49,8 @@ class CFPresenter(QObject):
     def __init__(self, pool: WorkerPool, view: StateHost, image: ImagePane, controls: QGridLayout,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.lane = gui_lane(pool, self, "CF attributes")
+        self.driver: Driver[Task[CFView | None], Task[CFView | None], Done[CFView | None]] = Driver(
+            Tasks(), pool, self._took, post=lambda fn: post(fn, self), name="CF attributes")
         self.view = view
         self.image = image
         self.controls = controls
@@ -62,24 +64,25 @@ class CFPresenter(QObject):
         self.clear()
         read = read or (lambda: array_view(arr, read_cf(arr)))
         self.array, self.plane = arr, plane
+        self.driver.show(Task(call_job(read, label=f"CF attributes of {arr.path}"), about=arr))
 
-        def done(answer: Answer[CFView | None]) -> None:
-            if answer.stale or answer.cancelled:
-                return  # another array shown meanwhile
-            cf, error = answer.value, answer.error
-            state = self.view.state
-            if self.array is not arr or state is None or state.array is not arr:
-                return  # another array is shown now
-            if error is not None:
-                self.status.emit(f"The CF attributes of {arr.path} could not be read: {error}")
-                return
-            if cf is not None:
-                self._apply(cf)
-
-        self.lane.submit(call_job(read, label=f"CF attributes of {arr.path}"), done)
+    def _took(self, done: Done[CFView | None]) -> None:
+        arr, answer = done.task.about, done.answer
+        if answer.cancelled:
+            return
+        state = self.view.state
+        if self.array is not arr or state is None or state.array is not arr:
+            return  # another array is shown now
+        if answer.error is not None:
+            self.status.emit(f"The CF attributes of {arr.path} could not be read: {answer.error}")
+            return
+        if answer.value is not None:
+            self._apply(answer.value)
 
     def clear(self) -> None:
-        """Nothing shown (the view's controls are going): pyqtgraph's own axes, no title, no legend."""
+        """Nothing shown (the view's controls are going): pyqtgraph's own axes, no title, no
+        legend, and the conventions being read are not wanted."""
+        self.driver.discard()
         self.array = self.plane = None
         self.present(None)
 

@@ -5,10 +5,11 @@ The pixels are made on a worker (``viewing.image.rendering``: each tile reduced 
 screen's resolution, through the levels and lookup table or the channels' composite, NaN in its
 colour); the GUI thread hands them to Qt as they are. One frame is made at a time: what is asked
 meanwhile (a levels drag, another plane) is made next, newest only, and the image shown stays
-until it lands. The histogram beside the plane is counted there too: pyqtgraph's own would count
-the rendered colours, so it is detached from the image item and given the counts. It is drawn
-after the frame, in a repaint of its own: redrawing it costs about as much as the frame's, and the
-new plane is what the user waits for.
+until it lands (``rendering.Rendering``, the view model the pane's driver runs). The histogram
+beside the plane is counted there too: pyqtgraph's own would count the rendered colours, so it is
+detached from the image item and given the counts. It is drawn after the frame, in a repaint of
+its own: redrawing it costs about as much as the frame's, and the new plane is what the user
+waits for.
 
 Label layers are drawn as RGBA images over each tile, with their layer's opacity: those of the
 coarse tile between it and the detail tile (which hides them where it has its own), those of the
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -28,10 +28,10 @@ from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 
-from ..scheduling import Answer, WorkerPool, call_job
+from ..scheduling import Driver, WorkerPool
 from ..viewing import Scene
-from ..viewing.image.rendering import Frame, FrameOrder, Look, Rendered, make_frame, reduction
-from .bridge import gui_lane, own_pool
+from ..viewing.image.rendering import Frame, FrameOrder, FrameRequest, Look, Rendered, Rendering, Shown, reduction
+from .bridge import own_pool, post
 from .draw_box import DrawBox
 from .failure_boxes import FailureBoxes
 
@@ -109,11 +109,10 @@ class ImagePane(pg.ImageView):
         hist.sigLevelsChanged.connect(self._levels_dragged)
         hist.sigLookupTableChanged.connect(lambda *_: self._table_changed())
         self._table: np.ndarray | None = None
-        self._lane = gui_lane(pool if pool is not None else own_pool(self), self, "render")
-        #: the newest frame asked for, and the one being made (None: none)
-        self._order: FrameOrder | None = None
-        self._making: FrameOrder | None = None
-        self._histogram_of: Any = None
+        self.frames = Rendering()
+        self.driver: Driver[FrameOrder | None, FrameRequest, Shown] = Driver(
+            self.frames, pool if pool is not None else own_pool(self), self._drawn, post=lambda fn: post(fn, self),
+            name="render")
         self._histogram: tuple[np.ndarray, np.ndarray] | None = None  # counted, waiting to be drawn
         self._histogram_timer = QTimer(self)
         self._histogram_timer.setSingleShot(True)
@@ -137,11 +136,11 @@ class ImagePane(pg.ImageView):
     def rendering(self) -> bool:
         """Whether a frame is being made or its histogram is still to be drawn (what is shown is not
         the newest scene's yet)."""
-        return self._making is not None or self._histogram is not None
+        return self.frames.making or self._histogram is not None
 
     def when_drawn(self, fn: Callable[[], None]) -> None:
         """Call ``fn`` once the newest scene's pixels are in the image items (now if they are)."""
-        if self._making is None:
+        if not self.frames.making:
             fn()
         else:
             self._waiting.append(fn)
@@ -171,12 +170,11 @@ class ImagePane(pg.ImageView):
         self._render()
 
     def _render(self) -> None:
-        """Ask for the frame of the scene shown, at the current zoom (unless asked already)."""
+        """Ask for the frame of the scene shown, at the current zoom (the model makes nothing
+        where the frame made or being made already shows it)."""
         scene = self.shown
         if scene is None or not scene.tiles():
-            self._order = None
-            if self._making is None:
-                self._show(Frame(None, None))
+            self.driver.show(None)
             return
         base, over = (scene.coarse, scene.detail) if scene.coarse is not None else (scene.detail, None)
         assert base is not None  # the scene has tiles
@@ -184,41 +182,31 @@ class ImagePane(pg.ImageView):
         _, (sy, sx) = self.visible()
         ratio = self.devicePixelRatioF()  # device pixels per scene pixel (a high-density screen)
         scale = (sy * ratio, sx * ratio)
-        order = FrameOrder(base, over, look, (reduction(base, scale), (1, 1) if over is None else reduction(over, scale)))
-        if order.same(self._order):
-            return
-        self._order = order
-        if self._making is None:
-            self._make()
+        self.driver.show(FrameOrder(base, over, look, (reduction(base, scale),
+                                                       (1, 1) if over is None else reduction(over, scale))))
 
-    def _make(self) -> None:
-        assert self._order is not None
-        order = self._making = replace(self._order, shown=(self.getImageItem().rendered, self.detail.rendered),
-                                       histogram_of=self._histogram_of)
-        self._lane.submit(call_job(lambda: make_frame(order), label="rendering"), lambda a: self._landed(order, a))
-
-    def _landed(self, order: FrameOrder, answer: Answer[Frame]) -> None:
-        self._making = None
-        self.render_error = None if answer.error is None else f"cannot render the image: {answer.error}"
-        if answer.error is not None:
-            log.error("cannot render the image: %s", answer.error)
-        elif self._order is None:  # the scene has no tiles any more
-            self._show(Frame(None, None))
-        elif answer.value is not None:
-            self._show(answer.value)  # even if a newer one is wanted: a drag shows every frame made
-        if self._order is not None and not self._order.same(order):
-            self._make()
+    def _drawn(self, shown: Shown) -> None:
+        if shown.made:
+            error = shown.error
+            self.render_error = None if error is None else f"cannot render the image: {error}"
+            if error is not None:
+                log.error("cannot render the image: %s", error)
+        if shown.frame is not None:
+            self._show(shown.frame)
+        if not shown.made:
             return
-        waiting, self._waiting = self._waiting, []
-        for fn in waiting:
-            fn()
+        if shown.newest:
+            waiting, self._waiting = self._waiting, []
+            for fn in waiting:
+                fn()
+        elif shown.error is not None:  # the driver reads on only after a frame: the newest is asked again
+            self.driver.show(self.driver.state)
 
     def _show(self, frame: Frame) -> None:
         self.getImageItem().show_rendered(frame.base)
         self.detail.show_rendered(frame.over)
         if frame.histogram is not None:
             self._histogram = frame.histogram
-            self._histogram_of = frame.histogram_of
             if not self._histogram_timer.isActive():  # not restarted: a drag's histogram follows it
                 self._histogram_timer.start()
 

@@ -3,8 +3,9 @@ strings, bytes and records of any rank (every field a column) or any array on re
 image's plane; a slider for every dimension the table does not show). Each shows the values
 as the image does: CF-decoded, with coordinates on the line's axis and the table's headers.
 
-Reads run on a lane of their own on the shared pool: a newer page or value replaces the one in
-flight, whose answer arrives stale and is dropped.
+The CF attributes are a one-off task on a driver; the value and the table's pages are read by
+their view model (``viewing.cf.value_reads.ValuesModel``) on another: a newer page or value
+replaces the one in flight, whose answer is dropped.
 """
 
 from __future__ import annotations
@@ -19,38 +20,43 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QTableView, QWidget
 
-from ..scheduling import Answer, Driver, Job, Lane, WorkerPool, call_job, read_job
+from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ..viewing import ViewState, initial_state
 from ..viewing.cf.table_plane import TABLE_COLUMNS, TablePlane
+from ..viewing.cf.value_reads import TABLE_PAGE, PageAsk, ValueAsk, ValuesModel, ValuesRequest, ValuesShown
 from ..viewing.cf.view import CFView, read_cf
 from ..viewing.conventions.georef import array_view, spatial_plane
 from ..viewing.export.plane import PlaneSpec, table_selection
 from ..viewing.image.axes import dim_names
-from ..viewing.image.readout import format_value, request_label
 from ..viewing.line.array import LineModel, LinePlot, LineRange, LineRequest
 from ..zarrlib import Array
-from ..zarrlib.storage.access import AccessDeniedError
 from .bridge import post
 from .line_view import LineView
 from .plane_controls import index_controls
 from .table_model import ArrayTable
 
-TABLE_PAGE = 2_000
-__all__ = ["TABLE_COLUMNS", "TABLE_PAGE", "OtherViews", "ValuesRequest"]
+__all__ = ["TABLE_COLUMNS", "TABLE_PAGE", "OtherViews"]
 
 
 @dataclass(frozen=True)
-class ValuesRequest:
-    """A read of a 0-d array's value (``model`` None) or of a page of ``model``'s table."""
+class _Shown:
+    """How an array is to be shown once its CF attributes are read."""
 
-    job: Job[Any]
-    model: ArrayTable | None = None
+    array: Array
+    as_table: bool
+    shown: ViewState | None
+    plane: Mapping[int, int] | None
 
 
 class OtherViews:
     def __init__(self, pool: WorkerPool, owner: Any) -> None:
         self.owner = owner  # the DataView: status, loaded, stack, controls_layout
-        self.lane: Lane[Any] = Lane(pool, lambda fn: post(fn, owner), "values")
+        self.cf_reads: Driver[Task[CFView | None], Task[CFView | None], Done[CFView | None]] = Driver(
+            Tasks(), pool, self._cf_read, post=lambda fn: post(fn, owner), name="CF attributes")
+        self.values_model = ValuesModel()
+        self.values: Driver[ValueAsk | PageAsk, ValuesRequest, ValuesShown] = Driver(
+            self.values_model, pool, self._values_shown, post=lambda fn: post(fn, owner), name="values",
+            on_progress=owner.progress.emit)
         self.line = LineView()
         self.plot = self.line.plot
         self.line_model = LineModel()
@@ -81,15 +87,22 @@ class OtherViews:
         self.array = None
         self.cf = self.table_plane = None
         self.labels = {}
-        self.lane.discard()  # answers still coming are stale
+        self._forget()  # answers still coming are dropped
         self.line_driver.clear()
         self.line_model.clear()
         self.line.reset()
 
     def cancel(self) -> None:
         """Stop the value, page or line being read: its answer says it was cancelled."""
-        self.lane.cancel()
+        self.cf_reads.cancel()
+        self.values.cancel()
         self.line_driver.cancel()
+
+    def _forget(self) -> None:
+        """Nothing being read is wanted any more."""
+        self.cf_reads.discard()
+        self.values.discard()
+        self.values_model.clear()
 
     def follow_palette(self, pal: QPalette) -> None:
         self.line.follow_palette(pal)
@@ -103,27 +116,31 @@ class OtherViews:
         self.array = arr
         self.fixed = {}
         self.cf = None
+        self._forget()  # what was read for the array before is not shown
         if arr.dtype.names or arr.dtype.kind in "OSUV":
             self._show_table(arr, self._table_plane(arr, None, None, plane))
             return
+        self.cf_reads.show(Task(call_job(lambda: array_view(arr, read_cf(arr)), label=f"CF attributes of {arr.path}"),
+                                about=_Shown(arr, as_table, shown, plane)))
 
-        def done(answer: Answer[CFView | None]) -> None:
-            if answer.stale or answer.cancelled or self.array is not arr:
-                return
-            if answer.error is not None:
-                self.owner.status.emit(f"The CF attributes of {arr.path} could not be read: {answer.error}")
-            self.cf = answer.value
-            if self.cf is not None and self.cf.notes:
-                self.owner.status.emit(f"CF attributes of {arr.path}: " + "; ".join(self.cf.notes))
-            if as_table:
-                self._show_table(arr, self._table_plane(arr, self.cf, shown, plane))
-            elif arr.ndim == 0:
-                self._request(())
-            else:
-                self.owner.stack.setCurrentWidget(self.line)
-                self.line_driver.show(self.line_model.show(arr, self.cf))
-
-        self.lane.submit(call_job(lambda: array_view(arr, read_cf(arr)), label=f"CF attributes of {arr.path}"), done)
+    def _cf_read(self, done: Done[CFView | None]) -> None:
+        """The CF attributes read: the array is shown, decoded as they say."""
+        ask: _Shown = done.task.about
+        answer, arr = done.answer, ask.array
+        if answer.cancelled or self.array is not arr:
+            return
+        if answer.error is not None:
+            self.owner.status.emit(f"The CF attributes of {arr.path} could not be read: {answer.error}")
+        self.cf = answer.value
+        if self.cf is not None and self.cf.notes:
+            self.owner.status.emit(f"CF attributes of {arr.path}: " + "; ".join(self.cf.notes))
+        if ask.as_table:
+            self._show_table(arr, self._table_plane(arr, self.cf, ask.shown, ask.plane))
+        elif arr.ndim == 0:
+            self.values.show(ValueAsk(arr, self.cf))
+        else:
+            self.owner.stack.setCurrentWidget(self.line)
+            self.line_driver.show(self.line_model.show(arr, self.cf))
 
     def indices(self, arr: Array) -> dict[int, int] | None:
         """The indices of the dimensions a table of ``arr``'s plane does not show (for the image
@@ -226,63 +243,31 @@ class OtherViews:
     def _page(self, start: int) -> None:
         plane = self.table_plane
         if self.array is not None and plane is not None and plane.array is self.array:
-            stop = min(plane.row_count, start + TABLE_PAGE) if plane.rows is not None else 1
-            sel = plane.selection(start, stop) if plane.rows is not None else ()
-            label = request_label(plane.array.path, sel, plane.array.shape)
-            self._submit(ValuesRequest(read_job(plane.array, sel, label=label, decode=plane.page_values),
-                                       self.table_model))
+            self.values.show(PageAsk(plane, start, self.table_model))
 
     # -- reads ------------------------------------------------------------------------------
-    def _request(self, selection: tuple[Any, ...]) -> None:
-        assert self.array is not None
-        dec = None if self.cf is None else self.cf.decoding
-        label = request_label(self.array.path, selection, self.array.shape)
-        decode = dec.values if dec is not None and dec.active else None
-        self._submit(ValuesRequest(read_job(self.array, selection, label=label, decode=decode)))
-
-    def _submit(self, req: ValuesRequest) -> None:
-        self.owner.status.emit(f"Reading {req.job.label}…")
-        self.lane.submit(req.job, lambda answer: self.apply(req, answer), on_progress=self.owner.progress.emit)
-
-    def apply(self, request: ValuesRequest, result: Answer[Any]) -> None:
-        """Show the value or append the page (nothing for a stale answer)."""
-        if result.stale or self.array is None:
-            return
+    def _values_shown(self, shown: ValuesShown) -> None:
+        """Show the value or append the page, and say so."""
         owner = self.owner
-        if result.cancelled:
-            owner.status.emit(f"Cancelled reading {request.job.label}")
-            owner.loaded.emit()
+        for said in shown.said:
+            owner.status.emit(said)
+        if not shown.answered:
             return
-        if result.error is not None:
-            owner.status.emit(f"Error: {result.error}")
-            owner.message.setText(f"Cannot show {request.job.label}:\n{result.error}")
-            owner.problem = f"Cannot show {request.job.label}: {result.error}"
+        label = shown.request.job.label
+        if shown.error is not None:
+            owner.message.setText(f"Cannot show {label}:\n{shown.error}")
+            owner.problem = f"Cannot show {label}: {shown.error}"
             owner.stack.setCurrentWidget(owner.message)
-            owner.loaded.emit()
-            return
-        data = result.value
-        assert data is not None
-        heading = ""
-        if request.model is None:
-            value = data[()]
-            text = value if isinstance(value, str) else format_value(value)
-            self.value.setText(text if self.cf is None else self.cf.value_text(value, text))
+        elif shown.text is not None:
+            self.value.setText(shown.text)
             owner.stack.setCurrentWidget(self.value)
-        else:
-            model = request.model
-            if model is self.table.model():
-                model.append(data if data.ndim else data.reshape(1), result.failures)
+        elif shown.page is not None:
+            table = shown.request.ask.table if isinstance(shown.request.ask, PageAsk) else None
+            if isinstance(table, ArrayTable) and table is self.table.model():
+                table.append(shown.page, shown.failures)
             owner.stack.setCurrentWidget(self.table)
-            heading = self.table_plane.heading if self.table_plane is not None else ""
-        owner.status.emit(f"Read {request.job.label} in {result.seconds * 1000:.0f} ms"
-                          + (f": {heading}" if heading else ""))
-        if result.failures:
-            n = len(result.failures)
-            owner.status.emit(f"{n} chunk{'s' if n > 1 else ''} of {request.job.label} could not be read: "
-                              f"{result.failures[0].message}")
-            refused = next((f.error for f in result.failures if isinstance(f.error, AccessDeniedError)), None)
-            if refused is not None:  # the window asks, and reads again if allowed
-                owner.access_denied.emit(refused)
+        if shown.refused is not None:  # the window asks, and reads again if allowed
+            owner.access_denied.emit(shown.refused)
         owner.loaded.emit()
 
     def _plotted(self, plot: LinePlot) -> None:

@@ -1,7 +1,7 @@
 """A table of any number of rows read a page at a time (``viewing.anndata.paging.PagedTable``):
 the model says every row exists, shows "…" for rows whose page is not held, and asks its view
-to read the pages of the rows on screen once scrolling pauses. Reads run on the view's lane;
-a newer read replaces the one in flight."""
+to read the pages of the rows on screen once scrolling pauses. The view's driver runs the pages'
+view model (``viewing.anndata.paging.PagesModel``): a newer read replaces the one in flight."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QTableView, QWidget
 
-from ..scheduling import Answer, WorkerPool
-from ..viewing.anndata.paging import PageRequest, PagedTable
-from .bridge import gui_lane
+from ..scheduling import Driver, WorkerPool
+from ..viewing.anndata.paging import PagedTable, PagesModel, PagesRead, PagesShown, RowsInView
+from .bridge import post
 from .table_model import FAILED_BRUSH, UNREADABLE
 
 PENDING = "…"
@@ -85,9 +85,10 @@ class PagedTableView(QTableView):
     def __init__(self, pool: WorkerPool, name: str, said: Callable[[str], None] = lambda _t: None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.lane = gui_lane(pool, self, name)
+        self.pages = PagesModel()
+        self.driver: Driver[RowsInView, PagesRead, PagesShown] = Driver(
+            self.pages, pool, self._shown, post=lambda fn: post(fn, self), name=name)
         self.said = said
-        self.reading = 0
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SETTLE_MS)
@@ -96,7 +97,7 @@ class PagedTableView(QTableView):
 
     def show_table(self, model: PagedTableModel) -> None:
         old = self.model()
-        self.lane.discard()
+        self.discard()
         self.setModel(model)
         model.needed.connect(self._timer.start)
         if old is not None:
@@ -109,31 +110,27 @@ class PagedTableView(QTableView):
         first = max(0, first)
         return first, (last if last >= 0 else first + 100)
 
+    def discard(self) -> None:
+        """The pages being read are not wanted (another table is shown, or none)."""
+        self.driver.discard()
+        self.pages.clear()
+
     def fetch(self) -> None:
         model = self.model()
         if not isinstance(model, PagedTableModel):
             return
         first, last = self.visible_rows()
-        request = model.paged.request(first, last)
-        if request is None:
-            return
-        self.reading += 1
-        self.said(f"Reading {request.job.label}…")
-        self.lane.submit(request.job, lambda answer: self._apply(model, request, answer))
+        self.driver.show(RowsInView(model.paged, first, last))
 
-    def _apply(self, model: PagedTableModel, request: PageRequest[Any], answer: Answer[Any]) -> None:
-        self.reading -= 1
-        spans = model.paged.apply(request, answer)
-        if model is not self.model():
+    def _shown(self, shown: PagesShown) -> None:
+        model = self.model()
+        if not isinstance(model, PagedTableModel) or shown.table is not model.paged:
             return
-        if answer.error is not None:
-            self.said(f"Cannot read {request.job.label}: {answer.error}")
-        elif spans:
-            failed = f"; {len(answer.failures)} chunks could not be read" if answer.failures else ""
-            self.said(f"Read {request.job.label} in {answer.seconds * 1000:.0f} ms{failed}")
-        model.shown(spans)
-        if not answer.stale and not answer.cancelled and answer.error is None:
+        if shown.said is not None:
+            self.said(shown.said)
+        model.shown(list(shown.spans))
+        if shown.again:
             self._timer.start()  # rows scrolled into view meanwhile
 
     def settled(self) -> bool:
-        return self.reading == 0 and not self._timer.isActive()
+        return not self.driver.busy() and not self._timer.isActive()

@@ -1,6 +1,7 @@
 """An embedding (``obsm/X_umap``) as a scatter plot, coloured by a column of the cells' table:
-one colour a category with a legend, or a colour map over numbers. The points are read on the
-view's lane (``viewing.anndata.embedding``): the two coordinates shown and the colour column."""
+one colour a category with a legend, or a colour map over numbers. The points are read by the
+view's model (``viewing.anndata.reads.PointsModel``, on a driver; ``viewing.anndata.embedding``
+reads them): the two coordinates shown and the colour column."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from ..scheduling import Answer, WorkerPool
-from ..viewing.anndata.embedding import MAX_POINTS, Points, colour_columns
+from ..scheduling import Driver, WorkerPool
+from ..viewing.anndata.embedding import Points, colour_columns
 from ..viewing.anndata.frame import Frame
-from ..viewing.anndata.jobs import points_job
+from ..viewing.anndata.reads import PointsAsk, PointsModel, Said, ViewRead
 from ..zarrlib import Array
-from .view_reads import ViewReads
+from .bridge import post
 
 POINT_SIZE = 4
 
@@ -25,7 +26,10 @@ class ScatterView(QWidget):
     def __init__(self, pool: WorkerPool, said: Callable[[str], None], done: Callable[[], None],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.reads = ViewReads(pool, self, "scatter", said, done)
+        self.said, self.done = said, done
+        self.model = PointsModel()
+        self.driver: Driver[PointsAsk, ViewRead[Points], Said[Points]] = Driver(
+            self.model, pool, self._drawn, post=lambda fn: post(fn, self), name="scatter")
         self.array: Array | None = None
         self.frame: Frame | None = None
         self.points: Points | None = None
@@ -66,7 +70,8 @@ class ScatterView(QWidget):
         self.read()
 
     def clear(self) -> None:
-        self.reads.discard()
+        self.driver.clear()
+        self.model.clear()
         self.array = self.frame = None
         self.points = None
         self.plot.getPlotItem().clear()
@@ -78,14 +83,18 @@ class ScatterView(QWidget):
         dims = (max(0, self.x_box.currentIndex()), max(0, self.y_box.currentIndex()))
         name = self.colour_box.currentData()
         column = self.frame.column(name) if self.frame is not None and name else None
-        array = self.array
+        self.driver.show(PointsAsk(self.array, dims, column))
 
-        def show(points: Points, answer: Answer[Points]) -> str:
-            self.draw(points)
-            step = f", every {points.step}th of {points.total:,} cells" if points.step > 1 else ""
-            return f"Read {points.x.size:,} points of {array.path} in {answer.seconds * 1000:.0f} ms{step}"
+    def _drawn(self, drawn: Said[Points]) -> None:
+        if drawn.value is not None:
+            self.draw(drawn.value)
+        self.said(drawn.said)
+        if drawn.answered:
+            self.done()
 
-        self.reads.submit(points_job(array, dims, column, MAX_POINTS), show, lambda: array is self.array)
+    def settled(self) -> bool:
+        """Whether no points are being read."""
+        return not self.driver.busy()
 
     def draw(self, points: Points) -> None:
         self.points = points

@@ -2,7 +2,8 @@
 from the block's rows (or columns) alone, and a table of its stored entries (row, column,
 value), paged. Panning and zooming read the block the view then shows (at most
 ``MAX_VIEW_SIDE`` rows and columns from its top left); the first row and column boxes move the
-view. It is never the whole matrix."""
+view. It is never the whole matrix. The block is read by its view model
+(``viewing.anndata.reads.BlockModel``) on a driver: only the newest block is drawn."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QTabWidget, QVBoxLayout, QWidget
 
-from ..scheduling import WorkerPool
+from ..scheduling import Driver, WorkerPool
 from ..viewing.anndata.frame import cell_text
-from ..viewing.anndata.jobs import block_job
 from ..viewing.anndata.paging import PagedTable
+from ..viewing.anndata.reads import Block, BlockAsk, BlockModel, Said, ViewRead
 from ..viewing.anndata.sparse import Entries, SparseMatrix, block_in_view
-from .view_reads import ViewReads
+from .bridge import post
 from .paged_table import PagedTableModel, PagedTableView
 
 BLOCK = 256
@@ -29,7 +30,10 @@ class SparseView(QTabWidget):
     def __init__(self, pool: WorkerPool, said: Callable[[str], None], done: Callable[[], None],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.reads = ViewReads(pool, self, "sparse block", said, done)
+        self.said, self.done = said, done
+        self.model = BlockModel()
+        self.driver: Driver[BlockAsk, ViewRead[np.ndarray], Said[Block]] = Driver(
+            self.model, pool, self._drawn, post=lambda fn: post(fn, self), name="sparse block")
         self.matrix: SparseMatrix | None = None
         self.row0, self.col0 = QSpinBox(), QSpinBox()
         controls = QHBoxLayout()
@@ -63,7 +67,7 @@ class SparseView(QTabWidget):
         self.addTab(block, "Block")
         self.addTab(self.entries, "Stored entries")
         self.block: np.ndarray | None = None
-        #: the (rows, columns) of the block drawn, or being read
+        #: the (rows, columns) of the block drawn
         self.span: tuple[tuple[int, int], tuple[int, int]] | None = None
 
     def show_matrix(self, matrix: SparseMatrix) -> None:
@@ -77,7 +81,7 @@ class SparseView(QTabWidget):
         self.about.setText(f"{matrix.format.upper()} {rows:,} × {cols:,}, {matrix.nnz:,} stored entries")
         paged: PagedTable[Entries] = PagedTable(matrix.nnz, matrix.entries, f"the stored entries of {matrix.path}")
         self.entries.show_table(PagedTableModel(paged, ["row", "column", "value"], entry_text, self.entries))
-        self.span = None
+        self._forget()  # the block of the matrix before is not drawn
         self.go_to(0, 0)
         self._timer.start()  # a view already there moves nowhere, and says nothing
 
@@ -86,35 +90,43 @@ class SparseView(QTabWidget):
         self.plot.setRange(xRange=(col, col + BLOCK), yRange=(row, row + BLOCK), padding=0)
 
     def clear(self) -> None:
-        self.reads.discard()
+        self._forget()
         self.matrix = None
         self.block = self.span = None
         self._timer.stop()
         self.image.clear()
 
+    def _forget(self) -> None:
+        """The block being read is not wanted, and no block counts as drawn."""
+        self.driver.clear()
+        self.model.clear()
+
     def read(self) -> None:
-        """Read the block the view shows, unless it is the one drawn or being read."""
+        """Read the block the view shows (the model reads nothing for the one drawn or being read)."""
         matrix = self.matrix
         if matrix is None:
             return
         (x0, x1), (y0, y1) = self.plot.getViewBox().viewRange()
         rows, cols = block_in_view((x0, x1), (y0, y1), matrix.shape)
-        if (rows, cols) == self.span or rows[1] <= rows[0] or cols[1] <= cols[0]:
-            return
-        self.span = (rows, cols)
-        self.reads.submit(block_job(matrix, rows, cols), lambda block, answer: self._draw(block, rows, cols),
-                          lambda: matrix is self.matrix and self.span == (rows, cols))
+        self.driver.show(BlockAsk(matrix, rows, cols))
 
-    def _draw(self, block: np.ndarray, rows: tuple[int, int], cols: tuple[int, int]) -> str | None:
-        self.block = block
+    def _drawn(self, drawn: Said[Block]) -> None:
+        block = drawn.value
+        if block is not None:
+            self._draw(block.values, block.rows, block.cols)
+        self.said(drawn.said)
+        if drawn.answered:
+            self.done()
+
+    def _draw(self, block: np.ndarray, rows: tuple[int, int], cols: tuple[int, int]) -> None:
+        self.block, self.span = block, (rows, cols)
         finite = block[np.isfinite(block)] if block.dtype.kind == "f" else block
         hi = float(finite.max()) if finite.size else 1.0
         self.image.setImage(block.astype(np.float32), levels=(0.0, hi if hi > 0 else 1.0))
         self.image.setRect(cols[0], rows[0], cols[1] - cols[0], rows[1] - rows[0])
-        return None
 
     def settled(self) -> bool:
-        return self.reads.reading == 0 and not self._timer.isActive() and self.entries.settled()
+        return not self.driver.busy() and not self._timer.isActive() and self.entries.settled()
 
 
 def entry_text(page: Entries, row: int, column: int) -> str:

@@ -2,12 +2,12 @@
 the job reading the pages the rows in view need and that are not held, ``apply`` keeps what it
 read. At most ``max_pages`` pages are held (the least recently used dropped), so a table of
 millions of rows costs the memory of a few pages. No Qt: a table model asks it for cells, and
-its widget for what to read when rows come into view."""
+its widget's driver (``PagesModel``) for what to read when rows come into view."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -106,3 +106,82 @@ class PagedTable(Generic[P]):
 
     def held(self) -> list[int]:
         return list(self._pages)
+
+
+@dataclass(frozen=True, eq=False)
+class RowsInView:
+    """Rows ``first..last`` of ``table`` are on screen."""
+
+    table: PagedTable[Any]
+    first: int
+    last: int
+
+
+@dataclass(frozen=True, eq=False)
+class PagesRead:
+    """A read of pages of ``table``: the same pages of the same table are one read."""
+
+    table: PagedTable[Any]
+    pages: PageRequest[Any]
+
+    @property
+    def job(self) -> Job[list[tuple[int, Any]]]:
+        return self.pages.job
+
+    @property
+    def read(self) -> Hashable:
+        return self.table, self.pages.starts
+
+
+@dataclass(frozen=True, eq=False)
+class PagesShown:
+    """What a table view shows of its reads: the status bar's text (None: nothing to say), the
+    row spans of ``table`` that now show values or their error, and whether the rows on screen
+    are to be looked at again (``again``: pages read, rows may have scrolled in meanwhile)."""
+
+    table: PagedTable[Any]
+    said: str | None = None
+    spans: tuple[tuple[int, int], ...] = ()
+    again: bool = False
+
+
+class PagesModel:
+    """The pages of the rows on screen as a view model a driver runs (``scheduling.Driver``): the
+    pages rows lack are read, newest only; while pages are read, rows that lack nothing (or the
+    same pages) leave that read to finish, so what it reads is kept."""
+
+    def __init__(self) -> None:
+        self._pending: PagesRead | None = None
+        self._announced: PagesRead | None = None
+
+    def clear(self) -> None:
+        """Nothing is read (the driver dropped what was in flight)."""
+        self._pending = self._announced = None
+
+    def request(self, rows: RowsInView) -> PagesRead | None:
+        pages = rows.table.request(rows.first, rows.last)
+        if pages is None:
+            pending = self._pending
+            return pending if pending is not None and pending.table is rows.table else None
+        self._pending = PagesRead(rows.table, pages)
+        return self._pending
+
+    def waiting(self, request: PagesRead | None) -> PagesShown | None:
+        """"Reading …" once per read; the rows shown stay until it is answered."""
+        if request is None or request is self._announced:
+            return None
+        self._announced = request
+        return PagesShown(request.table, f"Reading {request.job.label}…")
+
+    def apply(self, request: PagesRead, answer: Answer[list[tuple[int, Any]]]) -> PagesShown:
+        if request is self._pending:
+            self._pending = None
+        spans = tuple(request.table.apply(request.pages, answer))
+        label = request.job.label
+        said = None
+        if answer.error is not None:
+            said = f"Cannot read {label}: {answer.error}"
+        elif spans:
+            failed = f"; {len(answer.failures)} chunks could not be read" if answer.failures else ""
+            said = f"Read {label} in {answer.seconds * 1000:.0f} ms{failed}"
+        return PagesShown(request.table, said, spans, again=answer.ok)

@@ -6,16 +6,22 @@ The GUI thread thus never scales, looks up or composites a plane: a new plane co
 hand-over and a repaint of an image the size of the screen, not of the data. A tile is reduced
 by keeping every ``k``-th row and column (``k`` the data pixels per screen pixel, rounded down),
 which is what drawing the whole tile scaled down does with nearest-neighbour sampling.
+
+``Rendering`` is the view model a driver (``scheduling.Driver``) runs for the image pane: one
+frame is made at a time; what is asked meanwhile (a levels drag, the next plane, a zoom that
+wants another reduction) is made next, newest only, and the image shown stays until it lands.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Hashable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from ...scheduling import Answer, Job, call_job
 from .channels import ChannelSetting, composite
 from .pixels import argb, pack
 from .scene import Tile
@@ -163,5 +169,92 @@ def make_frame(order: FrameOrder) -> Frame:
     return Frame(out[0], out[1], counts, of)
 
 
-__all__ = ["Frame", "FrameOrder", "HISTOGRAM_BINS", "HISTOGRAM_SAMPLES", "Look", "Rendered", "fits", "histogram", "make_frame",
-           "pack", "reduction", "render_tile"]
+@dataclass(frozen=True, eq=False)
+class FrameRequest:
+    """The frame being made: its order, with what was shown when it was asked."""
+
+    order: FrameOrder
+    job: Job[Frame]
+
+    @property
+    def read(self) -> Hashable:
+        return self
+
+
+@dataclass(frozen=True, eq=False)
+class Shown:
+    """What the pane shows: ``frame`` (None: what is shown stays). ``made``: a frame was made,
+    or could not be (``error``); ``newest``: it is the newest scene's (nothing newer is to be
+    made), so what waits for the newest scene's pixels may go on."""
+
+    frame: Frame | None
+    made: bool = True
+    error: BaseException | None = None
+    newest: bool = True
+
+
+#: a scene with no tiles: nothing shown
+BLANK = Frame(None, None)
+
+
+class Rendering:
+    """Frames of the scenes asked (a ``FrameOrder``, None for a scene without tiles), one at a
+    time: while a frame is made, asking for another leaves it to land, and the driver asks again
+    for the newest order once it has; an order that draws as the frame made last makes nothing.
+    What is shown (kept where it still shows the same) and which tile the histogram counts are
+    remembered from the frames handed out."""
+
+    def __init__(self) -> None:
+        #: the newest order asked, the frame being made, the order made last (None once a
+        #: scene without tiles cleared it)
+        self._wanted: FrameOrder | None = None
+        self._making: FrameRequest | None = None
+        self._made: FrameOrder | None = None
+        self._shown: tuple[Rendered | None, Rendered | None] = (None, None)
+        self._histogram_of: Tile | None = None
+
+    @property
+    def making(self) -> bool:
+        return self._making is not None
+
+    def request(self, order: FrameOrder | None) -> FrameRequest | None:
+        self._wanted = order
+        if self._making is not None:
+            return self._making  # one frame at a time: the newest is made once it lands
+        if order is None or order.same(self._made):
+            return None
+        order = replace(order, shown=self._shown, histogram_of=self._histogram_of)
+        self._making = FrameRequest(order, call_job(lambda: make_frame(order), label="rendering"))
+        return self._making
+
+    def waiting(self, request: FrameRequest | None) -> Shown | None:
+        """The image shown stays until the frame lands; a scene without tiles shows nothing at once."""
+        if request is None and self._wanted is None:
+            self._made = None  # what is made next is shown anew
+            return self._show(BLANK, made=False)
+        return None
+
+    def apply(self, request: FrameRequest, answer: Answer[Frame]) -> Shown:
+        """The frame made is shown even where a newer one is wanted (a drag shows every frame made)."""
+        if request is self._making:
+            self._making = None
+        self._made = request.order
+        wanted = self._wanted
+        newest = wanted is None or wanted.same(request.order)
+        if answer.error is not None:
+            return Shown(None, error=answer.error, newest=newest)
+        if wanted is None:  # the scene has no tiles any more
+            self._made = None
+            return self._show(BLANK, newest=True)
+        frame = answer.value
+        return Shown(None, newest=newest) if frame is None else self._show(frame, newest=newest)
+
+    def _show(self, frame: Frame, made: bool = True, newest: bool = True) -> Shown:
+        self._shown = (frame.base, frame.over)
+        if frame.histogram is not None:
+            self._histogram_of = frame.histogram_of
+        return Shown(frame, made=made, newest=newest)
+
+
+__all__ = ["BLANK", "Frame", "FrameOrder", "FrameRequest", "HISTOGRAM_BINS", "HISTOGRAM_SAMPLES", "Look", "Rendered",
+           "Rendering", "Shown", "fits", "histogram", "make_frame", "pack", "reduction", "render_tile"]
