@@ -1,15 +1,21 @@
 """The tree filter's walk, without Qt: every group listed breadth first, with
-progress, a cancel token, a bound on the nodes seen, and a note on what it could not list."""
+progress, a cancel token, a bound on the nodes seen, and a note on what it could not list; run
+by a driver as ``WalkModel``, it fills the index, reports the nodes seen while it is the newest,
+and is walked once."""
 
 from __future__ import annotations
 
+import queue
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.viewing.tree.walk import walk
+from zarrview.scheduling import Answer, Driver, WorkerPool
+from zarrview.viewing.tree.index import NodeIndex
+from zarrview.viewing.tree.walk import WalkAsk, Walked, Walking, WalkModel, WalkRequest, walk
 from zarrview.zarrlib.storage import LocalStore
 
 
@@ -77,3 +83,67 @@ def test_the_walk_imports_no_qt() -> None:
 
     code = "import sys, zarrview.viewing.tree.walk; sys.exit(any(m.startswith('PySide6') for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
+
+
+class Walks:
+    """A driver of ``WalkModel`` whose answers and reports are queued as the GUI thread gets them."""
+
+    def __init__(self) -> None:
+        self.pool = WorkerPool(threads=2)
+        self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self.news: list[Walking | Walked] = []
+        self.driver: Driver[WalkAsk, WalkRequest, Walking | Walked] = Driver(
+            WalkModel(every_s=0.0), self.pool, self.news.append, post=self.inbox.put, name="filter walk")
+
+    def settle(self) -> None:
+        while self.driver.busy() or not self.inbox.empty():
+            self.inbox.get(timeout=30)()
+        assert self.pool.wait_until_idle(30)
+        while not self.inbox.empty():
+            self.inbox.get_nowait()()
+
+
+@pytest.fixture
+def walks() -> Iterator[Walks]:
+    out = Walks()
+    yield out
+    out.pool.close()
+
+
+def test_the_walk_model_fills_the_index_reports_as_it_goes_and_walks_once(walks: Walks, store: Path) -> None:
+    root = zl.open(store)
+    assert isinstance(root, zl.Group)
+    index = NodeIndex([root])
+    walks.driver.show(WalkAsk([root], index))
+    walks.settle()
+    *going, walked = walks.news
+    assert isinstance(walked, Walked) and walked.error is None and walked.outcome is not None
+    assert walked.outcome.nodes == len(index) == 15 and not walked.outcome.cancelled
+    assert going and all(isinstance(n, Walking) for n in going)
+    assert [n.nodes for n in going] == sorted(n.nodes for n in going)  # type: ignore[union-attr]
+    assert walks.driver.requests == 1  # the same ask wants nothing more once walked
+
+
+def test_a_newer_walk_owns_the_news(walks: Walks, store: Path) -> None:
+    root = zl.open(store)
+    assert isinstance(root, zl.Group)
+    walks.driver.show(WalkAsk([root], NodeIndex([root])))
+    newer = NodeIndex([root])
+    walks.driver.show(WalkAsk([root], newer))
+    walks.settle()
+    walked = [n for n in walks.news if isinstance(n, Walked)]
+    assert len(walked) == 1 and walked[0].outcome is not None and walked[0].outcome.nodes == len(newer) == 15
+
+
+def test_a_walk_cancelled_before_it_began_says_so_and_a_failed_one_its_error(store: Path) -> None:
+    model = WalkModel()
+    root = zl.open(store)
+    assert isinstance(root, zl.Group)
+    request = model.request(WalkAsk([root], NodeIndex([root])))
+    assert request is not None
+    cancelled = model.apply(request, Answer(1, "filter walk", cancelled=True))
+    assert cancelled.outcome is not None and cancelled.outcome.cancelled
+    assert cancelled.outcome.note() == "Search cancelled after 0 nodes: the filter covers the nodes listed so far"
+    failed = model.apply(request, Answer(2, "filter walk", error=OSError("gone")))
+    assert failed.outcome is None and isinstance(failed.error, OSError)
+    assert model.request(request.ask) is None  # answered: not walked again

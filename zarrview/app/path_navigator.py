@@ -4,14 +4,14 @@ nodes on the way are read directly where the store cannot list them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QTimer
 from PySide6.QtWidgets import QInputDialog
 
 from .. import zarrlib as zl
-from ..scheduling import Answer, call_job
-from .bridge import gui_lane
+from ..scheduling import Done, Driver, Task, Tasks, call_job
+from .bridge import post
 from .tree.columns import NAME_COLUMN
 
 if TYPE_CHECKING:
@@ -19,18 +19,25 @@ if TYPE_CHECKING:
 
 
 class PathNavigator:
-    """Selects nodes of ``host``'s tree by path; ``reading`` counts the paths being read."""
+    """Selects nodes of ``host``'s tree by path; ``reading`` says whether a path is being read."""
 
     def __init__(self, host: NavigatorHost) -> None:
         self.host = host
-        self.reading = 0
-        self._lane = gui_lane(host.pool, host.window(), "go to path")
+        owner = host.window()
+        #: the newest path asked for, read node by node
+        self.driver: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), host.pool, self._read, post=lambda fn: post(fn, owner), name="go to path")
         self._pending: tuple[int, list[str]] | None = None
         # after the proxy has seen the new rows: queued to the next event-loop turn
         self._timer = QTimer(host.window())  # owned: cannot fire on a deleted window
         self._timer.setSingleShot(True)  # interval 0: the next turn of the event loop
         self._timer.timeout.connect(self._resolve)
         host.model.rowsInserted.connect(lambda *_: self._timer.start())
+
+    @property
+    def reading(self) -> int:
+        """1 while a path is being read (a path asked for meanwhile replaces it), else 0."""
+        return int(self.driver.busy())
 
     def ask(self) -> None:
         """Open a node by its path in the current store: how to reach children of a store that
@@ -55,22 +62,22 @@ class PathNavigator:
         if not isinstance(root, zl.Group):
             self.host.say("Only a group has paths below it")
             return
-        row = top.row()
-        self.reading += 1
+        self.driver.show(Task(call_job(lambda: path_chain(root, path), label=f"go to {path}"), about=(path, root, top.row())))
 
-        def done(answer: Answer[list[zl.Node]]) -> None:
-            self.reading -= 1
-            if answer.stale or answer.cancelled:
-                return  # another path asked for meanwhile
-            if answer.error is not None:
-                self.host.say(f"Cannot open {path}: {answer.error}")
-                return
-            chain = answer.value
-            assert chain is not None
-            if self.host.model.index(row, NAME_COLUMN).isValid() and self.host.model.node(self.host.model.index(row, NAME_COLUMN)) is root:
-                self.host.tree.setCurrentIndex(self.host.proxy.mapFromSource(self.host.model.insert_path(row, chain)))
-
-        self._lane.submit(call_job(lambda: path_chain(root, path), label=f"go to {path}"), done)
+    def _read(self, done: Done[list[zl.Node]]) -> None:
+        """The nodes down to the newest path asked for: selected, if its store is still open
+        in the same row."""
+        path, root, row = done.task.about
+        answer = done.answer
+        if answer.cancelled:
+            return  # the window closing
+        if answer.error is not None:
+            self.host.say(f"Cannot open {path}: {answer.error}")
+            return
+        chain = answer.value
+        assert chain is not None
+        if self.host.model.index(row, NAME_COLUMN).isValid() and self.host.model.node(self.host.model.index(row, NAME_COLUMN)) is root:
+            self.host.tree.setCurrentIndex(self.host.proxy.mapFromSource(self.host.model.insert_path(row, chain)))
 
     def select(self, row: int, node_path: str) -> None:
         """Select the node at ``node_path`` below the store in top row ``row``: the tree expands

@@ -21,12 +21,12 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from .. import zarrlib as zl
-from ..scheduling import Answer, WorkerPool, call_job
+from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ..viewing.ome import OmePlate
 from ..zarrlib.storage import split_node_path, store_identity, store_url
 from .access_prompt import AccessPrompt
 from .icons import app_icon
-from .bridge import gui_lane
+from .bridge import post
 from .data_view import OPEN_HINT, DataView
 from .slider_keys import PageKeys, slider_step
 from .dialogs import OpenUrlDialog, PreferencesDialog
@@ -53,14 +53,17 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         #: every background job of this window runs on this pool; closing the window closes it
         self.pool = pool or WorkerPool()
-        self._locates = gui_lane(self.pool, self, "locate")  # which store a location names
-        self._opens = gui_lane(self.pool, self, "open")  # keyed by location: stores open side by side
+        #: which store a location names; each location asked for is located
+        self.locates: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), self.pool, self._located, post=lambda fn: post(fn, self), name="locate")
+        #: stores opened, keyed by location: side by side, the newest of each location
+        self.opens: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), self.pool, self._opened, post=lambda fn: post(fn, self), name="open")
         self.settings = QSettings()
         #: whether closing saves the window's geometry, splitter and open panels (not for a --screenshot run)
         self.remembers_layout = True
         #: asks to allow reads that a store's access policy refused (reference sets)
         self.access = AccessPrompt(self, self.settings)
-        self._opening = 0  # stores being located or opened
 
         self.model = HierarchyModel(self.pool, self)
         self.proxy = FilterProxy(self.model, self)
@@ -136,6 +139,7 @@ class MainWindow(QMainWindow):
         self.series = SeriesPanel(self.pool, self, lambda: self.data.state, lambda: self.data.ome)
         self.data.pixel_clicked.connect(self.series.point_clicked)
         self.data.plane_moved.connect(self.series.plane_moved)
+        self.data.channels_shown.connect(self.series.plane_moved)  # the lines follow the channels shown
         self.series.shown_changed.connect(self._series_shown)
         self.orthogonal = OrthogonalViews(self.pool, self.data)
         menus = build_menus(self, self)
@@ -151,7 +155,9 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.split.restoreState(state)
         self.meta_fold.set_open(self.settings.value("metadata_shown", "false") == "true")  # folded at first
-        self.data.side_button.setChecked(self.settings.value("side_panel", "true") == "true")
+        side = self.settings.value("side_panel", "")  # no choice saved: open where the image keeps its share
+        if side in ("true", "false"):
+            self.data.side.choose(side == "true")
 
     # -- menus ------------------------------------------------------------------------------
     def _data_status(self, text: str) -> None:
@@ -220,20 +226,21 @@ class MainWindow(QMainWindow):
         a Parquet reference set): a folder on a slow mount must not stall the window."""
         store_loc, node_path = split_node_path(location)
         self.status_label.setText(f"Opening {store_loc}…")
-        self._opening += 1
+        job = call_job(lambda: (store_identity(store_loc, options), store_label(store_loc, options)),
+                       label=f"locate {store_loc}")
+        # each runs (a key of its own); asked, not shown: nothing is kept once it is answered
+        self.locates.ask(Task(job, about=(location, store_loc, node_path, plane, options)), key=object())
 
-        def located(answer: Answer[tuple[str, str]]) -> None:
-            self._opening -= 1
-            if answer.cancelled:
-                return  # the window closing
-            if answer.error is not None or answer.value is None:
-                self._open_failed(store_loc, store_loc, answer.error)
-                return
-            identity, label = answer.value
-            self._open_located(location, store_loc, node_path, identity, label, plane, options)
-
-        self._locates.submit(call_job(lambda: (store_identity(store_loc, options), store_label(store_loc, options)),
-                                      label=f"locate {store_loc}"), located, key=object())  # each runs
+    def _located(self, done: Done[tuple[str, str]]) -> None:
+        location, store_loc, node_path, plane, options = done.task.about
+        answer = done.answer
+        if answer.cancelled:
+            return  # the window closing
+        if answer.error is not None or answer.value is None:
+            self._open_failed(store_loc, store_loc, answer.error)
+            return
+        identity, label = answer.value
+        self._open_located(location, store_loc, node_path, identity, label, plane, options)
 
     def _open_located(self, location: str, store_loc: str, node_path: str, identity: str, label: str,
                       plane: dict[int, int] | None, options: dict[str, Any]) -> None:
@@ -249,7 +256,6 @@ class MainWindow(QMainWindow):
         if "authorize" not in options:  # reference sets and Icechunk repositories: the prefixes allowed before
             read_options["authorize"] = self.access.policy()
         self.status_label.setText(f"Opening {store_loc}…")
-        self._opening += 1
         self.display.initial_plane = plane if plane is not None else {}
 
         def work() -> tuple[zl.Node, zl.Node | zl.ZarrError, list[zl.Node]]:
@@ -265,40 +271,46 @@ class MainWindow(QMainWindow):
             except zl.ZarrError as e:  # a broken node in a good store: open the store, name the node's error
                 return root, e, []
 
-        def done(answer: Answer[Any]) -> None:
-            self._opening -= 1
-            if answer.stale or answer.cancelled:
-                return  # the same location asked for again, or the window closing
-            result, error = answer.value, answer.error
-            if error is not None:
-                self._open_failed(store_loc, label or store_loc, error)
-                return
-            assert result is not None
-            root, target, chain = result
-            index = self.model.add_store(root, label or store_loc, identity)
-            self.recent.remember(location, options)
-            self.status_label.setText(f"Opened {store_loc}")
-            proxy_index = self.proxy.mapFromSource(index)
-            self.tree.expand(proxy_index)
-            bad_plane = self.display.plane_problem(target, self.display.initial_plane) if isinstance(target, zl.Array) else None
-            if isinstance(target, zl.ZarrError):
-                self._node_failed(index.row(), node_path, f"{store_loc}::{node_path}", str(target))
-            elif bad_plane is not None and target is not root:  # not selected: that would show a plane anyway
-                self.display.initial_plane = {}
-                self.meta.show_node(target)
-                self.display.refuse_plane(bad_plane)
-            elif target is root:
-                self.tree.setCurrentIndex(proxy_index)
-            elif chain:  # the store cannot list: place the node by its path
-                self.meta.show_node(target)
-                self.display.show(target)
-                self.tree.setCurrentIndex(self.proxy.mapFromSource(self.model.insert_path(index.row(), chain)))
-            else:
-                self.meta.show_node(target)
-                self.display.show(target)
-                self.paths.select(index.row(), node_path)
+        # keyed by location: another location opens beside it, the same one again replaces it
+        self.opens.show(Task(call_job(work, label=f"open {store_loc}"),
+                             about=(location, store_loc, node_path, identity, label, options)),
+                        key=(identity, node_path))
 
-        self._opens.submit(call_job(work, label=f"open {store_loc}"), done, key=(identity, node_path))
+    def _opened(self, done: Done[Any]) -> None:
+        """A store opened (the newest open of its location): its top row, and the node the
+        location names selected or shown."""
+        location, store_loc, node_path, identity, label, options = done.task.about
+        answer = done.answer
+        if answer.cancelled:
+            return  # the window closing
+        result, error = answer.value, answer.error
+        if error is not None:
+            self._open_failed(store_loc, label or store_loc, error)
+            return
+        assert result is not None
+        root, target, chain = result
+        index = self.model.add_store(root, label or store_loc, identity)
+        self.recent.remember(location, options)
+        self.status_label.setText(f"Opened {store_loc}")
+        proxy_index = self.proxy.mapFromSource(index)
+        self.tree.expand(proxy_index)
+        bad_plane = self.display.plane_problem(target, self.display.initial_plane) if isinstance(target, zl.Array) else None
+        if isinstance(target, zl.ZarrError):
+            self._node_failed(index.row(), node_path, f"{store_loc}::{node_path}", str(target))
+        elif bad_plane is not None and target is not root:  # not selected: that would show a plane anyway
+            self.display.initial_plane = {}
+            self.meta.show_node(target)
+            self.display.refuse_plane(bad_plane)
+        elif target is root:
+            self.tree.setCurrentIndex(proxy_index)
+        elif chain:  # the store cannot list: place the node by its path
+            self.meta.show_node(target)
+            self.display.show(target)
+            self.tree.setCurrentIndex(self.proxy.mapFromSource(self.model.insert_path(index.row(), chain)))
+        else:
+            self.meta.show_node(target)
+            self.display.show(target)
+            self.paths.select(index.row(), node_path)
 
     def _open_failed(self, store_loc: str, label: str, error: BaseException | None) -> None:
         """A store that cannot be opened: an error row in the tree, and the message where the
@@ -415,15 +427,18 @@ class MainWindow(QMainWindow):
             self.settings.setValue("geometry", self.saveGeometry())
             self.settings.setValue("splitter", self.split.saveState())
             self.settings.setValue("metadata_shown", "true" if self.meta_fold.is_open() else "false")
-            self.settings.setValue("side_panel", "true" if self.data.side_button.isChecked() else "false")
+            chosen = self.data.side.chosen
+            if chosen is not None:  # the user's choice, not where the column fitted
+                self.settings.setValue("side_panel", "true" if chosen else "false")
         self.pool.close()
         super().closeEvent(event)
 
     @property
     def pending_opens(self) -> int:
-        """Stores being located or opened, nodes being opened by path and image groups whose
-        metadata is being read: what a test or ``--screenshot`` waits for before looking."""
-        return self._opening + self.paths.reading + self.display.reading
+        """Opening under way (stores located, stores opened, a node opened by path) and image
+        groups whose metadata is being read: what a test or ``--screenshot`` waits for before
+        looking (0: none)."""
+        return int(self.locates.busy()) + int(self.opens.busy()) + self.paths.reading + self.display.reading
 
     def is_settled(self) -> bool:
         """Nothing opening, listing or reading (for ``--screenshot`` and tests)."""

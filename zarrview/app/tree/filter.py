@@ -1,6 +1,7 @@
 """The tree's filter field: it finds nodes in groups nobody has expanded yet.
 
-Typing starts a walk of every open store on the shared pool (``viewing.tree.walk``) that fills a
+Typing starts a walk of every open store on the shared pool (``viewing.tree.walk``, its
+``WalkModel`` run by a driver) that fills a
 flat index of every node (``viewing.tree.index``); each keystroke searches the index (milliseconds
 for 100,000 nodes) and puts the first ``MAX_SHOWN`` matches, with their ancestors, into the tree
 (``HierarchyModel.reveal``: groups hold only those rows until someone expands them), so the tree
@@ -12,22 +13,21 @@ data view is not reloaded), and clearing the field restores the expansion from b
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTreeView, QWidget
 
-from ...scheduling import Answer, Context, Job, WorkerPool, call_job
+from ...scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ...viewing.tree.index import NodeIndex
-from ...viewing.tree.walk import MAX_NODES, WalkOutcome, walk
+from ...viewing.tree.walk import MAX_NODES, WalkAsk, Walked, Walking, WalkModel, WalkOutcome, WalkRequest
 from ...zarrlib import Group, Node
-from ..bridge import gui_lane, own_pool, post
+from ..bridge import own_pool, post
 from .columns import NAME_COLUMN
 from .model import HierarchyModel, Index, PathRole
 
-#: seconds between progress updates from the walking thread
-PROGRESS_EVERY_S = 0.1
 #: matches put into the tree for one text; typing more narrows them
 MAX_SHOWN = 200
 
@@ -56,9 +56,17 @@ class TreeFilter(QObject):
                  pool: WorkerPool | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         pool = pool or own_pool(self)
-        self._indexing = gui_lane(pool, self, "filter index")  # from consolidated metadata
-        self._walks = gui_lane(pool, self, "filter walk")
-        self._making = gui_lane(pool, self, "filter matches")  # matches made nodes
+
+        def on_gui(fn: Callable[[], None]) -> None:
+            post(fn, self)
+
+        #: the index built from consolidated metadata, as stores open
+        self.indexing: Driver[Task[Any], Task[Any], Done[Any]] = Driver(Tasks(), pool, self._indexed, post=on_gui, name="filter index")
+        #: the walk filling the index where there is none
+        self.walks: Driver[WalkAsk, WalkRequest, Walking | Walked] = Driver(
+            WalkModel(), pool, self._walk_news, post=on_gui, name="filter walk")
+        #: matches made nodes
+        self.making: Driver[Task[Any], Task[Any], Done[Any]] = Driver(Tasks(), pool, self._place, post=on_gui, name="filter matches")
         self.model, self.proxy, self.view, self.field = model, proxy, view, field
         self.bar = QWidget()
         self.label = QLabel()
@@ -80,7 +88,6 @@ class TreeFilter(QObject):
         self._searched = 0  # entries of the index searched for the current text
         self._shown = 0  # matches put into the tree for it
         self.matches = 0  # how many entries match it
-        self.pending = 0  # jobs making matches nodes, not yet answered
         self._unplaced: list[int] = []  # matches of the current text not yet put into the tree
         field.textChanged.connect(self._text_changed)
         model.rowsInserted.connect(lambda parent, *_: None if parent.isValid() else post(self._prepare, self))
@@ -92,9 +99,14 @@ class TreeFilter(QObject):
         return self._saved is not None
 
     @property
+    def pending(self) -> bool:
+        """Matches being made nodes (a newer job carries those of the one it replaced)."""
+        return self.making.busy()
+
+    @property
     def searching(self) -> bool:
         """A walk still filling the index, or matches still being made nodes."""
-        return self._walking or self.pending > 0
+        return self._walking or self.pending
 
     # -- the field ------------------------------------------------------------------------------
     def _text_changed(self, text: str) -> None:
@@ -121,15 +133,16 @@ class TreeFilter(QObject):
         if self.active or self.searching:
             return
         tops, roots = self._open_roots()
+        self.indexing.show(Task(call_job(lambda: NodeIndex.from_consolidated(roots), label="filter index"),
+                                about=(roots, tops)))
 
-        def done(answer: Answer[NodeIndex | None]) -> None:
-            index = answer.value
-            if index is None or self.active or self.searching or self._stale(roots):  # other stores now
-                return  # (None: a walk lists them when someone filters; stale: a newer store opened)
-            self._adopt(index, roots, tops)
-            self.outcome = WalkOutcome(nodes=len(index))
-
-        self._indexing.submit(call_job(lambda: NodeIndex.from_consolidated(roots), label="filter index"), done)
+    def _indexed(self, done: Done[NodeIndex | None]) -> None:
+        roots, tops = done.task.about
+        index = done.answer.value
+        if index is None or self.active or self.searching or self._stale(roots):  # other stores now
+            return  # (None: a walk lists them when someone filters; stale: a newer store opened)
+        self._adopt(index, roots, tops)
+        self.outcome = WalkOutcome(nodes=len(index))
 
     def _open_roots(self) -> tuple[list[QModelIndex], list[Group]]:
         """The top rows of the open stores that are groups, and their groups."""
@@ -158,15 +171,15 @@ class TreeFilter(QObject):
             return
         index = self.index
         wanted = self._unplaced = self._unplaced + hits
-        self.pending += 1
-        self._making.submit(call_job(lambda: index.chains(wanted), label=f"matches of {text!r}"),
-                            lambda answer: self._place(text, index, answer))
+        self.making.show(Task(call_job(lambda: index.chains(wanted), label=f"matches of {text!r}"), about=(text, index)))
 
-    def _place(self, text: str, index: NodeIndex, answer: Answer[dict[int, list[list[Node]]]]) -> None:
-        self.pending -= 1
-        chains = answer.value
-        if answer.stale or index is not self.index or text != self.field.text() or not self.active or not chains:
-            return  # a newer job carries these matches, or another text (or other stores) came
+    def _place(self, done: Done[dict[int, list[list[Node]]]]) -> None:
+        """Matches made nodes go into the tree, unless another text (or other stores) came; a
+        job replaced by a newer one never gets here: the newer carries its matches."""
+        text, index = done.task.about
+        chains = done.answer.value
+        if index is not self.index or text != self.field.text() or not self.active or not chains:
+            return
         self._unplaced = []
         for which, found in chains.items():
             if which < len(self._anchors) and self._anchors[which].isValid():
@@ -237,7 +250,7 @@ class TreeFilter(QObject):
 
     # -- the walk -------------------------------------------------------------------------------
     def _start_walk(self) -> None:
-        self._walks.discard()  # a walk of other stores is of no use now
+        self.walks.discard()  # a walk of other stores is of no use now
         self._walking = False
         self.cancel_button.hide()
         tops, roots = self._open_roots()
@@ -255,35 +268,25 @@ class TreeFilter(QObject):
         self.outcome = None
         self.cancel_button.show()
         self.bar.show()
-        last = [0.0]
+        self.walks.show(WalkAsk(roots, index))
 
-        def listed(which: int, group: Group, members: list[Node]) -> None:
-            index.add(which, members)
+    def _walk_news(self, news: Walking | Walked) -> None:
+        """The newest walk's news (a walk replaced by a newer one says nothing: that one owns
+        the index)."""
+        if isinstance(news, Walking):
+            self._progress()
+        else:
+            self._walked(news)
 
-        def work(ctx: Context) -> WalkOutcome:
-            def progress(nodes: int) -> None:
-                now = time.monotonic()
-                if now - last[0] >= PROGRESS_EVERY_S:
-                    last[0] = now
-                    ctx.emit(nodes)  # delivered while this walk is the newest
-
-            return walk(roots, listed, ctx.cancel, progress)
-
-        self._walks.submit(Job(work, "filter walk"), self._walked, on_partial=self._progress)
-
-    def _progress(self, _nodes: int) -> None:
+    def _progress(self) -> None:
         """More of the index: its matches go into the tree as they come."""
         if self.active and self.field.text():
             self._reveal(self.field.text())
             self._say()
 
-    def _walked(self, answer: Answer[WalkOutcome]) -> None:
-        if answer.stale:
-            return  # a newer walk owns the index
+    def _walked(self, walked: Walked) -> None:
         self._walking = False
-        outcome, error = answer.value, answer.error
-        if answer.cancelled:
-            outcome = WalkOutcome(cancelled=True)
+        outcome, error = walked.outcome, walked.error
         self.outcome = outcome
         self.cancel_button.hide()
         if outcome is None or outcome.cancelled:
@@ -300,7 +303,7 @@ class TreeFilter(QObject):
 
     def cancel(self) -> None:
         """Stop the walk (Esc in the field, or the Cancel button); what it found stays."""
-        self._walks.cancel()
+        self.walks.cancel()
 
 
 def _depth(index: Index) -> int:

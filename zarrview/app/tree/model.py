@@ -1,7 +1,8 @@
 """The hierarchy as a Qt item model: plain ``TreeItem`` rows (``tree_items``) under a thin model
 (as silx).
 
-Children are listed on expand, on the shared worker pool (a lane keyed by group), in pages (``PAGE`` members a time: a
+Children are listed on expand, on the shared worker pool (``viewing.tree.pages``, run by a driver
+keyed by group), in pages (``PAGE`` members a time: a
 group of 100,000 children shows its first rows at once, the next page when the view scrolls to
 the end, through Qt's ``canFetchMore``/``fetchMore``); meanwhile a "Loading…" row shows. A child
 that fails to load becomes an error row; the rest of the tree keeps working. The filter puts only
@@ -17,35 +18,29 @@ arrays, its members anyway, say which level they are ("uint16 · level 1").
 from __future__ import annotations
 
 import bisect
-import itertools
-from collections.abc import Iterator
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from ...describe import dtype_text, shape_text
-from ...scheduling import Answer, WorkerPool, call_job
+from ...scheduling import Driver, WorkerPool
 from ...viewing.anndata.encoding import encoding_of
 from ...viewing.conventions.text import type_text as convention_type
 from ...viewing.ome.text import OmeMark, ome_mark, type_text
-from ...viewing.tree.known import known_members
-from ...zarrlib import Array, Group, Node, ReadCancelled, UnsupportedArray, ZarrError
+from ...viewing.tree.pages import FIRST_REMOTE, PAGE, Page, PageAsk, PageRequest, PagesModel
+from ...zarrlib import Array, Group, Node, UnsupportedArray, ZarrError
 from ...zarrlib.nodes import Outline
-from ..bridge import gui_lane, own_pool
+from ..bridge import own_pool, post
 from ..icons import node_icon
 from .columns import COLUMN_COUNT, HEADERS, NAME_COLUMN, SHAPE_COLUMN, TYPE_COLUMN
 from .items import TreeItem, error_of, name_of, outline_data
 
-__all__ = ["HierarchyModel", "TreeItem", "OmeMark", "ome_mark", "NodeRole", "PathRole", "PAGE"]
+__all__ = ["HierarchyModel", "TreeItem", "OmeMark", "ome_mark", "NodeRole", "PathRole", "PAGE", "FIRST_REMOTE"]
 
 NodeRole = Qt.ItemDataRole.UserRole + 1
 PathRole = Qt.ItemDataRole.UserRole + 2
 Index = QModelIndex | QPersistentModelIndex
-#: members listed (and their metadata read) at a time
-PAGE = 1000
-#: members of a remote group read first (a request each, where there is no consolidated metadata)
-FIRST_REMOTE = 100
 # made once: Qt asks for every row's flags many times, and each enum "|" costs microseconds
 _ENABLED = Qt.ItemFlag.ItemIsEnabled
 _SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
@@ -55,7 +50,8 @@ class HierarchyModel(QAbstractItemModel):
     def __init__(self, pool: WorkerPool | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         #: listings, one key per group: groups list side by side, a group one page at a time
-        self._pages = gui_lane(pool or own_pool(self), self, "tree pages")
+        self.listings: Driver[PageAsk, PageRequest, Page] = Driver(
+            PagesModel(), pool or own_pool(self), self._page, post=lambda fn: post(fn, self), name="tree pages")
         self.root = TreeItem(None)
         self.root.children = []
         #: while the filter shows its matches, expanding a row does not list its group
@@ -238,39 +234,16 @@ class HierarchyModel(QAbstractItemModel):
         children.append(TreeItem(item, None, text="Loading…", placeholder=True))
         item.changed()
         self.endInsertRows()
-        persistent = QPersistentModelIndex(parent)
-        pages = item.pages
-        first = pages is None
-        if first:
+        if item.pages is None:
             item.partial = False
+        ask = PageAsk(group, item.pages, (QPersistentModelIndex(parent), item))
+        # asked, not shown: no group's state is kept once its page is in
+        self.listings.ask(self.listings.model.request(ask), key=id(item))
 
-        def work() -> tuple[list[Outline], Iterator[list[str]] | None]:
-            nonlocal pages
-            if first and not group.can_list_members:  # what its metadata names (an image's levels)
-                return group.member_outlines(known_members(group)), None
-            if pages is None:
-                pages = group.iter_member_names(PAGE)
-            names = next(pages, None)
-            if names is None:
-                return [], None
-            if first and group.store.prefers_batches and len(names) > FIRST_REMOTE:
-                # a remote group's first rows after a small batch of requests; the rest of the page next
-                names, rest = names[:FIRST_REMOTE], names[FIRST_REMOTE:]
-                pages = itertools.chain([rest], pages)
-            # arrays like one parsed before without a node each; the others (and every child
-            # without consolidated metadata: one batch of requests remotely) as their nodes
-            return group.member_outlines(names), pages
-
-        self._pages.submit(call_job(work, label=f"members of {group.path}"),
-                           lambda answer: self._page(persistent, item, answer, first), key=id(item))
-
-    def _page(self, persistent: QPersistentModelIndex, item: TreeItem, answer: Answer[Any], first: bool) -> None:
-        members, pages = answer.value if answer.value is not None else ([], None)
-        item.pages = pages
-        error = answer.error
-        if answer.cancelled and error is None:  # the window is closing
-            error = ReadCancelled("listing cancelled")
-        self._listed(persistent, item, members, error, first)
+    def _page(self, page: Page) -> None:
+        persistent, item = page.ask.about
+        item.pages = page.pages
+        self._listed(persistent, item, page.members, page.error, page.first)
 
     def child_named(self, parent: QModelIndex, name: str) -> QModelIndex:
         """The row of the member ``name`` under ``parent``, or an invalid index."""

@@ -8,20 +8,29 @@ seen, and says which groups it could not list (servers that cannot list, broken 
 Groups are listed through ``Group.members``, which answers from consolidated metadata where a
 remote store has it, so such a store is walked without a request per group.
 
-No Qt here: the window runs ``walk`` on a thread and posts the callbacks to its GUI thread.
+``WalkModel`` is the walk as a view model (``request(WalkAsk) -> WalkRequest``): the tree
+filter's driver runs it, hands the nodes seen so far to ``part`` while the walk is the newest
+(``Walking``: the filter searches what the index gained) and its outcome to ``apply``
+(``Walked``). No Qt here.
 """
 
 from __future__ import annotations
 
+import time
+import weakref
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
+from ...scheduling import Answer, Context, Job
 from ...zarrlib import CancelToken, Group, Node, ZarrError
+from .index import NodeIndex
 from .known import known_members
 
 #: the most nodes one walk visits: enough for large hierarchies, bounded for endless ones
 MAX_NODES = 100_000
+#: seconds between the walk's reports of the nodes seen so far
+PROGRESS_EVERY_S = 0.1
 
 #: (which root, the group listed, its members), called on the walking thread
 OnListing = Callable[[int, Group, list[Node]], None]
@@ -90,3 +99,85 @@ def walk(roots: Sequence[Group], on_listing: OnListing, cancel: CancelToken,
             break
         queue.extend((which, m) for m in members if isinstance(m, Group))
     return out
+
+
+@dataclass(frozen=True, eq=False)
+class WalkAsk:
+    """A walk of ``roots`` filling ``index`` (made for these roots): each ask is walked once."""
+
+    roots: Sequence[Group]
+    index: NodeIndex
+
+
+@dataclass(frozen=True, eq=False)
+class WalkRequest:
+    ask: WalkAsk
+    job: Job[WalkOutcome]
+
+    @property
+    def read(self) -> Hashable:
+        return self
+
+
+@dataclass(frozen=True)
+class Walking:
+    """The walk goes on: ``nodes`` seen so far, each already in the index."""
+
+    nodes: int
+
+
+@dataclass(frozen=True)
+class Walked:
+    """The walk ended: its outcome (cancelled where it was stopped before it began), or None and
+    the error where it failed."""
+
+    outcome: WalkOutcome | None
+    error: BaseException | None = None
+
+
+def walk_job(ask: WalkAsk, every_s: float = PROGRESS_EVERY_S) -> Job[WalkOutcome]:
+    """The job walking ``ask.roots`` into ``ask.index``, reporting the nodes seen (``ctx.emit``)
+    at most every ``every_s`` seconds."""
+    index = ask.index
+    roots = list(ask.roots)
+
+    def listed(which: int, group: Group, members: list[Node]) -> None:
+        index.add(which, members)
+
+    def work(ctx: Context) -> WalkOutcome:
+        last = 0.0
+
+        def progress(nodes: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= every_s:
+                last = now
+                ctx.emit(nodes)
+
+        return walk(roots, listed, ctx.cancel, progress)
+
+    return Job(work, "filter walk")
+
+
+class WalkModel:
+    """Each ask is walked once (the driver asks again for the same state after the answer:
+    nothing more to read); nothing is drawn until the walk reports."""
+
+    def __init__(self, every_s: float = PROGRESS_EVERY_S) -> None:
+        self.every_s = every_s
+        self._walked: weakref.WeakSet[WalkAsk] = weakref.WeakSet()
+
+    def request(self, ask: WalkAsk) -> WalkRequest | None:
+        return None if ask in self._walked else WalkRequest(ask, walk_job(ask, self.every_s))
+
+    def waiting(self, request: WalkRequest | None) -> Walking | Walked | None:
+        return None
+
+    def part(self, request: WalkRequest, nodes: int) -> Walking:
+        return Walking(nodes)
+
+    def apply(self, request: WalkRequest, answer: Answer[WalkOutcome]) -> Walked:
+        self._walked.add(request.ask)
+        if answer.cancelled:
+            return Walked(WalkOutcome(cancelled=True))
+        return Walked(answer.value, answer.error)
