@@ -76,3 +76,29 @@ def test_a_click_on_a_stack_plots_each_channel_along_z_in_microns(qtbot: Any, wi
     qtbot.waitUntil(lambda: read(0), timeout=15000)
     np.testing.assert_array_equal(view.curve.yData, data[:, 0, row, col])
     assert view.legend_labels() == [] and view.bottom.tickStrings([0.0, 1.0, 2.0], 1, 1) == ["DAPI", "GFP", "mCherry"]
+
+
+def test_the_lines_follow_the_channels_ticked(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    data = np.random.default_rng(12).integers(1, 4000, (3, 6, 32, 32)).astype("u2")
+    path = ome_zarr_image(tmp_path / "cells.zarr", "0.4", data, "czyx", scale_factors=(), chunks=(1, 2, 32, 32),
+                          omero=OMERO)
+    window.open_location(str(path))
+    _settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.data.state is not None and window.data.channels is not None, timeout=15000)
+    window.series_action.setChecked(True)
+    view = window.series.view
+    assert view is not None
+    window.data.pixel_clicked.emit(5, 9)
+
+    def lines(labels: list[str]) -> bool:
+        s = view.series
+        return not s.busy and s.total > 0 and s.done == s.total and view.legend_labels() == labels
+
+    qtbot.waitUntil(lambda: lines(["DAPI", "GFP", "mCherry"]), timeout=15000)
+    panel = window.data.channels
+    assert panel is not None
+    panel.rows[1].active.setChecked(False)  # GFP off: the plot drops its line, no click needed
+    qtbot.waitUntil(lambda: lines(["DAPI", "mCherry"]), timeout=15000)
+    drawn = [c for c in view.curves if c.yData is not None and len(c.yData) > 0]
+    for curve, c in zip(drawn, (0, 2)):
+        np.testing.assert_array_equal(curve.yData, data[c, :, 5, 9])

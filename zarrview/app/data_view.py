@@ -74,6 +74,9 @@ class DataView(QWidget):
     pixel_clicked = Signal(object, object)
     #: a slider or index box moved the plane shown along a dimension (after the state has it)
     plane_moved = Signal()
+    #: the channels drawn changed (one ticked or unticked, its colour, single or composite): what
+    #: follows the channels shown (the series at a point) draws them again
+    channels_shown = Signal()
     #: a read of the array shown was refused by its store's access policy (the AccessDeniedError):
     #: the window may ask to allow the prefix and call ``request_plane``
     access_denied = Signal(object)
@@ -139,6 +142,7 @@ class DataView(QWidget):
         body.setSpacing(4)
         body.addWidget(self.stack, 1)
         body.addWidget(self.side)
+        self.side.beside(self)
         layout.addLayout(body, 1)
         self._prefetch: Any = None
         self._prefetch_timer = QTimer(self)  # owned by the widget: it cannot fire on a deleted view
@@ -511,11 +515,14 @@ class DataView(QWidget):
     def _channel_changed(self, position: int, changes: dict[str, Any]) -> None:
         if self.state is not None:
             self.set_state(self.state.with_channel(position, **changes))
+            if {"active", "color", "label"} & changes.keys():  # not a window dragged
+                self.channels_shown.emit()
 
     def _channel_mode(self, mode: str) -> None:
         if self.state is not None:
             self.set_state(self.state.with_channel_mode(mode))
             sync_channel_slider(self.plane, self.state)
+            self.channels_shown.emit()
 
     def _complex_changed(self, mode: str) -> None:
         self._update(complex_mode=mode, contrast=None)

@@ -115,7 +115,8 @@ class SeriesPanel(QObject):
             self.show_at(row, col)
 
     def plane_moved(self) -> None:
-        """A slider of the data shown moved: the line through the same point of the new plane."""
+        """A slider of the data shown moved, or its channels shown changed: the lines through
+        the same point of the plane shown now."""
         state = self.state()
         if self.shown and self.point is not None and state is not None and state.array is self.point[0]:
             self.show_at(self.point[1], self.point[2])

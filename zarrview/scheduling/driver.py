@@ -27,7 +27,7 @@ Drawing is the view's: ``draw`` gets each value the model returns (None: nothing
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
 from .answer import Answer
 from .job import Job
@@ -88,6 +88,10 @@ class Driver(Generic[S, R, D]):
                  post: Post = call_now, name: str = "view", on_progress: Callable[[int, int], None] | None = None,
                  defer: Callable[[Callable[[], None]], None] | None = None) -> None:
         self.model = model
+        #: what the model does beyond the protocol, looked up once (a runtime protocol check
+        #: costs tens of microseconds, once per frame where a view renders on the driver)
+        self._parts = isinstance(model, TakesParts)
+        self._ahead = isinstance(model, ReadsAhead)
         self.draw = draw
         self.lane: Lane[Any] = Lane(pool, post, name)
         self.prefetch = Prefetch(pool)
@@ -170,14 +174,13 @@ class Driver(Generic[S, R, D]):
         self.requests += 1
         self.prefetch.stop()  # reading ahead never delays what is on screen
         self._draw(self.model.waiting(request))
-        model = self.model
-        on_partial = (lambda part: self._part(request, part, key)) if isinstance(model, TakesParts) else None
+        on_partial = (lambda part: self._part(request, part, key)) if self._parts else None
         self.lane.submit(request.job, lambda answer: self._arrive(request, answer, key),
                          on_progress=self.on_progress, on_partial=on_partial, key=key)
 
     def _part(self, request: R, part: Any, key: Hashable) -> None:
-        if request is self._inflight.get(key) and isinstance(self.model, TakesParts):
-            self._draw(self.model.part(request, part))
+        if request is self._inflight.get(key):
+            self._draw(cast(TakesParts, self.model).part(request, part))
 
     def _arrive(self, request: R, answer: Answer[Any], key: Hashable) -> None:
         if answer.stale or request is not self._inflight.get(key):
@@ -194,9 +197,9 @@ class Driver(Generic[S, R, D]):
             self._offer_ahead(request)
 
     def _offer_ahead(self, request: R) -> None:
-        model = self.model
-        if self.defer is None or not isinstance(model, ReadsAhead):
+        if self.defer is None or not self._ahead:
             return
+        model = cast(ReadsAhead, self.model)
         number = self.lane.newest
 
         def run() -> None:
