@@ -188,3 +188,14 @@ def test_no_view_model_owns_a_lane_or_a_driver() -> None:
             if isinstance(node, ast.ImportFrom) and node.module is not None and "scheduling" in node.module:
                 bad += [f"{module}: imports {alias.name}" for alias in node.names if alias.name in RUNNERS]
     assert not bad, "\n".join(bad)
+
+
+def test_the_app_creates_no_lanes_of_its_own() -> None:
+    """Every read the app starts goes through a driver (``scheduling.Driver``) of a Qt-free model
+    or of ``scheduling.Tasks``: no module in ``app`` imports a lane or a prefetcher to run work."""
+    bad = []
+    for module, path in modules("app").items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module is not None and "scheduling" in node.module:
+                bad += [f"{module}: imports {alias.name}" for alias in node.names if alias.name in {"Lane", "Prefetch"}]
+    assert not bad, "\n".join(bad)

@@ -1,8 +1,8 @@
 """Deliver results from worker threads to the GUI thread, as superqt does.
 
 A callable posted here runs on the GUI thread through a queued signal; if the receiving
-widget was deleted meanwhile, the call is silently dropped. ``gui_lane`` makes a lane of the
-shared pool whose answers arrive this way.
+widget was deleted meanwhile, the call is silently dropped. Every driver the app makes
+(``scheduling.Driver``) posts its answers this way.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from shiboken6 import isValid
 
-from ..scheduling import Lane, WorkerPool
+from ..scheduling import WorkerPool
 
 
 class _Invoker(QObject):
@@ -54,9 +54,3 @@ def own_pool(owner: QObject) -> WorkerPool:
     pool = WorkerPool(threads=2)
     owner.destroyed.connect(lambda *_: pool.close(timeout=0.0))
     return pool
-
-
-def gui_lane(pool: WorkerPool, owner: QObject, name: str) -> Lane[Any]:
-    """A lane on ``pool`` whose answers, progress and partial results run on the GUI thread,
-    dropped once ``owner`` is deleted."""
-    return Lane(pool, lambda fn: post(fn, owner), name)
