@@ -93,6 +93,9 @@ class ViewController:
         #: the state last given to ``request``: given again (the driver asking for more of the
         #: same view), it is not taken a second time
         self._given: ViewState | None = None
+        #: the state given whose full-resolution read was applied: asked again for it (the driver
+        #: asking whether the same state wants more), nothing is planned, it needs nothing
+        self._done: ViewState | None = None
         self.scene = Scene()
         #: the request being read: what ``waiting`` says, and what a view that needs no read ends
         self._inflight: PlaneRequest | None = None
@@ -110,6 +113,8 @@ class ViewController:
         if state is not self._given:
             self._given = state
             self._take(state)
+        elif state is self._done:
+            return None  # its detail is drawn: no plan to make between the answer and its paint
         if self.state is None or self._empty(self.state) is not None:
             return None
         return self.needed(self.state)
@@ -174,13 +179,13 @@ class ViewController:
         """The next state given is taken as new: the loaded tiles are dropped and read again
         (after the chunk budget changed, or a refused prefix was allowed)."""
         self.state = None
-        self._given = None
+        self._given = self._done = None
 
     def clear(self) -> None:
         """Nothing is viewed any more: the scene is empty (the driver drops what is still coming)."""
         self._inflight = None
         self.state = None
-        self._given = None
+        self._given = self._done = None
         self.scene = Scene()
         self._levels_for = None
         self._levels_plane = None
@@ -297,6 +302,8 @@ class ViewController:
             scene = replace(scene, levels=state.contrast)
         elif self._levels_key(state) != self._levels_for:
             scene = self._auto_levels(scene, state)
+        if request.layer == "detail":  # what the state asked for, at the resolution it wants
+            self._done = self._given
         return self._keep(replace(scene, status=self._status(tile, plan, request.label, answer.seconds, scene)))
 
     def _status(self, tile: Tile, plan: PlaneRead, label: str, seconds: float, scene: Scene) -> str:
