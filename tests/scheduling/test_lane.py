@@ -254,3 +254,37 @@ def test_close_answers_pending_jobs_as_cancelled() -> None:
         inbox.queue.get_nowait()()
     assert got[-1].label == "late" and got[-1].cancelled
     assert len(got) == 3
+
+
+def test_what_a_receiver_holds_is_let_go_on_the_receiving_thread() -> None:
+    """A worker may still hold a job's ticket after its answer was delivered; what the
+    receiver's callback holds (a widget, a model index) must not live on in it, or its last
+    reference would go on the worker and a Qt object be destroyed there."""
+    import weakref
+
+    class Held:  # stands for a Qt object the callback captured
+        pass
+
+    pool = WorkerPool(threads=1)
+    delivered = threading.Event()
+    inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+
+    def post(fn: Callable[[], None]) -> None:  # the worker waits, ticket in hand, until it is delivered
+        inbox.put(fn)
+        assert delivered.wait(10)
+
+    lane: Lane[int] = Lane(pool, post)
+    try:
+        held = Held()
+        gone = weakref.ref(held)
+        got: list[Answer[int]] = []
+        lane.submit(Job(lambda ctx: 7, "seven"), lambda answer, held=held: got.append(answer))  # type: ignore[misc]
+        del held
+        inbox.get(timeout=10)()  # delivered here, while the worker still holds the ticket
+        assert [a.value for a in got] == [7]
+        assert gone() is None  # let go on this thread, not left for the worker to drop
+        delivered.set()
+        assert pool.wait_until_idle(10)
+    finally:
+        delivered.set()
+        pool.close()

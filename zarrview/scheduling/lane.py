@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from ..zarrlib import CancelToken, ReadCancelled
 from .answer import Answer
@@ -37,6 +37,14 @@ Post = Callable[[Callable[[], None]], None]
 def call_now(fn: Callable[[], None]) -> None:
     """Delivery without a GUI thread: the answer is handled on the worker that made it."""
     fn()
+
+
+def _delivered(answer: Answer[Any]) -> None:
+    """What a ticket answers to once its answer was delivered: nothing."""
+
+
+#: the job a ticket holds once answered (its own, and what it captured, is let go)
+_DONE: Job[None] = Job(lambda _ctx: None, "answered")
 
 
 @dataclass(eq=False)
@@ -194,4 +202,10 @@ class Lane(Generic[T]):
         self.pool.tally.delivered(self.name, ticket.number, again)
         if not newest:
             answer = replace(answer, value=None, failures=(), cancelled=True, stale=True)
-        ticket.on_answer(answer)
+        receive = ticket.on_answer
+        # what the receiver's callbacks and the job hold (widgets, model indexes) is let go here,
+        # on the receiving thread: a worker may still hold the ticket, and a Qt object whose last
+        # reference went on a worker would be destroyed there, racing the GUI thread
+        ticket.on_answer, ticket.on_progress, ticket.on_partial = _delivered, None, None
+        ticket.job = cast(Job[T], _DONE)
+        receive(answer)
