@@ -47,6 +47,15 @@ class Request(Protocol):
     def read(self) -> Hashable: ...
 
 
+class ReadOnce:
+    """A request read anew each time it is made (a page of a listing, a frame, a projection,
+    a one-off task): what it reads is itself, so no other request waits for it."""
+
+    @property
+    def read(self) -> Hashable:
+        return self
+
+
 S = TypeVar("S", contravariant=True)
 R = TypeVar("R", bound=Request)
 D = TypeVar("D", covariant=True)

@@ -11,27 +11,23 @@ task and its newest answer (value, error or cancelled).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from .answer import Answer
+from .driver import ReadOnce
 from .job import Job
 
 T = TypeVar("T")
 
 
 @dataclass(frozen=True, eq=False)
-class Task(Generic[T]):
+class Task(ReadOnce, Generic[T]):
     """A one-off read: its job, and what the receiver needs to place its answer (``about``)."""
 
     job: Job[T]
     about: Any = None
 
-    @property
-    def read(self) -> Hashable:
-        """Every task is read anew."""
-        return self
 
     @property
     def label(self) -> str:

@@ -8,11 +8,10 @@ view model: a newer ask cancels the read before it, and only the newest answer i
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from ...scheduling import Answer, Job
+from ...scheduling import Answer, Job, ReadOnce
 from ..image.state import ViewState
 from . import profile, stats
 from .plane import Block, PixelSize, channel_names
@@ -32,14 +31,10 @@ class Measure:
 
 
 @dataclass(frozen=True, eq=False)
-class MeasureRequest:
+class MeasureRequest(ReadOnce):
     job: Job[Any]
     ask: Measure
 
-    @property
-    def read(self) -> Hashable:
-        """Every ask is measured anew."""
-        return self
 
 
 @dataclass(frozen=True, eq=False)

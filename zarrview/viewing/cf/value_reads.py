@@ -10,13 +10,12 @@ why nothing can be shown, and a store's refusal the window asks about.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, read_job
+from ...scheduling import Answer, Job, ReadOnce, read_job
 from ...zarrlib import Array, ChunkFailure
 from ...zarrlib.storage.access import AccessDeniedError
 from ..image.readout import format_value, request_label
@@ -46,16 +45,12 @@ class PageAsk:
 
 
 @dataclass(frozen=True, eq=False)
-class ValuesRequest:
+class ValuesRequest(ReadOnce):
     """A read of a 0-d array's value or of a page of a table."""
 
     job: Job[Any]
     ask: ValueAsk | PageAsk
 
-    @property
-    def read(self) -> Hashable:
-        """Every ask is read anew."""
-        return self
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,13 +14,13 @@ Auto costs the GUI thread nothing. ``HistogramsModel`` is their view model, run 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Context, Job
+from ...scheduling import Answer, Context, Job, ReadOnce
 from .channels import window_of
 from .contrast import displayable
 from .scene import Scene, Tile
@@ -106,13 +106,9 @@ class HistogramAsk:
 
 
 @dataclass(frozen=True, eq=False)
-class HistogramRequest:
+class HistogramRequest(ReadOnce):
     job: Job[tuple[ChannelHistogram, ...]]
 
-    @property
-    def read(self) -> Hashable:
-        """Each tile of values is one count."""
-        return self
 
 
 class HistogramsModel:

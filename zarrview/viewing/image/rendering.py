@@ -15,13 +15,12 @@ wants another reduction) is made next, newest only, and the image shown stays un
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, call_job
+from ...scheduling import Answer, Job, ReadOnce, call_job
 from .channels import ChannelSetting, composite
 from .pixels import argb, pack
 from .scene import Tile
@@ -170,15 +169,12 @@ def make_frame(order: FrameOrder) -> Frame:
 
 
 @dataclass(frozen=True, eq=False)
-class FrameRequest:
+class FrameRequest(ReadOnce):
     """The frame being made: its order, with what was shown when it was asked."""
 
     order: FrameOrder
     job: Job[Frame]
 
-    @property
-    def read(self) -> Hashable:
-        return self
 
 
 @dataclass(frozen=True, eq=False)

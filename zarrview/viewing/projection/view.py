@@ -11,14 +11,14 @@ same projection as a file, through the export of planes (.npy, .csv, .png).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, compute_job
+from ...scheduling import Answer, Job, ReadOnce, compute_job
 from ...zarrlib import CancelToken, ChunkCache, ChunkFailure
 from ..export.plane import PlaneSpec, export_plane, oriented
 from ..image.state import ViewState
@@ -79,7 +79,7 @@ def plane_spec(p: Projection, dims: tuple[int, int], channel_dim: int | None = N
 
 
 @dataclass(frozen=True, eq=False)
-class ProjectionRequest:
+class ProjectionRequest(ReadOnce):
     projection: Projection
     #: the displayed (rows, columns) dimensions and the colour one, to orient the answer
     dims: tuple[int, int]
@@ -90,10 +90,6 @@ class ProjectionRequest:
     def label(self) -> str:
         return self.projection.label
 
-    @property
-    def read(self) -> Hashable:
-        """Each projection asked for is computed anew."""
-        return self
 
 
 @dataclass(frozen=True)

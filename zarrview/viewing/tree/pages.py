@@ -15,11 +15,11 @@ No Qt here: ``app/tree/model.py`` puts each page into the group's rows.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ...scheduling import Answer, Job, call_job
+from ...scheduling import Answer, Job, ReadOnce, call_job
 from ...zarrlib import Group, ReadCancelled
 from ...zarrlib.nodes import Outline
 from .known import known_members
@@ -48,14 +48,10 @@ class PageAsk:
 
 
 @dataclass(frozen=True, eq=False)
-class PageRequest:
+class PageRequest(ReadOnce):
     ask: PageAsk
     job: Job[tuple[list[Outline], Pages | None]]
 
-    @property
-    def read(self) -> Hashable:
-        """Each page is read once: a listing moves on as it is read."""
-        return self
 
 
 @dataclass(frozen=True, eq=False)

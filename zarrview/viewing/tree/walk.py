@@ -19,10 +19,10 @@ from __future__ import annotations
 import time
 import weakref
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ...scheduling import Answer, Context, Job
+from ...scheduling import Answer, Context, Job, ReadOnce
 from ...zarrlib import CancelToken, Group, Node, ZarrError
 from .index import NodeIndex
 from .known import known_members
@@ -110,13 +110,10 @@ class WalkAsk:
 
 
 @dataclass(frozen=True, eq=False)
-class WalkRequest:
+class WalkRequest(ReadOnce):
     ask: WalkAsk
     job: Job[WalkOutcome]
 
-    @property
-    def read(self) -> Hashable:
-        return self
 
 
 @dataclass(frozen=True)
