@@ -1,4 +1,4 @@
-"""The driver contract, with a toy view model and no Qt: a model sees only the newest answer,
+"""The driver contract, with a small counting view model and no Qt: a model sees only the newest answer,
 the same read is never submitted twice, a state that wants more is read on, reading ahead
 waits for ``defer`` and is void once anything newer is asked, partial results reach the
 model only while its request is the newest, and every job is answered exactly once."""
@@ -12,14 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from test_lane import Inbox
+from driven import Inbox
 from zarrview.scheduling import Answer, Context, Done, Driver, Job, Task, Tasks, Warm, WorkerPool
 from zarrview.zarrlib import open as zl_open
 
 
 @dataclass(frozen=True)
 class Ask:
-    """A request of the toy model: read ``value`` in ``parts`` steps, waiting on ``gate``."""
+    """A request of the counting model: read ``value`` in ``parts`` steps, waiting on ``gate``."""
 
     value: int
     parts: int = 1
@@ -44,7 +44,7 @@ class Ask:
         return Job(work, f"value {self.value}")
 
 
-class Toy:
+class Counting:
     """States are target values; a value is shown by reading it (``request``) unless already
     drawn. A state above ``coarse_first`` is read twice: first its tenth, then itself, as an
     image view reads its coarsest level first."""
@@ -84,15 +84,15 @@ class Toy:
         return self._ahead
 
 
-def _driver(model: Toy, pool: WorkerPool, inbox: Inbox, drawn: list[Any],
+def _driver(model: Counting, pool: WorkerPool, inbox: Inbox, drawn: list[Any],
             defer: Callable[[Callable[[], None]], None] | None = None) -> Driver[int, Ask, str]:
-    return Driver(model, pool, drawn.append, post=inbox.post, name="toy", defer=defer)
+    return Driver(model, pool, drawn.append, post=inbox.post, name="counting", defer=defer)
 
 
 def test_only_the_newest_answer_reaches_the_model_and_each_job_is_answered_once() -> None:
     pool, inbox, drawn = WorkerPool(threads=2), Inbox(), []
     gate = threading.Event()
-    model = Toy(gate)
+    model = Counting(gate)
     driver = _driver(model, pool, inbox, drawn)
     try:
         for state in (1, 2, 3):
@@ -101,7 +101,7 @@ def test_only_the_newest_answer_reaches_the_model_and_each_job_is_answered_once(
         inbox.drain(pool)
         assert [v for v, _ in model.applied] == [3] and model.applied[0][1].value == 30
         assert drawn[-1] == "drawn 30" and drawn[:3] == ["reading 1", "reading 2", "reading 3"]
-        count = pool.tally.counts()["toy"]
+        count = pool.tally.counts()["counting"]
         assert (count.submitted, count.answered, count.delivered) == (3, 3, 3) and not pool.tally.twice
     finally:
         pool.close()
@@ -110,7 +110,7 @@ def test_only_the_newest_answer_reaches_the_model_and_each_job_is_answered_once(
 def test_the_same_read_in_flight_is_not_submitted_again_and_a_shown_state_reads_nothing() -> None:
     pool, inbox, drawn = WorkerPool(threads=2), Inbox(), []
     gate = threading.Event()
-    model = Toy(gate)
+    model = Counting(gate)
     driver = _driver(model, pool, inbox, drawn)
     try:
         driver.show(5)
@@ -128,7 +128,7 @@ def test_the_same_read_in_flight_is_not_submitted_again_and_a_shown_state_reads_
 
 def test_a_state_that_wants_more_is_read_on_after_its_first_answer() -> None:
     pool, inbox, drawn = WorkerPool(threads=2), Inbox(), []
-    model = Toy(coarse_first=100)
+    model = Counting(coarse_first=100)
     driver = _driver(model, pool, inbox, drawn)
     try:
         driver.show(420)
@@ -142,7 +142,7 @@ def test_a_failed_or_cancelled_answer_is_applied_once_and_not_read_on() -> None:
     pool, inbox, drawn = WorkerPool(threads=2), Inbox(), []
     started, gate = threading.Event(), threading.Event()
 
-    class Slow(Toy):
+    class Slow(Counting):
         def request(self, state: int) -> Ask | None:
             ask = super().request(state)
             return None if ask is None else Ask(ask.value, 1000, gate)
@@ -164,7 +164,7 @@ def test_a_failed_or_cancelled_answer_is_applied_once_and_not_read_on() -> None:
 
 def test_partial_results_reach_the_model_only_while_its_request_is_the_newest() -> None:
     pool, inbox, drawn = WorkerPool(threads=2), Inbox(), []
-    model = Toy(parts=3)
+    model = Counting(parts=3)
     driver = _driver(model, pool, inbox, drawn)
     try:
         driver.show(1)
@@ -188,7 +188,7 @@ def test_reading_ahead_waits_for_defer_and_is_void_once_something_newer_is_asked
     arr = zl_open(tmp_path / "a")
     pool, inbox, drawn = WorkerPool(threads=2), Inbox(), []
     deferred: list[Callable[[], None]] = []
-    model = Toy(ahead=[Warm(arr, (1, slice(None))), Warm(arr, (2, slice(None)))])  # type: ignore[arg-type]
+    model = Counting(ahead=[Warm(arr, (1, slice(None))), Warm(arr, (2, slice(None)))])  # type: ignore[arg-type]
     driver = _driver(model, pool, inbox, drawn, defer=deferred.append)
     try:
         driver.show(1)
@@ -211,7 +211,7 @@ def test_reading_ahead_waits_for_defer_and_is_void_once_something_newer_is_asked
 def test_states_of_different_keys_are_read_side_by_side_each_keeping_its_newest() -> None:
     pool, inbox, drawn = WorkerPool(threads=4), Inbox(), []
     gate = threading.Event()
-    model = Toy(gate)
+    model = Counting(gate)
     driver = _driver(model, pool, inbox, drawn)
     try:
         driver.show(1, key="a")

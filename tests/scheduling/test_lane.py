@@ -14,25 +14,7 @@ import pytest
 from zarrview.scheduling import Answer, Context, Job, Lane, WorkerPool
 from zarrview.zarrlib import ReadCancelled
 
-
-class Inbox:
-    """Answers queued as the GUI thread would get them; ``drain`` runs them here."""
-
-    def __init__(self) -> None:
-        self.queue: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-
-    def post(self, fn: Callable[[], None]) -> None:
-        self.queue.put(fn)
-
-    def drain(self, pool: WorkerPool, timeout: float = 10.0) -> None:
-        while True:
-            assert pool.wait_until_idle(timeout)
-            ran = False
-            while not self.queue.empty():
-                self.queue.get_nowait()()
-                ran = True
-            if not ran and pool.idle():
-                return
+from driven import Inbox
 
 
 def waiting_job(started: threading.Event, label: str = "") -> Job[str]:

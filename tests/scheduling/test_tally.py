@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 from zarrview.scheduling import Answer, Context, Job, Lane, WorkerPool
 
-from test_lane import Inbox, waiting_job
+from driven import Inbox
+from test_lane import waiting_job
 
 
 def sleepy(seconds: float, value: int) -> Job[int]:

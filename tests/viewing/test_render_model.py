@@ -5,18 +5,18 @@ nothing, and after a frame that could not be made the newest is still made."""
 
 from __future__ import annotations
 
-import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 
-from zarrview.scheduling import Driver, WorkerPool
 from zarrview.viewing.image import rendering
-from zarrview.viewing.image.rendering import BLANK, Frame, FrameOrder, FrameRequest, Look, Rendering, Shown
+from zarrview.viewing.image.rendering import BLANK, Frame, FrameOrder, Look, Rendering, Shown
 from zarrview.viewing.image.scene import Tile
+
+from driven import Driven
 
 
 def _tile(value: int) -> Tile:
@@ -28,33 +28,20 @@ def _order(tile: Tile, levels: tuple[float, float] = (0.0, 100.0)) -> FrameOrder
     return FrameOrder(tile, None, Look(levels), ((1, 1), (1, 1)))
 
 
-class Pane:
+class Pane(Driven):
     """A driver of ``Rendering`` whose answers are queued as the GUI thread gets them."""
 
     def __init__(self) -> None:
-        self.pool = WorkerPool(threads=2)
-        self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.frames = Rendering()
-        self.shown: list[Shown] = []
-        self.driver: Driver[FrameOrder | None, FrameRequest, Shown] = Driver(
-            self.frames, self.pool, self.shown.append, post=self.inbox.put, name="render")
-
-    def drain(self) -> None:
-        while True:
-            assert self.pool.wait_until_idle(10)
-            ran = False
-            while not self.inbox.empty():
-                self.inbox.get_nowait()()
-                ran = True
-            if not ran and self.pool.idle():
-                return
+        super().__init__(self.frames, "render")
+        self.shown: list[Shown] = self.drawn
 
 
 @pytest.fixture
 def pane() -> Iterator[Pane]:
     p = Pane()
     yield p
-    p.pool.close()
+    p.close()
 
 
 @pytest.fixture

@@ -5,9 +5,8 @@ be read (a refused one handed on for the window to ask about)."""
 
 from __future__ import annotations
 
-import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,31 +15,19 @@ import pytest
 import zarr
 
 import zarrview.zarrlib as zl
-from zarrview.scheduling import Driver, WorkerPool
 from zarrview.viewing.cf.table_plane import TablePlane
-from zarrview.viewing.cf.value_reads import TABLE_PAGE, PageAsk, ValueAsk, ValuesModel, ValuesRequest, ValuesShown
+from zarrview.viewing.cf.value_reads import TABLE_PAGE, PageAsk, ValueAsk, ValuesModel, ValuesShown
 from zarrview.zarrlib import ChunkFailure, StoreError
 from zarrview.zarrlib.storage.access import AccessDeniedError
 
+from driven import Driven
 
-class Run:
+
+class Run(Driven):
     def __init__(self) -> None:
-        self.pool = WorkerPool(threads=2)
-        self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self.shown: list[ValuesShown] = []
         self.model = ValuesModel()
-        self.driver: Driver[ValueAsk | PageAsk, ValuesRequest, ValuesShown] = Driver(
-            self.model, self.pool, self.shown.append, post=self.inbox.put, name="values")
-
-    def drain(self) -> None:
-        while True:
-            assert self.pool.wait_until_idle(10)
-            ran = False
-            while not self.inbox.empty():
-                self.inbox.get_nowait()()
-                ran = True
-            if not ran and self.pool.idle():
-                return
+        super().__init__(self.model, "values")
+        self.shown: list[ValuesShown] = self.drawn
 
     def answered(self) -> list[ValuesShown]:
         return [s for s in self.shown if s.answered]
@@ -50,7 +37,7 @@ class Run:
 def run() -> Iterator[Run]:
     r = Run()
     yield r
-    r.pool.close()
+    r.close()
 
 
 class Refusing:

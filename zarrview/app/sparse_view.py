@@ -81,7 +81,7 @@ class SparseView(QTabWidget):
         self.about.setText(f"{matrix.format.upper()} {rows:,} × {cols:,}, {matrix.nnz:,} stored entries")
         paged: PagedTable[Entries] = PagedTable(matrix.nnz, matrix.entries, f"the stored entries of {matrix.path}")
         self.entries.show_table(PagedTableModel(paged, ["row", "column", "value"], entry_text, self.entries))
-        self._forget()  # the block of the matrix before is not drawn
+        self._forget()  # another matrix's block is not drawn
         self.go_to(0, 0)
         self._timer.start()  # a view already there moves nowhere, and says nothing
 

@@ -5,40 +5,24 @@ nothing again for what is drawn or being read, and keeps what a read finishing m
 
 from __future__ import annotations
 
-import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pytest
 
-from zarrview.scheduling import Driver, WorkerPool
 from zarrview.viewing.anndata.embedding import Points
 from zarrview.viewing.anndata.paging import PagedTable, PagesModel, PagesShown, RowsInView
 from zarrview.viewing.anndata.reads import BlockAsk, BlockModel, PointsAsk, PointsModel, Said
 from zarrview.zarrlib import ChunkFailure, StoreError
 
+from driven import Driven
 
-class Run:
+
+class Run(Driven):
     """A driver of ``model`` on a pool, its answers queued as the GUI thread gets them."""
-
-    def __init__(self, model: Any) -> None:
-        self.pool = WorkerPool(threads=2)
-        self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self.drawn: list[Any] = []
-        self.driver: Driver[Any, Any, Any] = Driver(model, self.pool, self.drawn.append, post=self.inbox.put)
-
-    def drain(self) -> None:
-        while True:
-            assert self.pool.wait_until_idle(10)
-            ran = False
-            while not self.inbox.empty():
-                self.inbox.get_nowait()()
-                ran = True
-            if not ran and self.pool.idle():
-                return
 
     def said(self) -> list[str]:
         return [d.said for d in self.drawn if d.said is not None]
@@ -49,7 +33,7 @@ def runs() -> Iterator[list[Run]]:
     made: list[Run] = []
     yield made
     for run in made:
-        run.pool.close()
+        run.close()
 
 
 @dataclass
