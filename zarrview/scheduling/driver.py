@@ -103,7 +103,8 @@ class Driver(Generic[S, R, D]):
         self._ahead = isinstance(model, ReadsAhead)
         self.draw = draw
         self.lane: Lane[Any] = Lane(pool, post, name)
-        self.prefetch = Prefetch(pool)
+        #: where the model's reads ahead are warmed (a lane of its own): only for a model that has any
+        self.prefetch: Prefetch | None = Prefetch(pool) if self._ahead else None
         self.on_progress = on_progress
         self.defer = defer
         #: by key: the state shown last (the one a follow-up read is asked for), the read in flight
@@ -137,13 +138,13 @@ class Driver(Generic[S, R, D]):
     def cancel(self) -> None:
         """Stop the read in flight: its answer says it was cancelled (the Cancel button)."""
         self.lane.cancel()
-        self.prefetch.stop()
+        self._stop_ahead()
 
     def discard(self) -> None:
         """Nothing in flight is wanted any more: its answers are stale and dropped."""
         self._inflight.clear()
         self.lane.discard()
-        self.prefetch.stop()
+        self._stop_ahead()
 
     def clear(self) -> None:
         """Nothing is shown: answers still coming are dropped and no state is kept."""
@@ -152,7 +153,7 @@ class Driver(Generic[S, R, D]):
 
     def close(self) -> None:
         self.lane.close()
-        self.prefetch.stop()
+        self._stop_ahead()
 
     def busy(self) -> bool:
         """Whether a read of any key is under way."""
@@ -181,7 +182,7 @@ class Driver(Generic[S, R, D]):
     def _submit(self, request: R, key: Hashable) -> None:
         self._inflight[key] = request
         self.requests += 1
-        self.prefetch.stop()  # reading ahead never delays what is on screen
+        self._stop_ahead()  # reading ahead never delays what is on screen
         self._draw(self.model.waiting(request))
         on_partial = (lambda part: self._part(request, part, key)) if self._parts else None
         self.lane.submit(request.job, lambda answer: self._arrive(request, answer, key),
@@ -214,10 +215,14 @@ class Driver(Generic[S, R, D]):
         def run() -> None:
             if number == self.lane.newest and not self._inflight:  # nothing newer was asked since
                 reads = list(model.ahead(request))
-                if reads:
+                if reads and self.prefetch is not None:
                     self.prefetch.warm(reads)
 
         self.defer(run)
+
+    def _stop_ahead(self) -> None:
+        if self.prefetch is not None:
+            self.prefetch.stop()
 
     def _draw(self, drawn: D | None) -> None:
         if drawn is not None:
