@@ -1,7 +1,8 @@
 """AnnData stores written by anndata itself, in the Python 3.12 oracle venvs, with what anndata
 reads back from each (``tests/viewing/anndata/anndata_writer.py``): anndata 0.13 writes Zarr v3
-with sharding, anndata 0.12 Zarr v2. Session fixtures, written once a test run; a test that
-needs one is skipped, with the reason, where no 3.12 oracle can be built."""
+with sharding, anndata 0.12 Zarr v2. Session fixtures, registered in the root ``conftest.py`` so
+that each is written once a test run; a test that needs one is skipped, with the reason, where no
+3.12 oracle can be built."""
 
 from __future__ import annotations
 

@@ -14,6 +14,12 @@ import pytest  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
 
+# Stores written by oracles in the 3.12 venv, once a run: a session fixture is one definition
+# only where it is defined (or imported) here; imported into each test module, it would be one
+# definition per module, each writing its stores again.
+from anndata_stores import anndata_million, anndata_v2, anndata_v3, anndata_v3_default  # noqa: E402,F401
+from spatialdata_stores import spatialdata_written  # noqa: E402,F401
+
 
 @pytest.fixture(scope="session")
 def files_over_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import py312_env
 
 WRITER = Path(__file__).parent / "viewing" / "spatialdata_writer.py"
@@ -23,3 +25,10 @@ def write_stores(out: Path) -> dict[str, Any]:
     doc: dict[str, Any] = json.loads((out / "expected.json").read_text())
     doc["root"] = out
     return doc
+
+
+@pytest.fixture(scope="session")
+def spatialdata_written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The stores, written once a test run for every module that reads them (registered in the
+    root ``conftest.py``, so one definition serves them all); tests only read them."""
+    return write_stores(tmp_path_factory.mktemp("spatialdata"))

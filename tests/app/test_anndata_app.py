@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from anndata_stores import Written, anndata_million, anndata_v2, anndata_v3  # noqa: F401
+from anndata_stores import Written
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 from zarrview.app.paged_table import PENDING, PagedTableModel
 from zarrview.app.window import MainWindow

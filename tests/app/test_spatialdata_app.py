@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QCheckBox, QGraphicsPathItem
 from zarrview.app.tree.columns import TYPE_COLUMN
 from zarrview.app.window import MainWindow
 
-from spatialdata_stores import write_stores
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 from test_channels_app import _pixel
 
@@ -26,8 +25,8 @@ SHOT = os.environ.get("ZARRVIEW_SPATIALDATA_SHOT")
 
 
 @pytest.fixture(scope="module")
-def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return write_stores(tmp_path_factory.mktemp("spatialdata-app"))
+def stores(spatialdata_written: dict[str, Any]) -> dict[str, Any]:
+    return spatialdata_written
 
 
 def _overlaid(qtbot: Any, w: MainWindow) -> None:

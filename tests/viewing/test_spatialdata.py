@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 
 import zarrview.zarrlib as zl
-from spatialdata_stores import write_stores
 from zarrview.viewing.ome import OmeImage, detect
 from zarrview.viewing.spatialdata.parquet import EXTRA, read_points
 from zarrview.viewing.spatialdata.scene import XY, label_layers, mates_of, read_overlay
@@ -39,8 +38,8 @@ TAGS = ("blobs", "moved", "v01", "geoarrow")
 
 
 @pytest.fixture(scope="module")
-def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return write_stores(tmp_path_factory.mktemp("spatialdata"))
+def stores(spatialdata_written: dict[str, Any]) -> dict[str, Any]:
+    return spatialdata_written
 
 
 def _open(stores: dict[str, Any], tag: str, path: str = "") -> Any:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from anndata_stores import Written, anndata_v2, anndata_v3  # noqa: F401
+from anndata_stores import Written
 from zarrview.cli import main
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from anndata_stores import Written, anndata_v2, anndata_v3, anndata_v3_default  # noqa: F401
+from anndata_stores import Written
 from store_wrappers import CountingStore, is_chunk_key
 from zarrview import zarrlib as zl
 from zarrview.viewing.anndata import AnnDataError, encoding_of, encoding_rows, open_frame

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anndata_stores import Written, anndata_v2, anndata_v3, anndata_v3_default  # noqa: F401
+from anndata_stores import Written
 from store_wrappers import CountingStore, is_chunk_key
 from zarrview import zarrlib as zl
 from zarrview.scheduling import Lane, WorkerPool, call_now

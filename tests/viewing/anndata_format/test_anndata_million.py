@@ -7,7 +7,7 @@ import tracemalloc
 
 import numpy as np
 
-from anndata_stores import Written, anndata_million  # noqa: F401
+from anndata_stores import Written
 from store_wrappers import CountingStore, is_chunk_key
 from zarrview import zarrlib as zl
 from zarrview.viewing.anndata import open_frame
