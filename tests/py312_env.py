@@ -9,6 +9,7 @@ with the reason.
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import hashlib
 import os
@@ -61,6 +62,17 @@ def venv_python(requirements: Sequence[str], timeout: float = 420) -> str:
     done = folder / ".installed"
     if done.exists() and python.exists():
         return str(python)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    # test workers running side by side build it once: the others wait for the first
+    with open(CACHE / f"py312-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists() and python.exists():
+            return str(python)
+        return _build(requirements, folder, timeout)
+
+
+def _build(requirements: Sequence[str], folder: Path, timeout: float) -> str:
+    python = folder / "bin" / "python"
     base = find_python312()
     if base is None:
         raise RuntimeError("no Python 3.12 interpreter found (pyenv, python3.12 on PATH, uv)")
