@@ -103,6 +103,7 @@ except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import zarrview.zarrlib as zl
 from zarrview.app.bridge import init_bridge
+from zarrview.app.gui_gc import collect_garbage_on_gui_thread
 from zarrview.app.window import MainWindow
 from zarrview.zarrlib.reader import default_executor
 
@@ -260,6 +261,11 @@ def make_app(settings_dir: str) -> QApplication:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     init_bridge()
+    # the process as the app runs it (``app/main.py``): the allocator keeps freed planes for the
+    # next (otherwise a cached step may fault 300 pages back in, ~1.5 ms), and cyclic garbage is
+    # collected on the GUI thread
+    zl.tune_process()
+    collect_garbage_on_gui_thread()
     GUARD.check()
     if GUARD.leaking:
         log(f"warning: PySide6 {PySide6.__version__} on Python {platform.python_version()} loses references to "
