@@ -9,6 +9,13 @@ refs.json, refs_v3.json (Zarr v3 metadata), refs.parq (Parquet, several record f
 loaded.json (coordinates loaded, so held inline) are VirtualiZarr's references of it;
 OUT_FOLDER/expected.json names each variable's stored values (.npy, as h5py reads them) and,
 for the CF-coded ones, xarray's decoded values.
+
+OUT_FOLDER/nan.nc is written by xarray with NaN fill values (float coordinates get
+``_FillValue: NaN``, a variable carries ``missing_value: NaN`` and infinite ``valid_min``/
+``valid_max``); nan.parq and nan_loaded.parq (coordinates loaded) are its Parquet references,
+whose ``.zmetadata`` spells those values as bare ``NaN``/``Infinity``. expected.json's ``nan``
+names its variables' stored values, their attributes as h5py reads them (non-finite floats as
+the strings ``"nan"``, ``"inf"``, ``"-inf"``) and xarray's decoded values.
 """
 
 from __future__ import annotations
@@ -102,6 +109,39 @@ with xr.open_dataset(nc, engine="h5netcdf", decode_times=False) as ds:
     for name in names:  # xarray's stored values are h5py's: two readers agree on the truth
         np.testing.assert_array_equal(raw[name].values, np.load(os.path.join(out, f"{name}.npy")))
     raw.close()
+
+nan_nc = os.path.join(out, "nan.nc")
+sst = rng.random((Y, X)).astype("f4") * 30
+sst[2, 1:4] = np.nan
+anomaly = rng.standard_normal((T, X))
+anomaly[1, 2] = np.inf
+xr.Dataset(
+    {"sst": (("y", "x"), sst, {"missing_value": np.float32(np.nan), "units": "degC"}),
+     "anomaly": (("time", "x"), anomaly, {"valid_min": -np.inf, "valid_max": np.inf})},
+    coords={"y": np.arange(Y) * 0.5, "x": np.arange(X) * 0.25, "time": np.arange(T) * 1.0},
+).to_netcdf(nan_nc, engine="h5netcdf", encoding={"sst": {"chunksizes": (4, 3)}})
+for refs_name, loadable in (("nan.parq", []), ("nan_loaded.parq", None)):
+    open_virtual_dataset("file://" + nan_nc, registry=registry, parser=HDFParser(),
+                         loadable_variables=loadable).virtualize.to_kerchunk(
+        os.path.join(out, refs_name), format="parquet", record_size=2)
+
+
+def spelled(value: np.ndarray) -> object:
+    """A float attribute as JSON can hold it: non-finite values as Python's str of them."""
+    items = [v if np.isfinite(v) else str(v) for v in value.ravel().tolist()]
+    return items[0] if value.size == 1 else items
+
+
+expected["nan"] = {"variables": {}, "decoded": {}}
+with h5py.File(nan_nc, "r") as f:
+    for name in ("sst", "anomaly", "x", "y", "time"):
+        np.save(os.path.join(out, f"nan.{name}.npy"), np.asarray(f[name][()]))
+        attrs = {k: spelled(np.asarray(v)) for k, v in f[name].attrs.items() if np.asarray(v).dtype.kind == "f"}
+        expected["nan"]["variables"][name] = {"npy": f"nan.{name}.npy", "attrs": attrs}
+with xr.open_dataset(nan_nc, engine="h5netcdf", decode_times=False) as ds:
+    for name in ("sst", "anomaly"):
+        np.save(os.path.join(out, f"nan.{name}.decoded.npy"), ds[name].values)
+        expected["nan"]["decoded"][name] = f"nan.{name}.decoded.npy"
 with open(os.path.join(out, "expected.json"), "w") as f:
     json.dump(expected, f, indent=1)
 print(json.dumps(expected["variables"]))

@@ -5,20 +5,26 @@ holds every metadata document and ``record_size``, and per array ``refs.N.parq``
 The folder is read through a zarrlib store (local, HTTP, S3, ...), so its files are bounded
 like any metadata; a record file is decoded by fastparquet when a key of it is first read and
 a few are kept.
+
+``.zmetadata`` is parsed as every Zarr metadata document is (``jsonutil.load_json_object``):
+kerchunk writes it with Python's json, which spells a NaN or infinite attribute (a loaded
+coordinate's ``_FillValue``, a ``missing_value``) as a bare ``NaN``/``Infinity``, and fsspec
+and zarr-python read those. A document is handed on as Python's json writes it, so such a
+value reaches the metadata reader as it was written rather than as ``null``.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
-from ...errors import MissingExtraError
+from ...errors import MetadataError, MissingExtraError
+from ...jsonutil import load_json_object
 from ...limits import limits
 from ..base import Store
 from .entries import BadReferenceError, Entry, Inline, Pointer
@@ -55,9 +61,9 @@ class ParquetReferences:
         if raw is None:
             raise BadReferenceError(f"{name} has no .zmetadata: not a Parquet reference set")
         try:
-            doc = orjson.loads(raw)
-        except orjson.JSONDecodeError as e:
-            raise BadReferenceError(f"{name}/.zmetadata is not JSON: {e}") from None
+            doc = load_json_object(raw, f"{name}/.zmetadata")
+        except MetadataError as e:
+            raise BadReferenceError(str(e)) from None
         if not zmetadata_is_references(doc):
             raise BadReferenceError(f"{name}/.zmetadata has no 'record_size': not a Parquet reference set")
         size = doc["record_size"]
@@ -98,7 +104,7 @@ class ParquetReferences:
     def lookup(self, key: str) -> Entry | None:
         if key in self.metadata:
             value = self.metadata[key]
-            return Inline(value.encode() if isinstance(value, str) else orjson.dumps(value))
+            return Inline(value.encode() if isinstance(value, str) else json.dumps(value).encode())
         field, chunk = self._split(key)
         if field is None:
             return None
@@ -144,8 +150,8 @@ class ParquetReferences:
             meta = self.metadata.get(f"{field}/.zarray" if field else ".zarray")
             if isinstance(meta, str | bytes):
                 try:
-                    meta = orjson.loads(meta)
-                except orjson.JSONDecodeError:
+                    meta = load_json_object(meta.encode() if isinstance(meta, str) else meta, f"{field}/.zarray")
+                except MetadataError:
                     meta = None
             grid: tuple[list[int], str] | None = None
             if isinstance(meta, dict):
