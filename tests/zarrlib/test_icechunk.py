@@ -9,6 +9,7 @@ every branch, tag and snapshot. Every array of every version must read the same 
 
 from __future__ import annotations
 
+import re
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -448,6 +449,28 @@ def test_truncated_chunk_file_fails_that_chunk(fixture: dict[str, Any], tmp_path
     a.read((slice(None), slice(None)), failures=failures)
     assert [f.key for f in failures] == ["a/c/1/1"]
     assert f"chunks/{ref.chunk_id}" in failures[0].message and "ends at byte" in failures[0].message
+
+
+def test_range_past_the_end_of_a_chunk_file_names_the_files_end(fixture: dict[str, Any], tmp_path: Path) -> None:
+    """A shard's index is read from its end: once the shard's file is cut to half, that range
+    starts past the end and comes back empty, and the message still says where the file ends."""
+    repo = _copy(fixture, tmp_path)
+    sh = zl.open(f"{repo}::/sh")
+    assert isinstance(sh.store, IcechunkStore)
+    ref = sh.store.chunk_ref("sh/c/0/0")
+    assert ref is not None and ref.chunk_id is not None
+    chunk = repo / "chunks" / ref.chunk_id
+    chunk.write_bytes(chunk.read_bytes()[: ref.offset + ref.length // 2])
+    size = chunk.stat().st_size
+    failures: list[zl.ChunkFailure] = []
+    sh.read((slice(None), slice(None)), failures=failures)
+    assert failures and {f.key for f in failures} == {"sh/c/0/0"}
+    for failure in failures:
+        found = re.search(rf"bytes (\d+)-(\d+) of \S*chunks/{ref.chunk_id}, which ends at byte (\d+) "
+                          rf"\(a file of (\d+) bytes\)", failure.message)
+        assert found is not None, failure.message
+        start, stop, end, length = (int(g) for g in found.groups())
+        assert size < start < stop and end == length == size
 
 
 def test_virtual_chunk_to_a_file_outside_the_authorised_folder(fixture: dict[str, Any], tmp_path: Path) -> None:

@@ -207,17 +207,28 @@ class IcechunkStore(Store):
 
     def _forward(self, store: Store, group: list[tuple[int, ByteRequest, int]], reqs: Sequence[ByteRequest],
                  on_each: OnEach, cancel: CancelToken | None, scratch: Scratch | None, what: str) -> None:
+        """``group``'s ranges read from ``store``; a range the file answers short is failed once
+        the read is over, with the file's size asked of the store: a range that starts past the
+        end comes back empty, which says nothing of where the file ends."""
+        short: list[tuple[int, ByteRequest, int]] = []
+
         def landed(j: int, data: bytes | memoryview | None | StoreError) -> None:
             i, mapped, want = group[j]
             if data is None:
                 data = StoreError(f"{self.key_url(reqs[i].key)}: the {what} {store.key_url(mapped.key)} does not exist")
             elif not isinstance(data, StoreError) and len(data) != want:
-                data = StoreError(f"{self.key_url(reqs[i].key)}: the manifest places it at bytes "
-                                  f"{mapped.start}-{mapped.stop} of {store.key_url(mapped.key)}, "
-                                  f"which ends at byte {(mapped.start or 0) + len(data)}")
+                short.append((i, mapped, len(data)))
+                return
             on_each(i, data)
 
         store.get_ranges([m for _, m, _ in group], landed, cancel, scratch)
+        sizes: dict[str, int | None] = {}
+        for i, mapped, got in short:
+            if mapped.key not in sizes:
+                sizes[mapped.key] = _file_size(store, mapped.key)
+            on_each(i, StoreError(f"{self.key_url(reqs[i].key)}: the manifest places it at bytes "
+                                  f"{mapped.start}-{mapped.stop} of {store.key_url(mapped.key)}, "
+                                  f"{_where_it_ends(mapped, got, sizes[mapped.key])}"))
 
     def _answer_doc(self, node: Node, req: ByteRequest) -> bytes:
         data = node.user_data
@@ -346,6 +357,28 @@ class IcechunkStore(Store):
             stores, self._virtual = list(self._virtual.values()), {}
         for s in {id(s): s for s in stores}.values():
             s.close()
+
+
+def _file_size(store: Store, key: str) -> int | None:
+    """The size of a file a range of which came back short; None where the store cannot tell."""
+    try:
+        return store.size(key)
+    except StoreError:
+        return None
+
+
+def _where_it_ends(mapped: ByteRequest, got: int, size: int | None) -> str:
+    """Why ``got`` bytes answered the range ``mapped``: where the file ends, as its size says,
+    else as the short answer shows (an empty answer only bounds it)."""
+    start = mapped.start or 0
+    stop = mapped.stop if mapped.stop is not None else start + got + 1
+    if size is not None and size < stop:
+        return f"which ends at byte {size} (a file of {size} bytes)"
+    if size is not None:  # changed since it was read, or a store that answers short
+        return f"which answered {got} of those bytes although it holds {size}"
+    if got:
+        return f"which ends at byte {start + got}"
+    return f"which ends at or before byte {start}"
 
 
 def _cut(data: bytes, req: ByteRequest) -> bytes:
