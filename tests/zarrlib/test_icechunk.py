@@ -9,8 +9,11 @@ every branch, tag and snapshot. Every array of every version must read the same 
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import re
 import shutil
+import tracemalloc
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -427,6 +430,59 @@ def test_decompression_bomb(fixture: dict[str, Any], tmp_path: Path) -> None:
             zl.open(str(repo))
     finally:
         zl.limits.restore(old)
+
+
+def _zstd_bomb(blocks: int) -> bytes:
+    """A zstd frame of ``blocks`` RLE blocks of 128 KiB of zeros (4 bytes each) whose header
+    declares no content size: 1 GiB in 32 KiB, and no decoder can tell its size before
+    decoding it."""
+    block = 128 << 10
+    frame = bytearray((0xFD2FB528).to_bytes(4, "little"))
+    frame += bytes([0x00, 17 - 10 << 3])  # no content size, not single segment; a 128 KiB window
+    for i in range(blocks):
+        frame += (block << 3 | 1 << 1 | (i == blocks - 1)).to_bytes(3, "little") + b"\x00"  # Block_Type 1: RLE
+    return bytes(frame)
+
+
+def test_the_crafted_bomb_is_a_zstd_frame_without_a_size() -> None:
+    """numcodecs decodes the frame, and the system libzstd finds no content size in its header."""
+    from numcodecs import Zstd
+
+    frame = _zstd_bomb(3)
+    assert Zstd().decode(frame) == bytes(3 * (128 << 10))
+    name = ctypes.util.find_library("zstd")
+    if name is None:
+        pytest.skip("no system libzstd to read the frame header with")
+    libzstd = ctypes.CDLL(name)
+    libzstd.ZSTD_getFrameContentSize.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    libzstd.ZSTD_getFrameContentSize.restype = ctypes.c_ulonglong
+    assert libzstd.ZSTD_getFrameContentSize(frame, len(frame)) == (1 << 64) - 1  # ZSTD_CONTENTSIZE_UNKNOWN
+
+
+@pytest.mark.parametrize("target", ["repo", "snapshot", "manifest"])
+def test_bomb_without_declared_size_stops_at_the_bound(fixture: dict[str, Any], tmp_path: Path, target: str) -> None:
+    """A metadata file whose frame declares no size is decoded a piece at a time and refused
+    once it passes ``metadata_bytes``, having cost about that much memory, not the frame's
+    gigabyte nor twice the bound."""
+    repo = _copy(fixture, tmp_path)
+    store = IcechunkStore(LocalStore(str(repo)))
+    files = {"repo": repo / "repo", "snapshot": repo / "snapshots" / store.snapshot_id,
+             "manifest": repo / "manifests" / store.snapshot.nodes["/a"].manifests[0].manifest_id}
+    store.close()
+    path = files[target]
+    path.write_bytes(path.read_bytes()[:39] + _zstd_bomb(8192))  # 1 GiB
+    bound = 64 << 20
+    old = zl.limits.configure(metadata_bytes=bound)
+    tracemalloc.start()
+    try:
+        with pytest.raises(zl.ZarrError) as e:
+            zl.open(f"{repo}::/a")[...]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        zl.limits.restore(old)
+    assert f"{path.name}: cannot decompress" in str(e.value) and "64 MiB" in str(e.value), str(e.value)
+    assert peak < bound + (8 << 20), f"{peak / 2**20:.0f} MiB to refuse a file bounded at 64 MiB"
 
 
 def test_missing_snapshot_file(fixture: dict[str, Any], tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CodecError
+from ..errors import CodecError, DecodedTooLargeError
 from .base import Buffer, as_memoryview
 
 DecodeInto = Callable[[Buffer, np.ndarray], None]
@@ -94,7 +94,12 @@ _STEP = 1 << 20
 
 def make_stream_decoder(lib: Any) -> Callable[[Buffer, int], bytes]:
     """Frames that do not declare their size, decoded a piece at a time up to ``limit`` bytes:
-    a frame inflating past it fails after at most ``limit`` bytes were produced."""
+    a frame inflating past it fails after at most ``limit`` bytes were produced.
+
+    Each piece is decoded into one scratch buffer and kept as bytes of its decoded length, so
+    a frame that runs into the bound has cost about ``limit`` bytes and the scratch buffer.
+    (A buffer per piece handed to ``ctypes.cast`` would live on in a reference cycle until the
+    garbage collector ran, doubling that.)"""
     local = threading.local()
 
     def decode(data: Buffer, limit: int) -> bytes:
@@ -104,22 +109,22 @@ def make_stream_decoder(lib: Any) -> Callable[[Buffer, int], bytes]:
         lib.ZSTD_DCtx_reset(ctx.ptr, 1)  # session only: a failed frame leaves nothing behind
         src = np.frombuffer(data, dtype=np.uint8)
         inbuf = _InBuffer(src.ctypes.data, src.nbytes, 0)
+        scratch = np.empty(min(_STEP, limit + 1), dtype=np.uint8)
+        address = scratch.ctypes.data
         pieces: list[bytes] = []
         total, ret = 0, 1
         while inbuf.pos < inbuf.size or ret != 0:
-            step = min(_STEP, limit + 1 - total)
-            piece = ctypes.create_string_buffer(step)
-            outbuf = _OutBuffer(ctypes.cast(piece, ctypes.c_void_p), step, 0)
+            outbuf = _OutBuffer(address, min(scratch.nbytes, limit + 1 - total), 0)
             ret = lib.ZSTD_decompressStream(ctx.ptr, ctypes.byref(outbuf), ctypes.byref(inbuf))
             if lib.ZSTD_isError(ret):
                 raise CodecError(f"zstd: {lib.ZSTD_getErrorName(ret).decode('ascii', 'replace')}")
             total += outbuf.pos
             if total > limit:
-                raise CodecError(f"zstd: decompresses to more than {limit} bytes")
-            pieces.append(piece.raw[: outbuf.pos])
+                raise DecodedTooLargeError(f"zstd: decompresses to more than {limit} bytes")
+            pieces.append(scratch[:outbuf.pos].tobytes())
             if outbuf.pos == 0 and inbuf.pos >= inbuf.size and ret != 0:
                 raise CodecError("zstd: frame truncated")
-        return b"".join(pieces)
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
     return decode
 
