@@ -71,9 +71,10 @@ class Decoding:
         return time_axis(np.asarray(raw).reshape(-1), self.times)[0]
 
     def values(self, raw: np.ndarray, *, text: bool = False, inplace: bool = False) -> np.ndarray:
-        """``raw`` as xarray decodes it: numbers masked (NaN) and unpacked; times as datetime64[us]
-        (NaT where missing) in a Gregorian calendar and as their labels ("2001-03-04 06:00", "—"
-        where missing) in the others, or with ``text`` in every calendar (a CSV, a table)."""
+        """``raw`` as xarray decodes it: numbers masked (NaN) and unpacked; times as datetime64
+        (NaT where missing; in nanoseconds where they fit them, as xarray gives them) in a
+        Gregorian calendar and as their labels ("2001-03-04 06:00", "—" where missing) in the
+        others, or with ``text`` in every calendar (a CSV, a table)."""
         raw = np.asarray(raw)
         axis = self.time_axis(raw)
         if axis is None:

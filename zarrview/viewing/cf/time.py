@@ -25,6 +25,8 @@ Choices where CF leaves room or xarray differs:
   float's error as seconds).
 - datetime64 is proleptic Gregorian with its epoch at 1970-01-01, ``units`` is the dtype's name
   (``"datetime64[ns]"``); parts finer than a microsecond are rounded (note).
+- decoded dates are datetime64[ns], as xarray decodes them, where they all fit nanoseconds
+  (1677-09-21 to 2262-04-11); beyond, where xarray gives cftime dates, datetime64[us].
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ _STEPS = (US_PER_DAY, 60_000_000, 1_000_000, 1000, 1)
 #: numpy's unit for each label resolution
 _NUMPY_RESOLUTION: tuple[Any, ...] = ("D", "m", "s", "ms", "us")  # numpy's stubs take units as literals
 _REFORM, _YEAR_10000 = np.datetime64("1582-10-15", "us"), np.datetime64("10000-01-01", "us")
+#: the first and last microseconds datetime64[ns] holds (int64 nanoseconds since 1970, NaT aside)
+_NS_FIRST = np.datetime64(-(np.iinfo(np.int64).max // 1000), "us")
+_NS_LAST = np.datetime64(np.iinfo(np.int64).max // 1000, "us")
 #: microseconds in one step of numpy's fixed datetime64 units
 _NUMPY_UNIT_US = {
     "W": Fraction(7 * US_PER_DAY), "D": Fraction(US_PER_DAY), "h": Fraction(3_600_000_000),
@@ -132,15 +137,20 @@ class TimeAxis:
         return self._texts(np.array([count], dtype=np.int64), finer=True)[0]
 
     def datetimes(self) -> np.ndarray | None:
-        """datetime64[us] of every value (NaT where missing), as xarray decodes a Gregorian
-        calendar; None where numpy's dates are not this calendar's (noleap, 360_day, ..., or a
-        standard calendar reaching before 1582-10-15), where the labels stand for the dates."""
+        """datetime64 of every value (NaT where missing), as xarray decodes a Gregorian calendar:
+        in nanoseconds where every time fits them (1677-09-21 to 2262-04-11), as xarray gives
+        them, else in microseconds (where xarray gives cftime dates); None where numpy's dates
+        are not this calendar's (noleap, 360_day, ..., or a standard calendar reaching before
+        1582-10-15), where the labels stand for the dates."""
         epoch = self._gregorian_epoch
         if epoch is None:
             return None
         times = epoch + self._counts.astype("timedelta64[us]")
-        if self._valid.any() and times[self._valid].min() < _REFORM and self.calendar == "standard":
+        present = times[self._valid]
+        if present.size and present.min() < _REFORM and self.calendar == "standard":
             return None
+        if not present.size or (present.min() >= _NS_FIRST and present.max() <= _NS_LAST):
+            return np.where(self._valid, times.astype("datetime64[ns]"), np.datetime64("NaT", "ns"))
         return np.where(self._valid, times, np.datetime64("NaT", "us"))
 
     @cached_property

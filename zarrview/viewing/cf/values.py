@@ -150,13 +150,24 @@ def value_coding(arr: Array) -> ValueCoding:
     vmin, vmax = _valid_bounds(attrs, notes)
     scale, offset = _packing(attrs, notes)
     if scale is not None or offset is not None:
-        # xarray unpacks to the type of scale_factor/add_offset; numbers read from JSON are doubles
-        decoded = np.dtype(np.float64)
+        decoded = _unpacked_dtype(read_dtype, fills)
     elif fills or vmin is not None or vmax is not None:
         decoded = _promoted(read_dtype)  # a float stays itself: a NaN fill of a float changes nothing
     else:
         decoded = read_dtype
     return ValueCoding(tuple(fills), vmin, vmax, scale, offset, unsigned, decoded, tuple(notes), dtype)
+
+
+def _unpacked_dtype(read_dtype: np.dtype[Any], fills: list[Number]) -> np.dtype[Any]:
+    """The dtype xarray unpacks to. Its rule (``_choose_float_dtype``) takes the type of
+    ``scale_factor``/``add_offset``, and numbers read from JSON are doubles, so it is float64,
+    with one exception in the order xarray decodes: a fill value that masks nothing (NaN, the
+    fill of a float array written by xarray) leaves masking to keep the stored float type, and
+    unpacking then keeps the type masking chose, so a float32 array with ``scale_factor`` and a
+    NaN ``_FillValue`` stays float32."""
+    if read_dtype.kind == "f" and fills and all(_is_nan(f) for f in fills):
+        return read_dtype
+    return np.dtype(np.float64)
 
 
 def initial_range(arr: Array) -> tuple[float, float] | None:
