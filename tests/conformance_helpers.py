@@ -404,21 +404,15 @@ def skip_unless_listable(group: Any) -> None:
         pytest.skip("this store cannot list (plain HTTP, no consolidated metadata)")
 
 
-def _obstore_missing() -> bool:
-    import importlib.util
-    return importlib.util.find_spec("obstore") is None
-
-
-@pytest.fixture(autouse=True, params=[
-    "local", "http",
-    pytest.param("http-obstore", marks=pytest.mark.skipif(_obstore_missing(), reason="obstore is a test extra")),
-])
+@pytest.fixture(autouse=True, params=["local", "http", "http-obstore"])
 def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Every conformance test runs three times: from disk, and over HTTP from a loopback server
     with byte ranges and no listing (``zl.open`` of a local path is redirected to its URL), read
     through fsspec/aiohttp and through obstore."""
     if request.param.startswith("http"):
-        monkeypatch.setenv("ZARRLIB_REMOTE_BACKEND", "auto" if request.param == "http-obstore" else "fsspec")
+        from remote_backends import prefer
+
+        prefer(monkeypatch, "auto" if request.param == "http-obstore" else "fsspec")
         if request.node.get_closest_marker("needs_listing"):
             pytest.skip("plain HTTP cannot list a store without consolidated metadata")
         import os

@@ -70,6 +70,8 @@ class Faults:
     status: dict[str, int] = field(default_factory=dict)  # path suffix -> fixed status
     bodies: dict[str, Body] = field(default_factory=dict)  # path substring -> made-up answer
     signed: dict[str, str] = field(default_factory=dict)  # path substring -> the query it needs, else 403
+    moved: dict[str, str] = field(default_factory=dict)  # path prefix -> where a 301 sends it
+    chunked: bool = False  # files are sent in chunked transfer encoding, stating no size (as nginx compressing on the fly)
 
     def take(self, counter: str, path: str, match: str) -> bool:
         """Whether this request gets the fault; counts down ``counter``."""
@@ -222,6 +224,13 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 state.connections.add(self.client_address)
             if self._fault():
                 return
+            moved = next(((k, v) for k, v in state.faults.moved.items() if self.path.startswith(k)), None)
+            if moved is not None:
+                self.send_response(301)
+                self.send_header("Location", moved[1] + self.path[len(moved[0]):])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             where, _, query = self.path.partition("?")
             if any(k in where and query != q for k, q in state.faults.signed.items()):
                 self._status(403)
@@ -266,7 +275,10 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Accept-Ranges", "bytes")
             self.send_header("ETag", etag_of(path))
-            self.send_header("Content-Length", str(stop - start))
+            if state.faults.chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+            else:
+                self.send_header("Content-Length", str(stop - start))
             if status == 206:
                 self.send_header("Content-Range", f"bytes {start}-{max(start, stop - 1)}/{size}")
             self.end_headers()
@@ -281,6 +293,10 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                     self.wfile.flush()
                     self.close_connection = True
                     self.connection.shutdown(2)
+                    return
+                if state.faults.chunked:
+                    self._write((b"%x\r\n" % len(payload) + payload + b"\r\n" if payload else b"") + b"0\r\n\r\n",
+                                len(payload))
                     return
                 self._write(payload)
 

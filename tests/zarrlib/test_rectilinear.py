@@ -29,6 +29,7 @@ import zarrview.zarrlib as zl
 from zarrview.zarrlib.errors import CodecError, MetadataError, UnsupportedFeatureError, ZarrError
 from zarrview.zarrlib.storage.local import LocalStore
 from rectilinear_arrays import NAMES, write_arrays
+from remote_backends import prefer
 from store_wrappers import CountingStore
 
 Written = tuple[Path, dict[str, Any]]
@@ -158,7 +159,7 @@ def test_random_selections_read_exactly_the_chunks_they_touch(written: Written, 
 @pytest.mark.parametrize("backend", ["fsspec", "auto"])
 def test_over_http(written: Written, files_over_http: str, monkeypatch: pytest.MonkeyPatch, backend: str) -> None:
     """A network store reads every chunk of a read in one batch: the same values."""
-    monkeypatch.setenv("ZARRLIB_REMOTE_BACKEND", backend)
+    prefer(monkeypatch, backend)
     root, _ = written
     rng = np.random.default_rng(3)
     for name in ("cube", "runs_split", "strings", "sharded_cube", "sharded_edge", "shrunk"):

@@ -9,9 +9,9 @@ read is the numpy data zarr-python wrote.
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +22,7 @@ import zarr
 import zarrview.zarrlib as zl
 from http_server import Body, Faults, serve
 from remote_backends import backend  # noqa: F401  (runs every test on each backend)
+from zarrview.zarrlib.storage import backend as backends
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -70,7 +71,7 @@ def sent_once_quiet(state, contains: str) -> int:  # type: ignore[no-untyped-def
     a loop of refusals stayed open past 10 s, until the client's idle timeout): the body is
     still never read, so the server, blocked on the full socket, can send no more than the
     socket buffers hold. Through fsspec the client hangs up every time."""
-    lingers = os.environ.get("ZARRLIB_REMOTE_BACKEND") == "obstore"
+    lingers = backends.PREFERRED != "fsspec"
     quiet = state.wait_quiet(timeout=2.0 if lingers else 10.0)
     assert quiet or lingers, "the server is still sending: the client never hung up"
     if not quiet:
@@ -89,17 +90,17 @@ def sent_once_quiet(state, contains: str) -> int:  # type: ignore[no-untyped-def
 def test_metadata_with_a_body_past_the_bound(site: Path, small_limits: None, body: Body, backend: str) -> None:
     with serve(site, Faults(bodies={"chunked.zarr/zarr.json": body})) as (url, state):
         t0 = time.monotonic()
-        if backend == "fsspec":
-            error, text = zl.TooLargeError, rf"{url}/chunked\.zarr/zarr\.json: .*256 KiB"
-        elif body.gzip:  # obstore hands the compressed body over as sent: not a document
+        if backend == "obstore" and body.gzip:  # obstore hands the compressed body over as sent: not a document
             error, text = zl.MetadataError, rf"{url}/chunked\.zarr/zarr\.json is not UTF-8"
-        else:  # obstore needs a stated size; a stated one over the bound is too large
-            error = zl.TooLargeError if body.length else zl.StoreError
-            text = rf"{url}/chunked\.zarr/zarr\.json: " + (".*256 KiB" if body.length else "the server's answer does not state its size")
+        else:  # a body of unstated size is read by the fsspec route under obstore too, to its bound
+            error, text = zl.TooLargeError, rf"{url}/chunked\.zarr/zarr\.json: .*256 KiB"
         with pytest.raises(error, match=text):
             zl.open(f"{url}/chunked.zarr", **FAST)
         assert time.monotonic() - t0 < 4.5  # io_timeout is 5 s: no try timed out
-        assert len(gets(state, "zarr.json")) == 1, "a body too large is final, not retried"
+        # a body too large is final, not retried; obstore drops an answer of unstated size unread
+        # and hands the server to the fsspec route, which asks once more
+        handed = backend == "obstore" and body.length is None and not body.gzip
+        assert len(gets(state, "zarr.json")) == 1 + handed
         assert sent_once_quiet(state, "zarr.json") <= BOUND + SLACK
 
 
@@ -152,12 +153,13 @@ def test_chunk_answered_with_far_more_than_asked(site: Path, small_limits: None,
         assert mask.sum() == cells
         np.testing.assert_array_equal(got[~mask], DATA[~mask])
         assert (got[mask] == arr.fill_value).all()
+        # obstore drops an answer that states no size (or a range of an unknown total) unread and
+        # hands the server to the fsspec route, which asks once more and reads to the bound
+        handed = backend == "obstore" and (body.length is None or body.status == 206)
         asked = [(p, r) for _, p, r in gets(state, bad)]
-        assert len(asked) == len(set(asked)), f"retried: {asked}"
+        assert max(Counter(asked).values()) == 1 + handed, f"retried: {asked}"
         assert sent_once_quiet(state, bad) <= most + SLACK
-        # obstore refuses an answer that states no size (or a range of an unknown total) unread
-        stated = backend == "fsspec" or (body.length is not None and body.status == 200)
-        with pytest.raises(zl.TooLargeError if stated else zl.StoreError, match=rf"{url}/{name}{bad}"):
+        with pytest.raises(zl.TooLargeError, match=rf"{url}/{name}{bad}"):
             arr[...]
 
 

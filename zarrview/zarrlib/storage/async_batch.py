@@ -150,7 +150,8 @@ class AsyncBatchStore(Store, Generic[Buffer]):
             attempt += 1
             deadline: asyncio.Timeout | None = None
             try:
-                assert self._semaphore is not None
+                if self._semaphore is None:
+                    self._semaphore = asyncio.Semaphore(self.io_concurrency)
                 async with self._semaphore:
                     async with asyncio.timeout(self.retry.timeout) as deadline:
                         return await self._answer(req)
@@ -168,6 +169,11 @@ class AsyncBatchStore(Store, Generic[Buffer]):
                         await asyncio.sleep(delay)
                         continue
                 return self._error(req, e, attempt, ours=deadline is not None and deadline.expired())
+
+    async def fetch_here(self, req: ByteRequest) -> Buffer | None | StoreError:
+        """``req`` read, retried and named by this store on its own loop, awaited from any other
+        loop: how a store hands over a server its own client cannot read."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._fetch(req), self._loop()))
 
     # -- servers that ignore Range ----------------------------------------------------------
     def _keep_whole(self, path: str, data: Buffer) -> None:

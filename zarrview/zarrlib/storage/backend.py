@@ -1,80 +1,70 @@
-"""Which client reads a remote store: obstore (Rust) or the fsspec driver.
+"""Which client reads a remote store: obstore, or fsspec where only fsspec reaches.
 
-``open(url, backend="obstore" | "fsspec")`` chooses; without it the environment variable
-``ZARRLIB_REMOTE_BACKEND`` does, else ``DEFAULT``. The automatic choice takes obstore only
-where it can: the scheme is one of ``AUTO_SCHEMES`` (http, https, s3), obstore is
-installed and every storage option has an obstore spelling (``obstore_options``); otherwise
-the fsspec driver reads, as it does for everything only fsspec reaches (zip members over
-HTTP, ``reference://``, other protocols). Asked for by name, obstore either opens or says why not.
+The choice is made here only, from the URL and the options. obstore (Rust ``object_store``:
+proxies from ``HTTPS_PROXY``/``NO_PROXY``, redirects and TLS its own; retries and the time
+of each try are zarrlib's, ``retry.py``) reads ``AUTO_SCHEMES`` whenever every storage option
+has an obstore spelling (``obstore_options``). fsspec reads everything else: other protocols, options only its drivers take (an aiohttp
+client's arguments, a botocore profile), an HTTP URL with a query string (a SAS token or a
+signature, sent with every request), and, decided by a server's first such answer, an HTTP
+server whose bodies state no size (``plain.py`` hands the obstore store its fsspec fallback).
+``backend="obstore"`` or ``"fsspec"`` asks for one by name; obstore then opens or says why not.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import StoreError
+from .async_batch import AsyncBatchStore
 from .base import Store
 from .retry import RetryPolicy
 
-#: the backend when nothing says otherwise: "auto" (obstore where it can) or "fsspec". fsspec:
-#: obstore measured no faster (zarrlib obstore/fsspec over 9 cases, median 1.10 on loopback, 1.00
-#: with 50 ms per round trip; bench_http, docs/performance.md)
-DEFAULT = "fsspec"
 BACKENDS = ("obstore", "fsspec", "auto")
-#: where the automatic choice may take obstore: the schemes measured and tested against a
-#: server here (plain HTTP on loopback, S3 on moto). gs:// and az:// read through obstore only
-#: when named: obstore's GCSStore speaks GCS's XML API, which the JSON-API emulator the tests
-#: use does not serve, so that path is not tested here.
-AUTO_SCHEMES = frozenset({"http", "https", "s3", "s3a"})
+#: the backend of an open that names none (tests set it to run a module on each backend)
+PREFERRED = "auto"
+#: where the automatic choice takes obstore: plain HTTP(S). S3, GCS and Azure read through obstore
+#: when named: obstore lists a prefix only whole (``list_with_delimiter``), where s3fs's listing of
+#: a group of thousands of children arrives a page (a request) at a time.
+AUTO_SCHEMES = frozenset({"http", "https"})
 
 
 def pop_backend(options: dict[str, Any], url: str) -> str:
     """Pop the ``backend`` option: the backend named there, which must open the store, else
-    the preference of the environment or ``DEFAULT``, which gives way where it cannot
-    (``"auto"`` prefers obstore)."""
+    ``PREFERRED`` (``"auto"``: obstore where it can)."""
     named = options.pop("backend", None)
     if named is None:
-        preferred = os.environ.get("ZARRLIB_REMOTE_BACKEND") or DEFAULT
-        if preferred not in BACKENDS:
-            raise StoreError(f"ZARRLIB_REMOTE_BACKEND must be one of {', '.join(BACKENDS)}, not {preferred!r}")
-        return "fsspec" if preferred == "fsspec" else "auto"
+        return PREFERRED
     if named not in BACKENDS:
         raise StoreError(f"cannot open {url}: backend must be one of {', '.join(BACKENDS)}, not {named!r}")
     return str(named)
 
 
-def open_with_obstore(backend: str, scheme: str, url: str, options: dict[str, Any], *, retry: RetryPolicy,
-                      io_concurrency: int) -> Store | None:
-    """The store through obstore, or None where the fsspec driver is to read it."""
+def obstore_reads(backend: str, scheme: str, url: str) -> bool:
+    """Whether obstore is to try ``url`` (before its options are looked at)."""
     if backend == "fsspec":
+        return False
+    if backend == "obstore":
+        return True
+    return scheme in AUTO_SCHEMES and "?" not in url
+
+
+def open_with_obstore(backend: str, scheme: str, url: str, options: dict[str, Any], *, retry: RetryPolicy,
+                      io_concurrency: int, hand_over: Callable[[], AsyncBatchStore[Any]] | None = None) -> Store | None:
+    """The store through obstore, or None where the fsspec driver is to read it; ``hand_over``
+    makes the store that reads a server whose answers obstore refuses for stating no size."""
+    if not obstore_reads(backend, scheme, url):
         return None
     from .credentials import anonymous_unless_credentials
     from .obstore_options import SCHEMES, Unmapped
     from .obstore_store import open_obstore
 
-    if backend == "auto":
-        if scheme not in AUTO_SCHEMES or scheme not in SCHEMES:
-            return None
-        try:
-            import obstore  # noqa: F401
-        except ImportError:
-            return None
-    options = anonymous_unless_credentials(scheme, options)
-    if backend == "auto" and not _credentials_obstore_reads(scheme, options):
+    if backend == "auto" and scheme not in SCHEMES:
         return None
+    options = anonymous_unless_credentials(scheme, options)
     try:
-        return open_obstore(url, scheme, options, retry=retry, io_concurrency=io_concurrency)
+        return open_obstore(url, scheme, options, retry=retry, io_concurrency=io_concurrency, hand_over=hand_over)
     except Unmapped:
         if backend == "auto":
             return None
         raise
-
-
-def _credentials_obstore_reads(scheme: str, options: dict[str, Any]) -> bool:
-    """Whether obstore finds the credentials the fsspec driver would use: anonymous access, keys
-    given as options, or keys in the environment. A profile or credentials file is read by
-    botocore alone; obstore, not finding keys, would ask the cloud's metadata endpoint instead."""
-    if scheme not in ("s3", "s3a"):
-        return True
-    return bool(options.get("anon") or options.get("key") or os.environ.get("AWS_ACCESS_KEY_ID"))

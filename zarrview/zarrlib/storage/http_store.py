@@ -9,21 +9,23 @@ consolidated metadata or by asking for a child path directly.
 A query string in the store's URL (an Azure SAS token, a signed URL's signature) belongs to
 every request and to no key: it is sent with each request and left out of every URL a message
 names, so a secret never reaches an error dialog or a log.
+
+This is the fsspec route to an HTTP server (aiohttp underneath), taken where obstore cannot go
+(``backend.py``): a URL with a query, options only aiohttp takes (a client session, its
+arguments), and a server whose answers state no size (obstore refuses a body without
+``Content-Length``, as nginx sends when it compresses on the fly).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
-from ..codecs.bounded import inflate
-from ..errors import CodecError, DecodedTooLargeError, StoreError
+from ..errors import StoreError
 from ..limits import limits
-from .bounded_body import ran_past, read_capped, refuse_stated
+from .bounded_body import read_capped
 from .fsspec_store import FsspecStore
-from .http_client import HttpClient, ProtocolError, StatusError, Unsupported, client_for, parse_origin
 from .keys import check_key
 
 
@@ -46,62 +48,13 @@ def no_timers() -> Any:
     return aiohttp.ClientTimeout()
 
 
-#: the most one socket read may take in one go (asyncio's default is 256 KiB)
-RECV_MAX = 4 << 20
-
-
-def widen_reads(response: Any) -> None:
-    """Let the connection read a body of this size in one ``recv``.
-
-    asyncio reads at most 256 KiB per ready socket per loop iteration, so the bodies of a
-    batch of larger chunks advance in lockstep and all complete at about the same time, at
-    the end of the fetch: decoding cannot start until then. With one read per body, answers
-    complete one after the other and decoding overlaps the rest of the fetch (measured, a
-    plane of 16 whole chunks of ~300 KiB: zarrlib/tensorstore 1.29 -> 1.17). Sized from the
-    body (to the next power of two, at most RECV_MAX; never shrunk), so small ranged reads
-    keep small buffers; transports without this knob (uvloop's) are left alone.
-    """
-    n = response.content_length
-    if not n or n <= 256 << 10:
-        return
-    want = min(1 << (n - 1).bit_length(), RECV_MAX)
-    transport = getattr(getattr(response, "connection", None), "transport", None)
-    size = getattr(transport, "max_size", None)
-    if isinstance(size, int) and size < want:
-        transport.max_size = want  # type: ignore[union-attr]
-
-
-def decoded(body: bytearray, encoding: str, cap: int, too_large: Callable[[], Exception]) -> bytes | bytearray:
-    """A gzip- or deflate-encoded body decoded, at most ``cap`` bytes of it (a bomb stops there)."""
-    if encoding not in ("gzip", "x-gzip", "deflate"):
-        raise Unsupported(f"a {encoding}-encoded body")
-    try:
-        return inflate(body, cap, encoding)
-    except DecodedTooLargeError:
-        raise too_large() from None
-    except CodecError as e:
-        raise ProtocolError(f"a body that does not decode: {e}") from None
-
-
-def plain(fs: Any) -> bool:
-    """Whether ``fs`` sends bare GETs: fsspec's HTTP filesystem with no options of the user's
-    (headers, authentication, a client of their own), which only aiohttp would honour."""
-    from fsspec.implementations.http import HTTPFileSystem, get_client
-
-    return (type(fs) is HTTPFileSystem and not fs.kwargs and not fs.client_kwargs
-            and fs.get_client is get_client)
-
-
 class HttpStore(FsspecStore):
-    """Requests go out on a small client of our own (:mod:`.http_client`) where the user gave
-    no options, else on the fsspec filesystem's own aiohttp session, with its options.
+    """Requests go out on the fsspec filesystem's own aiohttp session, with its options.
 
     fsspec's ``_cat_file`` parses and re-quotes the URL, copies its options and awaits a
-    helper for the Range header on every call; on a plane of small inner chunks that is a
-    tenth of the I/O thread's time. Here each key's URL is parsed once and the request is
-    the same GET fsspec would send (a 404 is a missing object, other errors raise). A server
-    whose answers the small client does not read (redirects, encodings other than chunked,
-    gzip and deflate) is read through aiohttp from its first such answer on.
+    helper for the Range header on every call; here each key's URL is parsed once and the
+    request is the same GET fsspec would send (a 404 is a missing object, other errors raise),
+    read at most to its bound.
     """
 
     _URLS_KEPT = 1 << 16
@@ -110,8 +63,6 @@ class HttpStore(FsspecStore):
         super().__init__(*args, **kwargs)
         self._urls: dict[str, Any] = {}  # parsed request URLs, by path
         self._query = "?" + query if query else ""
-        self._client: HttpClient | None = None
-        self._fast = plain(self.fs)
 
     def _request_path(self, path: str) -> str:
         return path + self._query
@@ -141,11 +92,6 @@ class HttpStore(FsspecStore):
             if len(self._urls) >= self._URLS_KEPT:
                 self._urls.clear()
             url = self._urls[path] = self._encode(path)
-        if self._fast:
-            try:
-                return await self._cat_own(url, path, start, stop, limit)
-            except Unsupported:
-                self._fast = False  # this server's answers are read through aiohttp from now on
         session = await fs.set_session()
         kw = dict(fs.kwargs)
         if start is not None or stop is not None:
@@ -163,47 +109,8 @@ class HttpStore(FsspecStore):
                 cap = limit if limit is not None else limits().object_bytes
             n = r.content_length
             if n is not None and n <= cap and "Content-Encoding" not in r.headers:
-                widen_reads(r)
                 return await r.read()
             return await read_capped(r, cap, path, start, stop, limit, ranged)
-
-    async def _cat_own(self, url: Any, path: str, start: int | None, stop: int | None, limit: int | None) -> bytes:
-        """``_cat`` through the small client: the same answers, bounds and errors."""
-        client = self._client
-        if client is None:
-            origin = parse_origin(url)
-            if origin is None:
-                raise Unsupported(f"{url.scheme}: not a plain http(s) origin")
-            client = self._client = client_for(*origin)
-        ranged = start is not None and (start < 0 or stop is not None)
-        asked = (-start if start < 0 else max(0, stop - start)) if ranged else 0  # type: ignore[operator]
-        whole = limit if limit is not None else limits().object_bytes
-
-        def cap(status: int) -> int:
-            return asked if ranged and status == 206 else whole
-
-        def too_large(n: int | None, bound: int, status: int) -> Exception:
-            if n is None:
-                return ran_past(path, start, stop, bound, limit, ranged and status == 206, "identity")
-            return refuse_stated(n, bound, path, start, stop, limit, ranged and status == 206)
-
-        rng = range_header(start, stop) if start is not None or stop is not None else None
-        answer = await client.get(client.request(url.raw_path_qs, rng), cap, too_large)
-        if answer.status == 404:
-            raise FileNotFoundError(path)
-        if answer.status not in (200, 206):
-            raise StatusError(answer.status, path)
-        encoding = answer.headers.get("content-encoding", "identity").lower()
-        if encoding != "identity":  # sent encoded though only identity was accepted
-            return decoded(answer.body, encoding, cap(answer.status),
-                           lambda: ran_past(path, start, stop, cap(answer.status), limit,
-                                            ranged and answer.status == 206, encoding))  # type: ignore[return-value]
-        return answer.body  # type: ignore[return-value]  # a bytearray: a buffer as bytes are
-
-    @property
-    def client(self) -> str:
-        """Which HTTP client sends this store's requests: ``"zarrlib"`` (its own) or ``"aiohttp"``."""
-        return "zarrlib" if self._fast else "aiohttp"
 
     def _timers_redundant(self, session: Any) -> bool:
         """True when aiohttp's timers are all looser than the per-try timeout every request runs

@@ -9,9 +9,11 @@ against each other on the same terms. obstore's own retries are off: zarrlib's
 ``RetryPolicy`` retries, times each try and names the attempts, the same on both backends.
 
 Bounds: a whole object is asked for with a plain GET and refused from its stated size
-(``Content-Length``) before its body is read. obstore needs that size: an answer without one
-(chunked transfer) is an error naming the key, never an unbounded read; a compressed answer
-(``Content-Encoding``) is handed over as sent, not inflated. Servers that ignore ``Range`` or refuse suffix ranges are learned from their
+(``Content-Length``) before its body is read. obstore needs that size: a server whose answer
+states none (chunked transfer, as nginx sends when it compresses on the fly) is handed over,
+from that answer on, to the store given as ``hand_over`` (the fsspec route, which reads such a
+body within the same bound), or is an error naming the key where there is none; a compressed
+answer (``Content-Encoding``) is handed over as sent, not inflated. Servers that ignore ``Range`` or refuse suffix ranges are learned from their
 answers, as ``FsspecStore`` learns them.
 """
 
@@ -21,7 +23,7 @@ import asyncio
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from ..cancel import CancelToken
@@ -70,7 +72,8 @@ def _denied(error: BaseException) -> bool:
 def is_transient(error: BaseException) -> bool:
     if isinstance(error, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
         return True
-    if _missing(error) or _denied(error):
+    cause = _cause(error)
+    if _missing(error) or _denied(error) or cause is not None and not cause[1]:
         return False
     status = status_of(error)
     if status is not None:
@@ -101,17 +104,61 @@ def _odd_suffix_answer(error: BaseException) -> bool:
     return "non-partial response" in text or "Requested 0..0" in text
 
 
+#: what the causes obstore reports in its debug source (reqwest, hyper, rustls) mean, in the
+#: order they are looked for (the first found names what the server did), and whether another
+#: try may cure them (the same server answers the same way to a bad certificate or a loop)
+_CAUSES = (
+    (re.compile(r"InvalidCertificate\(\s*(?:Other\(\s*OtherError\(\s*)?(\w+)"),
+     "the server's TLS certificate is not trusted ({})", False),
+    (re.compile(r"(?i)(too many redirects|redirect loop|TooManyRedirects)"), "too many redirects (a redirect loop)", False),
+    (re.compile(r"(ConnectionRefused)"), "connection refused", True),
+    (re.compile(r"(?i)(message head is too large|HeaderTooLarge|TooLarge)"), "the answer's headers are too large", False),
+    (re.compile(r"(?i)(IncompleteMessage|unexpected EOF|connection closed before message completed)"),
+     "the server closed the connection before the answer ended", True),
+    (re.compile(r"(?i)(invalid HTTP status|invalid HTTP version|Parse\(\s*\w+|InvalidStatus)"),
+     "the server's answer is not HTTP", False),
+    (re.compile(r"(?i)(invalid peer certificate|CorruptMessage|InvalidMessage|tls handshake)"),
+     "the TLS handshake failed", False),
+)
+
+
+def _cause(error: BaseException) -> tuple[str, bool] | None:
+    text = str(error)
+    for pattern, meaning, curable in _CAUSES:
+        m = pattern.search(text)
+        if m:
+            return meaning.format(m.group(1)), curable
+    return None
+
+
+def cause_of(error: BaseException) -> str | None:
+    """What the server did, as obstore's error chain says it (its first line only says
+    "error sending request"), or None where no known cause is found."""
+    found = _cause(error)
+    return None if found is None else found[0]
+
+
+def states_no_size(error: BaseException) -> bool:
+    """An answer obstore refuses because it does not state its size (no ``Content-Length``)."""
+    text = str(error)
+    return "Content-Length Header missing" in text or "CONTENT_RANGE" in text
+
+
 def _range_not_supported(error: BaseException) -> bool:
     return type(error).__name__ == "NotSupportedError" and "range" in str(error).lower()
 
 
 class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
     def __init__(self, store: Any, url: str, *, retry: RetryPolicy | None = None, io_concurrency: int = 64,
-                 can_list: bool = True) -> None:
-        """``store``: an obstore store rooted at ``url`` (keys are its paths; it percent-encodes them)."""
+                 can_list: bool = True, hand_over: Callable[[], AsyncBatchStore[Any]] | None = None) -> None:
+        """``store``: an obstore store rooted at ``url`` (keys are its paths; it percent-encodes
+        them); ``hand_over``: the store that reads a server whose answers state no size."""
         super().__init__(url, retry=retry, io_concurrency=io_concurrency)
         self.store = store
         self._can_list = can_list
+        self._hand_over = hand_over
+        #: the store reading this server instead, once an answer stated no size
+        self.handed: AsyncBatchStore[Any] | None = None
 
     # -- one request, retried ---------------------------------------------------------------
     def _loop(self) -> asyncio.AbstractEventLoop:
@@ -136,14 +183,29 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
         text = str(e).split("\n", 1)[0]
         if status is not None:
             detail = f"HTTP {status}"
-        elif "Content-Length Header missing" in text or "CONTENT_RANGE" in text:
+        elif states_no_size(e):
             detail = (f"the server's answer does not state its size ({text.rsplit(': ', 1)[-1]}), "
                       "which obstore requires; open it with backend='fsspec'")
         else:
-            detail = f"{type(e).__name__}: {text}"
+            detail = cause_of(e) or f"{type(e).__name__}: {text}"
         return StoreError(f"{where}: {detail}{tries}")
 
     async def _answer(self, req: ByteRequest) -> bytes | memoryview:
+        if self.handed is None:
+            try:
+                return await self._answer_here(req)
+            except Exception as e:
+                if self._hand_over is None or not states_no_size(e):
+                    raise
+                self.handed = self._hand_over()  # this server's answers are read there from now on
+        res = await self.handed.fetch_here(req)
+        if res is None:
+            raise FileNotFoundError(req.key)
+        if isinstance(res, StoreError):
+            raise res
+        return res
+
+    async def _answer_here(self, req: ByteRequest) -> bytes | memoryview:
         path = req.key
         if req.start is None:
             return await self._whole_bounded(path, req.limit)
@@ -291,8 +353,8 @@ _clients: OrderedDict[str, Any] = OrderedDict()
 _clients_lock = threading.Lock()
 
 
-def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: RetryPolicy,
-                 io_concurrency: int) -> ObstoreStore:
+def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: RetryPolicy, io_concurrency: int,
+                 hand_over: Callable[[], AsyncBatchStore[Any]] | None = None) -> ObstoreStore:
     """An ObstoreStore for ``url`` with the user's storage options (see ``obstore_options``);
     ``Unmapped`` where one of them has no obstore spelling."""
     from .obstore_options import SCHEMES, map_options
@@ -323,4 +385,4 @@ def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: Retry
                 _clients.popitem(last=False)
     http = SCHEMES[scheme] == "http"  # no standard listing (obstore would try WebDAV's PROPFIND)
     # obstore percent-encodes each key segment itself (as HttpStore does by hand)
-    return ObstoreStore(store, url, retry=retry, io_concurrency=io_concurrency, can_list=not http)
+    return ObstoreStore(store, url, retry=retry, io_concurrency=io_concurrency, can_list=not http, hand_over=hand_over)
