@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from anndata_stores import Written
 from test_app import _settle, window  # noqa: F401  (the window fixture)
@@ -121,6 +122,7 @@ def test_the_anndata_group_says_what_it_holds(qtbot: Any, window: MainWindow, an
     assert window.meta.fields()["AnnData encoding"] == "anndata 0.1.0 (an AnnData object)"
 
 
+@pytest.mark.timeout(600)  # the first to ask writes the million cells: about 45 s on a quiet machine
 def test_a_million_cells_table_and_scatter(qtbot: Any, window: MainWindow, anndata_million: Written) -> None:
     """Scrolled to the end of a million rows, the table holds a few pages; the scatter draws
     every 4th cell, coloured by a category (not by the million-label barcode)."""

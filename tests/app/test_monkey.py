@@ -37,6 +37,7 @@ RARE = {"scroll the table", "complex or colour mode", "channels", "show as table
         "image axes", "swap axes", "export", "pick a level"}
 
 
+@pytest.mark.timeout(1200)  # about two minutes on a quiet 2-core machine: ten times that, as for any test
 def test_a_seeded_monkey_keeps_the_window_healthy(qapp, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     monkey = Monkey(tmp_path, SEED)
     try:

@@ -56,8 +56,10 @@ def test_a_level_can_be_picked(qtbot: Any, window: MainWindow, tmp_path: Path) -
 
 
 def test_a_remote_image_opened_whole_reads_one_level_only(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
-    """Fitted to the window, the first read is the coarsest adequate level, not a preview of level
-    0 sized for a 1:1 view (which the window read before its first fit: 155 chunks of level 0)."""
+    """Fitted to the window, what is read is the level shown (and the coarsest before it, drawn at
+    once where the level shown is finer), never a preview of level 0 sized for a 1:1 view (which
+    the window read before its first fit: 155 chunks of level 0). Which level is shown depends on
+    the image's share of the window when the read is planned."""
     from http_server import serve
 
     data = np.random.default_rng(8).integers(0, 4000, (1, 4096, 4096), dtype="u2")
@@ -68,8 +70,8 @@ def test_a_remote_image_opened_whole_reads_one_level_only(qtbot: Any, window: Ma
         _settle(qtbot, window)
         chunk_levels = {p.split("/remote.zarr/")[1].split("/")[0] for _, p, _ in log.requests("GET") if "/c/" in p}
     tile = window.data.scene.detail
-    assert chunk_levels == {f"s{tile.level}"} or chunk_levels == {str(tile.level)}, chunk_levels
     assert tile.level >= 2  # 4096 rows in a window some hundreds of pixels high
+    assert f"s{tile.level}" in chunk_levels and chunk_levels <= {f"s{tile.level}", "s3"}, chunk_levels
 
 
 def test_several_multiscales_offer_a_picker(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811

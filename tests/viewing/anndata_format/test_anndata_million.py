@@ -6,6 +6,7 @@ from __future__ import annotations
 import tracemalloc
 
 import numpy as np
+import pytest
 
 from anndata_stores import Written
 from store_wrappers import CountingStore, is_chunk_key
@@ -17,6 +18,7 @@ from zarrview.zarrlib.storage import LocalStore
 N = 1_000_000
 
 
+@pytest.mark.timeout(600)  # the first to ask writes the million cells: about 45 s on a quiet machine
 def test_a_page_of_a_million_rows(anndata_million: Written) -> None:
     store = CountingStore(LocalStore(anndata_million.store))
     frame = open_frame(zl.open(store)["obs"])  # type: ignore[arg-type]
@@ -38,6 +40,7 @@ def test_a_page_of_a_million_rows(anndata_million: Written) -> None:
     assert peak < 48 << 20, peak  # a few decoded 50,000-row chunks, not the million rows
 
 
+@pytest.mark.timeout(600)  # the first to ask writes the million cells: about 45 s on a quiet machine
 def test_a_scatter_of_a_million_cells(anndata_million: Written) -> None:
     root = zl.open(anndata_million.store)
     frame = open_frame(root["obs"])  # type: ignore[arg-type]
