@@ -78,6 +78,21 @@ def test_slow_server_times_out_and_names_the_key(site: Path, options: dict, with
         assert time.monotonic() - t0 < 2.5
 
 
+def test_a_request_gives_up_when_its_tries_together_take_the_limit(site: Path) -> None:
+    """A server slower than every try: each try times out, and the request is abandoned once its
+    tries together have taken ``request_seconds`` (2 tries of a 2 s timeout in 3 s), not after
+    all 4 tries (8 s); the message says so and names the key."""
+    old = zl.limits.configure(request_seconds=3)
+    try:
+        with serve(site, Faults(delay=8.0, delay_match="/c/0/0")) as (url, state):
+            arr = zl.open(f"{url}/chunked.zarr", io_timeout=2, io_retries=4)
+            with pytest.raises(zl.StoreError, match=r"chunked\.zarr/c/0/0: no complete answer within 3 s \((2 tries|one try)\)"):
+                arr[0:16, 0:16]
+            assert 1 <= len([r for r in state.requests("GET") if r[1].endswith("/c/0/0")]) <= 2
+    finally:
+        zl.limits.restore(old)
+
+
 def test_connection_dropped_mid_body_is_retried(site: Path) -> None:
     faults = Faults(drop=3, drop_match="/c/")
     with serve(site, faults) as (url, _):

@@ -53,6 +53,9 @@ class Limits:
     #: chunks one read may touch: each costs a planning record and a lookup (15 us on a slow
     #: core even when it is missing), so 2**20 chunks are about 15 s; a viewer reads thousands
     chunks_per_read: int = 1 << 20
+    #: seconds one remote request may take, all its tries together: a server that drips its
+    #: answers or times out again and again is abandoned then, not after every try's timeout
+    request_seconds: int = 60
     #: dimensions of an array: as many as numpy allows (a sharded array's index adds one, so
     #: sharding takes one fewer)
     ndim: int = NUMPY_MAXDIMS

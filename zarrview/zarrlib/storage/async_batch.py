@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar
 
 from ..cancel import CancelToken
 from ..errors import ReadCancelled, StoreError
+from ..limits import limits
 from .base import ByteRequest, OnEach, Scratch, Store
 from .coalesce import REMOTE, coalesce, member
 from .retry import RetryPolicy
@@ -144,16 +145,24 @@ class AsyncBatchStore(Store, Generic[Buffer]):
 
     # -- one request, retried ---------------------------------------------------------------
     async def _fetch(self, req: ByteRequest) -> Buffer | None | StoreError:
+        """``req`` tried until it is answered, fails for good, or its tries together have taken
+        ``limits().request_seconds``: each try is cut to what is left of that."""
         delays: Iterator[float] | None = None
         attempt = 0
+        loop = asyncio.get_running_loop()
+        total = limits().request_seconds
+        end = loop.time() + total
         while True:
             attempt += 1
             deadline: asyncio.Timeout | None = None
+            cut = False  # this try was given less than its own timeout: the total ran out
             try:
                 if self._semaphore is None:
                     self._semaphore = asyncio.Semaphore(self.io_concurrency)
                 async with self._semaphore:
-                    async with asyncio.timeout(self.retry.timeout) as deadline:
+                    left = end - loop.time()
+                    cut = left < self.retry.timeout
+                    async with asyncio.timeout(max(0.0, min(self.retry.timeout, left))) as deadline:
                         return await self._answer(req)
             except asyncio.CancelledError:
                 raise
@@ -162,13 +171,19 @@ class AsyncBatchStore(Store, Generic[Buffer]):
             except Exception as e:  # clients raise many unrelated types
                 if self._missing(e):
                     return None
+                expired = deadline is not None and deadline.expired()
+                if expired and cut:
+                    where = self.key_url(req.key) + req.describe()[len(req.key):]
+                    tries = f"{attempt} tries" if attempt > 1 else "one try"
+                    return StoreError(f"{where}: no complete answer within {total:g} s ({tries}), "
+                                      "the most one request may take")
                 if self._transient(e):
                     delays = delays or self.retry.delays()
                     delay = next(delays, None)
-                    if delay is not None:
+                    if delay is not None and end - loop.time() > delay:
                         await asyncio.sleep(delay)
                         continue
-                return self._error(req, e, attempt, ours=deadline is not None and deadline.expired())
+                return self._error(req, e, attempt, ours=expired)
 
     async def fetch_here(self, req: ByteRequest) -> Buffer | None | StoreError:
         """``req`` read, retried and named by this store on its own loop, awaited from any other
