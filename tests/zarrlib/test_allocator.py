@@ -29,7 +29,7 @@ from http_server import serve
 tuned = zl.tune_process(keep_freed_memory=sys.argv[3] == "1")  # what the app and the CLI do at start
 with serve(__import__("pathlib").Path(sys.argv[1])) as (url, _):
     arr = zl.open(f"{url}/a.zarr")
-    for _ in range(5):  # warm up, as a viewer's first reads do
+    for _ in range(30):  # warm up, as a viewer's first reads do: the transport's worker threads each warm an arena
         arr[0, 500:524, 290:310]
     r0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(20):
