@@ -12,7 +12,8 @@ What it records, from any thread: every request in order (``requests``), and per
 whole-object reads (``gets``), the ranged reads (``ranges``) and the bytes answered
 (``bytes``). What it can add: ``latency`` seconds before each request (or once per batch when
 the wrapped store prefers batches, as one round trip would cost) for the keys ``slow``
-selects, and ``fail``: an exception to raise, or to settle in place of the answer, for the
+selects; ``gate``: an event those requests wait on, so a test holds a read open for as long
+as it needs to look at what the window says meanwhile, however busy the machine; and ``fail``: an exception to raise, or to settle in place of the answer, for the
 requests it selects.
 """
 
@@ -31,6 +32,10 @@ from zarrview.zarrlib.storage.base import ByteRequest, OnEach, Scratch, Store
 META_SUFFIXES = (".json", ".zarray", ".zattrs", ".zgroup", ".zmetadata")
 
 
+#: how long a gated request waits before it fails rather than hangs the suite
+GATE_SECONDS = 120.0
+
+
 def is_chunk_key(key: str) -> bool:
     """Whether ``key`` is a chunk or shard rather than a metadata document."""
     return not key.endswith(META_SUFFIXES)
@@ -41,8 +46,10 @@ class CountingStore(Store):
 
     def __init__(self, inner: Store, *, latency: float = 0.0,
                  slow: Callable[[str], bool] = lambda key: True,
-                 fail: Callable[[ByteRequest], StoreError | None] | None = None) -> None:
+                 fail: Callable[[ByteRequest], StoreError | None] | None = None,
+                 gate: threading.Event | None = None) -> None:
         super().__init__(inner.url)
+        self.gate = gate
         self.inner = inner
         self.prefers_batches = inner.prefers_batches
         self.coalescing = inner.coalescing
@@ -79,8 +86,10 @@ class CountingStore(Store):
             for r in reqs:
                 (self.gets if r.start is None else self.ranges)[r.key] += 1
             self.batches += batch
-        if self.latency and any(self.slow(r.key) for r in reqs):
+        if (self.latency or self.gate is not None) and any(self.slow(r.key) for r in reqs):
             time.sleep(self.latency)
+            if self.gate is not None and not self.gate.wait(GATE_SECONDS):
+                raise StoreError(f"{reqs[0].key}: the test never opened the gate")
 
     def _answered(self, key: str, data: bytes | memoryview | None) -> None:
         if data is not None:

@@ -5,6 +5,7 @@ with numpy's counts of that plane."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from zarrview.app.data_view import BUSY_DELAY_MS
 from zarrview.app.window import MainWindow
 from zarrview.zarrlib.storage import LocalStore
 
-from store_wrappers import CountingStore
+from store_wrappers import CountingStore, is_chunk_key
 from drawn import drawn
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 
@@ -56,13 +57,22 @@ def test_a_cached_plane_lands_without_a_reading_status_and_its_histogram_follows
 
 def test_a_slow_read_says_it_is_reading_while_it_runs(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
     data = _stack(tmp_path / "s")
-    arr = zl.open(CountingStore(LocalStore(tmp_path / "s"), latency=0.1))  # 9 chunks a plane, 2 workers
+    gate = threading.Event()
+    gate.set()
+    arr = zl.open(CountingStore(LocalStore(tmp_path / "s"), slow=is_chunk_key, gate=gate))
     window.data.set_array(arr)  # type: ignore[arg-type]
     _settle(qtbot, window)
+    said: list[str] = []
+    window.data.status.connect(said.append)
+    gate.clear()  # the next plane's chunks wait until the test has seen what the window says
     t0 = time.monotonic()
-    window.data.set_index(0, 1)
-    qtbot.waitUntil(lambda: window.status_label.text().startswith("Reading /[1, :, :]"), timeout=5000)
-    assert time.monotonic() - t0 >= BUSY_DELAY_MS / 1000 * 0.9
+    try:
+        window.data.set_index(0, 1)
+        qtbot.waitUntil(lambda: window.status_label.text().startswith("Reading /[1, :, :]"), timeout=30_000)
+        assert time.monotonic() - t0 >= BUSY_DELAY_MS / 1000 * 0.9
+    finally:
+        gate.set()
     _settle(qtbot, window)
     assert window.status_label.text().startswith("Read /[1, :, :]")
+    assert [s for s in said if s.startswith("Reading")] == [said[0]]  # said once, first, not repeated
     np.testing.assert_array_equal(drawn(window.data), data[1])
