@@ -196,3 +196,28 @@ def test_a_query_in_the_url_goes_with_every_request_and_into_no_message(site: Pa
         with pytest.raises(zl.ZarrError) as e:
             zl.open(f"{url}/v3.zarr?{token}::/missing")
         assert "sig=" not in str(e.value)
+
+
+@pytest.mark.parametrize("header,start,stop,ok", [
+    ("bytes 10-19/100", 10, 20, True),  # the range asked
+    ("bytes 90-99/100", 90, 120, True),  # its part the object holds: the object ends inside it
+    ("bytes 90-99/100", -10, None, True),  # the last 10 bytes
+    ("bytes 95-99/100", -10, None, True),  # a suffix longer than the object's tail is cut
+    ("bytes 0-0/0", -10, None, True),  # an empty object, as servers answer its suffix
+    ("bytes 11-20/100", 10, 20, False),  # other bytes, well framed
+    ("bytes 10-18/100", 10, 20, False),  # fewer, though the object goes on
+    ("bytes 10-29/100", 10, 20, False),  # more
+    ("bytes 80-89/100", -10, None, False),  # not the object's end
+    ("bytes 10-19/*", 10, 20, True),  # the range asked, the size unknown
+    ("bytes 10-18/*", 10, 20, False),
+    ("bytes 19-10/100", 10, 20, False),  # not a range at all
+    ("bytes 10-19/15", 10, 20, False),
+    (None, 10, 20, False),  # a part that does not say which
+    ("items 10-19/100", 10, 20, False),
+    ("bytes 0-9/100", None, None, False),  # a part, to a request for the whole object
+])
+def test_a_part_is_the_range_asked_or_where_the_object_ends(header: str | None, start: int | None, stop: int | None,
+                                                            ok: bool) -> None:
+    from zarrview.zarrlib.storage.http_store import range_answered
+
+    assert (range_answered(header, start, stop) is None) == ok, range_answered(header, start, stop)

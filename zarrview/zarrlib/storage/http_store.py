@@ -18,6 +18,7 @@ arguments), and a server whose answers state no size (obstore refuses a body wit
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
@@ -25,6 +26,7 @@ from urllib.parse import quote
 from ..errors import StoreError
 from ..limits import limits
 from .bounded_body import read_capped
+from .byte_request import describe_range
 from .fsspec_store import FsspecStore
 from .keys import check_key
 
@@ -34,6 +36,55 @@ def range_header(start: int | None, stop: int | None) -> str:
     if start is not None and start < 0:
         return f"bytes={start}"
     return f"bytes={start or 0}-{'' if stop is None else stop - 1}"
+
+
+_CONTENT_RANGE = re.compile(r"\s*bytes\s+(\d+)-(\d+)/(\d+|\*)\s*$")
+
+
+def range_answered(header: str | None, start: int | None, stop: int | None) -> str | None:
+    """What is wrong with a 206 answering ``[start, stop)`` (a negative start: a suffix) whose
+    ``Content-Range`` is ``header``, or None when it is the range asked, or its part that the
+    object holds (the range ends at the object's end). A 206 of other bytes than asked, however
+    well framed, would otherwise be read as the bytes asked for."""
+    if start is None:
+        return "a part (206) answered a request for the whole object"
+    m = _CONTENT_RANGE.match(header or "")
+    if m is None:
+        return f"a part (206) without a Content-Range saying which bytes ({header!r})" if header else \
+            "a part (206) without a Content-Range saying which bytes"
+    first, last, total = int(m.group(1)), int(m.group(2)), m.group(3)
+    size = None if total == "*" else int(total)
+    if size == 0:
+        return None  # an empty object: servers answer its suffix oddly ("bytes 0-0/0"); it holds nothing
+    said = f"bytes {first}-{last}/{total}"
+    if last < first or (size is not None and last >= size):
+        return f"a part whose Content-Range is not a range of the object ({said})"
+    at_end = size is not None and last == size - 1
+    if start < 0:
+        if last - first + 1 > -start or not at_end:
+            return f"other bytes than asked (Content-Range: {said}, for the last {-start} bytes)"
+        return None
+    want_last = (stop - 1) if stop is not None else None
+    if first != start or (want_last is not None and last > want_last) or \
+            (last != want_last and not at_end):
+        return f"other bytes than asked (Content-Range: {said}, for bytes {start}-{'' if want_last is None else want_last})"
+    return None
+
+
+def not_http(error: BaseException) -> str | None:
+    """What the server did, where ``error`` is aiohttp failing to parse its answer (a garbage
+    status line, headers past aiohttp's limits, broken framing), which aiohttp reports as a
+    status 400 the server never sent; None for any other error. Another try does not cure it."""
+    from aiohttp import ClientResponseError
+    from aiohttp.http_exceptions import HttpProcessingError, LineTooLong
+
+    cause = error.__cause__
+    if not isinstance(error, ClientResponseError) or not isinstance(cause, HttpProcessingError):
+        return None
+    if isinstance(cause, LineTooLong) or "too long" in str(cause.message).lower():
+        return "the answer's headers are too large"
+    what = str(cause.message or type(cause).__name__).splitlines()[0].strip()
+    return f"the server's answer is not HTTP ({what[:120]})"
 
 
 @lru_cache(maxsize=1 << 16)  # a view asks for the same keys again and again
@@ -98,19 +149,54 @@ class HttpStore(FsspecStore):
             kw["headers"] = {**(kw.get("headers") or {}), "Range": range_header(start, stop)}
         if "timeout" not in kw and self._timers_redundant(session):
             kw["timeout"] = no_timers()
-        async with session.get(url, **kw) as r:
-            if r.status == 404:
-                raise FileNotFoundError(path)
-            r.raise_for_status()
-            ranged = r.status == 206 and start is not None and (start < 0 or stop is not None)
-            if ranged:
-                cap = -start if start < 0 else max(0, stop - start)  # type: ignore[operator]
-            else:
-                cap = limit if limit is not None else limits().object_bytes
-            n = r.content_length
-            if n is not None and n <= cap and "Content-Encoding" not in r.headers:
-                return await r.read()
-            return await read_capped(r, cap, path, start, stop, limit, ranged)
+        try:
+            async with session.get(url, **kw) as r:
+                if r.status == 404:
+                    raise FileNotFoundError(path)
+                r.raise_for_status()
+                ranged = r.status == 206
+                if ranged:
+                    wrong = range_answered(r.headers.get("Content-Range"), start, stop)
+                    if wrong is not None or start is None:
+                        r.close()
+                        raise StoreError(f"{describe_range(path, start, stop)}: the server answered {wrong}")
+                    if r.headers.get("Content-Range", "").rstrip().endswith("/0"):
+                        r.close()
+                        return b""
+                    cap = -start if start < 0 else limits().object_bytes if stop is None else max(0, stop - start)
+                else:
+                    cap = limit if limit is not None else limits().object_bytes
+                n = r.content_length
+                if n is not None and n <= cap and "Content-Encoding" not in r.headers:
+                    return await r.read()
+                return await read_capped(r, cap, path, start, stop, limit, ranged)
+        except Exception as e:
+            bad = not_http(e)
+            if bad is None:
+                raise
+            raise StoreError(f"{describe_range(path, start, stop)}: {bad}") from e
+
+    async def _size(self, path: str) -> int:
+        """The object's size from a HEAD of its URL, whose failures say what they are (fsspec's
+        ``_info`` turns every failure into "no such file", so a server's broken answer would
+        make the object read as missing)."""
+        session = await self.fs.set_session()
+        url = self._encode(path)
+        try:
+            async with session.head(url, allow_redirects=True, **self.fs.kwargs) as r:
+                if r.status == 404:
+                    raise FileNotFoundError(path)
+                r.raise_for_status()
+                size = r.content_length
+                encoded = r.headers.get("Content-Encoding", "identity").strip().lower() != "identity"
+        except Exception as e:
+            bad = not_http(e)
+            if bad is None:
+                raise
+            raise StoreError(f"{path}: {bad}") from e
+        if size is None or encoded:
+            raise StoreError(f"{path}: the server reports no size, needed to read its end")
+        return size
 
     def _timers_redundant(self, session: Any) -> bool:
         """True when aiohttp's timers are all looser than the per-try timeout every request runs

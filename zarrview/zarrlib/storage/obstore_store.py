@@ -12,8 +12,11 @@ Bounds: a whole object is asked for with a plain GET and refused from its stated
 (``Content-Length``) before its body is read. obstore needs that size: a server whose answer
 states none (chunked transfer, as nginx sends when it compresses on the fly) is handed over,
 from that answer on, to the store given as ``hand_over`` (the fsspec route, which reads such a
-body within the same bound), or is an error naming the key where there is none; a compressed
-answer (``Content-Encoding``) is handed over as sent, not inflated. Servers that ignore ``Range`` or refuse suffix ranges are learned from their
+body within the same bound), or is an error naming the key where there is none. obstore also
+hands over an answer compressed for the wire (``Content-Encoding``) as sent: requests ask for
+``identity``, and a server that compresses anyway is handed over the same way, its answers
+seen where obstore shows their heads (whole objects, suffixes, ranges whose answer is not the
+length asked). Servers that ignore ``Range`` or refuse suffix ranges are learned from their
 answers, as ``FsspecStore`` learns them.
 """
 
@@ -39,6 +42,11 @@ _STATUS = re.compile(r"status code: (\d{3})")
 _CONNECTION = ("error sending request", "connection", "body error", "error decoding response body",
                "timed out", "operation timed out", "reset", "closed", "incomplete", "unexpected eof")
 
+#: the most of an error's text looked at: object_store puts an error answer's whole body in its
+#: message (a body that is not UTF-8 as a list of its bytes, thirty characters a byte), so a
+#: search of all of it could take minutes; what it says of its cause comes before that
+TEXT_MAX = 32 << 10
+
 _loop_lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 
@@ -54,14 +62,21 @@ def io_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
+def text_of(error: BaseException) -> str:
+    """The part of ``error``'s message that says what happened (see ``TEXT_MAX``)."""
+    return str(error)[:TEXT_MAX]
+
+
 def status_of(error: BaseException) -> int | None:
     """The HTTP status obstore reports, which it carries only in its message."""
-    m = _STATUS.search(str(error))
+    m = _STATUS.search(text_of(error))
     return int(m.group(1)) if m else None
 
 
 def _missing(error: BaseException) -> bool:
-    return isinstance(error, FileNotFoundError) or status_of(error) == 404
+    """Only a 404 says the object is missing (object_store reports a 405 as "not found" too)."""
+    status = status_of(error)
+    return status == 404 or status is None and isinstance(error, FileNotFoundError)
 
 
 def _denied(error: BaseException) -> bool:
@@ -78,7 +93,7 @@ def is_transient(error: BaseException) -> bool:
     status = status_of(error)
     if status is not None:
         return status in TRANSIENT_STATUS
-    text = str(error).split("\n\nDebug source", 1)[0].lower()
+    text = text_of(error).split("\n\nDebug source", 1)[0].lower()
     return any(word in text for word in _CONNECTION)
 
 
@@ -93,14 +108,14 @@ def _cut(data: bytes | memoryview, req: ByteRequest) -> bytes | memoryview:
 
 def _unsatisfiable(error: BaseException) -> bool:
     """A range that starts at or past the end of the object (obstore checks, or the server's 416)."""
-    text = str(error)
+    text = text_of(error)
     return "StartTooLarge" in text or "InvalidRange" in text or status_of(error) == 416
 
 
 def _odd_suffix_answer(error: BaseException) -> bool:
     """What obstore says of the answers servers give to the suffix of an empty object: a 200
     (S3: "non-partial response") or a 206 of no bytes ("Requested 0..0, got 0..1")."""
-    text = str(error)
+    text = text_of(error)
     return "non-partial response" in text or "Requested 0..0" in text
 
 
@@ -113,7 +128,7 @@ _CAUSES = (
     (re.compile(r"(?i)(too many redirects|redirect loop|TooManyRedirects)"), "too many redirects (a redirect loop)", False),
     (re.compile(r"(ConnectionRefused)"), "connection refused", True),
     (re.compile(r"(?i)(message head is too large|HeaderTooLarge|TooLarge)"), "the answer's headers are too large", False),
-    (re.compile(r"(?i)(IncompleteMessage|unexpected EOF|connection closed before message completed)"),
+    (re.compile(r"(?i)(IncompleteMessage|IncompleteBody|unexpected ?EOF|connection closed before message completed)"),
      "the server closed the connection before the answer ended", True),
     (re.compile(r"(?i)(invalid HTTP status|invalid HTTP version|Parse\(\s*\w+|InvalidStatus)"),
      "the server's answer is not HTTP", False),
@@ -123,7 +138,7 @@ _CAUSES = (
 
 
 def _cause(error: BaseException) -> tuple[str, bool] | None:
-    text = str(error)
+    text = text_of(error)
     for pattern, meaning, curable in _CAUSES:
         m = pattern.search(text)
         if m:
@@ -140,12 +155,42 @@ def cause_of(error: BaseException) -> str | None:
 
 def states_no_size(error: BaseException) -> bool:
     """An answer obstore refuses because it does not state its size (no ``Content-Length``)."""
-    text = str(error)
+    text = text_of(error)
     return "Content-Length Header missing" in text or "CONTENT_RANGE" in text
 
 
+class _Encoded(Exception):
+    """An answer compressed for the wire (``Content-Encoding``), which obstore hands over as sent."""
+
+    def __init__(self, encoding: str) -> None:
+        super().__init__(f"the server compressed its answer (Content-Encoding: {encoding}) though asked "
+                         "for identity, and obstore hands such a body over as sent")
+        self.encoding = encoding
+
+
+def _check_encoding(result: Any) -> None:
+    """Raise ``_Encoded`` where ``result`` (an obstore GetResult) is compressed for the wire:
+    its bytes are not the object's, and reading them as such would be a silent wrong read."""
+    encoding = str(result.attributes.get("Content-Encoding") or "identity").strip().lower()
+    if encoding not in ("identity", ""):
+        raise _Encoded(encoding)
+
+
+def status_lost(error: BaseException) -> bool:
+    """An error answer whose body is not UTF-8: object_store fails reading it as text and
+    reports that instead of the status (which it then never shows)."""
+    text = text_of(error)
+    return "FromUtf8Error" in text or "invalid utf-8" in text.split("\n", 1)[0]
+
+
+def _hand_over_for(error: BaseException) -> bool:
+    """Whether ``error`` is an answer obstore cannot read that the fsspec route reads: one that
+    states no size, one compressed for the wire, an error whose status obstore lost."""
+    return states_no_size(error) or isinstance(error, _Encoded) or status_lost(error)
+
+
 def _range_not_supported(error: BaseException) -> bool:
-    return type(error).__name__ == "NotSupportedError" and "range" in str(error).lower()
+    return type(error).__name__ == "NotSupportedError" and "range" in text_of(error).lower()
 
 
 class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
@@ -180,9 +225,11 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
             return StoreError(f"{where}: no answer within {self.retry.timeout:g} s{tries}")
         if _denied(e):
             return StoreAccessError(f"{where}: access denied ({status or 403}); check credentials or use anonymous access")
-        text = str(e).split("\n", 1)[0]
+        text = text_of(e).split("\n", 1)[0][:300]
         if status is not None:
             detail = f"HTTP {status}"
+        elif status_lost(e):
+            detail = "the server answered an error whose body is not text, and obstore lost its status"
         elif states_no_size(e):
             detail = (f"the server's answer does not state its size ({text.rsplit(': ', 1)[-1]}), "
                       "which obstore requires; open it with backend='fsspec'")
@@ -195,9 +242,15 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
             try:
                 return await self._answer_here(req)
             except Exception as e:
-                if self._hand_over is None or not states_no_size(e):
+                if not _hand_over_for(e):
                     raise
-                self.handed = self._hand_over()  # this server's answers are read there from now on
+                if self._hand_over is None:
+                    if isinstance(e, _Encoded):
+                        raise StoreError(f"{self.key_url(req.key)}{req.describe()[len(req.key):]}: {e}") from e
+                    raise
+                # this server's answers are read there from now on (see _hand_over_for), within
+                # the same bounds
+                self.handed = self._hand_over()
         res = await self.handed.fetch_here(req)
         if res is None:
             raise FileNotFoundError(req.key)
@@ -234,17 +287,38 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
 
         if stop is None:  # to the end: bounded as a whole object is, from the range the answer states
             result = await obstore.get_async(self.store, path, options={"range": {"offset": start}})
+            _check_encoding(result)
             lo, hi = result.range
             if hi - lo > limits().object_bytes:
                 del result  # hang up now: the body is never read
                 raise too_large(self.url.rstrip("/") + "/" + path, ByteRequest(path, start), hi - lo)
             return memoryview(await result.bytes_async())
         try:
-            return memoryview(await obstore.get_range_async(self.store, path, start=start, end=stop))
+            data = memoryview(await obstore.get_range_async(self.store, path, start=start, end=stop))
         except Exception as e:
             if _unsatisfiable(e):
                 return memoryview(b"")  # a range past the end of the object holds nothing
             raise
+        if len(data) == stop - start:
+            return data
+        return await self._checked_range(path, start, stop)
+
+    async def _checked_range(self, path: str, start: int, stop: int) -> memoryview:
+        """A range whose answer was not as long as the range, asked again to see the answer's
+        head: legitimately shorter only where the object ends inside the range (a 206 whose
+        Content-Range says so). Ranges a reader asks for lie inside their objects, so this costs
+        a second request only for a broken or hostile answer; the answer's head is not looked at
+        otherwise (obstore hands over the bytes alone, a head costs a fifth of a request)."""
+        import obstore
+
+        result = await obstore.get_async(self.store, path, options={"range": (start, stop)})
+        _check_encoding(result)
+        lo, hi = result.range
+        data = memoryview(await result.bytes_async())
+        if lo != start or hi > stop or len(data) != hi - lo:
+            raise StoreError(f"{self.key_url(path)} (bytes {start}-{stop}): the server answered "
+                             f"{len(data)} bytes for bytes {lo}-{hi}")
+        return data
 
     async def _suffix(self, key: str, path: str, want: int) -> memoryview:
         import obstore
@@ -252,6 +326,7 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
         if not self.refuses_suffix:
             try:
                 result = await obstore.get_async(self.store, path, options={"range": {"suffix": want}})
+                _check_encoding(result)
                 return memoryview(await result.bytes_async())
             except Exception as e:
                 status = status_of(e)
@@ -272,6 +347,7 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
 
         bound = limit if limit is not None else limits().object_bytes
         result = await obstore.get_async(self.store, key)
+        _check_encoding(result)
         size = int(result.meta["size"])
         if size > bound:
             del result  # hang up now: the body is never read
@@ -365,8 +441,9 @@ def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: Retry
     except ImportError as e:
         raise StoreError(f"cannot open {url} with obstore: install zarrview[cloud] (obstore)") from e
     # one try per request and its own timers as a backstop only: zarrlib's policy retries and times tries
+    # and the bytes as stored: obstore does not decode an answer compressed for the wire
     client = {"timeout": f"{max(retry.timeout * 2, 1):g}s", "connect_timeout": f"{retry.timeout:g}s",
-              **mapped.client}
+              "default_headers": {"Accept-Encoding": "identity"}, **mapped.client}
     key = repr((mapped.url, sorted(mapped.config.items()), sorted(client.items())))
     with _clients_lock:
         store = _clients.get(key)
