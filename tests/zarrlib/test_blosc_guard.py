@@ -54,7 +54,17 @@ pytestmark = pytest.mark.timeout(240)
 
 HERE = Path(__file__).parent
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(zl.__file__).parents[2]), str(HERE)])}
-CHUNK = (64, 64)  # uint8: 4096 bytes, the crafted frame's decoded size
+#: uint8, 8 MiB: the crafted frame's decoded size. A frame long enough to wrap (8.4 MB of 0xFF)
+#: is then within what blosc can store such a chunk as, so a read asks for all of it and reaches
+#: the guard (a smaller chunk's frame is refused by its size before it is read)
+CHUNK = (2048, 4096)
+SHAPE = (2 * CHUNK[0], 2 * CHUNK[1])
+#: a row in the second row of chunks, where the crafted chunk is
+ROW = CHUNK[0] + 6
+
+
+def _data() -> np.ndarray:
+    return (np.arange(SHAPE[0] * SHAPE[1]) % 256).astype(np.uint8).reshape(SHAPE)
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -108,7 +118,7 @@ def test_installed_cblosc_writes_past_its_output_on_the_crafted_stream(tmp_path:
 
 
 def _stores(tmp_path: Path) -> dict[str, tuple[Path, str]]:
-    data = np.arange(128 * 128, dtype=np.uint8).reshape(128, 128)
+    data = _data()
     v2 = zarr.create_array(tmp_path / "v2.zarr", shape=data.shape, chunks=CHUNK, dtype="u1", zarr_format=2,
                            compressors=numcodecs.Blosc("blosclz", 5, 0), fill_value=0)
     v3 = zarr.create_array(tmp_path / "v3.zarr", shape=data.shape, chunks=CHUNK, dtype="u1",
@@ -163,12 +173,13 @@ def test_guard_refuses_the_crafted_chunk_before_any_c_call(tmp_path: Path, monke
         monkeypatch.setattr(blosc_partial, "_getitem", getitem)
     for path, key in stores.values():
         a = zl.open(str(path))
-        for sel in ((slice(None), slice(None)), (70, slice(None)), (70, slice(1, 4)), (slice(64, 128), slice(0, 64))):
+        for sel in ((slice(None), slice(None)), (ROW, slice(None)), (ROW, slice(1, 4)),
+                    (slice(CHUNK[0], CHUNK[0] + 64), slice(0, 64))):
             with pytest.raises(CodecError) as e:
                 a.read(sel)
             assert key in str(e.value) and "0xFF" in str(e.value) and "write past" in str(e.value)
-        data = np.arange(128 * 128, dtype=np.uint8).reshape(128, 128)
-        for sel in ((slice(0, 64), slice(None)), (70, slice(100, 103))):  # the chunks beside it read
+        data = _data()
+        for sel in ((slice(0, 64), slice(None)), (ROW, slice(CHUNK[1] + 100, CHUNK[1] + 103))):  # the chunks beside it read
             assert np.array_equal(np.asarray(a.read(sel)), data[sel])
     out = np.empty(4096, np.uint8)
     with pytest.raises(CodecError, match="0xFF"):  # the blosc_getitem path checks first as well
@@ -182,7 +193,7 @@ import zarrview.zarrlib as zl
 from zarrview.zarrlib.errors import CodecError
 for path in sys.argv[1:]:
     a = zl.open(path)
-    for sel in ((slice(None), slice(None)), (70, slice(None)), (70, slice(0, 3))):
+    for sel in ((slice(None), slice(None)), (ROW, slice(None)), (ROW, slice(0, 3))):
         try:
             a.read(sel)
             print("read")
@@ -194,7 +205,7 @@ for path in sys.argv[1:]:
 def test_guarded_reads_end_normally_with_cblosc_in_place(tmp_path: Path) -> None:
     stores = _stores(tmp_path)
     script = tmp_path / "guarded.py"
-    script.write_text(GUARDED)
+    script.write_text(GUARDED.replace("ROW", str(ROW)))
     r = subprocess.run([sys.executable, str(script), *(str(p) for p, _ in stores.values())],
                        capture_output=True, text=True, timeout=120, env=ENV)
     assert r.returncode == 0, (r.returncode, r.stderr[-2000:])

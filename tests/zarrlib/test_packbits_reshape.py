@@ -90,8 +90,11 @@ def test_bad_chunks_and_configurations_are_named(tmp_path: Path) -> None:
     with pytest.raises(zl.CodecError, match=r"chunk c/0 of /: packbits: the last byte says 3 padding bits, the chunk has 4"):
         zl.open(tmp_path / "a")[...]
     write_array(tmp_path / "b", {"shape": [9], "data_type": "uint4", "chunk_grid": grid([9]),
-                                 "codecs": [{"name": "packbits"}]}, {"0": packed(codes, 4) + b"\x00"})
-    with pytest.raises(zl.CodecError, match=r"chunk c/0 of /: packbits: expected 5 bytes .* found 6"):
+                                 "codecs": [{"name": "packbits"}]}, {"0": packed(codes, 4)[:-1]})
+    with pytest.raises(zl.CodecError, match=r"chunk c/0 of /: packbits: expected 5 bytes .* found 4"):
+        zl.open(tmp_path / "b")[...]
+    (tmp_path / "b" / "c" / "0").write_bytes(packed(codes, 4) + b"\x00")  # longer than it can be: not read
+    with pytest.raises(zl.CodecError, match=r"b/c/0: 6 bytes, more than the 5 bytes allowed for one chunk as"):
         zl.open(tmp_path / "b")[...]
     for config, message in (({"first_bit": 3, "last_bit": 1}, "less than first_bit"),
                             ({"last_bit": 4}, "must be a bit of the 4-bit uint4"),

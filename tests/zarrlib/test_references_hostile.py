@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from zarrview import zarrlib as zl
+from zarrview.zarrlib.errors import StoredChunkTooLargeError
 from zarrview.zarrlib.storage.access import AccessDeniedError, AccessPolicy
 from zarrview.zarrlib.storage.references import BadReferenceError
 
@@ -47,7 +48,8 @@ CASES = [
     (["sub/../../outside.bin", 0, 1], AccessDeniedError, "outside.bin"),
     (["http://127.0.0.2:9/x.bin", 0, 1], AccessDeniedError, "http://127.0.0.2:9/x.bin"),
     (["data.bin", 1000, 1], BadReferenceError, "ends before byte 1001"),
-    (["data.bin", 99, 5], BadReferenceError, "ends before byte 104"),
+    # longer than its chunk can be stored as (its codecs store 1 byte): refused before it is read
+    (["data.bin", 99, 5], StoredChunkTooLargeError, "5 bytes, more than the 1 bytes allowed for one chunk"),
     (["data.bin", 0, -1], BadReferenceError, "must be integers, 0 or more"),
     (["data.bin", -5, 1], BadReferenceError, "must be integers, 0 or more"),
     (["data.bin", 0, 1 << 50], BadReferenceError, "more than"),

@@ -90,16 +90,14 @@ def sent_once_quiet(state, contains: str) -> int:  # type: ignore[no-untyped-def
 def test_metadata_with_a_body_past_the_bound(site: Path, small_limits: None, body: Body, backend: str) -> None:
     with serve(site, Faults(bodies={"chunked.zarr/zarr.json": body})) as (url, state):
         t0 = time.monotonic()
-        if backend == "obstore" and body.gzip:  # obstore hands the compressed body over as sent: not a document
-            error, text = zl.MetadataError, rf"{url}/chunked\.zarr/zarr\.json is not UTF-8"
-        else:  # a body of unstated size is read by the fsspec route under obstore too, to its bound
-            error, text = zl.TooLargeError, rf"{url}/chunked\.zarr/zarr\.json: .*256 KiB"
-        with pytest.raises(error, match=text):
+        # a body of unstated size, or compressed for the wire (which obstore would hand over as
+        # sent), is read by the fsspec route under obstore too, to its bound, decoded
+        with pytest.raises(zl.TooLargeError, match=rf"{url}/chunked\.zarr/zarr\.json: .*256 KiB"):
             zl.open(f"{url}/chunked.zarr", **FAST)
         assert time.monotonic() - t0 < 4.5  # io_timeout is 5 s: no try timed out
-        # a body too large is final, not retried; obstore drops an answer of unstated size unread
-        # and hands the server to the fsspec route, which asks once more
-        handed = backend == "obstore" and body.length is None and not body.gzip
+        # a body too large is final, not retried; obstore drops such an answer unread and hands
+        # the server to the fsspec route, which asks once more
+        handed = backend == "obstore" and (body.length is None or body.gzip)
         assert len(gets(state, "zarr.json")) == 1 + handed
         assert sent_once_quiet(state, "zarr.json") <= BOUND + SLACK
 
@@ -159,7 +157,9 @@ def test_chunk_answered_with_far_more_than_asked(site: Path, small_limits: None,
         asked = [(p, r) for _, p, r in gets(state, bad)]
         assert max(Counter(asked).values()) == 1 + handed, f"retried: {asked}"
         assert sent_once_quiet(state, bad) <= most + SLACK
-        with pytest.raises(zl.TooLargeError, match=rf"{url}/{name}{bad}"):
+        # a suffix answered with "bytes 0-196/*" is other bytes than asked before it is too many
+        error = zl.StoreError if case == "shard index, 206 endless" else zl.TooLargeError
+        with pytest.raises(error, match=rf"{url}/{name}{bad}"):
             arr[...]
 
 

@@ -27,6 +27,14 @@ from .limits import human, limits
 from .metadata.model import ArrayMetadata
 from .sink import ChunkSink
 from .storage.base import Scratch
+from .storage.byte_request import CHUNK_BOUND, Bound
+
+def chunk_bound(meta: ArrayMetadata) -> Bound | None:
+    """The most bytes one read chunk of ``meta`` is stored as, where its codecs bound it and the
+    bound is under the store's own (a rectilinear grid's largest chunk bounds them all)."""
+    most = meta.read_pipeline.max_stored_size(meta.read_spec())
+    return None if most is None or most >= limits().object_bytes else Bound(most, CHUNK_BOUND)
+
 
 def chunk_name(meta: ArrayMetadata, path: str, key: str, coords: tuple[int, ...]) -> str:
     """How error messages name a chunk: by key, or by position in its shard."""

@@ -72,6 +72,11 @@ class CodecError(ZarrError):
     """A chunk could not be decoded (corrupt, truncated, failed checksum)."""
 
 
+class StoredChunkTooLargeError(TooLargeError, CodecError):
+    """A chunk's stored object is larger than its codecs can store a chunk as: a corrupt chunk,
+    or a server sending more than the object holds. Both a store's refusal and a bad chunk."""
+
+
 class ChecksumError(CodecError):
     """A stored checksum does not match the data."""
 

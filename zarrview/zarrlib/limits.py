@@ -56,6 +56,11 @@ class Limits:
     #: seconds one remote request may take, all its tries together: a server that drips its
     #: answers or times out again and again is abandoned then, not after every try's timeout
     request_seconds: int = 60
+    #: bytes the answers of one remote read may hold while they arrive, all together: what
+    #: each answer's range, chunk bound or stated size says it brings is held from the budget
+    #: before its body is read, so a read of many large objects waits for the earlier ones
+    #: instead of taking each one's own bound at once (the oldest answer always proceeds)
+    inflight_bytes: int = 256 << 20
     #: dimensions of an array: as many as numpy allows (a sharded array's index adds one, so
     #: sharding takes one fewer)
     ndim: int = NUMPY_MAXDIMS

@@ -30,7 +30,7 @@ import numpy as np
 
 from .cache import ChunkCache
 from .cancel import CancelToken
-from .decode import Buffers, ChunkDecoder, chunk_name, put
+from .decode import Buffers, ChunkDecoder, chunk_bound, chunk_name, put
 from .decode_pool import Progress, Reporter, default_executor, read_workers, run_blocks, run_streaming, workers_of
 from .errors import CodecError, IndexingError, StoreError, ZarrError
 from .limits import human, limits
@@ -68,6 +68,9 @@ class ChunkReader:
         self.cache_id: Hashable = (store.url, path, meta.codecs_description, meta.shape)
         self._shards = ShardIndexes(store, meta, path) if meta.shard_layout is not None else None
         self._decoder = ChunkDecoder(meta, path)
+        #: the most bytes a chunk's stored object is asked for: what its codecs can store it as,
+        #: where they bound it, so a server cannot send more for it (None: the store's own bound)
+        self.chunk_bound = chunk_bound(meta)
         self._scratch = threading.local()
         #: v2 arrays may store chunks under nested keys although the metadata says nothing: the
         #: first chunk found decides which spelling this array uses (None: not known yet), so a
@@ -92,7 +95,8 @@ class ChunkReader:
         if self._shards is not None:
             return self._shards.locate(chunks, cancel)
         key = self.meta.alt_stored_key if self._alt_keys and self.meta.alt_stored_key else self.meta.stored_key
-        return [ChunkRead(chunk, ByteRequest(key(chunk.coords))) for chunk in chunks]
+        bound = self.chunk_bound
+        return [ChunkRead(chunk, ByteRequest(key(chunk.coords), limit=bound)) for chunk in chunks]
 
     # -- reading ----------------------------------------------------------------------------
     def read(self, selection: Any, *, cancel: CancelToken | None = None, cache: ChunkCache | None = None,
@@ -225,7 +229,7 @@ class ChunkReader:
         """A chunk missing under its declared key, tried under the other v2 separator unless the
         array already proved to use the declared one (then it is simply missing)."""
         assert self.meta.alt_stored_key is not None
-        alt = ByteRequest(self.meta.alt_stored_key(chunk.coords), req.start, req.stop)
+        alt = ByteRequest(self.meta.alt_stored_key(chunk.coords), req.start, req.stop, req.limit)
         if self._alt_keys is False or alt.key == req.key:
             return req, None
         data = self.store.get_range(alt)

@@ -16,6 +16,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .cancel import CancelToken
+from .decode import chunk_bound
 from .codecs.sharding import EMPTY, ShardLayout
 from .errors import CodecError, StoreError, ZarrError
 from .limits import human, limits
@@ -41,6 +42,10 @@ class ShardIndexes:
         self.layout = meta.shard_layout
         self.path = path
         self._cache: OrderedDict[tuple[int, ...], Index | None] = OrderedDict()
+        #: the most bytes an index entry may claim: what the inner chunk's codecs can store it
+        #: as where they bound it, else one stored object (a corrupt entry costs no more)
+        inner = chunk_bound(meta)
+        self.entry_bound = min(limits().object_bytes, _MAX_OBJECT) if inner is None else int(inner)
         self._lock = threading.Lock()
         cps = self.layout.chunks_per_shard
         self._cps = np.array(cps, dtype=np.int64)
@@ -100,7 +105,7 @@ class ShardIndexes:
                 entries[rows] = index[pos[rows]]
                 indexed[rows] = True
         offsets, sizes = entries[:, 0], entries[:, 1]
-        limit = np.uint64(min(limits().object_bytes, _MAX_OBJECT))
+        limit = np.uint64(self.entry_bound)
         # plainly valid: size within the bound and offset + size <= 2**53, with nothing overflowing
         good = indexed & (sizes <= limit) & (offsets <= np.uint64(_MAX_OBJECT) - np.minimum(sizes, limit))
         for i in np.flatnonzero(indexed & ~good).tolist():
@@ -130,6 +135,9 @@ class ShardIndexes:
         elif nbytes > limits().object_bytes:
             error = CodecError(f"{where} claims {human(nbytes)}, more than the {human(limits().object_bytes)} "
                                "allowed for one stored object")
+        elif nbytes > self.entry_bound:
+            error = CodecError(f"{where} claims {human(nbytes)}, more than the {human(self.entry_bound)} its codecs "
+                               "can store an inner chunk as: the index is corrupt")
         else:
             return ChunkRead(chunk, ByteRequest(key, offset, offset + nbytes))
         return ChunkRead(chunk, ByteRequest(key), error)

@@ -70,6 +70,18 @@ class ArrayArrayCodec(Codec, ABC):
         """``spec`` describes the decoded output."""
 
 
+#: the compressors whose worst case is known: what a chunk of n bytes can store as, at most
+COMPRESSORS = frozenset({"gzip", "zlib", "zstd", "blosc", "lz4", "lz4hc", "bz2", "lzma"})
+
+
+def compressed_bound(n: int) -> int:
+    """The most bytes any of ``COMPRESSORS`` stores ``n`` bytes as, with room to spare: an
+    incompressible input grows by under 1 % (bz2's worst), a frame's headers by under a
+    kilobyte (zstd's ZSTD_compressBound is n + n/256 + 64, deflate's n + 5 per 16 KiB + 18,
+    blosc's n + 16, lz4's n + n/255 + 16). A stored chunk larger than this is not one of this array's."""
+    return n + n // 64 + (64 << 10)
+
+
 class ArrayBytesCodec(Codec, ABC):
     @abstractmethod
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
@@ -86,6 +98,11 @@ class ArrayBytesCodec(Codec, ABC):
         """The most bytes a chunk can encode to, where the layout bounds it: what a compressor
         before this codec may inflate to."""
         return self.encoded_size(spec)
+
+    def max_stored_size(self, spec: ChunkSpec) -> int | None:
+        """The most bytes this codec's output can be (a v2 chunk's compressor included, which
+        this codec holds), where the layout bounds it (None: it does not)."""
+        return self.max_encoded_size(spec)
 
     def check_head(self, head: bytes | None, spec: ChunkSpec) -> None:
         """Refuse a chunk by its first ``head_bytes`` encoded bytes, decoded alone before the rest."""
@@ -104,6 +121,10 @@ class BytesBytesCodec(Codec, ABC):
 
     def encoded_size(self, decoded_size: int) -> int | None:
         return None
+
+    def max_encoded_size(self, decoded_size: int) -> int | None:
+        """The most bytes an input of ``decoded_size`` can encode to (None: not known)."""
+        return self.encoded_size(decoded_size)
 
     def head(self, data: Buffer, n: int) -> bytes | None:
         """The first ``n`` decoded bytes where a stream decodes them cheaply alone, else None."""

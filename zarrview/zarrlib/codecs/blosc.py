@@ -14,7 +14,7 @@ import numpy as np
 from numcodecs import blosc
 
 from ..errors import CodecError
-from .base import Buffer, BytesBytesCodec, as_memoryview, configuration
+from .base import Buffer, BytesBytesCodec, as_memoryview, compressed_bound, configuration
 from .blosc_frame import check_frame
 from .params import parse_choice, parse_int
 
@@ -25,6 +25,9 @@ __all__ = ["BloscCodec", "check_frame", "declared_size"]
 
 class BloscCodec(BytesBytesCodec):
     name = "blosc"
+
+    def max_encoded_size(self, decoded_size: int) -> int | None:
+        return compressed_bound(decoded_size)
 
     def __init__(self, config: dict[str, Any]) -> None:
         self.config = config

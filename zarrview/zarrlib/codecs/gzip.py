@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..limits import limits
-from .base import Buffer, BytesBytesCodec, configuration
+from .base import Buffer, BytesBytesCodec, compressed_bound, configuration
 from .bounded import head_of, inflate
 from .params import parse_int
 
 
 class GzipCodec(BytesBytesCodec):
     name = "gzip"
+
+    def max_encoded_size(self, decoded_size: int) -> int | None:
+        return compressed_bound(decoded_size)
 
     def __init__(self, level: int | None = None) -> None:
         self.level = level

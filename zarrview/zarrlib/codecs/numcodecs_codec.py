@@ -14,7 +14,7 @@ from ..limits import limits
 from .bounded import head_of, inflate, lz4_declared, unbz2, unxz, unzstd
 from .vlen_count import check_vlen_count
 from .zstd import frame_content_size
-from .base import ArrayArrayCodec, ArrayBytesCodec, Buffer, BytesBytesCodec, ChunkSpec
+from .base import COMPRESSORS, ArrayArrayCodec, ArrayBytesCodec, Buffer, BytesBytesCodec, ChunkSpec, compressed_bound
 
 DECODE_ERRORS = (RuntimeError, ValueError, TypeError, MemoryError, EOFError, OSError, KeyError, IndexError,
                   OverflowError, AttributeError, RecursionError, UnicodeError, ZeroDivisionError)
@@ -70,6 +70,9 @@ class NumcodecsBytesBytes(BytesBytesCodec):
     def encoded_size(self, decoded_size: int) -> int | None:
         extra = {"adler32": 4, "crc32": 4, "crc32c": 4, "fletcher32": 4, "jenkins_lookup3": 4}.get(self.codec.codec_id)
         return None if extra is None else decoded_size + extra
+
+    def max_encoded_size(self, decoded_size: int) -> int | None:
+        return compressed_bound(decoded_size) if self.codec.codec_id in COMPRESSORS else self.encoded_size(decoded_size)
 
     def decode(self, data: Buffer, limit: int | None = None) -> Buffer:
         try:

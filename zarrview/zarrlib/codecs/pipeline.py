@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,11 +28,20 @@ class CodecPipeline:
         return out
 
     def encoded_size(self, spec: ChunkSpec) -> int | None:
-        size = self.array_bytes.encoded_size(self.specs(spec)[-1])
+        return self._through_bytes(self.array_bytes.encoded_size(self.specs(spec)[-1]), lambda c, n: c.encoded_size(n))
+
+    def max_stored_size(self, spec: ChunkSpec) -> int | None:
+        """The most bytes a chunk of ``spec`` can be stored as (None: the chain does not bound
+        it): a read of its stored object asks for no more, so a server cannot send more."""
+        return self._through_bytes(self.array_bytes.max_stored_size(self.specs(spec)[-1]),
+                                   lambda c, n: c.max_encoded_size(n))
+
+    def _through_bytes(self, size: int | None, step: Callable[[BytesBytesCodec, int], int | None]) -> int | None:
+        """``size`` at the array->bytes codec's output, through each bytes->bytes codec's ``step``."""
         for codec in self.bytes_bytes:
             if size is None:
                 return None
-            size = codec.encoded_size(size)
+            size = step(codec, size)
         return size
 
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:

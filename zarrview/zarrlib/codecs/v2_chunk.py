@@ -13,7 +13,7 @@ from numcodecs.abc import Codec as NumcodecsCodec
 from numcodecs.compat import ensure_ndarray_like
 
 from ..errors import CodecError
-from .base import ArrayBytesCodec, Buffer, ChunkSpec
+from .base import COMPRESSORS, ArrayBytesCodec, Buffer, ChunkSpec, compressed_bound
 from .bounded import head_of
 from .numcodecs_codec import DECODE_ERRORS, describe_codec, guarded_decode
 from .vlen_count import HEAD, check_vlen_head, vlen_bound
@@ -74,6 +74,15 @@ class V2ChunkCodec(ArrayBytesCodec):
         if self.filters or self.compressor or spec.dt.variable_length or spec.dtype.kind == "O":
             return None
         return spec.nbytes
+
+    def max_stored_size(self, spec: ChunkSpec) -> int | None:
+        if self.filters and self.filters[-1].codec_id in VLEN:
+            filtered: int | None = vlen_bound(spec.size)
+        else:
+            filtered = filtered_nbytes(self.filters, spec)
+        if filtered is None or self.compressor is None:
+            return filtered
+        return compressed_bound(filtered) if self.compressor.codec_id in COMPRESSORS else None
 
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
         buf: Any = data

@@ -9,7 +9,7 @@ from numcodecs import Zstd
 
 from ..errors import CodecError
 from ..limits import limits
-from .base import Buffer, BytesBytesCodec, as_memoryview, configuration
+from .base import Buffer, BytesBytesCodec, as_memoryview, compressed_bound, configuration
 from .bounded import unzstd
 from .libzstd import decoder as libzstd_decoder
 from .params import parse_bool, parse_int
@@ -17,6 +17,9 @@ from .params import parse_bool, parse_int
 
 class ZstdCodec(BytesBytesCodec):
     name = "zstd"
+
+    def max_encoded_size(self, decoded_size: int) -> int | None:
+        return compressed_bound(decoded_size)
 
     def __init__(self, level: int = 0, checksum: bool = False) -> None:
         self.level = level

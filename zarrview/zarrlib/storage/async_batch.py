@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import itertools
 from abc import abstractmethod
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any, Generic, TypeVar
 
 from ..cancel import CancelToken
@@ -35,6 +37,90 @@ RANGE_REFUSED = frozenset({400, 405, 416, 501})
 WHOLE_CACHE_BYTES = 256 << 20
 
 
+class InFlight:
+    """The bytes one read's answers hold while they arrive, within ``limits().inflight_bytes``.
+
+    Each answer holds, before its body is read, what it can bring where that is known (its
+    range, its chunk's bound) and otherwise what its head states, or each piece as it comes.
+    An answer that would pass the budget waits, first come first served, until earlier ones are
+    handed on, except the oldest answer in flight, which always proceeds: a read never waits on
+    itself, and holds at most the budget and one answer's own bound. Lives on the I/O loop.
+    """
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.used = 0
+        self.peak = 0
+        self._held: dict[int, int] = {}  # per open answer (oldest first), the bytes it holds
+        self._tickets = itertools.count()
+        self._waiting: dict[int, tuple[int, asyncio.Future[None]]] = {}  # in the order they came
+
+    def open(self) -> int:
+        ticket = next(self._tickets)
+        self._held[ticket] = 0
+        return ticket
+
+    async def hold(self, ticket: int, n: int) -> None:
+        if not self._waiting and (self.used + n <= self.total or next(iter(self._held)) == ticket):
+            self._grant(ticket, n)
+            return
+        granted = asyncio.get_running_loop().create_future()
+        self._waiting[ticket] = (n, granted)
+        self._wake()
+        try:
+            await granted
+        finally:
+            self._waiting.pop(ticket, None)
+
+    def close(self, ticket: int) -> None:
+        self.used -= self._held.pop(ticket, 0)
+        self._waiting.pop(ticket, None)
+        self._wake()
+
+    def _grant(self, ticket: int, n: int) -> None:
+        self._held[ticket] += n
+        self.used += n
+        self.peak = max(self.peak, self.used)
+
+    def _wake(self) -> None:
+        """Grant the oldest answer wherever it waits, then the others in order while they fit."""
+        if self._held:
+            oldest = next(iter(self._held))
+            if oldest in self._waiting:
+                self._release(oldest)
+        while self._waiting:
+            ticket, (n, _) = next(iter(self._waiting.items()))
+            if self.used + n > self.total:
+                return
+            self._release(ticket)
+
+    def _release(self, ticket: int) -> None:
+        n, granted = self._waiting.pop(ticket)
+        if not granted.done():
+            self._grant(ticket, n)
+            granted.set_result(None)
+
+
+#: the budget of the read a request belongs to, and the request's place in it (set per task)
+_answer: ContextVar[tuple[InFlight, int] | None] = ContextVar("zarrlib_inflight", default=None)
+
+
+async def hold(n: int) -> None:
+    """Hold ``n`` more bytes of the current read's budget for the answer being read (waiting
+    while earlier answers hold it); nothing outside a batched read."""
+    place = _answer.get()
+    if place is not None and n > 0:
+        await place[0].hold(place[1], n)
+
+
+def known_bytes(req: ByteRequest) -> int | None:
+    """What an answer to ``req`` brings at most where the request itself says (a range, a
+    chunk's or a document's bound), else None: then its client holds what the answer states."""
+    if req.start is not None:
+        return -req.start if req.start < 0 else (None if req.stop is None else max(0, req.stop - req.start))
+    return req.limit
+
+
 class AsyncBatchStore(Store, Generic[Buffer]):
     """A store whose requests are coroutines on one event loop; a request settles as its bytes,
     ``None`` (no such object) or the ``StoreError`` that names what went wrong."""
@@ -51,6 +137,8 @@ class AsyncBatchStore(Store, Generic[Buffer]):
         self._semaphore: asyncio.Semaphore | None = None
         self._whole: OrderedDict[str, Buffer] = OrderedDict()  # whole objects, when ranges are ignored
         self._whole_pending: dict[str, asyncio.Future[Buffer]] = {}
+        #: the in-flight budget of the latest batch (for tests and the cost panel: its peak)
+        self.last_budget: InFlight | None = None
 
     # -- what a client supplies -------------------------------------------------------------
     @abstractmethod
@@ -134,12 +222,22 @@ class AsyncBatchStore(Store, Generic[Buffer]):
                       | None = None) -> list[Buffer | None | StoreError]:
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.io_concurrency)
+        budget = InFlight(limits().inflight_bytes)
+        self.last_budget = budget
 
         async def one(i: int, req: ByteRequest) -> Buffer | None | StoreError:
-            res = await self._fetch(req)
-            if on_each is not None:
-                on_each(i, res)
-            return res
+            ticket = budget.open()
+            _answer.set((budget, ticket))  # this task's own context: its client's holds land here
+            try:
+                known = known_bytes(req)
+                if known is not None:
+                    await budget.hold(ticket, known)
+                res = await self._fetch(req)
+                if on_each is not None:
+                    on_each(i, res)
+                return res
+            finally:
+                budget.close(ticket)
 
         return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(reqs))))
 
@@ -188,7 +286,11 @@ class AsyncBatchStore(Store, Generic[Buffer]):
     async def fetch_here(self, req: ByteRequest) -> Buffer | None | StoreError:
         """``req`` read, retried and named by this store on its own loop, awaited from any other
         loop: how a store hands over a server its own client cannot read."""
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._fetch(req), self._loop()))
+        async def here() -> Buffer | None | StoreError:
+            _answer.set(None)  # the budget lives on the caller's loop, which held what it knew
+            return await self._fetch(req)
+
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(here(), self._loop()))
 
     # -- servers that ignore Range ----------------------------------------------------------
     def _keep_whole(self, path: str, data: Buffer) -> None:

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from ..cancel import CancelToken
-from ..errors import StoreError, TooLargeError
+from ..errors import StoreError, StoredChunkTooLargeError, TooLargeError
 from ..limits import human
-from .byte_request import ByteRequest
+from .byte_request import Bound, ByteRequest
 from .coalesce import ADJACENT, Coalescing, coalesce, member
 from .revision import Revision
 
@@ -51,10 +51,15 @@ class Scratch:
         return len(self._buf) > 0 and np.may_share_memory(arr, np.frombuffer(self._buf, dtype=np.uint8))
 
 
+def too_large_class(limit: int | None) -> type[TooLargeError]:
+    """The error for an object past ``limit``: a chunk's bound (a ``Bound``) makes it a bad chunk too."""
+    return StoredChunkTooLargeError if isinstance(limit, Bound) else TooLargeError
+
+
 def too_large(url: str, req: ByteRequest, size: int | str) -> TooLargeError:
     """The error for an object larger than the request allows (``size``: bytes or a description)."""
     found = human(size) if isinstance(size, int) else size
-    return TooLargeError(f"{url}: {found}, more than the {human(req.max_bytes())} allowed for {req.bound_name()}")
+    return too_large_class(req.limit)(f"{url}: {found}, more than the {human(req.max_bytes())} allowed for {req.bound_name()}")
 
 
 def check_size(url: str, req: ByteRequest, size: int) -> None:

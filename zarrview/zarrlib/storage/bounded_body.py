@@ -12,11 +12,12 @@ since the rest of the body would otherwise be read as the next answer's start.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..errors import TooLargeError
 from ..limits import human
-from .base import ByteRequest, too_large
+from .base import ByteRequest, too_large, too_large_class
 from .byte_request import describe_range
 
 
@@ -25,12 +26,13 @@ def _where(url: str, start: int | None, stop: int | None) -> str:
 
 
 async def read_capped(response: Any, cap: int, url: str, start: int | None, stop: int | None,
-                      limit: int | None, ranged: bool) -> bytes:
+                      limit: int | None, ranged: bool, hold: Callable[[int], Awaitable[None]] | None = None) -> bytes:
     """The body of ``response`` if it holds at most ``cap`` bytes, else ``TooLargeError``.
 
     ``ranged``: the answer is a 206 to a range of ``cap`` bytes (a longer one is a broken or
     hostile server, not a whole object); otherwise ``cap`` is the whole-object bound, or the
-    caller's ``limit`` (metadata documents), which the messages name.
+    caller's ``limit`` (metadata documents), which the messages name. ``hold``: called with each
+    piece's size before the next is read (the read's in-flight budget, which may make it wait).
     """
     encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
     n = response.content_length
@@ -49,6 +51,8 @@ async def read_capped(response: Any, cap: int, url: str, start: int | None, stop
             response.close()  # the rest is never read; the connection cannot be reused
             raise ran_past(url, start, stop, cap, limit, ranged, encoding)
         parts.append(piece)
+        if hold is not None:
+            await hold(len(piece))
 
 
 def refuse_stated(n: int, cap: int, url: str, start: int | None, stop: int | None, limit: int | None,
@@ -67,5 +71,5 @@ def ran_past(url: str, start: int | None, stop: int | None, cap: int, limit: int
         return TooLargeError(f"{where}: the server sent more than the {human(cap)} asked for")
     body = "the body" if encoding == "identity" else f"the {encoding}-encoded body, decoded,"
     stated = "" if encoding != "identity" else " (no Content-Length)"
-    return TooLargeError(f"{where}: {body}{stated} ran past the {human(cap)} allowed for "
+    return too_large_class(limit)(f"{where}: {body}{stated} ran past the {human(cap)} allowed for "
                          f"{ByteRequest('', limit=limit).bound_name()}")

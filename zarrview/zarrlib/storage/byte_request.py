@@ -12,6 +12,23 @@ from ..limits import limits
 from .keys import check_key, key_problem
 
 
+class Bound(int):
+    """A request's ``limit`` that names what it bounds, for the message that refuses an object
+    past it. It is the ``int`` it is everywhere else, so it travels unchanged through the stores
+    that hand a request's limit on without the request."""
+
+    what: str
+
+    def __new__(cls, value: int, what: str) -> Bound:
+        bound = super().__new__(cls, value)
+        bound.what = what
+        return bound
+
+
+#: what the bound of a chunk's stored object is: the most its codecs store a chunk as
+CHUNK_BOUND = "one chunk as this array's codecs store it"
+
+
 @dataclass(frozen=True, slots=True)
 class ByteRequest:
     """A whole object (``start is None``), a range ``[start, stop)``, or a suffix (``start < 0``)."""
@@ -20,7 +37,8 @@ class ByteRequest:
     start: int | None = None
     stop: int | None = None
     #: the most bytes a whole-object read may return (None: ``limits().object_bytes``); a
-    #: larger object is refused before it is read, with ``TooLargeError``
+    #: larger object is refused before it is read, with ``TooLargeError``. A ``Bound`` names
+    #: what it bounds; a plain int bounds a metadata document
     limit: int | None = None
 
     def __post_init__(self) -> None:
@@ -38,6 +56,8 @@ class ByteRequest:
 
     def bound_name(self) -> str:
         """What ``max_bytes`` bounds, for messages."""
+        if isinstance(self.limit, Bound):
+            return self.limit.what
         return "a metadata document" if self.limit is not None else "one stored object"
 
 

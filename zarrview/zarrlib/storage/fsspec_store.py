@@ -18,7 +18,7 @@ from typing import Any
 from ..cancel import CancelToken
 from ..errors import StoreAccessError, StoreError
 from ..limits import limits
-from .async_batch import RANGE_REFUSED, AsyncBatchStore
+from .async_batch import RANGE_REFUSED, AsyncBatchStore, hold
 from .base import ByteRequest, slice_range, too_large
 from .keys import check_key
 from .retry import RetryPolicy, http_status, is_transient
@@ -124,6 +124,8 @@ class FsspecStore(AsyncBatchStore[bytes]):
             data = bytes(await asyncio.to_thread(self.fs.cat_file, path, start=start, end=stop))
         if len(data) > bound:
             raise too_large(self._url(path), ByteRequest("", limit=limit), len(data))
+        if limit is None and (start is None or start >= 0 and stop is None):
+            await hold(len(data))  # counted once it is here: these clients read a body whole
         return data
 
     async def _size(self, path: str) -> int:

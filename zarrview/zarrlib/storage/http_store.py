@@ -25,6 +25,7 @@ from urllib.parse import quote
 
 from ..errors import StoreError
 from ..limits import limits
+from .async_batch import hold
 from .bounded_body import read_capped
 from .byte_request import describe_range
 from .fsspec_store import FsspecStore
@@ -167,9 +168,13 @@ class HttpStore(FsspecStore):
                 else:
                     cap = limit if limit is not None else limits().object_bytes
                 n = r.content_length
+                # what the request did not say it brings is held as the answer states it, or as it comes
+                unknown = limit is None and (start is None or start >= 0 and stop is None)
                 if n is not None and n <= cap and "Content-Encoding" not in r.headers:
+                    if unknown:
+                        await hold(n)
                     return await r.read()
-                return await read_capped(r, cap, path, start, stop, limit, ranged)
+                return await read_capped(r, cap, path, start, stop, limit, ranged, hold if unknown else None)
         except Exception as e:
             bad = not_http(e)
             if bad is None:

@@ -32,7 +32,7 @@ from typing import Any
 from ..cancel import CancelToken
 from ..errors import StoreAccessError, StoreError
 from ..limits import limits
-from .async_batch import RANGE_REFUSED, AsyncBatchStore
+from .async_batch import RANGE_REFUSED, AsyncBatchStore, hold
 from .base import ByteRequest, too_large
 from .retry import TRANSIENT_STATUS, RetryPolicy
 from .revision import Revision, revision_of
@@ -292,6 +292,7 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
             if hi - lo > limits().object_bytes:
                 del result  # hang up now: the body is never read
                 raise too_large(self.url.rstrip("/") + "/" + path, ByteRequest(path, start), hi - lo)
+            await hold(hi - lo)
             return memoryview(await result.bytes_async())
         try:
             data = memoryview(await obstore.get_range_async(self.store, path, start=start, end=stop))
@@ -352,6 +353,8 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
         if size > bound:
             del result  # hang up now: the body is never read
             raise too_large(self.key_url(key), ByteRequest(key, limit=limit), size)
+        if limit is None:  # else the request's own bound was held before it was sent
+            await hold(size)
         data = memoryview(await result.bytes_async())
         if len(data) > bound:
             raise too_large(self.key_url(key), ByteRequest(key, limit=limit), len(data))
