@@ -229,7 +229,7 @@ def show_image(qtbot, w: MainWindow, location: str, budget: int = 16) -> tuple[A
     w.data.budget_chunks = budget
     w.open_location(location)
     _settle(qtbot, w)
-    qtbot.waitUntil(lambda: w.data.scene.detail is not None and not w.data.scene.busy, timeout=15000)
+    qtbot.waitUntil(lambda: w.data.scene.detail is not None and not w.data.scene.busy, timeout=60_000)
     _settle(qtbot, w)
     return w.data.state, w.data.scene.detail
 
@@ -237,7 +237,7 @@ def show_image(qtbot, w: MainWindow, location: str, budget: int = 16) -> tuple[A
 def zoom_to_corner(qtbot, w: MainWindow) -> Any:  # type: ignore[no-untyped-def]
     """Zoom to the top-left 100 x 60 pixels (2:1) and wait for level 0 there; its tile."""
     w.data.image.view.setRange(xRange=(0, 100), yRange=(0, 60), padding=0)
-    qtbot.waitUntil(lambda: w.data.scene.detail is not None and w.data.scene.detail.level == 0, timeout=15000)
+    qtbot.waitUntil(lambda: w.data.scene.detail is not None and w.data.scene.detail.level == 0, timeout=60_000)
     _settle(qtbot, w)
     tile = w.data.scene.detail
     assert tile.full_resolution and tile.covers(0, 60, 0, 100)

@@ -53,9 +53,9 @@ def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def _settle(qtbot, w: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    qtbot.waitUntil(w.is_settled, timeout=15000)
+    qtbot.waitUntil(w.is_settled, timeout=60_000)
     qtbot.wait(50)
-    qtbot.waitUntil(w.is_settled, timeout=15000)
+    qtbot.waitUntil(w.is_settled, timeout=60_000)
 
 
 def plotted(qtbot, w: MainWindow, length: int | None = None) -> np.ndarray:  # type: ignore[no-untyped-def]
