@@ -57,8 +57,8 @@ class Limits:
     #: answers or times out again and again is abandoned then, not after every try's timeout
     request_seconds: int = 60
     #: bytes the answers of one remote read may hold while they arrive, all together: what
-    #: each answer's range, chunk bound or stated size says it brings is held from the budget
-    #: before its body is read, so a read of many large objects waits for the earlier ones
+    #: each answer's range or stated size says it brings is held from the budget before its
+    #: body is read (an unstated one piece by piece), so a read of many large objects waits for the earlier ones
     #: instead of taking each one's own bound at once (the oldest answer always proceeds)
     inflight_bytes: int = 256 << 20
     #: dimensions of an array: as many as numpy allows (a sharded array's index adds one, so

@@ -40,8 +40,8 @@ WHOLE_CACHE_BYTES = 256 << 20
 class InFlight:
     """The bytes one read's answers hold while they arrive, within ``limits().inflight_bytes``.
 
-    Each answer holds, before its body is read, what it can bring where that is known (its
-    range, its chunk's bound) and otherwise what its head states, or each piece as it comes.
+    Each answer holds, before its body is read, what it brings where the request says (its
+    range) and otherwise what its head states, or each piece as it comes (within its bound).
     An answer that would pass the budget waits, first come first served, until earlier ones are
     handed on, except the oldest answer in flight, which always proceeds: a read never waits on
     itself, and holds at most the budget and one answer's own bound. Lives on the I/O loop.
@@ -114,11 +114,12 @@ async def hold(n: int) -> None:
 
 
 def known_bytes(req: ByteRequest) -> int | None:
-    """What an answer to ``req`` brings at most where the request itself says (a range, a
-    chunk's or a document's bound), else None: then its client holds what the answer states."""
-    if req.start is not None:
-        return -req.start if req.start < 0 else (None if req.stop is None else max(0, req.stop - req.start))
-    return req.limit
+    """What an answer to ``req`` brings where the request itself says (a range), else None: then
+    its client holds what the answer states. A whole object's bound is not held: a document's
+    (256 MiB) or a large chunk's would keep the others of a read waiting for bytes never sent."""
+    if req.start is None:
+        return None
+    return -req.start if req.start < 0 else (None if req.stop is None else max(0, req.stop - req.start))
 
 
 class AsyncBatchStore(Store, Generic[Buffer]):

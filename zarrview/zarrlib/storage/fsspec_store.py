@@ -20,6 +20,7 @@ from ..errors import StoreAccessError, StoreError
 from ..limits import limits
 from .async_batch import RANGE_REFUSED, AsyncBatchStore, hold
 from .base import ByteRequest, slice_range, too_large
+from .io_loop import io_loop
 from .keys import check_key
 from .retry import RetryPolicy, http_status, is_transient
 from .revision import Revision, revision_of
@@ -70,10 +71,11 @@ class FsspecStore(AsyncBatchStore[bytes]):
 
     # -- running on fsspec's loop -----------------------------------------------------------
     def _loop(self) -> asyncio.AbstractEventLoop:
+        """The file system's own loop where it is asynchronous (the I/O loop, unless the user gave
+        it another), else the I/O loop, whose executor runs the synchronous calls."""
         if getattr(self.fs, "async_impl", False) and getattr(self.fs, "loop", None) is not None:
             return self.fs.loop
-        from fsspec.asyn import get_loop
-        return get_loop()
+        return io_loop()
 
     # -- one request ------------------------------------------------------------------------
     def _missing(self, error: BaseException) -> bool:
@@ -124,7 +126,7 @@ class FsspecStore(AsyncBatchStore[bytes]):
             data = bytes(await asyncio.to_thread(self.fs.cat_file, path, start=start, end=stop))
         if len(data) > bound:
             raise too_large(self._url(path), ByteRequest("", limit=limit), len(data))
-        if limit is None and (start is None or start >= 0 and stop is None):
+        if start is None or start >= 0 and stop is None:
             await hold(len(data))  # counted once it is here: these clients read a body whole
         return data
 

@@ -169,7 +169,7 @@ class HttpStore(FsspecStore):
                     cap = limit if limit is not None else limits().object_bytes
                 n = r.content_length
                 # what the request did not say it brings is held as the answer states it, or as it comes
-                unknown = limit is None and (start is None or start >= 0 and stop is None)
+                unknown = start is None or start >= 0 and stop is None
                 if n is not None and n <= cap and "Content-Encoding" not in r.headers:
                     if unknown:
                         await hold(n)

@@ -3,7 +3,7 @@
 A remote read of many small chunks is bound by the client's work per request, not by the
 network: aiohttp and fsspec spend tens of microseconds of Python per request, obstore builds,
 sends and parses each one in Rust and wakes Python once per answer. Requests are awaited on
-one asyncio loop thread with ``io_concurrency`` in flight, each answer handed on as it lands,
+the one I/O loop thread (:mod:`.io_loop`) with ``io_concurrency`` in flight, each answer handed on as it lands,
 by the machinery ``FsspecStore`` runs too (:mod:`.async_batch`), so the two are measured
 against each other on the same terms. obstore's own retries are off: zarrlib's
 ``RetryPolicy`` retries, times each try and names the attempts, the same on both backends.
@@ -34,6 +34,7 @@ from ..errors import StoreAccessError, StoreError
 from ..limits import limits
 from .async_batch import RANGE_REFUSED, AsyncBatchStore, hold
 from .base import ByteRequest, too_large
+from .io_loop import io_loop
 from .retry import TRANSIENT_STATUS, RetryPolicy
 from .revision import Revision, revision_of
 
@@ -46,21 +47,6 @@ _CONNECTION = ("error sending request", "connection", "body error", "error decod
 #: message (a body that is not UTF-8 as a list of its bytes, thirty characters a byte), so a
 #: search of all of it could take minutes; what it says of its cause comes before that
 TEXT_MAX = 32 << 10
-
-_loop_lock = threading.Lock()
-_loop: asyncio.AbstractEventLoop | None = None
-
-
-def io_loop() -> asyncio.AbstractEventLoop:
-    """The one event loop thread every ObstoreStore awaits on (started on first use; a daemon)."""
-    global _loop
-    with _loop_lock:
-        if _loop is None or _loop.is_closed():
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="zarrlib-obstore", daemon=True).start()
-            _loop = loop
-        return _loop
-
 
 def text_of(error: BaseException) -> str:
     """The part of ``error``'s message that says what happened (see ``TEXT_MAX``)."""
@@ -353,8 +339,7 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
         if size > bound:
             del result  # hang up now: the body is never read
             raise too_large(self.key_url(key), ByteRequest(key, limit=limit), size)
-        if limit is None:  # else the request's own bound was held before it was sent
-            await hold(size)
+        await hold(size)
         data = memoryview(await result.bytes_async())
         if len(data) > bound:
             raise too_large(self.key_url(key), ByteRequest(key, limit=limit), len(data))

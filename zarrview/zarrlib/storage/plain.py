@@ -18,6 +18,7 @@ from ..errors import StoreError, StoreNotFoundError, UnsupportedSchemeError
 from .backend import open_with_obstore, pop_backend
 from .base import Store
 from .fsspec_store import FsspecStore
+from .io_loop import io_loop
 from .http_store import HttpStore
 from .local import LocalStore
 from .credentials import anonymous_unless_credentials
@@ -137,6 +138,9 @@ def _filesystem(scheme: str, url: str, options: dict[str, Any]) -> tuple[Any, st
         hint = f"; install {extra}" if extra else ""
         raise UnsupportedSchemeError(f"cannot open {url}: no driver for '{scheme}://'{hint}") from e
     options = anonymous_unless_credentials(scheme, options)
+    driver = cls or fsspec.get_filesystem_class(scheme)
+    if getattr(driver, "async_impl", False) and "loop" not in options and not options.get("asynchronous"):
+        options = {**options, "loop": io_loop()}  # awaited on the one I/O loop, not on fsspec's own
     try:
         if cls is None:
             return url_to_fs(url, **options)
