@@ -24,7 +24,7 @@ Data: the (64, 2048, 2048) uint16 stack that ``bench_read.py`` writes to
 plane used is read once, untimed, before anything is timed.
 
 1. **Open -> first pixels.** After ``QApplication``, ``init_bridge()`` and
-   ``MainWindow().show()``: from ``open_location(path)`` until the image item holds an
+   ``MainWindow(WorkerPool()).show()``: from ``open_location(path)`` until the image item holds an
    image and ``is_settled()``. Measured in fresh processes (a child run of this script
    prints its own ``time.monotonic()`` stamps, so process start -> first pixels is
    reported as well) and in this, already warm, process.
@@ -105,6 +105,7 @@ import zarrview.zarrlib as zl
 from zarrview.app.bridge import init_bridge
 from zarrview.app.gui_gc import collect_garbage_on_gui_thread
 from zarrview.app.window import MainWindow
+from zarrview.scheduling import WorkerPool
 from zarrview.zarrlib.reader import default_executor
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -274,7 +275,7 @@ def make_app(settings_dir: str) -> QApplication:
 
 
 def new_window() -> MainWindow:
-    w = MainWindow()
+    w = MainWindow(WorkerPool())
     w.resize(*WINDOW_SIZE)
     w.show()
     return w

@@ -9,6 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -41,3 +42,14 @@ def _collect_garbage_on_the_gui_thread() -> Iterator[None]:
     collector = gui_gc.installed() if gui_gc is not None else None
     if collector is not None:
         collector.collect()
+
+
+@pytest.fixture
+def worker_pool() -> Iterator[Any]:
+    """The pool a widget made without the window runs its jobs on (a widget takes one; it makes
+    none of its own), closed after the test."""
+    from zarrview.scheduling import WorkerPool
+
+    pool = WorkerPool(threads=2)
+    yield pool
+    pool.close()

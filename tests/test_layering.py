@@ -199,3 +199,15 @@ def test_the_app_creates_no_lanes_of_its_own() -> None:
             if isinstance(node, ast.ImportFrom) and node.module is not None and "scheduling" in node.module:
                 bad += [f"{module}: imports {alias.name}" for alias in node.names if alias.name in {"Lane", "Prefetch"}]
     assert not bad, "\n".join(bad)
+
+
+def test_the_app_makes_one_worker_pool() -> None:
+    """Every background job of the app runs on the one pool ``main`` makes and hands the window,
+    which hands it on: no widget makes a pool of its own when given none (a silent second set of
+    threads, with its own chunk cache)."""
+    made = []
+    for module, path in modules("app").items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "WorkerPool":
+                made.append(f"{module}:{node.lineno}")
+    assert [m.split(":")[0] for m in made] == ["zarrview.app.main"], made

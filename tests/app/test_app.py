@@ -19,6 +19,7 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt  # noqa: E402
 from zarrview.app.bridge import init_bridge  # noqa: E402
 from zarrview.app.gui_gc import collect_garbage_on_gui_thread  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
+from zarrview.scheduling import WorkerPool  # noqa: E402
 from zarrview.zarrlib.storage import LocalStore  # noqa: E402
 
 from store_wrappers import CountingStore  # noqa: E402
@@ -45,7 +46,7 @@ def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
     init_bridge()
     collect_garbage_on_gui_thread()
-    w = MainWindow()
+    w = MainWindow(WorkerPool())
     qtbot.addWidget(w)
     w.show()
     yield w

@@ -69,7 +69,7 @@ def test_open_url_dialog_is_wide_enough_for_a_url(qtbot, window: MainWindow) -> 
     assert dialog.url.width() >= dialog.url.fontMetrics().horizontalAdvance(TYPICAL_URL)
 
 
-def test_v2_json_tab_shows_zattrs_beside_zarray(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_v2_json_tab_shows_zattrs_beside_zarray(qtbot, tmp_path, worker_pool) -> None:  # type: ignore[no-untyped-def]
     import json
 
     import zarr
@@ -79,7 +79,7 @@ def test_v2_json_tab_shows_zattrs_beside_zarray(qtbot, tmp_path) -> None:  # typ
 
     a = zarr.create_array(tmp_path / "v2.zarr", shape=(3,), chunks=(3,), dtype="<i2", zarr_format=2)
     a.attrs["units"] = "kelvin"
-    panel = MetadataPanel()
+    panel = MetadataPanel(worker_pool)
     qtbot.addWidget(panel)
     panel.show_node(zl.open(tmp_path / "v2.zarr"))
     qtbot.waitUntil(lambda: panel.json.toPlainText().startswith("{"), timeout=5000)  # written on a worker

@@ -32,8 +32,8 @@ def appendix_a() -> set[str]:
 
 
 @pytest.fixture
-def panel(qtbot: Any) -> MetadataPanel:
-    p = MetadataPanel()
+def panel(qtbot: Any, worker_pool: Any) -> MetadataPanel:
+    p = MetadataPanel(worker_pool)
     qtbot.addWidget(p)
     p.resize(700, 420)
     p.show()

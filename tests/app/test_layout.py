@@ -16,6 +16,7 @@ from PySide6.QtCore import QPoint, QPointF
 from PySide6.QtWidgets import QWidget
 
 from zarrview.app.window import MainWindow
+from zarrview.scheduling import WorkerPool
 
 from test_app import _settle, window  # noqa: F401  (the window fixture)
 
@@ -155,7 +156,7 @@ def test_the_panels_fold_and_come_back_next_time(qtbot: Any, window: MainWindow,
     assert column.isChecked() and window.data.side.isVisible()
     column.trigger()
     window.close()  # remembered: the metadata open, the column hidden
-    again = MainWindow()
+    again = MainWindow(WorkerPool())
     qtbot.addWidget(again)
     try:
         assert again.meta_fold.is_open() and _action(again, "&Metadata Panel").isChecked()
@@ -165,7 +166,7 @@ def test_the_panels_fold_and_come_back_next_time(qtbot: Any, window: MainWindow,
         again.close()
     finally:
         again.pool.close()
-    third = MainWindow()
+    third = MainWindow(WorkerPool())
     qtbot.addWidget(third)
     try:
         assert third.meta_fold.is_open()

@@ -65,10 +65,10 @@ def _type(index: QModelIndex) -> str:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_tree_marks_an_image_its_levels_and_its_labels(qtbot: Any, tmp_path: Path, version: str) -> None:
+def test_tree_marks_an_image_its_levels_and_its_labels(qtbot: Any, tmp_path: Path, version: str, worker_pool: Any) -> None:
     path = _image(tmp_path / "img.zarr", version)
     datasets = [d["path"] for d in _written(path)["multiscales"][0]["datasets"]]
-    model = HierarchyModel()
+    model = HierarchyModel(worker_pool)
     top = model.add_store(zl.open(str(path)), "img.zarr")
     assert _type(top) == f"image ({len(datasets)} levels)"
     assert f"OME-NGFF {version} image" in top.data(Qt.ItemDataRole.ToolTipRole)
@@ -86,9 +86,9 @@ def test_tree_marks_an_image_its_levels_and_its_labels(qtbot: Any, tmp_path: Pat
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_tree_marks_a_plate_and_its_wells(qtbot: Any, tmp_path: Path, version: str) -> None:
+def test_tree_marks_a_plate_and_its_wells(qtbot: Any, tmp_path: Path, version: str, worker_pool: Any) -> None:
     path = ome_zarr_plate(tmp_path / "plate.zarr", version, ["A", "B"], ["1", "2", "3"], ["A/1", "B/3"])
-    model = HierarchyModel()
+    model = HierarchyModel(worker_pool)
     top = model.add_store(zl.open(str(path)), "plate.zarr")
     assert _type(top) == "plate 2×3, 2 wells"
     row = _listed(qtbot, model, top)["A"]
@@ -244,8 +244,9 @@ def test_a_well_is_summed_up(qtbot: Any, window: MainWindow, tmp_path: Path) -> 
 @pytest.mark.parametrize("series_attr", [True, False])
 def test_a_bioformats2raw_collection_lists_every_series(qtbot: Any, window: MainWindow, tmp_path: Path,  # noqa: F811
                                                         series_attr: bool) -> None:
+    worker_pool = window.pool
     path = bioformats2raw(tmp_path / "bf.zarr", "0.4", 3, series_attr=series_attr)
-    model = HierarchyModel()
+    model = HierarchyModel(worker_pool)
     assert _type(model.add_store(zl.open(str(path)), "bf.zarr")) == "bioformats2raw series"
     _select_root(qtbot, window, path)
     assert window.meta.ome.rows("Series") == [["0", "0"], ["1", "1"], ["2", "2"]]

@@ -39,8 +39,9 @@ def _fields(panel: MetadataPanel) -> dict[str, str]:
                  "Shard edges 0": "4, 8×2 (3 shards)", "Shard edges 1": "8, 16 (2 shards)",
                  "Chunk shape": "(2, 4)", "Chunks in grid": "60 (10, 6)"}),
 ])
-def test_the_panel_shows_each_dimensions_edges(qtbot: Any, root: Path, name: str, rows: dict[str, str]) -> None:
-    panel = MetadataPanel()
+def test_the_panel_shows_each_dimensions_edges(qtbot: Any, root: Path, name: str, rows: dict[str, str],
+                                              worker_pool: Any) -> None:
+    panel = MetadataPanel(worker_pool)
     qtbot.addWidget(panel)
     panel.show_node(zl.open(root / f"{name}.zarr"))
     fields = _fields(panel)

@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from zarrview import zarrlib as zl  # noqa: E402
 from zarrview.app.bridge import init_bridge  # noqa: E402
 from zarrview.app.series_view import SeriesView  # noqa: E402
+from zarrview.scheduling import WorkerPool  # noqa: E402
 from zarrview.viewing.line.series import LineAxis, PointQuery  # noqa: E402
 from zarrview.zarrlib.storage import LocalStore  # noqa: E402
 
@@ -31,7 +32,7 @@ DATA[4, 2, 5] = np.nan  # a missing value stays a gap in the line
 @pytest.fixture
 def view(qtbot: Any) -> Iterator[SeriesView]:
     init_bridge()
-    w = SeriesView()
+    w = SeriesView(WorkerPool())
     qtbot.addWidget(w)
     w.show()
     yield w

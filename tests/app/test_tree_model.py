@@ -40,12 +40,12 @@ def names(model: HierarchyModel, parent) -> list[str]:  # type: ignore[no-untype
     return [model.index(r, 0, parent).data() for r in range(model.rowCount(parent))]
 
 
-def test_rows_opened_by_path_survive_the_listing(qtbot, hierarchy: Path) -> None:  # type: ignore[no-untyped-def]
+def test_rows_opened_by_path_survive_the_listing(qtbot, hierarchy: Path, worker_pool) -> None:  # type: ignore[no-untyped-def]
     init_bridge()
     GatedListing.gate.clear()
     store = GatedListing(hierarchy)
     root = zl.open(store)
-    model = HierarchyModel()
+    model = HierarchyModel(worker_pool)
     top = model.add_store(root, "h.zarr")
     model.fetchMore(top)  # the listing starts on a worker and waits at the gate
     assert names(model, top) == ["Loading…"]
@@ -63,9 +63,9 @@ class Unlistable(LocalStore):
         raise zl.StoreError(f"cannot list {self.key_url(prefix)}: permission denied")
 
 
-def test_a_listing_error_shows_its_message_not_a_type_name(qtbot, hierarchy: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_listing_error_shows_its_message_not_a_type_name(qtbot, hierarchy: Path, worker_pool) -> None:  # type: ignore[no-untyped-def]
     init_bridge()
-    model = HierarchyModel()
+    model = HierarchyModel(worker_pool)
     top = model.add_store(zl.open(Unlistable(hierarchy)), "h.zarr")
     model.fetchMore(top)
     qtbot.waitUntil(lambda: names(model, top) == ["(cannot list)"], timeout=5000)

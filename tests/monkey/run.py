@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QAbstractSlider, QApplication
 from zarrview.app.bridge import init_bridge
 from zarrview.app.gui_gc import collect_garbage_on_gui_thread
 from zarrview.app.window import MainWindow
+from zarrview.scheduling import WorkerPool
 
 from . import corpus as corpus_module
 from .actions import REGISTRY, Hand, pick, shown_sliders
@@ -105,7 +106,7 @@ class Monkey:
         self.io = GuiThreadIO(folder / "corpus", self.problems)
         init_bridge()
         collect_garbage_on_gui_thread()
-        self.window = w = MainWindow()
+        self.window = w = MainWindow(WorkerPool())
         w.show()
         exports = folder / "exports"
         exports.mkdir()

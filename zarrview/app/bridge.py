@@ -13,7 +13,6 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from shiboken6 import isValid
 
-from ..scheduling import WorkerPool
 
 
 class _Invoker(QObject):
@@ -47,10 +46,3 @@ def post(fn: Callable[[], Any], owner: QObject | None = None) -> None:
             fn()
 
     _invoker.call.emit(guarded)
-
-
-def own_pool(owner: QObject) -> WorkerPool:
-    """A pool for a widget made without one (tests, embedding), closed when ``owner`` is destroyed."""
-    pool = WorkerPool(threads=2)
-    owner.destroyed.connect(lambda *_: pool.close(timeout=0.0))
-    return pool

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QWidget
 from ..scheduling import Driver, WorkerPool
 from ..viewing import Scene
 from ..viewing.image.rendering import Frame, FrameOrder, FrameRequest, Look, Rendered, Rendering, Shown, reduction
-from .bridge import own_pool, post
+from .bridge import post
 from .draw_box import DrawBox
 from .failure_boxes import FailureBoxes
 
@@ -76,7 +76,7 @@ class ImagePane(pg.ImageView):
     ``levels_changed`` when the user drags the histogram; ``hovered(row, col)`` under the mouse;
     ``clicked(row, col)`` on a single left click on the image."""
 
-    def __init__(self, pool: WorkerPool | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, pool: WorkerPool, parent: QWidget | None = None) -> None:
         super().__init__(parent, view=pg.PlotItem(viewBox=DrawBox()))  # a plot item, so that axes can be shown
         self.view.removeItem(self.imageItem)  # pyqtgraph's own converts the data on the GUI thread
         self.imageItem: FrameItem = FrameItem()
@@ -111,7 +111,7 @@ class ImagePane(pg.ImageView):
         self._table: np.ndarray | None = None
         self.frames = Rendering()
         self.driver: Driver[FrameOrder | None, FrameRequest, Shown] = Driver(
-            self.frames, pool if pool is not None else own_pool(self), self._drawn, post=lambda fn: post(fn, self),
+            self.frames, pool, self._drawn, post=lambda fn: post(fn, self),
             name="render")
         self._histogram: tuple[np.ndarray, np.ndarray] | None = None  # counted, waiting to be drawn
         self._histogram_timer = QTimer(self)

@@ -23,7 +23,7 @@ from ..viewing.ome import OmeLabels, OmeNode, marker
 from ..scheduling import Context, Done, Driver, Job, Task, Tasks, WorkerPool, call_job
 from ..zarrlib import Array, ErrorNode, Group, Node, ReadCancelled, UnsupportedArray
 from .attributes_view import AttributesView
-from .bridge import own_pool, post
+from .bridge import post
 from .ome_panel import OmePanel, problem_count
 
 
@@ -37,9 +37,8 @@ class MetadataPanel(QTabWidget):
     #: the node's summary in one line (``summary_line``), for the header of the folded panel
     summary_changed = Signal(str)
 
-    def __init__(self, pool: WorkerPool | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, pool: WorkerPool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        pool = pool or own_pool(self)
         #: the stored objects of the array shown, and its documents written out: each the newest only
         self._counts: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
             Tasks(), pool, self._counted, post=lambda fn: post(fn, self), name="stored objects")

@@ -33,12 +33,9 @@ MIN_CONTRAST = 2.0
 class SeriesView(QWidget):
     """Show with ``show_point(query)``; ``model`` is the view model, ``series`` what is drawn."""
 
-    def __init__(self, pool: WorkerPool | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, pool: WorkerPool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        owned = pool is None
-        self.pool = pool or WorkerPool()
-        if owned:  # a view on its own (tests, embedding) closes the pool it made
-            self.destroyed.connect(self.pool.close)
+        self.pool = pool
         self.model = SeriesModel()
         self.driver: Driver[PointQuery, SeriesRequest, Series] = Driver(
             self.model, self.pool, self._show, post=lambda fn: post(fn, self), name="series")

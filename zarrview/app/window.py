@@ -46,13 +46,13 @@ from .tree.model import HierarchyModel
 from .tree.paging import HierarchyTree
 
 class MainWindow(QMainWindow):
-    def __init__(self, pool: WorkerPool | None = None) -> None:
+    def __init__(self, pool: WorkerPool) -> None:
         super().__init__()
         self.setWindowTitle("zarrview")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         #: every background job of this window runs on this pool; closing the window closes it
-        self.pool = pool or WorkerPool()
+        self.pool = pool
         #: which store a location names; each location asked for is located
         self.locates: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
             Tasks(), self.pool, self._located, post=lambda fn: post(fn, self), name="locate")

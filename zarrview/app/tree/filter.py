@@ -24,7 +24,7 @@ from ...scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ...viewing.tree.index import NodeIndex
 from ...viewing.tree.walk import MAX_NODES, WalkAsk, Walked, Walking, WalkModel, WalkOutcome, WalkRequest
 from ...zarrlib import Group, Node
-from ..bridge import own_pool, post
+from ..bridge import post
 from .columns import NAME_COLUMN
 from .model import HierarchyModel, Index, PathRole
 
@@ -53,9 +53,8 @@ class FilterProxy(QSortFilterProxyModel):
 
 class TreeFilter(QObject):
     def __init__(self, model: HierarchyModel, proxy: FilterProxy, view: QTreeView, field: QLineEdit,
-                 pool: WorkerPool | None = None, parent: QObject | None = None) -> None:
+                 pool: WorkerPool, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        pool = pool or own_pool(self)
 
         def on_gui(fn: Callable[[], None]) -> None:
             post(fn, self)

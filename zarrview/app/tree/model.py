@@ -31,7 +31,7 @@ from ...viewing.ome.text import OmeMark, ome_mark, type_text
 from ...viewing.tree.pages import FIRST_REMOTE, PAGE, Page, PageAsk, PageRequest, PagesModel
 from ...zarrlib import Array, Group, Node, UnsupportedArray, ZarrError
 from ...zarrlib.nodes import Outline
-from ..bridge import own_pool, post
+from ..bridge import post
 from ..icons import node_icon
 from .columns import COLUMN_COUNT, HEADERS, NAME_COLUMN, SHAPE_COLUMN, TYPE_COLUMN
 from .items import TreeItem, error_of, name_of, outline_data
@@ -47,11 +47,11 @@ _SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
 class HierarchyModel(QAbstractItemModel):
-    def __init__(self, pool: WorkerPool | None = None, parent: QObject | None = None) -> None:
+    def __init__(self, pool: WorkerPool, parent: QObject | None = None) -> None:
         super().__init__(parent)
         #: listings, one key per group: groups list side by side, a group one page at a time
         self.listings: Driver[PageAsk, PageRequest, Page] = Driver(
-            PagesModel(), pool or own_pool(self), self._page, post=lambda fn: post(fn, self), name="tree pages")
+            PagesModel(), pool, self._page, post=lambda fn: post(fn, self), name="tree pages")
         self.root = TreeItem(None)
         self.root.children = []
         #: while the filter shows its matches, expanding a row does not list its group
