@@ -142,14 +142,17 @@ class StoreContract:
         return None
 
     # -- fixtures ---------------------------------------------------------------------------
+    # class-scoped, so made once per class: on the class, not on an instance (each test gets its own)
     @pytest.fixture(scope="class")
-    def objects(self) -> dict[str, bytes]:
-        return sample_objects(self.odd_names)
+    @classmethod
+    def objects(cls) -> dict[str, bytes]:
+        return sample_objects(cls.odd_names)
 
     @pytest.fixture(scope="class")
-    def store(self, objects: dict[str, bytes], request: pytest.FixtureRequest,
+    @classmethod
+    def store(cls, objects: dict[str, bytes], request: pytest.FixtureRequest,
               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-        store = self.make_store(objects, tmp_path_factory.mktemp(type(self).__name__), request)
+        store = cls().make_store(objects, tmp_path_factory.mktemp(cls.__name__), request)
         yield store
         store.close()
 
