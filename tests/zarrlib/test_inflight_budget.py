@@ -143,3 +143,28 @@ def test_a_budget_smaller_than_one_chunk_still_reads(backend: str, tmp_path: Pat
             np.testing.assert_array_equal(zl.open(f"{url}/unsized.zarr")[...], data)
     finally:
         restore(old)
+
+
+@pytest.mark.parametrize("backend", ["fsspec"], indirect=True)
+def test_an_answer_that_holds_nothing_keeps_no_one_waiting(backend: str) -> None:
+    """The oldest answer may be queued for a connection, holding nothing, while newer ones hold
+    the budget and wait for more on the connections it waits for: the oldest of those that hold
+    goes on, or they would all wait until their timeouts."""
+    async def main() -> None:
+        b = InFlight(100)
+        queued, reading, other = b.open(), b.open(), b.open()
+        await b.hold(other, 60)
+        await b.hold(reading, 40)
+        more = asyncio.create_task(b.hold(reading, 30))  # the oldest that holds: it goes on
+        also = asyncio.create_task(b.hold(other, 30))  # newer: it waits
+        await asyncio.wait_for(more, timeout=5)
+        await asyncio.sleep(0)
+        assert not also.done() and b.used == 130
+        b.close(reading)
+        await asyncio.wait_for(also, timeout=5)
+        assert b.used == 90
+        b.close(other)
+        await b.hold(queued, 10)
+        assert b.used == 10
+
+    _run(main())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import heapq
 import itertools
 from abc import abstractmethod
 from collections import OrderedDict
@@ -42,18 +43,22 @@ class InFlight:
 
     Each answer holds, before its body is read, what it brings where the request says (its
     range) and otherwise what its head states, or each piece as it comes (within its bound).
-    An answer that would pass the budget waits, first come first served, until earlier ones are
-    handed on, except the oldest answer in flight, which always proceeds: a read never waits on
-    itself, and holds at most the budget and one answer's own bound. Lives on the I/O loop.
+    An answer that would pass the budget waits, first come first served, until others are
+    handed on, except the oldest of the answers that hold bytes or wait for them, which always
+    proceeds: the holders cannot all wait on each other, and a read holds at most the budget
+    and one answer's own bound. (An answer that holds nothing, as one queued for a connection,
+    takes no part: the one it would wait on may be a newer answer waiting on the budget.)
+    Lives on the I/O loop.
     """
 
     def __init__(self, total: int) -> None:
         self.total = total
         self.used = 0
         self.peak = 0
-        self._held: dict[int, int] = {}  # per open answer (oldest first), the bytes it holds
+        self._held: dict[int, int] = {}  # per open answer, the bytes it holds
         self._tickets = itertools.count()
         self._waiting: dict[int, tuple[int, asyncio.Future[None]]] = {}  # in the order they came
+        self._active: list[int] = []  # a heap of the answers that hold or wait (cleaned as it is read)
 
     def open(self) -> int:
         ticket = next(self._tickets)
@@ -61,11 +66,13 @@ class InFlight:
         return ticket
 
     async def hold(self, ticket: int, n: int) -> None:
-        if not self._waiting and (self.used + n <= self.total or next(iter(self._held)) == ticket):
+        oldest = self._oldest()
+        if not self._waiting and (self.used + n <= self.total or oldest is None or ticket <= oldest):
             self._grant(ticket, n)
             return
         granted = asyncio.get_running_loop().create_future()
         self._waiting[ticket] = (n, granted)
+        heapq.heappush(self._active, ticket)
         self._wake()
         try:
             await granted
@@ -77,17 +84,25 @@ class InFlight:
         self._waiting.pop(ticket, None)
         self._wake()
 
+    def _oldest(self) -> int | None:
+        """The oldest answer that holds bytes or waits for them."""
+        active = self._active
+        while active and not (self._held.get(active[0], 0) > 0 or active[0] in self._waiting):
+            heapq.heappop(active)
+        return active[0] if active else None
+
     def _grant(self, ticket: int, n: int) -> None:
+        if not self._held[ticket]:
+            heapq.heappush(self._active, ticket)
         self._held[ticket] += n
         self.used += n
         self.peak = max(self.peak, self.used)
 
     def _wake(self) -> None:
         """Grant the oldest answer wherever it waits, then the others in order while they fit."""
-        if self._held:
-            oldest = next(iter(self._held))
-            if oldest in self._waiting:
-                self._release(oldest)
+        oldest = self._oldest()
+        if oldest is not None and oldest in self._waiting:
+            self._release(oldest)
         while self._waiting:
             ticket, (n, _) = next(iter(self._waiting.items()))
             if self.used + n > self.total:
@@ -231,7 +246,7 @@ class AsyncBatchStore(Store, Generic[Buffer]):
             _answer.set((budget, ticket))  # this task's own context: its client's holds land here
             try:
                 known = known_bytes(req)
-                if known is not None:
+                if known:
                     await budget.hold(ticket, known)
                 res = await self._fetch(req)
                 if on_each is not None:
