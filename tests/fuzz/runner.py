@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Any, IO
+from typing import Any
+
+from .process import WorkerProcess
 
 REPO = Path(__file__).resolve().parents[2]
 MEMORY_WORDS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory", "std::length_error")
@@ -47,90 +46,30 @@ def frame_from_dump(text: str) -> str:
     return best or "?"
 
 
-class Worker:
+class Worker(WorkerProcess):
     """One ``python -m tests.fuzz.worker`` process and its log (its stderr)."""
 
     def __init__(self, log: Path, as_bytes: int, read_bytes: int, selftest: bool = False) -> None:
-        self.log_path = log
-        self.as_bytes = as_bytes
-        self.read_bytes = read_bytes
-        self.selftest = selftest
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log: IO[bytes] | None = None
-        self.baseline: dict[str, Any] = {}
-
-    def start(self) -> None:
-        env = dict(os.environ, ZARRVIEW_FUZZ_AS_BYTES=str(self.as_bytes), ZARRVIEW_FUZZ_READ_BYTES=str(self.read_bytes),
+        env = dict(os.environ, ZARRVIEW_FUZZ_AS_BYTES=str(as_bytes), ZARRVIEW_FUZZ_READ_BYTES=str(read_bytes),
                    PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-                   ZARRVIEW_FUZZ_SELFTEST="1" if self.selftest else "0", PYTHONFAULTHANDLER="1")
+                   ZARRVIEW_FUZZ_SELFTEST="1" if selftest else "0", PYTHONFAULTHANDLER="1")
         env.pop("ZARRVIEW_LIMITS", None)  # the library's defaults, whatever this shell raised
-        self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.fuzz.worker"], cwd=REPO, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
-        line = self._read_line(120.0)
-        if not line:
-            raise RuntimeError(f"fuzz worker did not start; see {self.log_path}:\n{self._log_tail(0)}")
-        self.baseline = json.loads(line)
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.proc.wait()
-            for stream in (self.proc.stdin, self.proc.stdout):
-                if stream is not None:
-                    stream.close()
-            self.proc = None
-        if self.log is not None:
-            self.log.close()
-            self.log = None
-
-    def _read_line(self, timeout: float) -> bytes | None:
-        assert self.proc is not None and self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            return None
-        return self.proc.stdout.readline()
-
-    def _log_tail(self, offset: int) -> str:
-        try:
-            with open(self.log_path, "rb") as f:
-                f.seek(offset)
-                return f.read()[-20000:].decode("utf-8", "replace")
-        except OSError:
-            return ""
+        super().__init__(log, [sys.executable, "-m", "tests.fuzz.worker"], env, REPO, 120.0)
 
     def run(self, msg: dict[str, Any], timeout: float) -> dict[str, Any]:
         """The worker's answer for one case, or a finding for the hang or death it caused."""
-        if self.proc is None:
-            self.start()
-        assert self.proc is not None and self.proc.stdin is not None
-        offset = self.log_path.stat().st_size
-        t0 = time.perf_counter()
-        try:
-            self.proc.stdin.write((json.dumps(msg) + "\n").encode())
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            pass
-        line = self._read_line(timeout)
+        line, offset, waited = self.ask(msg, timeout)
         if line:
             result: dict[str, Any] = json.loads(line)
             if result.get("restart"):
                 self.stop()
             return result
         if line is None:  # timed out: take the stacks, then the process
-            os.kill(self.proc.pid, signal.SIGUSR1)
-            time.sleep(0.5)
-            self.stop()
-            dump = self._log_tail(offset)
-            return _death("hang", f"no answer after {timeout:.0f} s", frame_from_dump(dump), dump, time.perf_counter() - t0)
-        rc = self.proc.wait()
-        self.stop()
-        dump = self._log_tail(offset)
-        sig = -rc if rc < 0 else 0
+            dump = self.take_stacks(offset)
+            return _death("hang", f"no answer after {timeout:.0f} s", frame_from_dump(dump), dump, waited)
+        sig, what, dump = self.death(offset)
         memory = sig == signal.SIGKILL or any(w in dump for w in MEMORY_WORDS)
-        what = f"killed by {signal.Signals(sig).name}" if sig else f"exited with status {rc}"
-        return _death("memory" if memory else "crash", what, frame_from_dump(dump), dump, time.perf_counter() - t0)
+        return _death("memory" if memory else "crash", what, frame_from_dump(dump), dump, waited)
 
 
 def _death(category: str, message: str, where: str, dump: str, seconds: float) -> dict[str, Any]:

@@ -24,14 +24,17 @@ import faulthandler
 import json
 import os
 import resource
-import select
 import signal
-import subprocess
 import sys
 import time
 import traceback
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+# tests/, for the worker process both fuzzing harnesses keep (also where this file runs as the
+# worker, whose own path is tests/zarrlib): appended, so zarrview is found as before
+sys.path.append(str(Path(__file__).resolve().parents[1]))
+from fuzz.process import WorkerProcess  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 GiB = 1 << 30
@@ -187,79 +190,19 @@ def main() -> None:
 
 # -- the parent's side ---------------------------------------------------------------------------
 
-class Reader:
+class Reader(WorkerProcess):
     """One worker process; ``run`` hands it a job and waits for the answer at most ``timeout`` s."""
 
     def __init__(self, log: Path, as_bytes: int = AS_BYTES, selftest: bool = False) -> None:
-        self.log_path = log
-        self.as_bytes = as_bytes
-        self.selftest = selftest
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log: IO[bytes] | None = None
-        self.baseline: dict[str, Any] = {}
-
-    def __enter__(self) -> Reader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def start(self) -> None:
-        env = dict(os.environ, ZARRVIEW_READER_AS_BYTES=str(self.as_bytes), PYTHONFAULTHANDLER="1",
-                   ZARRVIEW_READER_SELFTEST="1" if self.selftest else "0", MALLOC_ARENA_MAX="4")
+        env = dict(os.environ, ZARRVIEW_READER_AS_BYTES=str(as_bytes), PYTHONFAULTHANDLER="1",
+                   ZARRVIEW_READER_SELFTEST="1" if selftest else "0", MALLOC_ARENA_MAX="4")
         env.pop("ZARRVIEW_LIMITS", None)
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve())], cwd=REPO, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
-        line = self._read_line(180.0)
-        if not line:
-            raise RuntimeError(f"the reader did not start; see {self.log_path}:\n{self._log_tail(0)}")
-        self.baseline = json.loads(line)
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.proc.wait()
-            for stream in (self.proc.stdin, self.proc.stdout):
-                if stream is not None:
-                    stream.close()
-            self.proc = None
-        if self.log is not None:
-            self.log.close()
-            self.log = None
-
-    def _read_line(self, timeout: float) -> bytes | None:
-        assert self.proc is not None and self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            return None
-        return self.proc.stdout.readline()
-
-    def _log_tail(self, offset: int) -> str:
-        try:
-            with open(self.log_path, "rb") as f:
-                f.seek(offset)
-                return f.read()[-20000:].decode("utf-8", "replace")
-        except OSError:
-            return ""
+        super().__init__(log, [sys.executable, str(Path(__file__).resolve())], env, REPO, 180.0)
 
     def run(self, job: dict[str, Any], timeout: float) -> dict[str, Any]:
         """The worker's answer, or ``{"outcome": "hang" | "died", ...}`` after ``timeout`` seconds
         without one or the worker's death (with its stacks or last words)."""
-        if self.proc is None:
-            self.start()
-        assert self.proc is not None and self.proc.stdin is not None
-        offset = self.log_path.stat().st_size
-        t0 = time.monotonic()
-        try:
-            self.proc.stdin.write((json.dumps(job) + "\n").encode())
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            pass
-        line = self._read_line(timeout)
-        waited = time.monotonic() - t0
+        line, offset, waited = self.ask(job, timeout)
         if line:
             result: dict[str, Any] = json.loads(line)
             result["waited"] = waited
@@ -267,16 +210,10 @@ class Reader:
                 self.stop()
             return result
         if line is None:  # no answer in time: its stacks, then the process
-            os.kill(self.proc.pid, signal.SIGUSR1)
-            self._read_line(0.5)  # the dump is written to the log; give it a moment (woken by output, if any)
-            self.stop()
-            return {"outcome": "hang", "waited": waited, "message": f"no answer after {timeout:g} s",
-                    "stacks": self._log_tail(offset)}
-        rc = self.proc.wait()
-        self.stop()
-        sig = -rc if rc < 0 else 0
-        what = f"killed by {signal.Signals(sig).name}" if sig else f"exited with status {rc}"
-        return {"outcome": "died", "waited": waited, "message": what, "stacks": self._log_tail(offset)}
+            stacks = self.take_stacks(offset)
+            return {"outcome": "hang", "waited": waited, "message": f"no answer after {timeout:g} s", "stacks": stacks}
+        _, what, stacks = self.death(offset)
+        return {"outcome": "died", "waited": waited, "message": what, "stacks": stacks}
 
 
 if __name__ == "__main__":
