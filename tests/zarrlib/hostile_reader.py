@@ -59,7 +59,9 @@ def _status(name: str) -> int:
 # -- the worker ----------------------------------------------------------------------------------
 
 def _describe_error(e: BaseException, zl: Any) -> dict[str, Any]:
-    return {"type": _type_name(e), "store_error": isinstance(e, zl.StoreError), "zarr_error": isinstance(e, zl.ZarrError),
+    """The outcome of a read that raised ``e`` ("memory" for a MemoryError), and what it raised."""
+    return {"outcome": "memory" if isinstance(e, MemoryError) else "error", "type": _type_name(e),
+            "store_error": isinstance(e, zl.StoreError), "zarr_error": isinstance(e, zl.ZarrError),
             "message": str(e)[:4000], "traceback": "".join(traceback.format_exception(e))[-6000:]}
 
 
@@ -99,11 +101,7 @@ def _read(arr: Any, mode: str, expected: Any, zl: Any, inject: str | None) -> di
             out["equal"] = bool(shape_ok and np.array_equal(got[~mask], expected[~mask]))
             out["fill_in_failures"] = bool(shape_ok and (got[mask] == arr.fill_value).all())
             out["failed_cells"] = int(mask.sum())
-    except MemoryError as e:
-        out["outcome"] = "memory"
-        out.update(_describe_error(e, zl))
-    except Exception as e:  # noqa: BLE001 - classifying is the point
-        out["outcome"] = "error"
+    except Exception as e:  # noqa: BLE001 - classifying is the point (a MemoryError included)
         out.update(_describe_error(e, zl))
     out["seconds"] = time.monotonic() - t0
     return out
@@ -138,11 +136,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
                 raise RuntimeError("injected: not a ZarrError")
             arr = zl.open(job["url"], **job.get("options", {}))
             out["outcome"] = "ok"
-        except MemoryError as e:
-            out["outcome"] = "memory"
-            out.update(_describe_error(e, zl))
-        except Exception as e:  # noqa: BLE001 - classifying is the point
-            out["outcome"] = "error"
+        except Exception as e:  # noqa: BLE001 - classifying is the point (a MemoryError included)
             out.update(_describe_error(e, zl))
         out["seconds_open"] = time.monotonic() - t0
         if out["outcome"] == "ok" and mode != "open":
