@@ -2,7 +2,7 @@
 (``zarrview.viewing.decision``) and for the window and the commands that act on it: plain arrays
 of 1, 2 and 3 dimensions, records, an array whose storage order is (X, Y), an OME-Zarr image and
 label image, an OME group whose metadata names no pyramid, a GeoZarr pyramid, a plain group, an
-array with a codec zarrview does not have, an AnnData dataframe, a plate and a well. Each is a
+array with a codec zarrview does not have, an OME-Zarr image whose level 0 has such a codec, an AnnData dataframe, a plate and a well. Each is a
 location as a person types it (``PATH::/node``)."""
 
 from __future__ import annotations
@@ -46,6 +46,13 @@ def decision_stores(folder: Path) -> dict[str, str]:
 
     out["image"] = str(hand_image(folder / "image.zarr", "0.4",
                                   [((4, 30, 50), (1, 1, 1), None), ((4, 15, 25), (1, 2, 2), None)], "zyx"))
+    out["image without level 0"] = str(hand_image(folder / "no0.zarr", "0.4",
+                                                  [((4, 30, 50), (1, 1, 1), None), ((4, 15, 25), (1, 2, 2), None)],
+                                                  "zyx"))
+    level0 = folder / "no0.zarr" / "0" / ".zarray"
+    meta = json.loads(level0.read_text())
+    meta["compressor"] = {"id": "nonexistent_codec"}
+    level0.write_text(json.dumps(meta))
     out["label image"] = str(hand_image(folder / "label.zarr", "0.4", [((30, 50), (1, 1), None)], "yx",
                                         dtype="uint8", extra={"image-label": {"colors": []}}))
     out["broken image"] = str(write_group(folder / "broken.zarr", "0.4",

@@ -175,7 +175,7 @@ def _export_spec(shown: Shown) -> PlaneSpec | None:
     array's plane, or an OME-Zarr image's or multiscales pyramid's plane at the level asked for
     (the window's first view of it) with the label images asked for; None after saying why
     there is none. A request that names nothing of it raises ``ArgumentError``."""
-    from .viewing.export.plane import default_spec, image_spec, pyramid_spec
+    from .viewing.export.plane import default_spec, state_spec
     from .viewing.image.slice_spec import ArgumentError
 
     refused = shown.refused
@@ -184,14 +184,12 @@ def _export_spec(shown: Shown) -> PlaneSpec | None:
             raise ArgumentError(f"zarrview: {refused.text}")
         _say_problems(refused.text, refused.listed)
         return None
-    level = shown.level or 0
-    try:
-        if shown.image is not None:
-            return image_spec(shown.image, shown.plane, level, shown.layers)
-        if shown.pyramid is not None:
-            return pyramid_spec(shown.pyramid, shown.plane, level)
-    except ValueError as e:  # level 0 unreadable where no level was asked for: never another one
-        raise ArgumentError(f"zarrview: {e}") from None
+    level = shown.first_level
+    if level is not None and shown.state is not None:  # a pyramid's level, as the window reads it whole
+        if shown.level is None and level != 0:
+            print(f"zarrview: level 0 of {shown.node.path} cannot be read; writing level {level}, the finest "
+                  "that can be", file=sys.stderr)
+        return state_spec(shown.state.with_(labels=shown.layers), level, shown.plane)
     assert shown.array is not None and shown.array is shown.node
     return default_spec(shown.array, shown.plane, state=shown.state, coordinates=shown.coordinates)
 

@@ -14,7 +14,8 @@ from PySide6.QtCore import QPointF
 
 import zarrview.zarrlib as zl
 from zarrview.app.window import MainWindow
-from zarrview.viewing.ome import OmeImage, detect
+from zarrview.viewing.decision import decide
+from zarrview.viewing.ome import OmeImage
 from zarrview.zarrlib.storage import LocalStore
 
 from store_wrappers import CountingStore
@@ -86,9 +87,9 @@ def test_window_and_colour_change_without_a_read_and_single_mode(qtbot: Any, win
                                                                 tmp_path: Path, monkeypatch: Any) -> None:
     path = _three(tmp_path / "count.zarr")
     store = CountingStore(LocalStore(str(path)))
-    image = detect(zl.open(store))
-    assert isinstance(image, OmeImage)
-    window.data.set_image(image)
+    shown = decide(zl.open(store))
+    assert isinstance(shown.image, OmeImage)
+    window.data.show_image(shown)
     _shown(qtbot, window)
     reads = len(store.chunk_keys())
     requests = window.data.driver.requests

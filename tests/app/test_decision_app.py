@@ -78,7 +78,7 @@ def test_an_unreadable_node_shows_its_error(qtbot: Any, window: MainWindow, stor
     assert window.data.problem == shown.refused.window
 
 
-@pytest.mark.parametrize("name", ["vol", "xy", "image", "label image", "pyramid"])
+@pytest.mark.parametrize("name", ["vol", "xy", "image", "label image", "pyramid", "image without level 0"])
 def test_the_window_draws_the_decisions_first_view(qtbot: Any, window: MainWindow, stores: dict[str, str],  # noqa: F811
                                                   name: str) -> None:
     shown = decide(zl.open(stores[name]))
@@ -90,3 +90,23 @@ def test_the_window_draws_the_decisions_first_view(qtbot: Any, window: MainWindo
     assert (state.y_dim, state.x_dim) == (shown.state.y_dim, shown.state.x_dim)
     assert state.array.shape == shown.array.shape and state.array.path == shown.array.path
     assert state.indices == shown.state.indices
+
+
+def test_the_window_exports_what_export_writes_where_level_0_is_unreadable(
+        qtbot: Any, window: MainWindow, stores: dict[str, str], tmp_path: Path,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The window shows the finest readable level, and its Export writes the plane ``zarrview
+    export`` writes: both level 1's."""
+    import numpy as np
+
+    from zarrview.viewing.export.plane import export_plane
+
+    location = stores["image without level 0"]
+    window.open_location(location)
+    _settle(qtbot, window)
+    spec = window.data.plane_spec()
+    assert window.data.problem is None and spec is not None and spec.array.path == "/1"
+    export_plane(spec, tmp_path / "window.npy")
+    assert main(["export", location, "-o", str(tmp_path / "cli.npy")]) == 0
+    assert "writing level 1" in capsys.readouterr().err
+    np.testing.assert_array_equal(np.load(tmp_path / "window.npy"), np.load(tmp_path / "cli.npy"))

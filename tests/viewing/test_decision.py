@@ -221,3 +221,22 @@ def test_export_reads_the_cf_coordinates_once(tmp_path: Path, capsys: pytest.Cap
     assert len(lat_chunks) == len(set(lat_chunks)) >= 1, keys
     rows = out.read_text().splitlines()
     assert rows[0].startswith("lat \\ lon,") and len(rows) == 1 + np.asarray(cf_dataset()["lat"]).size
+
+
+def test_an_image_whose_level_0_is_unreadable_exports_its_finest_readable_level(
+        stores: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The window shows such an image from level 1; export writes that level's plane and says so,
+    rather than refuse a --level 0 nobody asked for."""
+    import zarr
+
+    location = stores["image without level 0"]
+    shown = decide(zl.open(location))
+    assert shown.refused is None and shown.state is not None and shown.first_level == 1
+    assert shown.array is not None and shown.array.path == "/1"
+    z = shown.state.indices[0]
+    code, _, err = _run(capsys, "export", location, "-o", str(tmp_path / "p.npy"))
+    assert code == 0, err
+    assert err.strip() == "zarrview: level 0 of / cannot be read; writing level 1, the finest that can be"
+    np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), zarr.open_array(f"{location}/1", mode="r")[z])
+    code, _, err = _run(capsys, "export", location, "--level", "0", "-o", str(tmp_path / "q.npy"))
+    assert code == 2 and "--level 0: the image at / has no such level (its readable levels are 1)" in err

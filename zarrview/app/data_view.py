@@ -16,17 +16,17 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, Q
                                QWidget)
 
 from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
-from ..viewing import Scene, ViewController, ViewState, initial_state
+from ..viewing import Scene, ViewController, ViewState
 from ..viewing.image.axes import dim_names
 from ..viewing.image.controller import PlaneRequest
 from ..viewing.cf.view import read_cf
 from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
-from ..viewing.conventions.georef import pyramid_state, pyramid_view, spatial_plane
-from ..viewing.export.plane import PlaneSpec, level_error, pyramid_level_error
+from ..viewing.conventions.georef import pyramid_view
+from ..viewing.decision import Shown, decide
+from ..viewing.export.plane import PlaneSpec
 from ..viewing.labels.export import overlays
 from ..viewing.labels.layers import LabelLayer
 from ..viewing.ome import Multiscale, OmeImage, OmePlate
-from ..viewing.ome.view import image_state
 from ..viewing.image.memory import ViewMemory
 from ..viewing.image.state import Region
 from ..zarrlib import Array, Group
@@ -156,7 +156,7 @@ class DataView(QWidget):
         #: another band of a GeoZarr pyramid, read on a worker: the newest asked for only
         self._variables: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
             Tasks(), pool, self._variable_read, post=lambda fn: post(fn, self), name="pyramid variable")
-        self._pyramid_group: Group | None = None  # the GeoZarr pyramid shown, for its band picker
+        self._pyramid: Shown | None = None  # the GeoZarr pyramid shown, for its band picker
         self._ome: OmeImage | None = None  # the OME image shown, for its pixel sizes
         self.plate_view: PlateView | None = None  # built on the first plate (set_plate)
         #: the image's model, and the driver that reads what it asks and hands its scenes to ``_paint``
@@ -248,62 +248,64 @@ class DataView(QWidget):
         self.anndata.show_embedding(array, frame)
 
     def set_array(self, arr: Array, plane: dict[int, int] | None = None) -> None:
-        shown = self.state if self.state is not None and self.state.array is arr else None  # a table shows its plane
+        """``arr`` as decided without reading (``plane``: the indices asked for, else the table's)."""
         plane = plane if plane is not None else self.others.indices(arr)  # and the image the table's
+        self.show_array(decide(arr, plane, read=False))
+
+    def show_array(self, shown: Shown) -> None:
+        """An array as ``shown`` decides: its first view (or a table, a line, a value), or why its
+        plane cannot be shown."""
+        arr = shown.node
+        assert isinstance(arr, Array)
+        kept = self.state if self.state is not None and self.state.array is arr else None  # a table shows its plane
+        plane = dict(shown.plane)
         self._reset(arr)
         self.pending_level = None  # --level names a level of an image, not of an array (the window says so)
         self._ome = None
         self.physical.apply(None, None)
-        if arr.dtype.names or arr.dtype.kind in "OSUV" or self.as_table.isChecked() or arr.ndim < 2:
-            self.others.show(arr, as_table=self.as_table.isChecked(), shown=shown, plane=plane)
+        if arr.dtype.names or arr.dtype.kind in "OSUV" or self.as_table.isChecked() or shown.state is None:
+            if shown.refused is not None:
+                self.show_problem(shown.refused.window)
+                return
+            self.others.show(arr, as_table=self.as_table.isChecked(), shown=kept, plane=plane)
             return
-        first = spatial_plane(initial_state(arr, plane or {}), plane=plane)  # Y as rows where spatial: says
-        self._start(self.memory.restore(first, plane_given=bool(plane)))  # a plane asked for, or the table's
+        self._start(self.memory.restore(shown.state, plane_given=bool(plane)))  # a plane asked for, or the table's
         self.cf.start(arr, self.plane)  # coordinates, units and decoding: read on a worker, then applied
 
-    def set_image(self, image: OmeImage, plane: dict[int, int] | None = None) -> None:
-        """An OME-Zarr image: its pyramid (the level chosen by zoom, or picked), axis names and
-        the planes its rendering settings ask for."""
-        state, level, self.pending_level = image_state(image, plane), self.pending_level, None
-        why = level_error(image, level) if state is not None and level is not None else None
-        if why is not None:  # a level that does not exist is said, not replaced by another
-            self.show_problem(why)
-            return
-        if state is None:
-            levels = image.first.levels if image.multiscales else ()
-            why = "; ".join(lv.error or "" for lv in levels if lv.error) or "it has no levels"
-            self.show_problem(f"No level of the image {image.path} can be read: {why}")
+    def show_image(self, shown: Shown) -> None:
+        """An OME-Zarr image as ``shown`` decides: its pyramid (the level chosen by zoom, or
+        picked), axis names and the planes its rendering settings ask for."""
+        image, state, level, self.pending_level = shown.image, shown.state, shown.level, None
+        if shown.refused is not None or state is None or image is None:
+            self.show_problem(shown.refused.window if shown.refused is not None else f"{shown.node.path} is no image")
             return
         same = self.state is not None and self._ome is not None and self._ome.group is image.group
         kept = self.state.labels if same and self.state is not None else ()
         self._reset(state.array)
-        state = self.memory.restore(state, plane_given=bool(plane))  # its channels as they were left
+        state = self.memory.restore(state, plane_given=bool(shown.plane))  # its channels as they were left
         self._ome = image
         self._start(state.with_(level=level, labels=kept))
         self._apply_physical()
         picker = self._level_picker(image.first, state, level)
         if len(image.multiscales) > 1:  # several pyramids in one group: the first by default, any on request
-            add_multiscale_picker(picker, image, lambda chosen: self.set_image(chosen, plane))
+            add_multiscale_picker(picker, image, lambda chosen: self.show_image(shown.with_found(chosen)))
         if state.channels:
             self.channels = add_channel_panel(self.side, state, self.plane, self._channel_changed,
                                               self._channel_mode, self.pool)
         self.show_labels(image.group, kept)  # another pyramid of the image keeps its label layers
 
-    def set_pyramid(self, found: GeoMultiscale, plane: dict[int, int] | None = None) -> None:
-        """A multiscales convention pyramid (GeoZarr): the level picker and level-by-zoom of an
-        OME-Zarr image, and axes in the CRS's coordinates once level 0's CF read adds them."""
-        state, level, self.pending_level = pyramid_state(found, plane), self.pending_level, None
-        ms = found.multiscale
-        why = pyramid_level_error(ms, found.path, level) if state is not None and level is not None else None
-        if state is None:
-            why = "; ".join(lv.error or "" for lv in ms.levels if lv.error) or "it has no levels"
-            why = f"No level of the pyramid {found.path} can be read: {why}"
-        if why is not None or state is None:
-            self.show_problem(why or "")
+    def show_pyramid(self, shown: Shown) -> None:
+        """A multiscales convention pyramid (GeoZarr) as ``shown`` decides: the level picker and
+        level-by-zoom of an OME-Zarr image, and axes in the CRS's coordinates once level 0's CF
+        read adds them."""
+        found, state, level, self.pending_level = shown.pyramid, shown.state, shown.level, None
+        if shown.refused is not None or state is None or found is None:
+            self.show_problem(shown.refused.window if shown.refused is not None else f"{shown.node.path} is no pyramid")
             return
+        ms = found.multiscale
         self._reset(state.array)
         self._ome = None
-        self._pyramid_group = found.group
+        self._pyramid = shown
         self._start(state.with_(level=level))
         self._apply_physical()
         picker = self._level_picker(ms, state, level)
@@ -320,9 +322,10 @@ class DataView(QWidget):
     def _variable_read(self, done: Done[GeoMultiscale | None]) -> None:
         """The band's pyramid, shown while the pyramid it was picked in is still on screen."""
         (found, name), answer = done.task.about, done.answer
+        shown = self._pyramid
         if not answer.cancelled and isinstance(answer.value, GeoMultiscale) \
-                and self._pyramid_group is found.group:  # still this pyramid on screen
-            self.set_pyramid(answer.value)
+                and shown is not None and shown.node is found.group:  # still this pyramid on screen
+            self.show_pyramid(shown.with_found(answer.value))
         elif answer.error is not None:
             self.status.emit(f"The pyramid of {name} cannot be read: {answer.error}")
 
@@ -631,7 +634,7 @@ class DataView(QWidget):
         self._forget_status()
         self.problem = None
         self.array = arr
-        self._pyramid_group = None
+        self._pyramid = None
         self.driver.clear()
         self.controller.clear()
         self.analysis.clear()

@@ -69,16 +69,16 @@ class NodeDisplay:
         level = self.host.data.pending_level
         shown = decide(node, plane, level, read=False)
         if not shown.pending:
-            self._render(shown, plane)
+            self._render(shown)
             return
         assert isinstance(node, zl.Group)
         self.host.data.show_message(shown.message)  # until its metadata says what else it is
         self._read_then_show(node, plane, level)
         self.spatial.show_store(node)
 
-    def _render(self, shown: Shown, plane: dict[int, int]) -> None:
-        """An array, a node that cannot be read or an AnnData element, as decided at once
-        (``plane``: the indices the command line asked for)."""
+    def _render(self, shown: Shown) -> None:
+        """An array, a node that cannot be read or an AnnData element, as decided at once (with
+        the indices the command line asked for)."""
         node = shown.node
         if shown.anndata is not None:  # a table, a matrix, a scatter plot
             self.anndata.show(node)
@@ -88,20 +88,19 @@ class NodeDisplay:
             self._spend_level(shown.refused)
             self.refuse_plane(shown.refused.window)
         elif isinstance(node, zl.Array):
-            self.host.data.set_array(node, plane)
+            self.host.data.show_array(shown)
 
     def _read_then_show(self, group: zl.Group, plane: dict[int, int], level: int | None) -> None:
         """A group's OME-Zarr and GeoZarr metadata is read off the GUI thread (it opens the level
         arrays), and the answer is dropped if another node was selected meanwhile."""
         self.looking_at = group
         self._ome.show(Task(call_job(lambda: decide(group, plane, level), label=f"OME metadata of {group.path}"),
-                            about=(group, plane)))
+                            about=group))
 
     def _decided(self, done: Done[Any]) -> None:
         """What the group still looked at is shown as; dropped if another node was selected
         meanwhile (an array shown since submits no read that would replace this one)."""
-        group: zl.Group = done.task.about[0]
-        plane: dict[int, int] = done.task.about[1]
+        group: zl.Group = done.task.about
         answer = done.answer
         if answer.cancelled or self.looking_at is not group:
             return
@@ -109,23 +108,23 @@ class NodeDisplay:
         if answer.error is not None or not isinstance(shown, Shown):
             self.ome_groups.show_found(group, None, answer.error)
         elif shown.kind is Kind.PYRAMID:
-            self._show_pyramid(shown, plane)
+            self._show_pyramid(shown)
         elif self.ome_groups.show_found(group, shown.ome, None) and shown.kind in (Kind.IMAGE, Kind.LABEL_IMAGE):
-            self._show_image(shown, plane)
+            self._show_image(shown)
 
-    def _show_image(self, shown: Shown, plane: dict[int, int]) -> None:
+    def _show_image(self, shown: Shown) -> None:
         """An OME-Zarr image at its first view; a label image in its colours (its own layer over
         its values)."""
         image, group = shown.image, shown.node
         assert image is not None and isinstance(group, zl.Group)
         if self._refused(shown.refused):
             return
-        self.host.data.set_image(image, plane)
+        self.host.data.show_image(shown)
         if shown.kind is Kind.LABEL_IMAGE:
             own = layer_of(group.name, image, opacity=1.0)
             self.host.data.show_labels(group, (own,) if own is not None else ())
 
-    def _show_pyramid(self, shown: Shown, plane: dict[int, int]) -> None:
+    def _show_pyramid(self, shown: Shown) -> None:
         """A multiscales convention pyramid (GeoZarr): shown like an OME-Zarr image, its metadata's
         problems said in the status bar, also where they leave no level to show."""
         found, refused = shown.pyramid, shown.refused
@@ -134,7 +133,7 @@ class NodeDisplay:
             self._refused(refused)
             return
         if not self._refused(refused):
-            self.host.data.set_pyramid(found, plane)
+            self.host.data.show_pyramid(shown)
         problems = shown.problems
         if problems:
             said = "; ".join(f"{p.severity}: {p.path}: {p.message}" for p in problems[:5])

@@ -124,6 +124,19 @@ class Shown:
         """The window's words for a group it draws nothing of."""
         return f"{self.node.path} is a group: select an array to see its data."
 
+    @property
+    def first_level(self) -> int | None:
+        """The pyramid level a whole plane is read from where no ``--level`` is asked for: the
+        finest readable one, which the window shows at full resolution (None: no pyramid)."""
+        if self.level is not None or self.state is None or not self.state.pyramid:
+            return self.level
+        return self.state.pyramid[0].index
+
+    def with_found(self, found: OmeImage | GeoMultiscale) -> Shown:
+        """This group shown as another of its pyramids (an image's other multiscale, a pyramid of
+        another band), at this plane and at no level asked for: picked in the window."""
+        return replace(_drawn_group(self.node, found), anndata=self.anndata).with_request(self.plane)
+
     def with_request(self, plane: Mapping[int, int] | None = None, level: int | None = None,
                      overlays: str | None = None) -> Shown:
         """This decision for ``plane`` (``--slice``), ``level`` (``--level``) and the label
@@ -173,21 +186,27 @@ def looked_at(node: Node, *, labels: bool = False, read: bool = True) -> Shown:
     found = shown_as(node, labels=labels)
     if anndata is not None:  # the AnnData views show it, whatever else its attributes say
         return Shown(node, Kind.ANNDATA, found=found, anndata=anndata)
-    if isinstance(found, GeoMultiscale):
-        ms = found.multiscale
-        levels = ms.readable_levels
-        return Shown(node, Kind.PYRAMID, found, levels[0].array if levels else None,
-                     tuple(a.name for a in ms.axes) if ms.axes else None, found.problems)
-    if isinstance(found, OmeImage):
-        ms_levels = found.first.readable_levels if found.multiscales else ()
-        names = tuple(a.name for a in found.first.axes) if found.multiscales else None
-        kind = Kind.LABEL_IMAGE if found.is_label else Kind.IMAGE
-        return Shown(node, kind, found, ms_levels[0].array if ms_levels else None, names, found.problems)
+    if isinstance(found, (GeoMultiscale, OmeImage)):
+        return _drawn_group(node, found)
     if found is not None:
         kind = Kind.PLATE if isinstance(found, OmePlate) else Kind.WELL if isinstance(found, OmeWell) \
             else Kind.OME_GROUP
         return Shown(node, kind, found, problems=found.problems)
     return Shown(node, Kind.GROUP)
+
+
+def _drawn_group(node: Node, found: OmeImage | GeoMultiscale) -> Shown:
+    """A group drawn as a pyramid: an OME-Zarr image's first multiscale or a multiscales
+    convention pyramid, its first readable level the array shown."""
+    if isinstance(found, GeoMultiscale):
+        ms = found.multiscale
+        levels = ms.readable_levels
+        return Shown(node, Kind.PYRAMID, found, levels[0].array if levels else None,
+                     tuple(a.name for a in ms.axes) if ms.axes else None, found.problems)
+    ms_levels = found.first.readable_levels if found.multiscales else ()
+    names = tuple(a.name for a in found.first.axes) if found.multiscales else None
+    kind = Kind.LABEL_IMAGE if found.is_label else Kind.IMAGE
+    return Shown(node, kind, found, ms_levels[0].array if ms_levels else None, names, found.problems)
 
 
 def _array_request(asked: Shown, arr: Array, overlays: str | None) -> Shown:

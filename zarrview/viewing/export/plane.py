@@ -45,7 +45,6 @@ Progress = Callable[[int, int], None]
 
 if TYPE_CHECKING:
     from ..cf.view import CFOnce
-    from ..conventions.geozarr import GeoMultiscale
 
 
 class PlaneValues(Protocol):
@@ -194,31 +193,20 @@ def pyramid_level_error(ms: Multiscale | None, path: str, level: int) -> str | N
     return f"--level {level}: the image at {path} has no such level ({have})"
 
 
-def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: int = 0,
+def image_spec(image: OmeImage, plane: Mapping[int, int] | None = None, level: int | None = None,
                labels: tuple[LabelLayer, ...] = ()) -> PlaneSpec:
     """The plane the window shows first for an OME-Zarr image (``plane`` in level-0 indices, as
     ``--slice`` gives them; else the ``rdefs`` default Z and T), read whole from pyramid ``level``
-    of its first multiscale: the fixed indices are carried into that level as the view carries
-    them; ``labels`` are drawn over a PNG. Raises ``ValueError`` (with :func:`level_error`'s words)
-    for a level that cannot be read."""
+    of its first multiscale (None: the finest readable one): the fixed indices are carried into
+    that level as the view carries them; ``labels`` are drawn over a PNG. Raises ``ValueError``
+    (with :func:`level_error`'s words) for a level that cannot be read."""
     from ..ome.view import image_state
 
-    why = level_error(image, level)
+    why = level_error(image, level) if level is not None else None
     state = image_state(image, plane) if why is None else None
-    if state is None:
+    if state is None or not state.pyramid:
         raise ValueError(why or f"no level of the image {image.path} can be read")
-    return state_spec(state.with_(labels=labels), level, plane)
-
-
-def pyramid_spec(found: GeoMultiscale, plane: Mapping[int, int] | None = None, level: int = 0) -> PlaneSpec:
-    """:func:`image_spec` for a multiscales convention pyramid (GeoZarr)."""
-    from ..conventions.georef import pyramid_state
-
-    why = pyramid_level_error(found.multiscale, found.path, level)
-    state = pyramid_state(found, plane) if why is None else None
-    if state is None:
-        raise ValueError(why or f"no level of the pyramid {found.path} can be read")
-    return state_spec(state, level, plane)
+    return state_spec(state.with_(labels=labels), state.pyramid[0].index if level is None else level, plane)
 
 
 def state_spec(state: ViewState, level: int, fixed: Mapping[int, int] | None = None) -> PlaneSpec:
