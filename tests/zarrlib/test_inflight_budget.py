@@ -101,6 +101,27 @@ def test_a_cancelled_waiter_gives_its_place_up(backend: str) -> None:
     _run(main())
 
 
+@pytest.mark.parametrize("backend", ["fsspec"], indirect=True)
+def test_one_answer_at_a_time_passes_the_budget(backend: str) -> None:
+    """An older answer whose body comes after a newer one passed the budget waits for it to be
+    handed on: two past the budget at once would hold two answers' bounds beyond it."""
+    async def main() -> None:
+        b = InFlight(100)
+        older, newer = b.open(), b.open()  # the older one still waits for its answer
+        await b.hold(newer, 60)
+        await b.hold(newer, 80)  # the oldest that holds: past the budget
+        assert b.used == 140
+        late = asyncio.create_task(b.hold(older, 50))
+        await asyncio.sleep(0)
+        assert not late.done() and b.used == 140
+        await b.hold(newer, 10)  # the one past the budget goes on
+        b.close(newer)
+        await asyncio.wait_for(late, timeout=5)
+        assert b.used == 50 and b.peak == 150
+
+    _run(main())
+
+
 @pytest.fixture
 def budget() -> Iterator[None]:
     old = configure(inflight_bytes=1 << 20)  # four chunks of 256 KiB

@@ -44,10 +44,12 @@ class InFlight:
     Each answer holds, before its body is read, what it brings where the request says (its
     range) and otherwise what its head states, or each piece as it comes (within its bound).
     An answer that would pass the budget waits, first come first served, until others are
-    handed on, except the oldest of the answers that hold bytes or wait for them, which always
-    proceeds: the holders cannot all wait on each other, and a read holds at most the budget
-    and one answer's own bound. (An answer that holds nothing, as one queued for a connection,
-    takes no part: the one it would wait on may be a newer answer waiting on the budget.)
+    handed on, except one answer at a time: the oldest of the answers that hold bytes or wait
+    for them, which proceeds past the budget until it is handed on: the holders cannot all wait
+    on each other, and a read holds at most the budget and one answer's own bound. (An answer
+    that holds nothing, as one queued for a connection, takes no part: the one it would wait on
+    may be a newer answer waiting on the budget. One that holds nothing yet and is older than
+    the one past the budget waits for it: two past it at once would hold two answers' bounds.)
     Lives on the I/O loop.
     """
 
@@ -59,6 +61,7 @@ class InFlight:
         self._tickets = itertools.count()
         self._waiting: dict[int, tuple[int, asyncio.Future[None]]] = {}  # in the order they came
         self._active: list[int] = []  # a heap of the answers that hold or wait (cleaned as it is read)
+        self._over: int | None = None  # the answer past the budget, until it is handed on
 
     def open(self) -> int:
         ticket = next(self._tickets)
@@ -66,8 +69,7 @@ class InFlight:
         return ticket
 
     async def hold(self, ticket: int, n: int) -> None:
-        oldest = self._oldest()
-        if not self._waiting and (self.used + n <= self.total or oldest is None or ticket <= oldest):
+        if self._passes(ticket) or not self._waiting and self.used + n <= self.total:
             self._grant(ticket, n)
             return
         granted = asyncio.get_running_loop().create_future()
@@ -82,7 +84,17 @@ class InFlight:
     def close(self, ticket: int) -> None:
         self.used -= self._held.pop(ticket, 0)
         self._waiting.pop(ticket, None)
+        if ticket == self._over or self.used <= self.total:
+            self._over = None
         self._wake()
+
+    def _passes(self, ticket: int) -> bool:
+        """Whether ``ticket`` may pass the budget: the answer already past it, else (with none
+        past it) the oldest of those that hold bytes or wait for them."""
+        if self._over is not None:
+            return ticket == self._over
+        oldest = self._oldest()
+        return oldest is None or ticket <= oldest
 
     def _oldest(self) -> int | None:
         """The oldest answer that holds bytes or waits for them."""
@@ -97,12 +109,15 @@ class InFlight:
         self._held[ticket] += n
         self.used += n
         self.peak = max(self.peak, self.used)
+        if self.used > self.total:
+            self._over = ticket
 
     def _wake(self) -> None:
-        """Grant the oldest answer wherever it waits, then the others in order while they fit."""
-        oldest = self._oldest()
-        if oldest is not None and oldest in self._waiting:
-            self._release(oldest)
+        """Grant the answer that may pass the budget wherever it waits, then the others in order
+        while they fit."""
+        first = self._over if self._over is not None else self._oldest()
+        if first is not None and first in self._waiting:
+            self._release(first)
         while self._waiting:
             ticket, (n, _) = next(iter(self._waiting.items()))
             if self.used + n > self.total:
