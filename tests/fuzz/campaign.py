@@ -26,6 +26,7 @@ from typing import Any
 from .apply import build, location, protection, tree_digest
 from .runner import GOOD, SEVERITY, Worker, category_of
 from .seeds import Seed, build_seeds
+from .slots import Slots, Ticker
 
 GiB = 1 << 30
 
@@ -146,38 +147,24 @@ class Campaign:
 
     # -- many cases ----------------------------------------------------------------------------
     def run(self, cases: Iterable[dict[str, Any]], progress_every: float = 30.0) -> Report:
-        todo: queue.Queue[dict[str, Any] | None] = queue.Queue(maxsize=self.opt.jobs * 4)
-        t0 = time.perf_counter()
-        last = [t0]
+        tick = Ticker(progress_every, lambda s: self.log(f"  {self.report.cases} cases, {s:.0f} s, "
+                                                         f"{dict(self.report.counts)}"))
 
-        def slot(i: int) -> None:
+        def slot(i: int, take: Callable[[], dict[str, Any] | None]) -> None:
             work = self.out / "work" / f"slot-{i}"
             work.mkdir(parents=True, exist_ok=True)
             worker = Worker(work / "worker.log", self.opt.as_bytes, self.opt.read_bytes, self.opt.selftest)
             try:
-                while (case := todo.get()) is not None:
+                while (case := take()) is not None:
                     self.record(case, self.run_case(worker, case, work))
-                    now = time.perf_counter()
-                    if now - last[0] > progress_every:
-                        last[0] = now
-                        self.log(f"  {self.report.cases} cases, {now - t0:.0f} s, {dict(self.report.counts)}")
+                    tick()
             finally:
                 worker.stop()
                 shutil.rmtree(work / "store", ignore_errors=True)
                 (work / "store.zip").unlink(missing_ok=True)
 
-        threads = [threading.Thread(target=slot, args=(i,), daemon=True) for i in range(self.opt.jobs)]
-        for t in threads:
-            t.start()
-        try:
-            for case in cases:
-                todo.put(case)
-        finally:
-            for _ in threads:
-                todo.put(None)
-            for t in threads:
-                t.join()
-        self.report.seconds = time.perf_counter() - t0
+        Slots(self.opt.jobs, slot).run(cases)
+        self.report.seconds = time.monotonic() - tick.start
         return self.report
 
 

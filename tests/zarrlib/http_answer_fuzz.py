@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import queue
 import random
 import re
 import shutil
@@ -60,9 +59,11 @@ from typing import Any
 try:  # under pytest (tests/ and tests/zarrlib on sys.path) or as python -m tests.zarrlib.http_answer_fuzz
     from hostile_http import Answer, Request, Step, gzip_bomb, serve_hostile
     from hostile_reader import AS_BYTES, GiB, Reader
+    from fuzz.slots import Slots, Ticker
 except ImportError:  # pragma: no cover - the module run from the repository root
     from tests.hostile_http import Answer, Request, Step, gzip_bomb, serve_hostile
     from tests.zarrlib.hostile_reader import AS_BYTES, GiB, Reader
+    from tests.fuzz.slots import Slots, Ticker
 
 #: the backends a case may read through: the two the tests name, and the automatic choice (obstore,
 #: handing a server whose answers state no size over to fsspec)
@@ -717,31 +718,17 @@ class Campaign:
             rep.defects[sig]["dir"] = str(where)
 
     def run(self, cases: Iterable[dict[str, Any]], progress_every: float = 60.0) -> Report:
-        todo: queue.Queue[dict[str, Any] | None] = queue.Queue(maxsize=self.jobs * 2)
-        t0 = time.monotonic()
-        last = [t0]
+        tick = Ticker(progress_every, lambda s: self.log(f"  {self.report.cases} cases, {s:.0f} s, "
+                                                         f"{dict(self.report.counts)}"))
 
-        def slot(i: int) -> None:
+        def slot(i: int, take: Callable[[], dict[str, Any] | None]) -> None:
             with Reader(self.out / "work" / f"worker-{i}.log", self.as_bytes, selftest=self.selftest) as reader:
-                while (case := todo.get()) is not None:
+                while (case := take()) is not None:
                     self.record(case, run_case(case, self.seeds, reader, self.deadline))
-                    now = time.monotonic()
-                    if now - last[0] > progress_every:
-                        last[0] = now
-                        self.log(f"  {self.report.cases} cases, {now - t0:.0f} s, {dict(self.report.counts)}")
+                    tick()
 
-        threads = [threading.Thread(target=slot, args=(i,), daemon=True) for i in range(self.jobs)]
-        for t in threads:
-            t.start()
-        try:
-            for case in cases:
-                todo.put(case)
-        finally:
-            for _ in threads:
-                todo.put(None)
-            for t in threads:
-                t.join()
-        self.report.seconds = time.monotonic() - t0
+        Slots(self.jobs, slot).run(cases)
+        self.report.seconds = time.monotonic() - tick.start
         return self.report
 
 
