@@ -111,6 +111,20 @@ def test_zip_over_http_in_each_spelling(site: Path, form: str) -> None:
         assert all(r[2] is not None for r in state.requests("GET")), "a zip is read by ranges, never whole"
 
 
+def test_a_zip_is_read_through_the_transport_that_retries(site: Path) -> None:
+    """A remote archive's end, directory and members are range requests of its folder's store:
+    a server's passing 503s are retried as for any object, and nothing is read whole."""
+    local = walk_nodes(zl.open(site / "v2.zip"))
+    with serve(site, Faults(fail_5xx=2, fail_match="v2.zip", fail_status=503)) as (url, state):
+        remote = walk_nodes(zl.open(f"zip::{url}/v2.zip"))
+        assert sorted(remote) == sorted(local)
+        for path, node in local.items():
+            if isinstance(node, zl.Array):
+                np.testing.assert_array_equal(remote[path][...], node[...])
+        gets = [r for r in state.requests("GET") if r[1].endswith("v2.zip")]
+        assert state.faults.fail_5xx == 0 and gets and all(r[2] is not None for r in gets), gets
+
+
 def test_zip_on_a_server_without_ranges_is_read_whole_under_the_bound(tmp_path: Path) -> None:
     """A server that answers every Range with the whole object: an archive under the bound is
     read once and then from memory; one over it is refused with its size and the bound."""

@@ -181,8 +181,9 @@ class AsyncBatchStore(Store, Generic[Buffer]):
         """One try at one request; raises the client's errors as they come."""
 
     @abstractmethod
-    def _read_whole(self, path: str) -> Awaitable[Buffer]:
-        """A whole object, within ``limits().object_bytes`` (the client's coroutine, as it is)."""
+    def _read_whole(self, path: str, limit: int | None = None) -> Awaitable[Buffer]:
+        """A whole object, within ``limit`` (None: ``limits().object_bytes``; the client's
+        coroutine, as it is)."""
 
     @abstractmethod
     def _missing(self, error: BaseException) -> bool:
@@ -222,12 +223,10 @@ class AsyncBatchStore(Store, Generic[Buffer]):
         self._run(lambda: self._gather([g.req for g in groups], landed), cancel)
 
     def _settle(self, make: Callable[[], Awaitable[Any]], req: ByteRequest) -> Any:
-        """One call of the client, tried once: its answer, or None where the object is missing."""
+        """One call of the client (a HEAD, a listing) about ``req``'s key, tried and timed as a
+        request is: its answer, or None where the object is missing."""
         async def one() -> list[Any]:
-            try:
-                return [await make()]
-            except Exception as e:
-                return [None] if self._missing(e) else [self._error(req, e, 1)]
+            return [await self._tried(req, make)]
 
         res = self._run(one, None)[0]
         if isinstance(res, StoreError):
@@ -276,6 +275,11 @@ class AsyncBatchStore(Store, Generic[Buffer]):
     async def _fetch(self, req: ByteRequest) -> Buffer | None | StoreError:
         """``req`` tried until it is answered, fails for good, or its tries together have taken
         ``limits().request_seconds``: each try is cut to what is left of that."""
+        return await self._tried(req, lambda: self._answer(req))
+
+    async def _tried(self, req: ByteRequest, make: Callable[[], Awaitable[Any]]) -> Any:
+        """``make()`` (a call of the client about ``req``) tried as ``_fetch`` says: its answer,
+        None where the object is missing, or the ``StoreError`` that names why it failed."""
         delays: Iterator[float] | None = None
         attempt = 0
         loop = asyncio.get_running_loop()
@@ -292,7 +296,7 @@ class AsyncBatchStore(Store, Generic[Buffer]):
                     left = end - loop.time()
                     cut = left < self.retry.timeout
                     async with asyncio.timeout(max(0.0, min(self.retry.timeout, left))) as deadline:
-                        return await self._answer(req)
+                        return await make()
             except asyncio.CancelledError:
                 raise
             except StoreError as e:  # our own verdict on an answer (too large): final, already named
@@ -331,8 +335,9 @@ class AsyncBatchStore(Store, Generic[Buffer]):
         while total > WHOLE_CACHE_BYTES and len(self._whole) > 1:
             total -= len(self._whole.popitem(last=False)[1])
 
-    async def _whole_object(self, path: str) -> Buffer:
-        """Each object once, however many ranges of it are wanted at the same time."""
+    async def _whole_object(self, path: str, limit: int | None = None) -> Buffer:
+        """Each object once, however many ranges of it are wanted at the same time, within
+        ``limit`` (None: ``limits().object_bytes``): the bound of the request that found it so."""
         if path in self._whole:
             self._whole.move_to_end(path)
             return self._whole[path]
@@ -342,7 +347,7 @@ class AsyncBatchStore(Store, Generic[Buffer]):
         future: asyncio.Future[Buffer] = asyncio.get_running_loop().create_future()
         self._whole_pending[path] = future
         try:
-            data = await self._read_whole(path)
+            data = await self._read_whole(path, limit)
         except BaseException as e:
             if isinstance(e, asyncio.CancelledError):
                 future.cancel()

@@ -36,9 +36,10 @@ class ByteRequest:
     key: str
     start: int | None = None
     stop: int | None = None
-    #: the most bytes a whole-object read may return (None: ``limits().object_bytes``); a
-    #: larger object is refused before it is read, with ``TooLargeError``. A ``Bound`` names
-    #: what it bounds; a plain int bounds a metadata document
+    #: the most bytes a whole-object read may return (None: ``limits().object_bytes``), and
+    #: the whole object a server that ignores ``Range`` answers a range with (``whole_limit``);
+    #: a larger object is refused before it is read, with ``TooLargeError``. A ``Bound`` names what it bounds;
+    #: a plain int bounds a metadata document
     limit: int | None = None
 
     def __post_init__(self) -> None:
@@ -50,6 +51,15 @@ class ByteRequest:
         if self.start is not None and self.start >= 0 and self.stop is not None:
             return max(0, self.stop - self.start)
         return self.limit if self.limit is not None else limits().object_bytes
+
+    def whole_limit(self) -> int | None:
+        """The bound of the whole object a server that ignores ``Range`` answers this request
+        with: its ``limit``, never less than the range it asks for (a range is its own bound);
+        None: ``limits().object_bytes``."""
+        if self.limit is None or self.start is None:
+            return self.limit
+        asked = -self.start if self.start < 0 else None if self.stop is None else self.stop - self.start
+        return self.limit if asked is None or asked <= self.limit else asked
 
     def describe(self) -> str:
         return describe_range(self.key, self.start, self.stop)

@@ -145,12 +145,12 @@ class FsspecStore(AsyncBatchStore[bytes]):
         if req.start is None:
             return await self._cat(path, limit=req.limit)
         if self.ignores_ranges:
-            return slice_range(await self._whole_object(path), req)
+            return slice_range(await self._whole_object(path, req.whole_limit()), req)
         if req.start < 0:
             return await self._suffix(path, req)
         if req.stop is not None and req.stop <= req.start:
             return b""
-        data = await self._cat(path, req.start, req.stop)
+        data = await self._cat(path, req.start, req.stop, limit=req.whole_limit())
         if req.stop is not None and len(data) > req.stop - req.start:
             self._learned_whole(path, data)  # a 200 with the whole object: Range was ignored
             return data[req.start:req.stop]
@@ -161,7 +161,7 @@ class FsspecStore(AsyncBatchStore[bytes]):
         want = -req.start
         if not self.refuses_suffix:
             try:
-                data = await self._cat(path, req.start)
+                data = await self._cat(path, req.start, limit=req.whole_limit())
             except Exception as e:
                 if http_status(e) not in RANGE_REFUSED:
                     raise
@@ -178,8 +178,8 @@ class FsspecStore(AsyncBatchStore[bytes]):
         self.ignores_ranges = True
         self._keep_whole(path, data)
 
-    def _read_whole(self, path: str) -> Awaitable[bytes]:
-        return self._cat(path)
+    def _read_whole(self, path: str, limit: int | None = None) -> Awaitable[bytes]:
+        return self._cat(path, limit=limit)
 
     # -- listing ----------------------------------------------------------------------------
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:

@@ -249,7 +249,7 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
         if req.start is None:
             return await self._whole_bounded(path, req.limit)
         if self.ignores_ranges:
-            return _cut(await self._whole_object(path), req)
+            return _cut(await self._whole_object(path, req.whole_limit()), req)
         if req.stop is not None and 0 <= req.stop <= req.start:
             return b""
         try:
@@ -261,7 +261,7 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
                 raise
             # the server answered a range with the whole object (which obstore does not hand
             # over): the object is read whole once, and if it fits, ranges are cut from it from now on
-            whole = await self._whole_object(path)
+            whole = await self._whole_object(path, req.whole_limit())
             self.ignores_ranges = True
             return _cut(whole, req)
         if req.stop is not None and len(data) > req.stop - req.start:
@@ -345,8 +345,8 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
             raise too_large(self.key_url(key), ByteRequest(key, limit=limit), len(data))
         return data
 
-    def _read_whole(self, path: str) -> Awaitable[bytes | memoryview]:
-        return self._whole_bounded(path)
+    def _read_whole(self, path: str, limit: int | None = None) -> Awaitable[bytes | memoryview]:
+        return self._whole_bounded(path, limit)
 
     # -- sizes and listing ------------------------------------------------------------------
     def revision(self, key: str) -> Revision | None:

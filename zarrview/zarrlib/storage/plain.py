@@ -24,6 +24,7 @@ from .local import LocalStore
 from .credentials import anonymous_unless_credentials
 from .references import AUTHORIZE, REQUIRE_REFERENCES, is_json_name, is_parquet_references, open_references
 from .retry import RetryPolicy
+from .store_file import StoreFile
 from .ozx import ZIP_SUFFIXES
 from .zip import ZipStore
 from .zip_whole import ranges_refused, read_whole_archive
@@ -183,11 +184,24 @@ def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
         if not path.is_file():
             raise StoreNotFoundError(f"{path} does not exist")
         return ZipStore(open(path, "rb"), str(path.resolve()))
-    given = dict(options)
+    archive = _archive_store(url, m.group(1).lower(), options)
+    if archive is not None:  # its directory and members read through its folder's store
+        store, name = archive
+        try:
+            return ZipStore(StoreFile(store, name, url), url, archive)
+        except BaseException:
+            store.close()
+            raise
+    return _open_zip_file(url, m.group(1).lower(), options)
+
+
+def _open_zip_file(url: str, scheme: str, options: dict[str, Any]) -> ZipStore:
+    """A remote archive whose URL names one object, not a folder (a query: a signed URL), read
+    through fsspec's file object for it."""
     options = dict(options)
     _io_options(options, url)
-    pop_backend(options, url)  # a zip member is read through fsspec's file objects whatever is asked
-    fs, root = _filesystem(m.group(1).lower(), url, options)
+    pop_backend(options, url)  # fsspec's file object, whatever is asked
+    fs, root = _filesystem(scheme, url, options)
     try:
         f = fs.open(root, "rb", cache_type="none")  # ZipStore reads exactly the ranges it needs
     except FileNotFoundError as e:
@@ -195,7 +209,7 @@ def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
     except Exception as e:
         raise StoreError(f"cannot open {url}: {type(e).__name__}: {e}") from e
     try:
-        return ZipStore(f, url, _archive_store(url, m.group(1).lower(), given))
+        return ZipStore(f, url)
     except StoreError as e:
         f.close()
         if not ranges_refused(e):

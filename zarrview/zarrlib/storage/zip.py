@@ -22,7 +22,6 @@ import threading
 import zipfile
 import zlib
 from collections.abc import Sequence
-from typing import IO
 
 from ..cancel import CancelToken
 from ..errors import StoreError, TooLargeError
@@ -30,7 +29,7 @@ from ..limits import human, limits
 from .base import ByteRequest, OnEach, Scratch, Store, check_size
 from .zip_batch import ArchiveRanges, MemberRead
 from .ozx import ArchiveInfo, describe_archive
-from .zip_directory import (LOCAL_HEADER_SIZE, TailCachedFile, ZipDirectoryError, local_data_start, member_problems,
+from .zip_directory import (LOCAL_HEADER_SIZE, ArchiveFile, TailCachedFile, ZipDirectoryError, local_data_start, member_problems,
                             read_end_record)
 
 #: what zipfile raises for damaged, encrypted or unsupported members (zlib.error and lzma's
@@ -60,12 +59,12 @@ class ZipStore(Store):
     """``archive``: for a remote archive, the store of its folder and its name there, through
     which the stored members of one read are fetched together (``zip_batch``)."""
 
-    def __init__(self, fileobj: IO[bytes], url: str, archive: tuple[Store, str] | None = None) -> None:
+    def __init__(self, fileobj: ArchiveFile, url: str, archive: tuple[Store, str] | None = None) -> None:
         super().__init__(url)
-        self._file: IO[bytes] = fileobj
+        self._file: ArchiveFile = fileobj
         try:
             end = read_end_record(fileobj)
-            self._file = TailCachedFile(fileobj, end)  # type: ignore[assignment]  # the methods zipfile uses
+            self._file = TailCachedFile(fileobj, end)  # the methods zipfile uses
             self._zip = zipfile.ZipFile(self._file, "r")
         except (ZipDirectoryError, *_ZIP_ERRORS) as e:
             fileobj.close()  # nothing will read it: the caller opened it for this store

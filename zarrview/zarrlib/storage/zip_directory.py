@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 import zipfile
 from dataclasses import dataclass
-from typing import IO
+from typing import Protocol
 
 from ..limits import human, limits
 
@@ -47,7 +47,17 @@ class EndRecord:
     tail_start: int
 
 
-def read_end_record(f: IO[bytes]) -> EndRecord:
+class ArchiveFile(Protocol):
+    """What an archive is read through: a local file, fsspec's file object, a ``StoreFile``."""
+
+    def seek(self, offset: int, whence: int = 0, /) -> int: ...
+
+    def read(self, n: int = -1, /) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
+def read_end_record(f: ArchiveFile) -> EndRecord:
     """The end record, checked against the file's size and the directory bounds; one read of
     the file's last 64 KiB (the longest comment and the records fit in it), and one more for
     a ZIP64 record that lies before that."""
@@ -98,7 +108,7 @@ class TailCachedFile:
     archive's central directory lies in those bytes too, so over a network opening an archive
     costs the one read of its tail (and one of its directory, where that lies before)."""
 
-    def __init__(self, f: IO[bytes], end: EndRecord) -> None:
+    def __init__(self, f: ArchiveFile, end: EndRecord) -> None:
         self._f = f
         self._tail = end.tail
         self._start = end.tail_start
@@ -132,7 +142,7 @@ class TailCachedFile:
         self._f.close()
 
 
-def _read_at(f: IO[bytes], pos: int, n: int) -> bytes:
+def _read_at(f: ArchiveFile, pos: int, n: int) -> bytes:
     f.seek(pos)
     data = f.read(n)
     if len(data) != n:
