@@ -4,6 +4,7 @@ It depends on numpy, numcodecs and fsspec only, never on Qt, so the command line
 the scheduling layer and outside checks can all use it headless.
 """
 
+from . import icechunk as icechunk  # registers the opener of repositories (storage.location)
 from . import limits
 from .api import open
 from .cache import ChunkCache

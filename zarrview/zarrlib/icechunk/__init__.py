@@ -7,11 +7,15 @@ before a version, newest first.
 
 from __future__ import annotations
 
+from ..storage.location import register_opener
 from .binary import IcechunkFormatError
 from .history import commits, history, refs
 from .repo_info import SnapshotInfo
 from .store import IcechunkStore
+from .locate import open_repository
 from .versions import Version, VersionNotFoundError, parse_version, split_version
+
+register_opener(open_repository)
 
 __all__ = ["IcechunkStore", "IcechunkFormatError", "SnapshotInfo", "Version", "VersionNotFoundError",
            "commits", "history", "parse_version", "refs", "split_version"]

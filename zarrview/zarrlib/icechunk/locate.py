@@ -34,8 +34,12 @@ def _local_repository(loc: str) -> bool:
     return path.is_dir() and ((path / "repo").is_file() or (path / "refs").is_dir())
 
 
-def open_location(location: str, storage_options: Mapping[str, Any], open_plain: OpenPlain) -> Store:
-    """The store ``location`` names: an ``IcechunkStore`` for a repository, else ``open_plain``'s."""
+def open_repository(location: str, storage_options: Mapping[str, Any], open_plain: OpenPlain) -> Store | None:
+    """The ``IcechunkStore`` of the repository ``location`` names, at the version it names; None
+    where it names none (a zip or a reference set never holds one), for ``open_plain`` to open:
+    the opener ``storage.location`` offers every location to."""
+    if location.startswith(("zip::", "reference::")) or location.lower().startswith("reference://"):
+        return None
     options = dict(storage_options)
     version_option = options.pop("version", None)
     loc, version = split_version(location)
@@ -53,9 +57,9 @@ def open_location(location: str, storage_options: Mapping[str, Any], open_plain:
         if not _local_repository(loc):
             if asked:
                 raise StoreNotFoundError(f"{loc} is not an Icechunk repository (no repo file and no refs/)")
-            return open_plain(location, **options)
+            return None
     elif not asked and not loc.rstrip("/").lower().endswith(".icechunk"):
-        return open_plain(location, **options)
+        return None
     authorize = options.pop(AUTHORIZE, None)
     base = open_plain(loc, **options)
     try:

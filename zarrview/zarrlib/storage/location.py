@@ -1,21 +1,35 @@
 """Turn what a user types or drops (a path, a URL, a zip) into a store.
 
 Parsing lives here, away from the stores, so every entry point (CLI, app, tests) accepts
-exactly the same spellings. A location is first offered to ``icechunk.locate``, which
-recognises a repository; whatever holds none opens through ``plain``.
+exactly the same spellings. A location is first offered to the openers registered here (a
+reference set's, ``references.opening``; an Icechunk repository's, ``icechunk.locate``), each
+of which recognises what it opens; whatever none of them takes opens as it is, through ``plain``.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..icechunk.locate import open_location
 from .base import Store
-from .plain import IO_OPTIONS, SCHEME, is_fsspec_reference, open_plain
-from .references import AUTHORIZE, is_json_name, is_parquet_references, memory_url, reference_url
+from .plain import IO_OPTIONS, SCHEME, open_plain
+from .references import (AUTHORIZE, is_fsspec_reference, is_json_name, is_parquet_references, memory_url,
+                         open_reference_location, reference_url)
+
+
+#: a location's opener: ``(location, storage options, open_plain)`` -> the store, where it
+#: recognises the location as its kind; None where it does not (the options are its own copy)
+Opener = Callable[[str, dict[str, Any], Callable[..., Store]], Store | None]
+#: the openers a location is offered to, in the order they registered, before ``open_plain``
+OPENERS: list[Opener] = []
+
+
+def register_opener(opener: Opener) -> None:
+    """Offer every location to ``opener`` from now on (once, however often it registers)."""
+    if opener not in OPENERS:
+        OPENERS.append(opener)
 
 
 #: prefixes that wrap the URL after them (``zip::URL``, ``reference::URL``); the ``::`` after
@@ -73,9 +87,15 @@ def store_identity(location: str, options: dict[str, Any]) -> str:
 
 
 def open_store(location: str | os.PathLike[str], **storage_options: Any) -> Store:
-    """The store ``location`` names; an Icechunk repository opens at the version it names
-    (``repo.icechunk@tag.v1``, ``version=``), with virtual chunks read only from ``authorize=``."""
+    """The store ``location`` names: the first registered opener's that recognises it (a
+    reference set, read only from its folder and ``authorize=``; an Icechunk repository at the
+    version it names, ``repo.icechunk@tag.v1`` or ``version=``), else the location as it is."""
     loc = os.fspath(location)
-    if loc.startswith(CHAINS) or is_fsspec_reference(loc):  # a zip or reference set holds no repository
-        return open_plain(loc, **storage_options)
-    return open_location(loc, storage_options, open_plain)
+    for opener in OPENERS:
+        store = opener(loc, dict(storage_options), open_plain)
+        if store is not None:
+            return store
+    return open_plain(loc, **storage_options)
+
+
+register_opener(open_reference_location)

@@ -1,9 +1,10 @@
-"""Open the store of a location as it is: a local folder, a zip or ``.ozx`` archive, a reference
-set, or a URL read through obstore or fsspec.
+"""Open the store of a location as it is: a local folder, a zip or ``.ozx`` archive, or a URL
+read through obstore or fsspec.
 
-This is everything ``open_store`` does once it knows the location holds no Icechunk repository.
-It sits below the ``icechunk`` package, which opens the folders of virtual chunks through it:
-those are files read as bytes, never repositories.
+This is everything ``open_store`` does once no registered opener took the location (it holds
+no Icechunk repository and names no reference set). It sits below the ``icechunk`` and
+``references`` packages, which open the folders of virtual chunks and reference targets
+through it: those are files read as bytes, never repositories.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .io_loop import io_loop
 from .http_store import HttpStore
 from .local import LocalStore
 from .credentials import anonymous_unless_credentials
-from .references import AUTHORIZE, REQUIRE_REFERENCES, is_json_name, is_parquet_references, open_references
+from .access import AUTHORIZE
 from .retry import RetryPolicy
 from .store_file import StoreFile
 from .ozx import ZIP_SUFFIXES
@@ -36,43 +37,20 @@ _EXTRAS = {"s3": "zarrview[cloud] (s3fs)", "s3a": "zarrview[cloud] (s3fs)",
            "http": "aiohttp", "https": "aiohttp"}
 
 
-def _references_maybe(loc: str) -> bool:
-    """Whether ``loc`` may open as a reference set, whose targets ``authorize=`` widens: a
-    ``reference::``/``reference://`` location, a ``.json`` file or URL, or a local folder
-    (a Parquet reference set)."""
-    if loc.startswith("reference::") or is_fsspec_reference(loc):
-        return True
-    if loc.startswith("zip::"):
-        return False
-    m = SCHEME.match(loc)
-    return is_json_name(loc) or m is None or m.group(1).lower() == "file"
-
-
-def is_fsspec_reference(loc: str) -> bool:
-    """fsspec's spelling of a reference set: ``reference://``, with the set in ``fo=``."""
-    return loc.lower().startswith("reference://")
-
-
 def open_plain(location: str, **storage_options: Any) -> Store:
-    """The store of a location read as it is: a folder, a zip archive, a reference set or a URL,
-    never a repository (``open_store`` looks for one first). A reference set's own file and the
-    files it points into are opened here too: they are read as bytes, whatever folder holds them."""
+    """The store of a location read as it is: a folder, a zip archive or a URL, never a
+    repository or a reference set (``open_store`` offers the location to their openers first).
+    The files a reference set points into are opened here: they are read as bytes, whatever
+    folder holds them."""
     loc = location
-    if not _references_maybe(loc):  # authorize= concerns stores that read outside themselves
-        storage_options.pop(AUTHORIZE, None)
+    storage_options.pop(AUTHORIZE, None)  # authorize= concerns stores that read outside themselves
     if loc.startswith("zip::"):
         return _open_zip(loc[len("zip::"):], storage_options)
-    if loc.startswith("reference::") or is_fsspec_reference(loc):
-        return _open_references(loc, storage_options)
     m = SCHEME.match(loc)
     if m is None or m.group(1).lower() == "file":
         path = Path(loc[len("file://"):] if m else loc).expanduser()
         if path.is_dir():
-            if is_parquet_references(path):  # read as a folder, every chunk would be the fill value
-                return open_references(str(path), storage_options, open_plain)
             return LocalStore(path)
-        if path.is_file() and is_json_name(path.name):  # a reference set, or refused as not one
-            return open_references(str(path), {**storage_options, REQUIRE_REFERENCES: True}, open_plain)
         if path.is_file() and path.suffix.lower() in ZIP_SUFFIXES:
             try:
                 return ZipStore(open(path, "rb"), str(path.resolve()))
@@ -83,8 +61,6 @@ def open_plain(location: str, **storage_options: Any) -> Store:
         raise StoreNotFoundError(f"{path} does not exist")
     if loc.lower().split("?", 1)[0].endswith(ZIP_SUFFIXES):
         return _open_zip(loc, storage_options)
-    if is_json_name(loc):  # a reference set (a store has no such name)
-        return open_references(loc, {**storage_options, REQUIRE_REFERENCES: True}, open_plain)
     scheme = m.group(1).lower()
     options = dict(storage_options)
     retry, io_concurrency = _io_options(options, loc)
@@ -163,18 +139,6 @@ def _filesystem_class(scheme: str) -> type[Any] | None:
         from gcsfs.core import GCSFileSystem
         return GCSFileSystem
     return None
-
-
-def _open_references(loc: str, options: dict[str, Any]) -> Store:
-    """``reference::URL`` or fsspec's ``reference://`` with the reference set in ``fo``."""
-    if loc.startswith("reference::"):
-        return open_references(loc[len("reference::"):], options, open_plain)
-    options = dict(options)
-    fo = options.pop("fo", None)
-    if fo is None:
-        raise StoreError("reference:// needs the reference set: open('reference://', fo='refs.json') "
-                         "or spell it reference::refs.json")
-    return open_references(fo, options, open_plain)
 
 
 def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:

@@ -27,7 +27,8 @@ from .parquet_refs import ParquetReferences
 from .store import ReferenceStore
 from .targets import Targets, beside
 
-__all__ = ["REQUIRE_REFERENCES", "zmetadata_names_references", "open_references", "is_parquet_references", "reference_url", "memory_url", "AUTHORIZE"]
+__all__ = ["REQUIRE_REFERENCES", "zmetadata_names_references", "open_references", "is_parquet_references", "reference_url",
+           "memory_url", "AUTHORIZE", "is_fsspec_reference", "open_reference_location"]
 
 Opener = Callable[..., Store]
 #: the storage option that names the prefixes a reference set may read besides its own folder
@@ -99,6 +100,39 @@ def is_parquet_references(folder: Path) -> bool:
         except OSError:
             return False
     return zmetadata_names_references(head, tail)
+
+
+def is_fsspec_reference(loc: str) -> bool:
+    """fsspec's spelling of a reference set: ``reference://``, with the set in ``fo=``."""
+    return loc.lower().startswith("reference://")
+
+
+def open_reference_location(location: str, options: dict[str, Any], open_plain: Opener) -> Store | None:
+    """The reference set ``location`` names, or None where it names none: ``reference::URL``,
+    ``reference://`` with the set in ``fo=``, a ``.json`` file or URL (which must then be a
+    reference set: a pasted ``zarr.json`` URL is refused as not one), or a local Parquet
+    reference folder (read as a folder, its every chunk would be the fill value). The opener
+    ``storage.location`` offers every location to."""
+    if location.startswith("reference::"):
+        return open_references(location[len("reference::"):], options, open_plain)
+    if is_fsspec_reference(location):
+        fo = options.pop("fo", None)
+        if fo is None:
+            raise StoreError("reference:// needs the reference set: open('reference://', fo='refs.json') "
+                             "or spell it reference::refs.json")
+        return open_references(fo, options, open_plain)
+    if location.startswith("zip::"):
+        return None
+    path = _local(location)
+    if path is None:  # a URL: a .json one names a reference set (no store has such a name)
+        if is_json_name(location.split("?", 1)[0]):
+            return open_references(location, {**options, REQUIRE_REFERENCES: True}, open_plain)
+        return None
+    if path.is_dir() and is_parquet_references(path):
+        return open_references(str(path), options, open_plain)
+    if path.is_file() and is_json_name(path.name):
+        return open_references(str(path), {**options, REQUIRE_REFERENCES: True}, open_plain)
+    return None
 
 
 def open_references(url: str, options: dict[str, Any], opener: Opener) -> ReferenceStore:
