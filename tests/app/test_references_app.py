@@ -57,8 +57,11 @@ def test_dropped_reference_files_open_as_references(qtbot, window: MainWindow, r
     click(qtbot, window, "temp")  # in c.parq, the last store: real values, not the fill value
     expected = truth(refs / "data.h5", "temp")
     # on a loaded machine the image item may still hold the node before when the click returns
-    qtbot.waitUntil(lambda: drawn(window.data).shape == expected.shape and drawn(window.data).dtype.kind == "f",
-                    timeout=60_000)
+    def shown() -> bool:
+        plane = drawn(window.data)  # None until the clicked node's first image is in
+        return plane is not None and plane.shape == expected.shape and plane.dtype.kind == "f"
+
+    qtbot.waitUntil(shown, timeout=60_000)
     plane = drawn(window.data)
     assert not np.isnan(plane).any()
     np.testing.assert_array_equal(plane, expected)
