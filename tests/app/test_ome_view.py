@@ -51,7 +51,7 @@ def test_a_level_can_be_picked(qtbot: Any, window: MainWindow, tmp_path: Path) -
     picker.setCurrentIndex(3)  # level 2, whatever the zoom
     qtbot.waitUntil(lambda: {t.level for t in window.data.scene.tiles()} == {2}, timeout=15000)
     # the scene holds level 2 before the window has drawn it (the next paint): wait for that
-    qtbot.waitUntil(lambda: drawn(window.data).shape == (64, 64), timeout=15000)
+    qtbot.waitUntil(lambda: getattr(drawn(window.data), "shape", None) == (64, 64), timeout=15000)  # None: no image yet
     [tile] = window.data.scene.tiles()
     assert (tile.step_r, tile.step_c) == (4, 4) and tile.values.shape == (64, 64)
     np.testing.assert_array_equal(drawn(window.data), tile.image)
