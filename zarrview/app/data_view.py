@@ -277,7 +277,7 @@ class DataView(QWidget):
         picked), axis names and the planes its rendering settings ask for."""
         image, state, level, self.pending_level = shown.image, shown.state, shown.level, None
         if shown.refused is not None or state is None or image is None:
-            self.show_problem(shown.refused.window if shown.refused is not None else f"{shown.node.path} is no image")
+            self.show_problem(shown.refused.window if shown.refused is not None else f"{shown.node.path} is not an OME-Zarr image")
             return
         same = self.state is not None and self._ome is not None and self._ome.group is image.group
         kept = self.state.labels if same and self.state is not None else ()
@@ -300,7 +300,7 @@ class DataView(QWidget):
         read adds them."""
         found, state, level, self.pending_level = shown.pyramid, shown.state, shown.level, None
         if shown.refused is not None or state is None or found is None:
-            self.show_problem(shown.refused.window if shown.refused is not None else f"{shown.node.path} is no pyramid")
+            self.show_problem(shown.refused.window if shown.refused is not None else f"{shown.node.path} is not a multiscales pyramid")
             return
         ms = found.multiscale
         self._reset(state.array)
