@@ -16,6 +16,8 @@ from ..errors import StoreError, StoreNotFoundError
 from ..limits import limits
 from ..storage.access import AUTHORIZE, policy_of
 from ..storage.base import Store
+from ..storage.location import CHAINS
+from ..storage.references import is_fsspec_reference
 from ..storage.plain import SCHEME
 from .store import IcechunkStore
 from .versions import Version, parse_version, split_version
@@ -38,7 +40,7 @@ def open_repository(location: str, storage_options: Mapping[str, Any], open_plai
     """The ``IcechunkStore`` of the repository ``location`` names, at the version it names; None
     where it names none (a zip or a reference set never holds one), for ``open_plain`` to open:
     the opener ``storage.location`` offers every location to."""
-    if location.startswith(("zip::", "reference::")) or location.lower().startswith("reference://"):
+    if location.startswith(CHAINS) or is_fsspec_reference(location):
         return None
     options = dict(storage_options)
     version_option = options.pop("version", None)

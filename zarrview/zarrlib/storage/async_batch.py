@@ -143,15 +143,6 @@ async def hold(n: int) -> None:
         await place[0].hold(place[1], n)
 
 
-def known_bytes(req: ByteRequest) -> int | None:
-    """What an answer to ``req`` brings where the request itself says (a range), else None: then
-    its client holds what the answer states. A whole object's bound is not held: a document's
-    (256 MiB) or a large chunk's would keep the others of a read waiting for bytes never sent."""
-    if req.start is None:
-        return None
-    return -req.start if req.start < 0 else (None if req.stop is None else max(0, req.stop - req.start))
-
-
 class AsyncBatchStore(Store, Generic[Buffer]):
     """A store whose requests are coroutines on one event loop; a request settles as its bytes,
     ``None`` (no such object) or the ``StoreError`` that names what went wrong."""
@@ -259,7 +250,9 @@ class AsyncBatchStore(Store, Generic[Buffer]):
             ticket = budget.open()
             _answer.set((budget, ticket))  # this task's own context: its client's holds land here
             try:
-                known = known_bytes(req)
+                # what the request itself says it brings; a whole object's bound is not held: a
+                # document's (256 MiB) or a large chunk's would keep the read waiting for bytes never sent
+                known = req.ranged_bytes()
                 if known:
                     await budget.hold(ticket, known)
                 res = await self._fetch(req)

@@ -38,8 +38,8 @@ class ByteRequest:
     stop: int | None = None
     #: the most bytes a whole-object read may return (None: ``limits().object_bytes``), and
     #: the whole object a server that ignores ``Range`` answers a range with (``whole_limit``);
-    #: a larger object is refused before it is read, with ``TooLargeError``. A ``Bound`` names what it bounds;
-    #: a plain int bounds a metadata document
+    #: a larger object is refused before it is read, with ``TooLargeError``. A ``Bound`` names
+    #: what it bounds; a plain int bounds a metadata document
     limit: int | None = None
 
     def __post_init__(self) -> None:
@@ -52,14 +52,19 @@ class ByteRequest:
             return max(0, self.stop - self.start)
         return self.limit if self.limit is not None else limits().object_bytes
 
+    def ranged_bytes(self) -> int | None:
+        """The bytes a range or a suffix asks for; None for a whole object or a range to its end,
+        whose size only the answer states."""
+        if self.start is None:
+            return None
+        return -self.start if self.start < 0 else None if self.stop is None else max(0, self.stop - self.start)
+
     def whole_limit(self) -> int | None:
         """The bound of the whole object a server that ignores ``Range`` answers this request
         with: its ``limit``, never less than the range it asks for (a range is its own bound);
         None: ``limits().object_bytes``."""
-        if self.limit is None or self.start is None:
-            return self.limit
-        asked = -self.start if self.start < 0 else None if self.stop is None else self.stop - self.start
-        return self.limit if asked is None or asked <= self.limit else asked
+        asked = self.ranged_bytes()
+        return self.limit if self.limit is None or asked is None or asked <= self.limit else asked
 
     def describe(self) -> str:
         return describe_range(self.key, self.start, self.stop)
