@@ -4,10 +4,12 @@ A remote read is dominated by round trips, so the reads of a batch are awaited t
 one I/O event loop with ``io_concurrency`` in flight (separate from the decode pool), each
 answer handed on as it lands so that decoding overlaps the rest of the fetch; the caller's
 thread waits and can abandon them through a cancellation token. Each request is retried on
-its own on transient failures (:mod:`.retry`: attempts, backoff, a timeout per try), and a
-server that answers ranged requests with whole objects has each object read once. The fsspec
-and obstore stores share this so that the two are measured against each other on the same
-terms; each supplies only its loop, its one request, and what its client's errors mean.
+its own on transient failures (:mod:`.retry`: attempts, backoff, a timeout per try), and what
+a server does with ranges is learned from its answers, here, whatever the client: one that
+answers ranges with whole objects has each object read once, one that refuses suffix ranges
+is asked for its objects' sizes instead. A client (the transport: obstore, or an fsspec
+driver) supplies only its loop, one bounded GET (``_get``), a HEAD (``_info``), listings and
+what its errors mean, so the transports are measured against each other on the same terms.
 """
 
 from __future__ import annotations
@@ -20,17 +22,18 @@ from abc import abstractmethod
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from ..cancel import CancelToken
 from ..errors import ReadCancelled, StoreError
 from ..limits import limits
-from .base import ByteRequest, OnEach, Scratch, Store
+from .base import ByteRequest, OnEach, Scratch, Store, slice_range
 from .coalesce import REMOTE, coalesce, member
 from .retry import RetryPolicy
+from .revision import Revision, revision_of
 
 #: the buffer a client's answers come in
-Buffer = TypeVar("Buffer", bound=bytes | memoryview)
+Buffer = bytes | memoryview
 
 #: answers to a suffix range that mean "not this way" rather than "no such object"
 RANGE_REFUSED = frozenset({400, 405, 416, 501})
@@ -143,7 +146,16 @@ async def hold(n: int) -> None:
         await place[0].hold(place[1], n)
 
 
-class AsyncBatchStore(Store, Generic[Buffer]):
+class RangeIgnored(Exception):
+    """A range answered with the whole object (a 200 where a 206 was asked for): ``data`` is
+    all of it, read within the request's ``whole_limit``."""
+
+    def __init__(self, data: Buffer) -> None:
+        super().__init__("the server answered a range with the whole object")
+        self.data = data
+
+
+class AsyncBatchStore(Store):
     """A store whose requests are coroutines on one event loop; a request settles as its bytes,
     ``None`` (no such object) or the ``StoreError`` that names what went wrong."""
 
@@ -168,13 +180,31 @@ class AsyncBatchStore(Store, Generic[Buffer]):
         """The event loop the client's coroutines run on."""
 
     @abstractmethod
-    async def _answer(self, req: ByteRequest) -> Buffer:
-        """One try at one request; raises the client's errors as they come."""
+    async def _get(self, path: str, start: int | None = None, stop: int | None = None,
+                   limit: int | None = None) -> Buffer:
+        """One GET of ``path``: the whole object within ``limit`` (None: ``limits().object_bytes``)
+        where ``start`` is None, else ``[start, stop)`` (``stop`` None: to the end; a negative
+        ``start``: a suffix). A range answered with the whole object raises ``RangeIgnored``
+        (its body within ``limit``); a range past the object's end is empty. Raises the client's
+        own errors as they come."""
 
     @abstractmethod
-    def _read_whole(self, path: str, limit: int | None = None) -> Awaitable[Buffer]:
-        """A whole object, within ``limit`` (None: ``limits().object_bytes``; the client's
-        coroutine, as it is)."""
+    async def _info(self, path: str) -> dict[str, Any]:
+        """What a HEAD of ``path`` says (at least ``"size"``; see ``revision.revision_of``)."""
+
+    def _suffix_refused(self, error: BaseException) -> bool | None:
+        """What ``error``, the answer to a suffix range, says: True, the server refuses suffixes
+        (asked for sizes from now on); False, this one object is to be read by its size (an
+        empty one, answered oddly); None, neither (an error of its own)."""
+        return None
+
+    def _path(self, key: str) -> str:
+        """The path the client asks for (the key, where the client is rooted at the URL)."""
+        return key
+
+    def _url(self, path: str) -> str:
+        """A path the client asks for as the user's URL, for messages."""
+        return self.key_url(path)
 
     @abstractmethod
     def _missing(self, error: BaseException) -> bool:
@@ -212,6 +242,17 @@ class AsyncBatchStore(Store, Generic[Buffer]):
                 on_each(i, res if res is None or isinstance(res, StoreError) else member(res, group.req, reqs[i]))
 
         self._run(lambda: self._gather([g.req for g in groups], landed), cancel)
+
+    def size(self, key: str) -> int | None:
+        res = self._settle(lambda: self._size(self._path(key)), ByteRequest(key))
+        return None if res is None else int(res)
+
+    def revision(self, key: str) -> Revision | None:
+        async def head() -> Revision:
+            return revision_of(await self._info(self._path(key)))
+
+        res = self._settle(head, ByteRequest(key))
+        return res if isinstance(res, Revision) else None
 
     def _settle(self, make: Callable[[], Awaitable[Any]], req: ByteRequest) -> Any:
         """One call of the client (a HEAD, a listing) about ``req``'s key, tried and timed as a
@@ -263,6 +304,52 @@ class AsyncBatchStore(Store, Generic[Buffer]):
                 budget.close(ticket)
 
         return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(reqs))))
+
+    # -- one try, as the server's habits say --------------------------------------------------
+    async def _answer(self, req: ByteRequest) -> Buffer:
+        """One try at ``req``: a range cut from the whole object where the server ignores
+        ``Range``, a suffix read by the object's size where it refuses suffixes."""
+        path = self._path(req.key)
+        if req.start is None:
+            return await self._get(path, limit=req.limit)
+        if self.ignores_ranges:
+            return slice_range(await self._whole_object(path, req.whole_limit()), req)
+        if req.stop is not None and 0 <= req.stop <= req.start:
+            return b""
+        if req.start < 0 and self.refuses_suffix:
+            return await self._by_size(path, req)
+        try:
+            return await self._get(path, req.start, req.stop, req.whole_limit())
+        except RangeIgnored as e:
+            return self._learned_whole(path, e.data, req)
+        except Exception as e:
+            refused = self._suffix_refused(e) if req.start < 0 else None
+            if refused is None:
+                raise
+            self.refuses_suffix = self.refuses_suffix or refused
+            return await self._by_size(path, req)
+
+    async def _by_size(self, path: str, req: ByteRequest) -> Buffer:
+        """The suffix ``req`` asks for, as the range its object's size makes of it."""
+        assert req.start is not None
+        size = await self._size(path)
+        if not size:
+            return b""
+        try:
+            return await self._get(path, max(0, size + req.start), size, req.whole_limit())
+        except RangeIgnored as e:
+            return self._learned_whole(path, e.data, req)
+
+    def _learned_whole(self, path: str, data: Buffer, req: ByteRequest) -> Buffer:
+        self.ignores_ranges = True
+        self._keep_whole(path, data)
+        return slice_range(data, req)
+
+    async def _size(self, path: str) -> int:
+        size = (await self._info(path)).get("size")
+        if size is None:
+            raise StoreError(f"{self._url(path)}: the server reports no size, needed to read its end")
+        return int(size)
 
     # -- one request, retried ---------------------------------------------------------------
     async def _fetch(self, req: ByteRequest) -> Buffer | None | StoreError:
@@ -340,7 +427,7 @@ class AsyncBatchStore(Store, Generic[Buffer]):
         future: asyncio.Future[Buffer] = asyncio.get_running_loop().create_future()
         self._whole_pending[path] = future
         try:
-            data = await self._read_whole(path, limit)
+            data = await self._get(path, limit=limit)
         except BaseException as e:
             if isinstance(e, asyncio.CancelledError):
                 future.cancel()

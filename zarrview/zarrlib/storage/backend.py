@@ -50,7 +50,7 @@ def obstore_reads(backend: str, scheme: str, url: str) -> bool:
 
 
 def open_with_obstore(backend: str, scheme: str, url: str, options: dict[str, Any], *, retry: RetryPolicy,
-                      io_concurrency: int, hand_over: Callable[[], AsyncBatchStore[Any]] | None = None) -> Store | None:
+                      io_concurrency: int, hand_over: Callable[[], AsyncBatchStore] | None = None) -> Store | None:
     """The store through obstore, or None where the fsspec driver is to read it; ``hand_over``
     makes the store that reads a server whose answers obstore refuses for stating no size."""
     if not obstore_reads(backend, scheme, url):

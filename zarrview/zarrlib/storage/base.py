@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
+from typing import overload
 
 import numpy as np
 
@@ -67,7 +68,11 @@ def check_size(url: str, req: ByteRequest, size: int) -> None:
         raise too_large(url, req, size)
 
 
-def slice_range(data: bytes, req: ByteRequest) -> bytes:
+@overload
+def slice_range(data: bytes, req: ByteRequest) -> bytes: ...
+@overload
+def slice_range(data: bytes | memoryview, req: ByteRequest) -> bytes | memoryview: ...
+def slice_range(data: bytes | memoryview, req: ByteRequest) -> bytes | memoryview:
     """Cut a requested range out of a whole object (for stores that cannot read ranges)."""
     if req.start is None:
         return data

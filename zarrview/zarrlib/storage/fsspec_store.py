@@ -2,9 +2,9 @@
 
 fsspec is the field's standard for remote bytes. A remote read is dominated by round
 trips, so ranges less than a MiB apart are read as one (``coalesce.REMOTE``) and the reads
-are gathered on fsspec's event loop with many in flight at once, each retried on transient
-failures (:mod:`.async_batch`); servers that ignore ``Range`` or refuse suffix ranges are
-detected from what they answer and handled from then on.
+are gathered on the I/O loop with many in flight at once, each retried on transient failures
+(:mod:`.async_batch`, which also learns what a server does with ranges). This module is the
+fsspec transport under that: one GET, one HEAD, listings, and what fsspec's errors mean.
 """
 
 from __future__ import annotations
@@ -12,18 +12,17 @@ from __future__ import annotations
 import asyncio
 import errno
 import inspect
-from collections.abc import Awaitable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from ..cancel import CancelToken
 from ..errors import StoreAccessError, StoreError
 from ..limits import limits
-from .async_batch import RANGE_REFUSED, AsyncBatchStore, hold
-from .base import ByteRequest, slice_range, too_large
+from .async_batch import RANGE_REFUSED, AsyncBatchStore, RangeIgnored, hold
+from .base import ByteRequest, too_large
 from .io_loop import io_loop
 from .keys import check_key
 from .retry import RetryPolicy, http_status, is_transient
-from .revision import Revision, revision_of
 
 _MISSING = (FileNotFoundError, KeyError, IsADirectoryError)
 
@@ -46,7 +45,7 @@ def _takes(fs: Any, method: str, name: str) -> bool:
         return False
 
 
-class FsspecStore(AsyncBatchStore[bytes]):
+class FsspecStore(AsyncBatchStore):
     def __init__(self, fs: Any, root: str, url: str, *, retry: RetryPolicy | None = None,
                  io_concurrency: int = 64) -> None:
         super().__init__(url, retry=retry, io_concurrency=io_concurrency)
@@ -104,13 +103,13 @@ class FsspecStore(AsyncBatchStore[bytes]):
             return self.key_url(path[len(root) + 1:])
         return path
 
-    async def _cat(self, path: str, start: int | None = None, stop: int | None = None,
+    async def _get(self, path: str, start: int | None = None, stop: int | None = None,
                    limit: int | None = None) -> bytes:
-        """``limit``: the most bytes of a whole object (None: ``limits().object_bytes``), which
-        also bounds a range answered with the whole object. Object stores (s3, gcs) send what
-        was asked, so a whole object is asked for as its first ``limit + 1`` bytes: one larger
-        is refused after that much, not after all of it (an empty object refuses any range, and
-        is then read without one). Plain HTTP servers are bounded while reading (``HttpStore``)."""
+        """``limit`` also bounds a range answered with the whole object. Object stores (s3, gcs)
+        send what was asked, so a whole object is asked for as its first ``limit + 1`` bytes:
+        one larger is refused after that much, not after all of it (an empty object refuses any
+        range, and is then read without one). Plain HTTP servers are bounded while reading
+        (``HttpStore``)."""
         bound = limit if limit is not None else limits().object_bytes
         if getattr(self.fs, "async_impl", False):
             if start is None and stop is None:
@@ -128,58 +127,18 @@ class FsspecStore(AsyncBatchStore[bytes]):
             raise too_large(self._url(path), ByteRequest("", limit=limit), len(data))
         if start is None or start >= 0 and stop is None:
             await hold(len(data))  # counted once it is here: these clients read a body whole
+        if start is not None and len(data) > (-start if start < 0 else len(data) if stop is None else stop - start):
+            raise RangeIgnored(data)  # a 200 with the whole object: Range was ignored
         return data
 
-    async def _size(self, path: str) -> int:
+    async def _info(self, path: str) -> dict[str, Any]:
+        path = self._request_path(path)
         if getattr(self.fs, "async_impl", False):
-            info = await self.fs._info(self._request_path(path))
-        else:
-            info = await asyncio.to_thread(self.fs.info, self._request_path(path))
-        size = info.get("size")
-        if size is None:
-            raise StoreError(f"{self._url(path)}: the server reports no size, needed to read its end")
-        return int(size)
+            return dict(await self.fs._info(path))
+        return dict(await asyncio.to_thread(self.fs.info, path))
 
-    async def _answer(self, req: ByteRequest) -> bytes:
-        path = self._path(req.key)
-        if req.start is None:
-            return await self._cat(path, limit=req.limit)
-        if self.ignores_ranges:
-            return slice_range(await self._whole_object(path, req.whole_limit()), req)
-        if req.start < 0:
-            return await self._suffix(path, req)
-        if req.stop is not None and req.stop <= req.start:
-            return b""
-        data = await self._cat(path, req.start, req.stop, limit=req.whole_limit())
-        if req.stop is not None and len(data) > req.stop - req.start:
-            self._learned_whole(path, data)  # a 200 with the whole object: Range was ignored
-            return data[req.start:req.stop]
-        return data
-
-    async def _suffix(self, path: str, req: ByteRequest) -> bytes:
-        assert req.start is not None
-        want = -req.start
-        if not self.refuses_suffix:
-            try:
-                data = await self._cat(path, req.start, limit=req.whole_limit())
-            except Exception as e:
-                if http_status(e) not in RANGE_REFUSED:
-                    raise
-                self.refuses_suffix = True
-            else:
-                if len(data) > want:
-                    self._learned_whole(path, data)
-                    return data[-want:]
-                return data
-        size = await self._size(path)
-        return await self._cat(path, max(0, size - want), size) if size else b""
-
-    def _learned_whole(self, path: str, data: bytes) -> None:
-        self.ignores_ranges = True
-        self._keep_whole(path, data)
-
-    def _read_whole(self, path: str, limit: int | None = None) -> Awaitable[bytes]:
-        return self._cat(path, limit=limit)
+    def _suffix_refused(self, error: BaseException) -> bool | None:
+        return True if http_status(error) in RANGE_REFUSED else None
 
     # -- listing ----------------------------------------------------------------------------
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
@@ -257,17 +216,3 @@ class FsspecStore(AsyncBatchStore[bytes]):
                     raise self._error(ByteRequest(prefix or ""), e, 1) from e
         finally:
             asyncio.run_coroutine_threadsafe(pages.aclose(), loop).result()
-
-    def revision(self, key: str) -> Revision | None:
-        async def info() -> Revision:
-            path = self._request_path(self._path(key))
-            found = await self.fs._info(path) if getattr(self.fs, "async_impl", False) else \
-                await asyncio.to_thread(self.fs.info, path)
-            return revision_of(found)
-
-        res = self._settle(info, ByteRequest(key))
-        return res if isinstance(res, Revision) else None
-
-    def size(self, key: str) -> int | None:
-        res = self._settle(lambda: self._size(self._path(key)), ByteRequest(key))
-        return None if res is None else int(res)

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from ..errors import StoreError
 from ..limits import limits
-from .async_batch import hold
+from .async_batch import RangeIgnored, hold
 from .bounded_body import read_capped
 from .byte_request import describe_range
 from .fsspec_store import FsspecStore
@@ -132,7 +132,7 @@ class HttpStore(FsspecStore):
     def _path(self, key: str) -> str:
         return f"{self.root}/{encode_key(check_key(key, self.url))}" if key else self.root
 
-    async def _cat(self, path: str, start: int | None = None, stop: int | None = None,
+    async def _get(self, path: str, start: int | None = None, stop: int | None = None,
                    limit: int | None = None) -> bytes:
         """The object or range at ``path``, read at most to its bound (see ``bounded_body``): a
         206 to the range asked, else the whole object's ``limit`` (None: ``limits().object_bytes``;
@@ -169,12 +169,16 @@ class HttpStore(FsspecStore):
                     cap = limit if limit is not None else limits().object_bytes
                 n = r.content_length
                 # what the request did not say it brings is held as the answer states it, or as it comes
-                unknown = start is None or start >= 0 and stop is None
+                unknown = start is None or start >= 0 and stop is None or not ranged
                 if n is not None and n <= cap and "Content-Encoding" not in r.headers:
                     if unknown:
                         await hold(n)
-                    return await r.read()
-                return await read_capped(r, cap, path, start, stop, limit, ranged, hold if unknown else None)
+                    data = await r.read()
+                else:
+                    data = await read_capped(r, cap, path, start, stop, limit, ranged, hold if unknown else None)
+                if start is not None and not ranged:
+                    raise RangeIgnored(data)  # a 200: the whole object, Range ignored
+                return data
         except Exception as e:
             bad = not_http(e)
             if bad is None:

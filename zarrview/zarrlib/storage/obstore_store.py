@@ -17,7 +17,7 @@ hands over an answer compressed for the wire (``Content-Encoding``) as sent: req
 ``identity``, and a server that compresses anyway is handed over the same way, its answers
 seen where obstore shows their heads (whole objects, suffixes, ranges whose answer is not the
 length asked). Servers that ignore ``Range`` or refuse suffix ranges are learned from their
-answers, as ``FsspecStore`` learns them.
+answers (``AsyncBatchStore``).
 """
 
 from __future__ import annotations
@@ -26,17 +26,16 @@ import asyncio
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..cancel import CancelToken
 from ..errors import StoreAccessError, StoreError
 from ..limits import limits
-from .async_batch import RANGE_REFUSED, AsyncBatchStore, hold
+from .async_batch import RANGE_REFUSED, AsyncBatchStore, RangeIgnored, hold
 from .base import ByteRequest, too_large
 from .io_loop import io_loop
 from .retry import TRANSIENT_STATUS, RetryPolicy
-from .revision import Revision, revision_of
 
 _STATUS = re.compile(r"status code: (\d{3})")
 #: what reqwest/hyper say when a connection failed, was cut or stalled: worth another try
@@ -81,15 +80,6 @@ def is_transient(error: BaseException) -> bool:
         return status in TRANSIENT_STATUS
     text = text_of(error).split("\n\nDebug source", 1)[0].lower()
     return any(word in text for word in _CONNECTION)
-
-
-def _cut(data: bytes | memoryview, req: ByteRequest) -> bytes | memoryview:
-    """A requested range out of a whole object (``base.slice_range``, without copying)."""
-    if req.start is None:
-        return data
-    if req.start < 0:
-        return data[req.start:] if -req.start <= len(data) else data
-    return data[req.start:req.stop]
 
 
 def _unsatisfiable(error: BaseException) -> bool:
@@ -179,9 +169,9 @@ def _range_not_supported(error: BaseException) -> bool:
     return type(error).__name__ == "NotSupportedError" and "range" in text_of(error).lower()
 
 
-class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
+class ObstoreStore(AsyncBatchStore):
     def __init__(self, store: Any, url: str, *, retry: RetryPolicy | None = None, io_concurrency: int = 64,
-                 can_list: bool = True, hand_over: Callable[[], AsyncBatchStore[Any]] | None = None) -> None:
+                 can_list: bool = True, hand_over: Callable[[], AsyncBatchStore] | None = None) -> None:
         """``store``: an obstore store rooted at ``url`` (keys are its paths; it percent-encodes
         them); ``hand_over``: the store that reads a server whose answers state no size."""
         super().__init__(url, retry=retry, io_concurrency=io_concurrency)
@@ -189,7 +179,7 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
         self._can_list = can_list
         self._hand_over = hand_over
         #: the store reading this server instead, once an answer stated no size
-        self.handed: AsyncBatchStore[Any] | None = None
+        self.handed: AsyncBatchStore | None = None
 
     # -- one request, retried ---------------------------------------------------------------
     def _loop(self) -> asyncio.AbstractEventLoop:
@@ -226,7 +216,7 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
     async def _answer(self, req: ByteRequest) -> bytes | memoryview:
         if self.handed is None:
             try:
-                return await self._answer_here(req)
+                return await super()._answer(req)
             except Exception as e:
                 if not _hand_over_for(e):
                     raise
@@ -244,29 +234,19 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
             raise res
         return res
 
-    async def _answer_here(self, req: ByteRequest) -> bytes | memoryview:
-        path = req.key
-        if req.start is None:
-            return await self._whole_bounded(path, req.limit)
-        if self.ignores_ranges:
-            return _cut(await self._whole_object(path, req.whole_limit()), req)
-        if req.stop is not None and 0 <= req.stop <= req.start:
-            return b""
+    async def _get(self, path: str, start: int | None = None, stop: int | None = None,
+                   limit: int | None = None) -> bytes | memoryview:
+        if start is None:
+            return await self._whole_bounded(path, limit)
         try:
-            if req.start < 0:
-                return await self._suffix(req.key, path, -req.start)
-            data = await self._range(path, req.start, req.stop)
+            if start < 0:
+                return await self._suffix(path, -start)
+            return await self._range(path, start, stop)
         except Exception as e:
             if not _range_not_supported(e):
                 raise
-            # the server answered a range with the whole object (which obstore does not hand
-            # over): the object is read whole once, and if it fits, ranges are cut from it from now on
-            whole = await self._whole_object(path, req.whole_limit())
-            self.ignores_ranges = True
-            return _cut(whole, req)
-        if req.stop is not None and len(data) > req.stop - req.start:
-            raise too_large(self.key_url(req.key), req, len(data))
-        return data
+        # the server answered a range with the whole object, which obstore does not hand over
+        raise RangeIgnored(await self._whole_bounded(path, limit))
 
     async def _range(self, path: str, start: int, stop: int | None) -> memoryview:
         import obstore
@@ -277,7 +257,7 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
             lo, hi = result.range
             if hi - lo > limits().object_bytes:
                 del result  # hang up now: the body is never read
-                raise too_large(self.url.rstrip("/") + "/" + path, ByteRequest(path, start), hi - lo)
+                raise too_large(self.key_url(path), ByteRequest(path, start), hi - lo)
             await hold(hi - lo)
             return memoryview(await result.bytes_async())
         try:
@@ -288,6 +268,8 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
             raise
         if len(data) == stop - start:
             return data
+        if len(data) > stop - start:
+            raise too_large(self.key_url(path), ByteRequest(path, start, stop), len(data))
         return await self._checked_range(path, start, stop)
 
     async def _checked_range(self, path: str, start: int, stop: int) -> memoryview:
@@ -307,23 +289,17 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
                              f"{len(data)} bytes for bytes {lo}-{hi}")
         return data
 
-    async def _suffix(self, key: str, path: str, want: int) -> memoryview:
+    async def _suffix(self, path: str, want: int) -> memoryview:
         import obstore
 
-        if not self.refuses_suffix:
-            try:
-                result = await obstore.get_async(self.store, path, options={"range": {"suffix": want}})
-                _check_encoding(result)
-                return memoryview(await result.bytes_async())
-            except Exception as e:
-                status = status_of(e)
-                if status in RANGE_REFUSED:
-                    self.refuses_suffix = True
-                elif not _odd_suffix_answer(e):
-                    raise
-                # else the object may be empty, which servers answer oddly: its size decides
-        size = int((await obstore.head_async(self.store, path))["size"])
-        return await self._range(path, max(0, size - want), size) if size else memoryview(b"")
+        result = await obstore.get_async(self.store, path, options={"range": {"suffix": want}})
+        _check_encoding(result)
+        return memoryview(await result.bytes_async())
+
+    def _suffix_refused(self, error: BaseException) -> bool | None:
+        if status_of(error) in RANGE_REFUSED:
+            return True
+        return False if _odd_suffix_answer(error) else None  # maybe empty, which servers answer oddly
 
     async def _whole_bounded(self, key: str, limit: int | None = None) -> bytes | memoryview:
         """The whole object, at most ``limit`` bytes (None: ``limits().object_bytes``), with a
@@ -345,27 +321,10 @@ class ObstoreStore(AsyncBatchStore[bytes | memoryview]):
             raise too_large(self.key_url(key), ByteRequest(key, limit=limit), len(data))
         return data
 
-    def _read_whole(self, path: str, limit: int | None = None) -> Awaitable[bytes | memoryview]:
-        return self._whole_bounded(path, limit)
-
-    # -- sizes and listing ------------------------------------------------------------------
-    def revision(self, key: str) -> Revision | None:
+    async def _info(self, path: str) -> dict[str, Any]:
         import obstore
 
-        async def head() -> Revision:
-            return revision_of(await obstore.head_async(self.store, key))
-
-        res = self._settle(head, ByteRequest(key))
-        return res if isinstance(res, Revision) else None
-
-    def size(self, key: str) -> int | None:
-        import obstore
-
-        async def head() -> int:
-            return int((await obstore.head_async(self.store, key))["size"])
-
-        res = self._settle(head, ByteRequest(key))
-        return None if res is None else int(res)
+        return dict(await obstore.head_async(self.store, path))
 
     @property
     def can_list(self) -> bool:
@@ -418,7 +377,7 @@ _clients_lock = threading.Lock()
 
 
 def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: RetryPolicy, io_concurrency: int,
-                 hand_over: Callable[[], AsyncBatchStore[Any]] | None = None) -> ObstoreStore:
+                 hand_over: Callable[[], AsyncBatchStore] | None = None) -> ObstoreStore:
     """An ObstoreStore for ``url`` with the user's storage options (see ``obstore_options``);
     ``Unmapped`` where one of them has no obstore spelling."""
     from .obstore_options import SCHEMES, map_options
