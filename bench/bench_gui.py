@@ -106,7 +106,7 @@ from zarrview.app.bridge import init_bridge
 from zarrview.app.gui_gc import collect_garbage_on_gui_thread
 from zarrview.app.window import MainWindow
 from zarrview.scheduling import WorkerPool
-from zarrview.zarrlib.reader import default_executor
+from zarrview.zarrlib.decode_pool import cpus
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BENCH_READ = Path(__file__).resolve().parent / "bench_read.py"
@@ -707,10 +707,10 @@ def markdown_table(r: LayoutResult) -> tuple[str, int]:
 
 
 def environment() -> str:
-    workers = getattr(default_executor(), "_max_workers", "?")
+    workers = len(cpus()) or 2  # the window's pool decodes on as many threads (``WorkerPool.decode``)
     return (f"Python {platform.python_version()}, PySide6 {PySide6.__version__} (Qt {qVersion()}), "
             f"pyqtgraph {pyqtgraph.__version__}, QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}, "
-            f"{os.cpu_count()} CPUs, zarrlib decode pool {workers} workers, window {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}"
+            f"{os.cpu_count()} CPUs, decode pool {workers} workers, window {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}"
             + (f"\n\n**Warning:** this PySide6 loses a reference to {' and '.join(GUARD.leaking)} on every void call "
                "or `Signal.emit()`; on this Python the app aborts after a few dozen slider steps. The benchmark held "
                "extra references to survive (`RefcountGuard`)." if GUARD.leaking else ""))

@@ -162,7 +162,7 @@ class ExportActions(QObject):
 
         self.status(f"Exporting {spec.label} to {path}…")
         def work(ctx: Context) -> None:
-            export_plane(spec, path, progress=progress, cancel=ctx.cancel)
+            export_plane(spec, path, progress=progress, cancel=ctx.cancel, executor=ctx.executor)
 
         self._exports.show(Task(Job(work, f"export of {spec.label}"), about=job))
         return True
@@ -206,7 +206,7 @@ class ExportActions(QObject):
         self.update()
         self.status(f"Exporting {frame.path} ({frame.rows:,} rows) to {path}…")
 
-        self._tables.show(Task(Job(lambda ctx: export_frame_csv(frame, path, cancel=ctx.cancel),
+        self._tables.show(Task(Job(lambda ctx: export_frame_csv(frame, path, cancel=ctx.cancel, executor=ctx.executor),
                                    f"export of {frame.path}"), about=(frame.path, frame.rows, path)))
 
     def _tabled(self, done: Done[Any]) -> None:

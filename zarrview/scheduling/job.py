@@ -3,13 +3,16 @@
 A job never reads view or widget state: whatever it needs (array, selection, plan, decoder) is
 bound when it is built, so the worker sees a snapshot of the view at the moment it asked, as in
 napari's layer slicer. What the worker offers a job is its ``Context``: the cancel token of
-its lane, the shared chunk cache, a progress callback and ``emit`` for partial results, both
-delivered only while the job is still the newest of its lane.
+its lane, the shared chunk cache, the pool's decode executor, a progress callback and ``emit``
+for partial results, both delivered only while the job is still the newest of its lane. A job
+is ``work(ctx)``: whatever it calls that reads takes what it needs from that one value, so its
+reads decode on the threads of the pool that runs the job, not on a pool zarrlib would make.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -20,9 +23,6 @@ from ..zarrlib import Array, CancelToken, ChunkCache, ChunkFailure
 T = TypeVar("T")
 
 Progress = Callable[[int, int], None]
-#: the signature of a reduction or composite read written against zarrlib's read arguments:
-#: ``compute(cancel, cache, progress, failures)`` returns the job's value
-Compute = Callable[[CancelToken, ChunkCache | None, Progress | None, list[ChunkFailure]], Any]
 
 
 @dataclass
@@ -36,6 +36,10 @@ class Context:
     emit: Callable[[Any], None] = lambda _part: None
     #: chunks that could not be read, appended by ``Array.read``; they come back with the answer
     failures: list[ChunkFailure] = field(default_factory=list)
+    #: where every read of the job decodes (``Array.read(..., executor=)``): the pool's own
+    #: decode threads, so the pool that bounds the jobs also bounds their decoding; None (a
+    #: context made by hand, in a test) leaves it to zarrlib's default
+    executor: ThreadPoolExecutor | None = None
 
 
 @dataclass(frozen=True)
@@ -50,15 +54,10 @@ def read_job(array: Array, selection: tuple[Any, ...], *, label: str = "",
     """A plain read of ``selection``, with ``decode`` (CF masking and unpacking) applied on the worker."""
     def work(ctx: Context) -> np.ndarray:
         data = array.read(selection, cancel=ctx.cancel, cache=ctx.cache, progress=ctx.progress,
-                          failures=ctx.failures)
+                          executor=ctx.executor, failures=ctx.failures)
         return data if decode is None else decode(data)
 
     return Job(work, label)
-
-
-def compute_job(compute: Compute, *, label: str = "") -> Job[Any]:
-    """A job from a function written against zarrlib's read arguments (a reduction, a batch of wells)."""
-    return Job(lambda ctx: compute(ctx.cancel, ctx.cache, ctx.progress, ctx.failures), label)
 
 
 def call_job(fn: Callable[[], T], *, label: str = "") -> Job[T]:

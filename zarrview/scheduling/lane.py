@@ -147,7 +147,8 @@ class Lane(Generic[T]):
                 return
             ticket.started = True
         start = time.perf_counter()
-        ctx = Context(ticket.token, self.pool.cache, self._reporter(ticket), self._emitter(ticket))
+        ctx = Context(ticket.token, self.pool.cache, self._reporter(ticket), self._emitter(ticket),
+                      executor=self.pool.decode)
         value: T | None = None
         error: BaseException | None = None
         cancelled = ticket.token.cancelled

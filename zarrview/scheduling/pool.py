@@ -9,6 +9,11 @@ A job goes to the thread that went idle last (a stack, not the queue of waiters 
 ``Condition`` keeps): a stream of slider steps runs on one warm thread, whose read buffers,
 decompression context and CPU caches are still hot, where handing each job to the thread idle
 longest made every read of a 64-chunk plane about 10 % slower.
+
+The pool also owns the executor its jobs' reads decode on (``decode``, handed to every job in
+its ``Context``): a read runs on its job's worker and as many decode threads as its chunks pay
+for (``zarrlib.decode_pool``). With one owner, closing the pool ends the decoding with the jobs,
+and a job's reads do not fall back on zarrlib's process-wide pool, which nothing in the app closes.
 """
 
 from __future__ import annotations
@@ -19,15 +24,17 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from ..zarrlib import ChunkCache
+from ..zarrlib.decode_pool import cpus
 from .tally import Tally
 
 log = logging.getLogger(__name__)
 
-#: jobs at once: reads are mostly waiting on storage (zarrlib decodes on its own pool), and a
-#: slow listing or export must leave threads for the image
+#: jobs at once: reads are mostly waiting on storage (their chunks decode on the pool's decode
+#: executor, ``WorkerPool.decode``), and a slow listing or export must leave threads for the image
 DEFAULT_THREADS = 6
 DEFAULT_CACHE_BYTES = 1 << 30
 
@@ -42,14 +49,25 @@ class Closable(Protocol):
     def close(self) -> None: ...
 
 
+def decode_executor(name: str) -> ThreadPoolExecutor:
+    """A decode executor with a thread for every core the process may use (its threads start
+    as reads first need them), named after the pool that owns it."""
+    return ThreadPoolExecutor(max_workers=len(cpus()) or 2, thread_name_prefix=f"{name}-decode")
+
+
 class WorkerPool:
     def __init__(self, threads: int = DEFAULT_THREADS, cache_bytes: int = DEFAULT_CACHE_BYTES,
-                 name: str = "zarrview-worker") -> None:
+                 name: str = "zarrview-worker", decode: ThreadPoolExecutor | None = None) -> None:
+        """``decode``: the executor the jobs' reads decode on; None makes one sized to the usable
+        cores (``decode_executor``), which ``close`` shuts down. One given is the giver's to shut down."""
         if threads < 1:
             raise ValueError(f"a pool needs at least one thread, not {threads}")
         self.threads = threads
         self.name = name
         self.cache = ChunkCache(cache_bytes)
+        #: where every job's reads decode (``Context.executor``)
+        self.decode = decode if decode is not None else decode_executor(name)
+        self._owns_decode = decode is None
         #: jobs submitted, answered and delivered per lane (every job answered exactly once)
         self.tally = Tally()
         self._lock = threading.Lock()
@@ -135,7 +153,9 @@ class WorkerPool:
 
     def close(self, timeout: float = 5.0) -> None:
         """Answer every lane's pending jobs as cancelled, drop queued work, and let the threads
-        end (waiting at most ``timeout`` for running jobs to notice their cancel)."""
+        end (waiting at most ``timeout`` for running jobs to notice their cancel); then shut the
+        decode executor down, if the pool made it, without waiting for a decode still running
+        (a read stuck on a store must not hold up the close; its job is answered already)."""
         with self._lock:
             if self._closed:
                 return
@@ -151,3 +171,5 @@ class WorkerPool:
         end = time.monotonic() + timeout
         for thread in self._started:
             thread.join(max(0.0, end - time.monotonic()))
+        if self._owns_decode:
+            self.decode.shutdown(wait=False, cancel_futures=True)

@@ -52,7 +52,7 @@ class Prefetch:
         for warm in reads:
             ctx.cancel.raise_if_cancelled()
             try:
-                warm.array.read(warm.selection, cancel=ctx.cancel, cache=ctx.cache)
+                warm.array.read(warm.selection, cancel=ctx.cancel, cache=ctx.cache, executor=ctx.executor)
             except ZarrError as e:  # the same error shows when that plane is asked for
                 log.debug("prefetch of %s failed: %s", warm.label, e)
                 continue

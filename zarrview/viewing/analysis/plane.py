@@ -77,7 +77,8 @@ def channel_names(state: ViewState) -> tuple[str, ...]:
 
 def read_block(state: ViewState, block: Block, ctx: Context) -> tuple[np.ndarray, np.ndarray]:
     """(stored values, values as shown) of ``block``, each with axes (rows, columns[, channels])."""
-    raw = state.array.read(selection(state, block), cancel=ctx.cancel, cache=ctx.cache, failures=ctx.failures)
+    raw = state.array.read(selection(state, block), cancel=ctx.cancel, cache=ctx.cache, executor=ctx.executor,
+                           failures=ctx.failures)
     kept = [d for d in state.plane_dims]  # the dimensions a selection keeps, in the array's order
     order = [kept.index(state.y_dim), kept.index(state.x_dim)]
     if state.channel_dim is not None:

@@ -1,5 +1,6 @@
 """The AnnData views' reads as jobs for a lane: built on the GUI thread from what is in view,
-run on a worker with the lane's cancel token, the shared chunk cache and its failure list."""
+run on a worker with the lane's cancel token, the shared chunk cache, the pool's decode executor
+and its failure list."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ T = TypeVar("T")
 def reading(fn: Callable[..., T], label: str) -> Job[T]:
     """A job calling ``fn(**read)`` with ``Array.read``'s keywords from the job's context."""
     def work(ctx: Context) -> T:
-        return fn(cancel=ctx.cancel, cache=ctx.cache, failures=ctx.failures)
+        return fn(cancel=ctx.cancel, cache=ctx.cache, executor=ctx.executor, failures=ctx.failures)
 
     return Job(work, label)
 

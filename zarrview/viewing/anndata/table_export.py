@@ -9,6 +9,7 @@ import csv
 import io
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ...zarrlib import CancelToken, ReadCancelled, ZarrError
@@ -20,8 +21,10 @@ EXPORT_ROWS = 50_000
 
 
 def export_frame_csv(frame: Frame, path: str | os.PathLike[str], *, cancel: CancelToken | None = None,
-                     progress: Callable[[int, int], None] | None = None, page: int = EXPORT_ROWS) -> Path:
-    """Write ``frame`` to ``path``; an ExportError says why not (nothing is left half-written)."""
+                     progress: Callable[[int, int], None] | None = None, page: int = EXPORT_ROWS,
+                     executor: ThreadPoolExecutor | None = None) -> Path:
+    """Write ``frame`` to ``path``, its pages decoded on ``executor`` (an export job's); an
+    ExportError says why not (nothing is left half-written)."""
     path = Path(path)
     try:
         with replacing(path) as f:
@@ -30,7 +33,7 @@ def export_frame_csv(frame: Frame, path: str | os.PathLike[str], *, cancel: Canc
             writer.writerow([frame.index_name or "", *(c.name for c in frame.columns)])
             width = 1 + len(frame.columns)
             for start in range(0, frame.rows, page):
-                rows = frame.read_page(start, start + page, cancel=cancel)
+                rows = frame.read_page(start, start + page, cancel=cancel, executor=executor)
                 writer.writerows([rows.text(r, c, missing="") for c in range(width)]
                                  for r in range(rows.start, rows.stop))
                 if progress is not None:

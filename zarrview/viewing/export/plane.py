@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
@@ -49,12 +50,14 @@ if TYPE_CHECKING:
 
 class PlaneValues(Protocol):
     """Values computed in place of reading the plane (a projection over a dimension); ``label``
-    names them in an error. Returns the plane's values in the shape of ``PlaneSpec.shape``."""
+    names them in an error. Returns the plane's values in the shape of ``PlaneSpec.shape``,
+    decoded on ``executor`` where given (the export's job's, ``Array.read``'s argument)."""
 
     @property
     def label(self) -> str: ...
 
-    def __call__(self, cancel: CancelToken | None, progress: Progress | None) -> np.ndarray: ...
+    def __call__(self, cancel: CancelToken | None, progress: Progress | None, *,
+                 executor: ThreadPoolExecutor | None = None) -> np.ndarray: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -247,11 +250,13 @@ def export_format(path: str | os.PathLike[str]) -> str:
 
 
 def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Progress | None = None,
-                 cancel: CancelToken | None = None, values: PlaneValues | None = None) -> Path:
+                 cancel: CancelToken | None = None, values: PlaneValues | None = None,
+                 executor: ThreadPoolExecutor | None = None) -> Path:
     """Read ``spec``'s plane at full resolution and write it to ``path`` (.npy, .csv or .png);
     ``progress(done, total)`` counts chunks read. ``values`` computes the plane instead of
-    reading it (a projection; ``spec.values`` where not given), written the same way. Raises
-    an :class:`ExportError`."""
+    reading it (a projection; ``spec.values`` where not given), written the same way. The
+    plane and its label layers decode on ``executor`` (an export job's, from its context;
+    None: zarrlib's default). Raises an :class:`ExportError`."""
     path = Path(path)
     values = values if values is not None else spec.values
     fmt = export_format(path)
@@ -263,8 +268,8 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
                                       "write .npy or .csv")
     try:
         with replacing(path) as f:  # created first: a folder that cannot be written fails before the read
-            data = (_read(spec, path, progress, cancel, text=fmt == ".csv") if values is None
-                    else _computed(values, path, progress, cancel))
+            data = (_read(spec, path, progress, cancel, executor, text=fmt == ".csv") if values is None
+                    else _computed(values, path, progress, cancel, executor))
             if cancel is not None:
                 cancel.raise_if_cancelled()
             if fmt == ".npy":
@@ -273,7 +278,7 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
             elif fmt == ".csv":
                 write_csv(data, f, cancel, csv_axes(spec.array, spec.selection, spec.coordinates))
             else:
-                write_image(spec, data, f, cancel, read_overlays(spec.labels, cancel) if spec.labels else [])
+                write_image(spec, data, f, cancel, read_overlays(spec.labels, cancel, executor) if spec.labels else [])
     except ReadCancelled:
         raise ExportCancelled(path) from None
     except PngShapeError as e:
@@ -300,11 +305,11 @@ def fixed_width(data: np.ndarray) -> np.ndarray:
 
 
 def _read(spec: PlaneSpec, path: Path, progress: Progress | None, cancel: CancelToken | None,
-          text: bool = False) -> np.ndarray:
+          executor: ThreadPoolExecutor | None, text: bool = False) -> np.ndarray:
     """The plane as stored, or decoded (``spec.decode``) as every view shows it: CF times as
     datetime64 (their labels in a calendar numpy has not, and with ``text``, for a CSV)."""
     try:
-        data = spec.array.read(spec.selection, cancel=cancel, progress=progress)
+        data = spec.array.read(spec.selection, cancel=cancel, progress=progress, executor=executor)
     except ReadCancelled:
         raise
     except ZarrError as e:
@@ -312,9 +317,10 @@ def _read(spec: PlaneSpec, path: Path, progress: Progress | None, cancel: Cancel
     return decoding_of(spec.array).values(data, text=text, inplace=True) if spec.decode else data
 
 
-def _computed(values: PlaneValues, path: Path, progress: Progress | None, cancel: CancelToken | None) -> np.ndarray:
+def _computed(values: PlaneValues, path: Path, progress: Progress | None, cancel: CancelToken | None,
+              executor: ThreadPoolExecutor | None) -> np.ndarray:
     try:
-        return values(cancel, progress)
+        return values(cancel, progress, executor=executor)
     except ReadCancelled:
         raise
     except ZarrError as e:

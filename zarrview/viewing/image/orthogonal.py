@@ -303,7 +303,7 @@ def _clip(i: int, n: int) -> int:
 
 # -- on the worker -------------------------------------------------------------------------------
 def _read(arr: Array, s: Section, ctx: Context, decode: Callable[[np.ndarray], np.ndarray] | None) -> np.ndarray:
-    data = arr.read(s.selection, cancel=ctx.cancel, cache=ctx.cache, failures=ctx.failures)
+    data = arr.read(s.selection, cancel=ctx.cancel, cache=ctx.cache, executor=ctx.executor, failures=ctx.failures)
     return data if decode is None else decode(data)
 
 

@@ -9,6 +9,7 @@ their level-0 coordinates), coloured by ``layers.colorize`` and blended with the
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,14 +53,16 @@ def overlays(state: ViewState, level: int | None = 0) -> tuple[LabelOverlay, ...
     return tuple(LabelOverlay(r, view.rows, view.cols) for r in reads if r.selection is not None)
 
 
-def read_overlays(overlays_: tuple[LabelOverlay, ...], cancel: CancelToken | None = None) -> list[np.ndarray]:
-    """Each overlay's label plane (rows, columns), read whole. Raises :class:`LabelExportError`."""
+def read_overlays(overlays_: tuple[LabelOverlay, ...], cancel: CancelToken | None = None,
+                  executor: ThreadPoolExecutor | None = None) -> list[np.ndarray]:
+    """Each overlay's label plane (rows, columns), read whole, decoded on ``executor`` (the
+    export's). Raises :class:`LabelExportError`."""
     planes = []
     for o in overlays_:
         lv = o.read.level
         assert lv is not None and lv.array is not None and o.read.selection is not None
         try:
-            values = np.asarray(lv.array.read(o.read.selection, cancel=cancel))
+            values = np.asarray(lv.array.read(o.read.selection, cancel=cancel, executor=executor))
         except ReadCancelled:
             raise
         except ZarrError as e:

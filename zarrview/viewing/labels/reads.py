@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ...scheduling import Job, Warm, compute_job, read_job
+from ...scheduling import Context, Job, Warm, read_job
 from ...zarrlib import Array, ReadCancelled, ZarrError
 from ..image.levels import LevelView, exact
 from ..image.planning import PlaneRead, chunks_between, coarsening, touched_chunks
@@ -69,7 +69,7 @@ def plane_job(array: Array, selection: tuple[Any, ...], label: str, state: ViewS
     if not layers:
         return read_job(array, selection, label=label, decode=decode)
     reads = tuple(plan_label(layer, state, target.index, plan, budget) for layer in layers)
-    return compute_job(functools.partial(read_with_labels, array, selection, reads, decode), label=label)
+    return Job(functools.partial(read_with_labels, array, selection, reads, decode), label)
 
 
 def prefetch_labels(reads: list[Warm], state: ViewState, target: LevelView, budget: int) -> list[Warm]:
@@ -173,12 +173,12 @@ def _aligned(image: Level, label: Level, dims: list[int | None]) -> Level:
 
 # -- reading (on a worker) -------------------------------------------------------------
 def read_with_labels(array: Array, selection: tuple[Any, ...], reads: tuple[LabelRead, ...],
-                     decode: Callable[[np.ndarray], np.ndarray] | None, cancel: Any,
-                     cache: Any, progress: Callable[[int, int], None] | None, failures: list[Any]) -> WithLabels:
+                     decode: Callable[[np.ndarray], np.ndarray] | None, ctx: Context) -> WithLabels:
     """The job's work: the image's selection (its progress and failures), then each
     label plane, coloured. A label that cannot be read gives an empty plane that says why (chunks
     that fail are background and counted); a cancel stops all."""
-    image = array.read(selection, cancel=cancel, cache=cache, progress=progress, failures=failures)
+    image = array.read(selection, cancel=ctx.cancel, cache=ctx.cache, progress=ctx.progress, executor=ctx.executor,
+                       failures=ctx.failures)
     if decode is not None:
         image = decode(image)
     planes = []
@@ -188,7 +188,8 @@ def read_with_labels(array: Array, selection: tuple[Any, ...], reads: tuple[Labe
         if r.selection is not None and r.level is not None and r.level.array is not None:
             lost: list[Any] = []
             try:
-                values = np.asarray(r.level.array.read(r.selection, cancel=cancel, cache=cache, failures=lost))
+                values = np.asarray(r.level.array.read(r.selection, cancel=ctx.cancel, cache=ctx.cache,
+                                                       executor=ctx.executor, failures=lost))
             except ReadCancelled:
                 raise
             except ZarrError as e:  # the image shows without this layer

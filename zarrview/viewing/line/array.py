@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, compute_job
-from ...zarrlib import Array, CancelToken, ChunkCache, ChunkFailure
+from ...scheduling import Answer, Context, Job
+from ...zarrlib import Array
 from ..cf.decoded import Decoding, Format
 from ..cf.coords import CoordAxis
 from ..cf.view import CFView
@@ -117,8 +117,7 @@ def as_numbers(data: np.ndarray) -> tuple[np.ndarray, bool]:
     return np.asarray(displayable(data), dtype="f8"), False
 
 
-def envelope(arr: Array, plan: LinePlan, cancel: CancelToken, cache: ChunkCache | None,
-             progress: Callable[[int, int], None] | None, failures: list[ChunkFailure],
+def envelope(arr: Array, plan: LinePlan, ctx: Context,
              numbers: Callable[[np.ndarray], tuple[np.ndarray, bool]] = as_numbers) -> tuple[np.ndarray, bool]:
     """(columns, 3) rows of (centre, min, max) over ``plan.x0:plan.x1``; NaN where a column saw no
     finite value. ``numbers`` turns each block read into the values drawn (decoded)."""
@@ -135,9 +134,10 @@ def envelope(arr: Array, plan: LinePlan, cancel: CancelToken, cache: ChunkCache 
         blocks = [(c, c + 1) for c in range(first, last + 1, plan.stride)]
     dates = False
     for i, (c0, c1) in enumerate(blocks):
-        cancel.raise_if_cancelled()
+        ctx.cancel.raise_if_cancelled()
         a, b = max(plan.x0, c0 * chunk), min(plan.x1, c1 * chunk)
-        values, dates = numbers(arr.read((slice(a, b),), cancel=cancel, failures=failures))
+        values, dates = numbers(arr.read((slice(a, b),), cancel=ctx.cancel, executor=ctx.executor,
+                                         failures=ctx.failures))
         start = int(np.searchsorted(edges, a, side="right")) - 1
         cuts = edges[(edges > a) & (edges < b)] - a
         seg = np.concatenate([[0], cuts]).astype(np.int64)
@@ -148,8 +148,8 @@ def envelope(arr: Array, plan: LinePlan, cancel: CancelToken, cache: ChunkCache 
             seg_hi = np.fmax.reduceat(finite, seg)
         lo[bins] = np.fmin(lo[bins], seg_lo)
         hi[bins] = np.fmax(hi[bins], seg_hi)
-        if progress is not None:
-            progress(i + 1, len(blocks))
+        if ctx.progress is not None:
+            ctx.progress(i + 1, len(blocks))
     lo[np.isinf(lo)] = np.nan
     hi[np.isinf(hi)] = np.nan
     centres = (edges[:-1] + edges[1:] - 1) / 2.0
@@ -162,10 +162,10 @@ def _index_label(axis: CoordAxis, x: float) -> str:
 
 
 def _read_numbers(arr: Array, sel: tuple[slice], numbers: Callable[[np.ndarray], tuple[np.ndarray, bool]],
-                  cancel: CancelToken, cache: ChunkCache | None, progress: Callable[[int, int], None] | None,
-                  failures: list[ChunkFailure]) -> tuple[np.ndarray, bool]:
+                  ctx: Context) -> tuple[np.ndarray, bool]:
     """``sel`` of ``arr`` read and turned into the values drawn, on the worker."""
-    return numbers(np.asarray(arr.read(sel, cancel=cancel, cache=cache, progress=progress, failures=failures)))
+    return numbers(np.asarray(arr.read(sel, cancel=ctx.cancel, cache=ctx.cache, progress=ctx.progress,
+                                       executor=ctx.executor, failures=ctx.failures)))
 
 
 @dataclass(frozen=True)
@@ -283,9 +283,8 @@ class LineModel:
         sel = (slice(plan.x0, plan.x1),)
         label = request_label(arr.path, sel, arr.shape)
         if plan.columns:
-            return LineRequest(compute_job(functools.partial(envelope, arr, plan, numbers=self.numbers), label=label),
-                               plan)
-        return LineRequest(compute_job(functools.partial(_read_numbers, arr, sel, self.numbers), label=label), plan)
+            return LineRequest(Job(functools.partial(envelope, arr, plan, numbers=self.numbers), label), plan)
+        return LineRequest(Job(functools.partial(_read_numbers, arr, sel, self.numbers), label), plan)
 
     def _covers(self, plan: LinePlan) -> bool:
         p = self.plot

@@ -195,7 +195,7 @@ class SeriesModel:
         first = Series(x, lines, x_format, query.axis(dim).heading, query.y_label, title, dim, total=total,
                        busy=True, status=f"Reading {title}: 0 of {total} chunks", notes=notes,
                        generation=self.generation)
-        job = Job(lambda ctx: read_line(line, ctx.emit, ctx.cancel, ctx.cache, ctx.progress, ctx.failures), title)
+        job = Job(lambda ctx: read_line(line, ctx), title)
         return SeriesRequest(job, first)
 
     def waiting(self, request: SeriesRequest | None) -> Series | None:

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...zarrlib import Array, CancelToken, ChunkCache, ChunkFailure, ZarrError
+from ...scheduling import Context
+from ...zarrlib import Array, ChunkCache, ChunkFailure, ZarrError
 from ...zarrlib.decode_pool import cpus
 from .array import as_numbers
 
@@ -137,15 +138,15 @@ def failure_message(f: ChunkFailure) -> str:
     return f.message if f.key in f.message else f"chunk {f.key}: {f.message}"
 
 
-def read_line(job: LineJob, emit: Callable[[LineBlock], None], cancel: CancelToken, cache: ChunkCache | None,
-              progress: Callable[[int, int], None] | None, failures: list[ChunkFailure]) -> LineSummary:
-    """The series job's work: every block of the lines, each given to ``emit`` once read."""
+def read_line(job: LineJob, ctx: Context) -> LineSummary:
+    """The series job's work: every block of the lines, each given to ``ctx.emit`` once read."""
+    cancel, emit, progress, failures = ctx.cancel, ctx.emit, ctx.progress, ctx.failures
     arr, dim = job.array, job.dim
     length, chunk = arr.shape[dim], arr.typical_chunks[dim]
     blocks = line_blocks(length, chunk, job.block_chunks, len(cpus()) or 2)
     groups = job.groups()
     total = sum(n for _, _, n in blocks) * len(groups)
-    cache = cache if cache is not None and worth_caching(arr, total, cache) else None
+    cache = ctx.cache if ctx.cache is not None and worth_caching(arr, total, ctx.cache) else None
     decode = job.decode
     done = 0
     dates = False
@@ -160,7 +161,8 @@ def read_line(job: LineJob, emit: Callable[[LineBlock], None], cancel: CancelTok
             lost: list[ChunkFailure] = []
             rows, selection = _group_selection(job, group, start, stop)
             try:
-                raw = np.asarray(arr.read(selection, cancel=cancel, cache=cache, failures=lost))
+                raw = np.asarray(arr.read(selection, cancel=cancel, cache=cache, executor=ctx.executor,
+                                          failures=lost))
             except ZarrError as e:
                 if cancel.cancelled:
                     raise

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ...scheduling import Answer, Job, compute_job
+from ...scheduling import Answer, Job
 from ...zarrlib import Group
 from ..image.contrast import NAN_RGBA, ValueSummary, displayable, summarize
 from ..ome import OmePlate, PlateWell
@@ -262,11 +262,11 @@ class PlateModel:
         if group is None or plate is None or self._next >= len(self._batches):
             return None
         wells = self._batches[self._next]
-        compute = functools.partial(read_batch, group, wells, self.budget, self.mosaic.cell, self.mosaic.done,
-                                    self.mosaic.total)
+        work = functools.partial(read_batch, group, wells, self.budget, self.mosaic.cell, self.mosaic.done,
+                                 self.mosaic.total)
         first = self.mosaic.name(wells[0].row, wells[0].column)
         label = f"wells {first}…{self.mosaic.name(wells[-1].row, wells[-1].column)} of the plate {plate.path}"
-        return WellsRequest(compute_job(compute, label=label), wells, self._next, self._given)
+        return WellsRequest(Job(work, label), wells, self._next, self._given)
 
     def waiting(self, req: WellsRequest | None) -> PlateMosaic | None:
         """The mosaic while ``req`` is read (or why a plate shows none)."""

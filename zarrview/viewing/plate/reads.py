@@ -9,12 +9,13 @@ of a batch of wells; ``mosaic.PlateModel`` chains the batches and assembles the 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field as dataclass_field
 from typing import Any
 
 import numpy as np
 
+from ...scheduling import Context
 from ...zarrlib import CancelToken, ChunkCache, ChunkFailure, Group, NodeNotFoundError, ReadCancelled, ZarrError
 from ..image.contrast import displayable
 from ..image.planning import plan_plane, touched_chunks
@@ -80,10 +81,11 @@ def _fit(values: np.ndarray, cell: int, pixel: tuple[float, float]) -> tuple[np.
 
 
 def read_well(group: Group, well: PlateWell, budget: int, cell: int, cancel: CancelToken | None = None,
-              cache: ChunkCache | None = None) -> Thumb | str:
-    """The thumbnail of one well, or why there is none. Cancellation propagates."""
+              cache: ChunkCache | None = None, executor: ThreadPoolExecutor | None = None) -> Thumb | str:
+    """The thumbnail of one well, or why there is none, decoded on ``executor`` (the job's).
+    Cancellation propagates."""
     try:
-        return _read_well(group, well, budget, cell, cancel, cache)
+        return _read_well(group, well, budget, cell, cancel, cache, executor)
     except ReadCancelled:
         raise
     except ZarrError as e:
@@ -93,7 +95,7 @@ def read_well(group: Group, well: PlateWell, budget: int, cell: int, cancel: Can
 
 
 def _read_well(group: Group, well: PlateWell, budget: int, cell: int, cancel: CancelToken | None,
-               cache: ChunkCache | None) -> Thumb | str:
+               cache: ChunkCache | None, executor: ThreadPoolExecutor | None) -> Thumb | str:
     try:
         node = group[well.path]
     except NodeNotFoundError:
@@ -134,7 +136,7 @@ def _read_well(group: Group, well: PlateWell, budget: int, cell: int, cancel: Ca
     sel = tuple(slice(0, h, step[0]) if d == ydim else slice(0, w, step[1]) if d == xdim else fixed[d]
                 for d in range(arr.ndim))
     failures: list[ChunkFailure] = []
-    values = np.asarray(arr.read(sel, cancel=cancel, cache=cache, failures=failures))
+    values = np.asarray(arr.read(sel, cancel=cancel, cache=cache, executor=executor, failures=failures))
     if failures:
         n = len(failures)
         return f"{n} chunk{'s' if n > 1 else ''} of {well.path}/{fld} level {level.index} could not be read: " \
@@ -149,18 +151,17 @@ def _read_well(group: Group, well: PlateWell, budget: int, cell: int, cancel: Ca
 
 
 def read_batch(group: Group, wells: tuple[PlateWell, ...], budget: int, cell: int, before: int, total: int,
-               cancel: CancelToken, cache: ChunkCache | None, progress: Callable[[int, int], None] | None,
-               failures: list[ChunkFailure]) -> Batch:
+               ctx: Context) -> Batch:
     """The work of a job for a batch of wells: progress in wells of the whole plate
     (``before`` of ``total`` done already), the cancel token checked before every well."""
     out: list[Thumb | Missing] = []
     try:
         for i, well in enumerate(wells):
-            cancel.raise_if_cancelled()
-            got = read_well(group, well, budget, cell, cancel, cache)
+            ctx.cancel.raise_if_cancelled()
+            got = read_well(group, well, budget, cell, ctx.cancel, ctx.cache, ctx.executor)
             out.append((well.row, well.column, got) if isinstance(got, str) else got)
-            if progress is not None:
-                progress(before + i + 1, total)
+            if ctx.progress is not None:
+                ctx.progress(before + i + 1, total)
     except ReadCancelled:
         if not out:
             raise

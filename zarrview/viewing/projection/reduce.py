@@ -2,10 +2,11 @@
 
 The range of the reduced dimension is cut at its chunk boundaries into slabs one chunk thick
 (the first and last may be thinner where the range is not chunk-aligned), so every chunk of the
-range is read exactly once. Each slab is one ``Array.visit``: zarrlib decodes its chunks on its
-pool and hands each chunk's part, on the worker that decoded it, to ``Folding``, which folds it
-into the partial result (``ops.Partial``) of that chunk's footprint on the plane, under that
-footprint's lock (chunks of other footprints fold at the same time). No slab is ever held: a
+range is read exactly once. Each slab is one ``Array.visit``: zarrlib decodes its chunks on the
+executor given (a job's: its worker pool's decode threads) and hands each chunk's part, on the
+worker that decoded it, to ``Folding``, which folds it into the partial result (``ops.Partial``)
+of that chunk's footprint on the plane, under that footprint's lock (chunks of other footprints
+fold at the same time). No slab is ever held: a
 (512, 2048, 2048) uint16 stack chunked (16, 512, 512) used to read 128 MiB slabs whole before
 folding them on one thread; now the decode buffers hold one chunk per worker and the folding
 runs on every worker. Where one slab of the whole plane would cover more than ``slab_bytes``,
@@ -37,7 +38,6 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import product
-from typing import Any
 
 import numpy as np
 
@@ -226,12 +226,3 @@ def project(p: Projection, *, cancel: CancelToken | None = None, cache: ChunkCac
          failures=failures, executor=executor)
     return assemble(p, partials)
 
-
-def compute(p: Projection, **options: Any) -> Callable[[CancelToken, ChunkCache | None, Progress | None,
-                                                         list[ChunkFailure]], np.ndarray]:
-    """``project(p)`` as a ``scheduling.Compute`` (the job's cancel, cache, progress and failures)."""
-    def run(cancel: CancelToken, cache: ChunkCache | None, progress: Progress | None,
-            failures: list[ChunkFailure]) -> np.ndarray:
-        return project(p, cancel=cancel, cache=cache, progress=progress, failures=failures, **options)
-
-    return run

@@ -12,13 +12,14 @@ same projection as a file, through the export of planes (.npy, .csv, .png).
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, ReadOnce, compute_job
+from ...scheduling import Answer, Context, Job, ReadOnce
 from ...zarrlib import CancelToken, ChunkCache, ChunkFailure
 from ..export.plane import PlaneSpec, export_plane, oriented
 from ..image.state import ViewState
@@ -50,10 +51,11 @@ class ProjectionValues:
         return self.projection.label
 
     def __call__(self, cancel: CancelToken | None, progress: Progress | None, cache: ChunkCache | None = None,
-                 failures: list[ChunkFailure] | None = None) -> np.ndarray:
+                 failures: list[ChunkFailure] | None = None, executor: ThreadPoolExecutor | None = None) -> np.ndarray:
         engine = self.engine
         if engine.scheduler is None:
-            return project(self.projection, cancel=cancel, cache=cache, progress=progress, failures=failures)
+            return project(self.projection, cancel=cancel, cache=cache, progress=progress, failures=failures,
+                           executor=executor)
         if engine.source is None:
             raise ValueError("a projection on a cluster needs the array's location (Engine.source)")
         return project_on_cluster(self.projection, engine.scheduler, engine.source, cancel=cancel, progress=progress)
@@ -112,11 +114,10 @@ def request(state: ViewState, dim: int | str, op: str, start: int | None = None,
     p = projection_of(state, dim, op, start, stop)
     values = ProjectionValues(p, engine)
 
-    def run(cancel: CancelToken, cache: ChunkCache | None, progress: Progress | None,
-            failures: list[ChunkFailure]) -> np.ndarray:
-        return values(cancel, progress, cache, failures)
+    def run(ctx: Context) -> np.ndarray:
+        return values(ctx.cancel, ctx.progress, ctx.cache, ctx.failures, ctx.executor)
 
-    return ProjectionRequest(p, (state.y_dim, state.x_dim), state.channel_dim, compute_job(run, label=p.label))
+    return ProjectionRequest(p, (state.y_dim, state.x_dim), state.channel_dim, Job(run, p.label))
 
 
 def apply(req: ProjectionRequest, answer: Answer[Any]) -> ProjectedPlane | None:
@@ -141,8 +142,8 @@ def export_job(req: ProjectionRequest, path: str | Path, *, engine: Engine = Eng
     """A job that writes ``req``'s projection to ``path`` (.npy, .csv, .png), as planes are written."""
     spec = plane_spec(req.projection, req.dims, req.channel_dim)
     values = ProjectionValues(req.projection, engine)
-    return Job(lambda ctx: export_plane(spec, path, progress=ctx.progress, cancel=ctx.cancel, values=values),
-               f"export {req.label}")
+    return Job(lambda ctx: export_plane(spec, path, progress=ctx.progress, cancel=ctx.cancel, values=values,
+                                        executor=ctx.executor), f"export {req.label}")
 
 
 @dataclass(frozen=True, eq=False)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ...scheduling import Answer, Job, compute_job
+from ...scheduling import Answer, Job
 from ...zarrlib import CancelToken, Group, ZarrError
 from ..labels.layers import LabelLayer, layer_of
 from ..ome.model import Level, OmeImage
@@ -144,8 +144,7 @@ def overlay_job(mates: Mates, max_points: int = MAX_POINTS, max_shapes: int = MA
     if not wanted:
         return None
     work = functools.partial(_read_all, mates.image, wanted, max_points, max_shapes)
-    return compute_job(lambda cancel, _cache, _progress, _failures: work(cancel),
-                       label=f"points and shapes over {mates.image.path}")
+    return Job(lambda ctx: work(ctx.cancel), f"points and shapes over {mates.image.path}")
 
 
 def overlays(answer: Answer[Any]) -> tuple[Overlay, ...]:
