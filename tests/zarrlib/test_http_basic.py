@@ -125,6 +125,28 @@ def test_a_zip_is_read_through_the_transport_that_retries(site: Path) -> None:
         assert state.faults.fail_5xx == 0 and gets and all(r[2] is not None for r in gets), gets
 
 
+def test_a_signed_archive_url_is_read_by_ranges_each_carrying_its_query(site: Path) -> None:
+    """A signed URL names one archive, not a folder: its end, directory and members are range
+    requests of that object, each with the URL's query (the server refuses any without it), and
+    a server's passing 503 is retried as for any object."""
+    from http_server import Faults
+
+    token = "X-Amz-Signature=ab%2Fcd&X-Amz-Expires=300"
+    local = walk_nodes(zl.open(site / "v2.zip"))
+    with serve(site, Faults(signed={"v2.zip": token}, fail_5xx=1, fail_match="v2.zip", fail_status=503)) as (url, state):
+        remote = walk_nodes(zl.open(f"{url}/v2.zip?{token}"))
+        assert sorted(remote) == sorted(local)
+        for path, node in local.items():
+            if isinstance(node, zl.Array):
+                np.testing.assert_array_equal(remote[path][...], node[...])
+        gets = [r for r in state.requests("GET") if "v2.zip" in r[1]]
+        assert gets and all(r[1].endswith(f"v2.zip?{token}") and r[2] is not None for r in gets), gets
+        assert state.faults.fail_5xx == 0
+        with pytest.raises(zl.StoreError) as e:
+            zl.open(f"{url}/v2.zip?{token}x")  # a signature the server refuses
+        assert "X-Amz-Signature" not in str(e.value)
+
+
 def test_zip_on_a_server_without_ranges_is_read_whole_under_the_bound(tmp_path: Path) -> None:
     """A server that answers every Range with the whole object: an archive under the bound is
     read once and then from memory; one over it is refused with its size and the bound."""

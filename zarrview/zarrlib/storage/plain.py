@@ -9,7 +9,6 @@ through it: those are files read as bytes, never repositories.
 
 from __future__ import annotations
 
-import io
 import re
 from urllib.parse import unquote
 from pathlib import Path
@@ -28,7 +27,6 @@ from .retry import RetryPolicy
 from .store_file import StoreFile
 from .ozx import ZIP_SUFFIXES
 from .zip import ZipStore
-from .zip_whole import ranges_refused, read_whole_archive
 
 #: a URL's scheme (``s3://``, ``file://``); a location without one is a local path
 SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
@@ -61,8 +59,11 @@ def open_plain(location: str, **storage_options: Any) -> Store:
         raise StoreNotFoundError(f"{path} does not exist")
     if loc.lower().split("?", 1)[0].endswith(ZIP_SUFFIXES):
         return _open_zip(loc, storage_options)
-    scheme = m.group(1).lower()
-    options = dict(storage_options)
+    return _open_url(loc, m.group(1).lower(), dict(storage_options))
+
+
+def _open_url(loc: str, scheme: str, options: dict[str, Any]) -> Store:
+    """The store of a URL, through obstore or fsspec (``backend.py``)."""
     retry, io_concurrency = _io_options(options, loc)
     backend = pop_backend(options, loc)  # obstore or fsspec: see backend.py
     if scheme in ("http", "https"):
@@ -148,50 +149,23 @@ def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
         if not path.is_file():
             raise StoreNotFoundError(f"{path} does not exist")
         return ZipStore(open(path, "rb"), str(path.resolve()))
-    archive = _archive_store(url, m.group(1).lower(), options)
-    if archive is not None:  # its directory and members read through its folder's store
-        store, name = archive
-        try:
-            return ZipStore(StoreFile(store, name, url), url, archive)
-        except BaseException:
-            store.close()
-            raise
-    return _open_zip_file(url, m.group(1).lower(), options)
-
-
-def _open_zip_file(url: str, scheme: str, options: dict[str, Any]) -> ZipStore:
-    """A remote archive whose URL names one object, not a folder (a query: a signed URL), read
-    through fsspec's file object for it."""
-    options = dict(options)
-    _io_options(options, url)
-    pop_backend(options, url)  # fsspec's file object, whatever is asked
-    fs, root = _filesystem(scheme, url, options)
-    try:
-        f = fs.open(root, "rb", cache_type="none")  # ZipStore reads exactly the ranges it needs
-    except FileNotFoundError as e:
-        raise StoreNotFoundError(f"{url} does not exist") from e
-    except Exception as e:
-        raise StoreError(f"cannot open {url}: {type(e).__name__}: {e}") from e
-    try:
-        return ZipStore(f, url)
-    except StoreError as e:
-        f.close()
-        if not ranges_refused(e):
-            raise
-        return ZipStore(io.BytesIO(read_whole_archive(fs, root, url)), url)
+    store, name = _archive_store(url, m.group(1).lower(), options)
+    try:  # its directory and members are read through the store, a read's members together
+        return ZipStore(StoreFile(store, name, url), url, (store, name))
     except BaseException:
-        f.close()
+        store.close()
         raise
 
 
-def _archive_store(url: str, scheme: str, options: dict[str, Any]) -> tuple[Store, str] | None:
-    """The store of a remote archive's folder and the archive's key in it, through which a
-    read's members are fetched together; None for a URL with a query (a signed URL names one
-    object, not a folder)."""
-    if "?" in url or "#" in url:
-        return None
+def _archive_store(url: str, scheme: str, options: dict[str, Any]) -> tuple[Store, str]:
+    """The store a remote archive is read through and the archive's key in it: its folder's
+    store, or for an HTTP URL with a query (a signed URL names one object, not a folder, and
+    its query goes with every request) the object's own, whose key is ``""``."""
+    if scheme in ("http", "https"):
+        url = url.split("#", 1)[0]  # a fragment is never sent
+        if "?" in url:
+            return _open_url(url, scheme, dict(options)), ""
     folder, _, name = url.rpartition("/")
     if not name or "://" not in folder:
-        return None
-    store = open_plain(folder, **options)
-    return store, unquote(name) if scheme in ("http", "https") else name
+        raise StoreNotFoundError(f"cannot open {url}: it names no archive inside a bucket or folder")
+    return open_plain(folder, **options), unquote(name) if scheme in ("http", "https") else name

@@ -1,5 +1,5 @@
-"""Zip archives (``.zip``, single-file OME-Zarr ``.ozx``), local or opened through fsspec,
-read in place without extracting.
+"""Zip archives (``.zip``, single-file OME-Zarr ``.ozx``), local or remote (read as a file of
+the store that holds them, ``store_file``), read in place without extracting.
 
 Archives made with ``zip -r x.zip x.zarr`` hold every key under one top folder; that folder
 is detected and used as the root so both layouts open the same way.

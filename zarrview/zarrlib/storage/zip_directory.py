@@ -48,7 +48,7 @@ class EndRecord:
 
 
 class ArchiveFile(Protocol):
-    """What an archive is read through: a local file, fsspec's file object, a ``StoreFile``."""
+    """What an archive is read through: a local file, or a ``StoreFile`` of a remote store."""
 
     def seek(self, offset: int, whence: int = 0, /) -> int: ...
 
