@@ -125,7 +125,8 @@ def test_a_zip_is_read_through_the_transport_that_retries(site: Path) -> None:
         assert state.faults.fail_5xx == 0 and gets and all(r[2] is not None for r in gets), gets
 
 
-def test_a_signed_archive_url_is_read_by_ranges_each_carrying_its_query(site: Path) -> None:
+@pytest.mark.parametrize("backend", ["obstore", "fsspec"])
+def test_a_signed_archive_url_is_read_by_ranges_each_carrying_its_query(site: Path, backend: str) -> None:
     """A signed URL names one archive, not a folder: its end, directory and members are range
     requests of that object, each with the URL's query (the server refuses any without it), and
     a server's passing 503 is retried as for any object."""
@@ -134,7 +135,7 @@ def test_a_signed_archive_url_is_read_by_ranges_each_carrying_its_query(site: Pa
     token = "X-Amz-Signature=ab%2Fcd&X-Amz-Expires=300"
     local = walk_nodes(zl.open(site / "v2.zip"))
     with serve(site, Faults(signed={"v2.zip": token}, fail_5xx=1, fail_match="v2.zip", fail_status=503)) as (url, state):
-        remote = walk_nodes(zl.open(f"{url}/v2.zip?{token}"))
+        remote = walk_nodes(zl.open(f"{url}/v2.zip?{token}", backend=backend))
         assert sorted(remote) == sorted(local)
         for path, node in local.items():
             if isinstance(node, zl.Array):
@@ -143,7 +144,7 @@ def test_a_signed_archive_url_is_read_by_ranges_each_carrying_its_query(site: Pa
         assert gets and all(r[1].endswith(f"v2.zip?{token}") and r[2] is not None for r in gets), gets
         assert state.faults.fail_5xx == 0
         with pytest.raises(zl.StoreError) as e:
-            zl.open(f"{url}/v2.zip?{token}x")  # a signature the server refuses
+            zl.open(f"{url}/v2.zip?{token}x", backend=backend)  # a signature the server refuses
         assert "X-Amz-Signature" not in str(e.value)
 
 
@@ -214,7 +215,8 @@ def test_tree_says_how_to_reach_children_a_server_cannot_list(site: Path, tmp_pa
         assert "vals" in out.getvalue() and "float32" in out.getvalue()
 
 
-def test_a_query_in_the_url_goes_with_every_request_and_into_no_message(site: Path) -> None:
+@pytest.mark.parametrize("backend", ["obstore", "fsspec"])
+def test_a_query_in_the_url_goes_with_every_request_and_into_no_message(site: Path, backend: str) -> None:
     """A SAS token or signature in a store URL is sent with each request; a key whose request
     lacks it is refused by the server, and messages name the URL without it."""
     from http_server import Faults
@@ -222,15 +224,15 @@ def test_a_query_in_the_url_goes_with_every_request_and_into_no_message(site: Pa
     token = "sv=2024-11-04&sig=a%2Fb%2Bc%3D&se=2030-01-01"
     with serve(site, Faults(signed={"/v3.zarr": token})) as (url, state):
         with pytest.raises(zl.StoreError):
-            zl.open(f"{url}/v3.zarr")  # unsigned: every request is refused
-        root = zl.open(f"{url}/v3.zarr?{token}")
+            zl.open(f"{url}/v3.zarr", backend=backend)  # unsigned: every request is refused
+        root = zl.open(f"{url}/v3.zarr?{token}", backend=backend)
         assert token not in root.store.url
         np.testing.assert_array_equal(root["img"][...], np.arange(2000, dtype="u2").reshape(40, 50))
         np.testing.assert_array_equal(root["sub/vals"][:5], np.arange(5, dtype="f4"))
         signed = [p for _, p, _ in state.requests() if p.endswith(f"?{token}")]
         assert any("/img/c/0/0" in p for p in signed)
         with pytest.raises(zl.ZarrError) as e:
-            zl.open(f"{url}/v3.zarr?{token}::/missing")
+            zl.open(f"{url}/v3.zarr?{token}::/missing", backend=backend)
         assert "sig=" not in str(e.value)
 
 

@@ -40,15 +40,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_backend_is_chosen_by_url_and_options(site: Path) -> None:
-    """obstore reads plain http(s) and S3 URLs unless fsspec is named; a URL with a query (a
-    signature sent with each request) and what only fsspec reaches stay with fsspec."""
+    """obstore reads plain http(s) URLs, a URL with a query (a signature sent with each
+    request) too, unless fsspec is named."""
     with serve(site) as (url, _):
         assert isinstance(open_store(f"{url}/chunked.zarr"), ObstoreStore)
         assert isinstance(open_store(f"{url}/chunked.zarr", backend="obstore"), ObstoreStore)
         assert type(open_store(f"{url}/chunked.zarr", backend="fsspec")) is HttpStore
-        assert type(open_store(f"{url}/chunked.zarr?sig=abc")) is HttpStore
-        with pytest.raises(zl.StoreError, match="cannot send the URL's query"):
-            open_store(f"{url}/chunked.zarr?sig=abc", backend="obstore")
+        assert isinstance(open_store(f"{url}/chunked.zarr?sig=abc"), ObstoreStore)
+        assert type(open_store(f"{url}/chunked.zarr?sig=abc", backend="fsspec")) is HttpStore
         with pytest.raises(zl.StoreError, match="backend must be one of"):
             open_store(f"{url}/chunked.zarr", backend="curl")
 

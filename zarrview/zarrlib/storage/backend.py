@@ -3,11 +3,12 @@
 The choice is made here only, from the URL and the options. obstore (Rust ``object_store``:
 proxies from ``HTTPS_PROXY``/``NO_PROXY``, redirects and TLS its own; retries and the time
 of each try are zarrlib's, ``retry.py``) reads ``AUTO_SCHEMES`` whenever every storage option
-has an obstore spelling (``obstore_options``). fsspec reads everything else: other protocols, options only its drivers take (an aiohttp
-client's arguments, a botocore profile), an HTTP URL with a query string (a SAS token or a
-signature, sent with every request), and, decided by a server's first such answer, an HTTP
-server whose bodies state no size (``plain.py`` hands the obstore store its fsspec fallback).
-``backend="obstore"`` or ``"fsspec"`` asks for one by name; obstore then opens or says why not.
+has an obstore spelling (``obstore_options``); an HTTP URL's query (a SAS token, a signature)
+goes with every request it makes. fsspec reads everything else: other protocols, options only
+its drivers take (an aiohttp client's arguments, a botocore profile), and, decided by a
+server's first such answer, an HTTP server whose bodies state no size (``plain.py`` hands the
+obstore store its fsspec fallback). ``backend="obstore"`` or ``"fsspec"`` asks for one by
+name; obstore then opens or says why not.
 """
 
 from __future__ import annotations
@@ -46,13 +47,15 @@ def obstore_reads(backend: str, scheme: str, url: str) -> bool:
         return False
     if backend == "obstore":
         return True
-    return scheme in AUTO_SCHEMES and "?" not in url
+    return scheme in AUTO_SCHEMES
 
 
 def open_with_obstore(backend: str, scheme: str, url: str, options: dict[str, Any], *, retry: RetryPolicy,
-                      io_concurrency: int, hand_over: Callable[[], AsyncBatchStore] | None = None) -> Store | None:
+                      io_concurrency: int, query: str = "",
+                      hand_over: Callable[[], AsyncBatchStore] | None = None) -> Store | None:
     """The store through obstore, or None where the fsspec driver is to read it; ``hand_over``
-    makes the store that reads a server whose answers obstore refuses for stating no size."""
+    makes the store that reads a server whose answers obstore refuses for stating no size;
+    ``query``: an HTTP URL's query, sent with every request and named in no message."""
     if not obstore_reads(backend, scheme, url):
         return None
     from .credentials import anonymous_unless_credentials
@@ -63,7 +66,8 @@ def open_with_obstore(backend: str, scheme: str, url: str, options: dict[str, An
         return None
     options = anonymous_unless_credentials(scheme, options)
     try:
-        return open_obstore(url, scheme, options, retry=retry, io_concurrency=io_concurrency, hand_over=hand_over)
+        return open_obstore(url, scheme, options, retry=retry, io_concurrency=io_concurrency, query=query,
+                            hand_over=hand_over)
     except Unmapped:
         if backend == "auto":
             return None

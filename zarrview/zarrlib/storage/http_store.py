@@ -11,8 +11,8 @@ every request and to no key: it is sent with each request and left out of every 
 names, so a secret never reaches an error dialog or a log.
 
 This is the fsspec route to an HTTP server (aiohttp underneath), taken where obstore cannot go
-(``backend.py``): a URL with a query, options only aiohttp takes (a client session, its
-arguments), and a server whose answers state no size (obstore refuses a body without
+(``backend.py``): options only aiohttp takes (a client session, its arguments), and a server
+whose answers state no size (obstore refuses a body without
 ``Content-Length``, as nginx sends when it compresses on the fly).
 """
 

@@ -171,11 +171,14 @@ def _range_not_supported(error: BaseException) -> bool:
 
 class ObstoreStore(AsyncBatchStore):
     def __init__(self, store: Any, url: str, *, retry: RetryPolicy | None = None, io_concurrency: int = 64,
-                 can_list: bool = True, hand_over: Callable[[], AsyncBatchStore] | None = None) -> None:
+                 can_list: bool = True, hand_over: Callable[[], AsyncBatchStore] | None = None,
+                 query: str = "") -> None:
         """``store``: an obstore store rooted at ``url`` (keys are its paths; it percent-encodes
-        them); ``hand_over``: the store that reads a server whose answers state no size."""
+        them); ``hand_over``: the store that reads a server whose answers state no size;
+        ``query``: what the store sends with each request (a signature), kept out of messages."""
         super().__init__(url, retry=retry, io_concurrency=io_concurrency)
         self.store = store
+        self._query = query
         self._can_list = can_list
         self._hand_over = hand_over
         #: the store reading this server instead, once an answer stated no size
@@ -202,6 +205,8 @@ class ObstoreStore(AsyncBatchStore):
         if _denied(e):
             return StoreAccessError(f"{where}: access denied ({status or 403}); check credentials or use anonymous access")
         text = text_of(e).split("\n", 1)[0][:300]
+        if self._query:  # obstore names the URL it asked for, signature and all
+            text = text.replace(self._query, "…")
         if status is not None:
             detail = f"HTTP {status}"
         elif status_lost(e):
@@ -377,12 +382,15 @@ _clients_lock = threading.Lock()
 
 
 def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: RetryPolicy, io_concurrency: int,
-                 hand_over: Callable[[], AsyncBatchStore] | None = None) -> ObstoreStore:
+                 query: str = "", hand_over: Callable[[], AsyncBatchStore] | None = None) -> ObstoreStore:
     """An ObstoreStore for ``url`` with the user's storage options (see ``obstore_options``);
-    ``Unmapped`` where one of them has no obstore spelling."""
+    ``Unmapped`` where one of them has no obstore spelling. ``query`` (HTTP only): sent with
+    every request, as obstore keeps a base URL's query behind each key's path."""
     from .obstore_options import SCHEMES, map_options
 
     mapped = map_options(scheme, url, options)
+    if query:
+        mapped.url += "?" + query
     try:
         from obstore.store import from_url
     except ImportError as e:
@@ -409,4 +417,5 @@ def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: Retry
                 _clients.popitem(last=False)
     http = SCHEMES[scheme] == "http"  # no standard listing (obstore would try WebDAV's PROPFIND)
     # obstore percent-encodes each key segment itself (as HttpStore does by hand)
-    return ObstoreStore(store, url, retry=retry, io_concurrency=io_concurrency, can_list=not http, hand_over=hand_over)
+    return ObstoreStore(store, url, retry=retry, io_concurrency=io_concurrency, can_list=not http, hand_over=hand_over,
+                        query=query)

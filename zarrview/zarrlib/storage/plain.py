@@ -68,17 +68,13 @@ def _open_url(loc: str, scheme: str, options: dict[str, Any]) -> Store:
     backend = pop_backend(options, loc)  # obstore or fsspec: see backend.py
     if scheme in ("http", "https"):
         base, _, query = loc.partition("?")  # sent with every request (a SAS token, a signature)
-        if query and backend == "auto":
-            backend = "fsspec"  # obstore cannot send a query with each request
-        if query and backend == "obstore":
-            raise StoreError(f"cannot open {base} with obstore: it cannot send the URL's query with each request")
 
         def fsspec_route() -> HttpStore:
             fs, root = _filesystem(scheme, base, options)
             return HttpStore(fs, root, base, retry=retry, io_concurrency=io_concurrency, query=query)
 
         store = open_with_obstore(backend, scheme, base, options, retry=retry, io_concurrency=io_concurrency,
-                                  hand_over=fsspec_route if backend == "auto" else None)
+                                  query=query, hand_over=fsspec_route if backend == "auto" else None)
         return store if store is not None else fsspec_route()
     store = open_with_obstore(backend, scheme, loc, options, retry=retry, io_concurrency=io_concurrency)
     if store is not None:
