@@ -1,5 +1,10 @@
 """A loopback HTTP server for tests: byte ranges, no directory listing, request log, faults.
 
+With ``buckets``, the folders under its root are buckets and ``GET /<bucket>?list-type=2``
+lists one as the S3 and Google Cloud Storage XML APIs do (ListObjectsV2: a prefix, a
+delimiter, pages of ``max-keys`` continued by a token), which makes it the GCS XML-API server
+obstore's GCS store reads (the JSON-API emulator serves no such listing).
+
 Bound to 127.0.0.1 on a free port, run in a daemon thread and shut down by the fixture, so
 tests never reach beyond this machine and never leave a server behind. ``Faults`` makes it
 misbehave the ways real servers do: slow answers, 5xx, connections dropped mid-body, Range
@@ -23,7 +28,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote
+from email.utils import formatdate
+from urllib.parse import parse_qs, unquote
+from xml.sax.saxutils import escape
 
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 #: an "endless" body stops here, so a client that never stops reading still ends the test
@@ -91,6 +98,7 @@ class ServerState:
     connections: set[tuple[str, int]] = field(default_factory=set)  # client (host, port): one per TCP connection
     sent: dict[str, int] = field(default_factory=dict)  # URL path -> body bytes handed to the kernel
     writing: int = 0  # made-up answers still being sent
+    buckets: bool = False  # folders under the root are buckets, listed as ``?list-type=2`` asks
 
     def sent_to(self, contains: str) -> int:
         with self.lock:
@@ -244,6 +252,9 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             if rng and state.faults.refuse_suffix and rng.strip().startswith("bytes=-"):
                 self._status(416)
                 return
+            if state.buckets and "list-type=2" in query and where.strip("/") and "/" not in where.strip("/"):
+                self._list_bucket(unquote(where.strip("/")), query, body)
+                return
             path = self._file()
             if path is None:
                 self.send_response(404)
@@ -275,6 +286,7 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Accept-Ranges", "bytes")
             self.send_header("ETag", etag_of(path))
+            self.send_header("Last-Modified", formatdate(os.stat(path).st_mtime, usegmt=True))
             if state.faults.chunked:
                 self.send_header("Transfer-Encoding", "chunked")
             else:
@@ -300,6 +312,52 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                     return
                 self._write(payload)
 
+        def _list_bucket(self, bucket: str, query: str, body: bool) -> None:
+            """ListObjectsV2: the keys under ``prefix``, those with ``delimiter`` past the prefix
+            folded into common prefixes, in key order, ``max-keys`` a page after the token."""
+            q = parse_qs(query, keep_blank_values=True)
+            prefix, delimiter = q.get("prefix", [""])[0], q.get("delimiter", [""])[0]
+            after = q.get("continuation-token", q.get("start-after", [""]))[0]
+            most = int(q.get("max-keys", ["1000"])[0])
+            folder = state.root / bucket
+            if not folder.is_dir():
+                self._status(404)
+                return
+            entries: dict[str, Path | None] = {}  # name -> its file, None for a common prefix
+            for path in sorted(folder.rglob("*")):
+                key = path.relative_to(folder).as_posix()
+                if not path.is_file() or not key.startswith(prefix):
+                    continue
+                rest = key[len(prefix):]
+                if delimiter and delimiter in rest:
+                    entries.setdefault(prefix + rest.split(delimiter, 1)[0] + delimiter, None)
+                else:
+                    entries[key] = path
+            names = [n for n in sorted(entries) if n > after]
+            page = names[:most]
+            parts = ['<?xml version="1.0" encoding="UTF-8"?>',
+                     '<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">',
+                     f"<Name>{escape(bucket)}</Name><Prefix>{escape(prefix)}</Prefix><KeyCount>{len(page)}</KeyCount>",
+                     f"<MaxKeys>{most}</MaxKeys><IsTruncated>{str(len(names) > most).lower()}</IsTruncated>"]
+            if len(names) > most:
+                parts.append(f"<NextContinuationToken>{escape(page[-1])}</NextContinuationToken>")
+            for name in page:
+                path = entries[name]
+                if path is None:
+                    parts.append(f"<CommonPrefixes><Prefix>{escape(name)}</Prefix></CommonPrefixes>")
+                    continue
+                st = path.stat()
+                modified = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(st.st_mtime))
+                parts.append(f"<Contents><Key>{escape(name)}</Key><LastModified>{modified}</LastModified>"
+                             f"<ETag>{escape(etag_of(path))}</ETag><Size>{st.st_size}</Size></Contents>")
+            payload = ("".join(parts) + "</ListBucketResult>").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            if body:
+                self._write(payload)
+
     return Handler
 
 
@@ -309,13 +367,14 @@ class _Server(ThreadingHTTPServer):
 
 @contextmanager
 def serve(root: Path, faults: Faults | None = None, roots: tuple[Path, ...] = (),
-          tls: ssl.SSLContext | None = None) -> Iterator[tuple[str, ServerState]]:
+          tls: ssl.SSLContext | None = None, buckets: bool = False) -> Iterator[tuple[str, ServerState]]:
     """Serve ``root`` at ``http://127.0.0.1:<port>``; yields (base URL, request log).
 
     With ``roots``, the URL path is an absolute file path, served when below one of them.
     With ``tls`` (a server context), it is ``https://`` instead.
     """
-    state = ServerState(Path(root), faults=faults or Faults(), roots=tuple(Path(r).resolve() for r in roots))
+    state = ServerState(Path(root), faults=faults or Faults(), roots=tuple(Path(r).resolve() for r in roots),
+                        buckets=buckets)
     server = _Server(("127.0.0.1", 0), _handler(state))
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)

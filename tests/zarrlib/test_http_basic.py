@@ -176,13 +176,13 @@ def test_scheme_without_driver_names_the_extra(monkeypatch: pytest.MonkeyPatch) 
     real = fsspec.get_filesystem_class
 
     def missing(protocol: str):  # type: ignore[no-untyped-def]
-        if protocol == "gs":
-            raise ImportError(f"Install gcsfs to access {protocol}")
+        if protocol == "s3":
+            raise ImportError(f"Install s3fs to access {protocol}")
         return real(protocol)
 
     monkeypatch.setattr(fsspec, "get_filesystem_class", missing)
-    with pytest.raises(zl.UnsupportedSchemeError, match=r"no driver for 'gs://'; install zarrview\[cloud\] \(gcsfs\)"):
-        zl.open("gs://bucket/x.zarr")
+    with pytest.raises(zl.UnsupportedSchemeError, match=r"no driver for 's3://'; install zarrview\[cloud\] \(s3fs\)"):
+        zl.open("s3://bucket/x.zarr")
     with pytest.raises(zl.UnsupportedSchemeError, match=r"no driver for 'nosuch://'"):
         zl.open("nosuch://bucket/x.zarr")
 

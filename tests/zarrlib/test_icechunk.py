@@ -366,7 +366,24 @@ def test_gcs_repository(fixture: dict[str, Any]) -> None:
     with gcs_emulator("repos") as endpoint:
         fs = GCSFileSystem(endpoint_url=endpoint, token="anon")
         _upload(fixture, lambda key, data: fs.pipe_file(f"repos/{key}", data))
+        _bucket_reads_as_icechunk(fixture, "gs://repos", endpoint_url=endpoint, token="anon", backend="fsspec")
+
+
+@pytest.mark.slow
+def test_gcs_repository_through_obstore(fixture: dict[str, Any], tmp_path: Path) -> None:
+    """The same repositories in a bucket of GCS's XML API (the loopback server with buckets),
+    which ``gs://`` reads through obstore."""
+    from http_server import serve
+
+    def put(key: str, data: bytes) -> None:
+        path = tmp_path / "repos" / key
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+    _upload(fixture, put)
+    with serve(tmp_path, buckets=True) as (endpoint, state):
         _bucket_reads_as_icechunk(fixture, "gs://repos", endpoint_url=endpoint, token="anon")
+        assert state.requests(), "read from the server"
 
 
 # -- hostile repositories: each a named ZarrError ------------------------------------------------

@@ -2,8 +2,8 @@
 
 Each class writes the contract's objects to its own backing: files in a folder, members of a
 zip (stored, deflated, under a top folder), a dict, fsspec's memory filesystem, files served
-by the loopback HTTP server, objects in a moto S3 bucket and in a GCS emulator bucket (all
-on 127.0.0.1), and the counting wrapper over a local and an HTTP store. The wrapper's own
+by the loopback HTTP server, objects in a moto S3 bucket, in a GCS emulator bucket and in a
+bucket of the loopback server speaking GCS's XML API (all on 127.0.0.1), and the counting wrapper over a local and an HTTP store. The wrapper's own
 counts, latency and faults are checked at the end against what was asked of it.
 """
 
@@ -21,6 +21,7 @@ from urllib.parse import quote
 import pytest
 
 from cloud_servers import gcs_emulator, moto_s3
+from http_server import serve
 from ozx_files import add_zip64_end, rfc9_comment, rfc9_order
 from store_contract import ODD_NAMES, StoreContract, sample_objects
 from store_wrappers import CountingStore
@@ -266,6 +267,8 @@ def gcs_endpoint() -> Iterator[str]:
 
 @pytest.mark.slow
 class TestGcsStore(StoreContract):
+    """A bucket of the GCS emulator (JSON API) through gcsfs (``backend="fsspec"``)."""
+
     prefers_batches = True  # gcsfs clips a range past the end, as files do
     known_bugs = FOLDER_SIZE
 
@@ -276,7 +279,7 @@ class TestGcsStore(StoreContract):
         type(self).fs = GCSFileSystem(endpoint_url=endpoint, token="anon")
         for key, data in objects.items():
             self.fs.pipe_file(f"contract/root/{key}", data)
-        return open_store("gs://contract/root", endpoint_url=endpoint, token="anon")
+        return open_store("gs://contract/root", endpoint_url=endpoint, token="anon", backend="fsspec")
 
     def backing(self, store: Store) -> dict[str, bytes]:
         self.fs.invalidate_cache()
@@ -284,6 +287,36 @@ class TestGcsStore(StoreContract):
 
     def expected_url(self, store: Store) -> str:
         return "gs://contract/root"
+
+
+@pytest.fixture(scope="module")
+def gcs_xml_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The loopback HTTP server with buckets: GCS's XML API, as obstore's GCSStore reads it."""
+    served = tmp_path_factory.mktemp("gcsxml")
+    with serve(served, buckets=True) as (endpoint, _):
+        yield endpoint, served
+
+
+class TestObstoreGcs(StoreContract):
+    """A bucket of GCS's XML API through the transport a ``gs://`` URL gets: obstore's GCSStore,
+    with the options gcsfs takes (``endpoint_url``, ``token="anon"``)."""
+
+    prefers_batches = True
+    past_end_is_error = False  # a range past the end holds nothing, as in a file
+
+    def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
+        endpoint, served = request.getfixturevalue("gcs_xml_api")
+        type(self).bucket = "b-" + "".join(c if c.isalnum() else "-" for c in where.name.lower())[:50]
+        type(self).root = write_files(objects, served / self.bucket / "root")
+        store = open_store(f"gs://{self.bucket}/root", endpoint_url=endpoint, token="anon")
+        assert type(store).__name__ == "ObstoreStore"
+        return store
+
+    def backing(self, store: Store) -> dict[str, bytes]:
+        return read_files(self.root)
+
+    def expected_url(self, store: Store) -> str:
+        return f"gs://{self.bucket}/root"
 
 
 # --------------------------------------------------------------------------- the wrapper itself

@@ -22,10 +22,10 @@ the fsspec driver, which understands it. Access is anonymous unless credentials 
 fsspec (``credentials.py``); obstore itself reads keys from the environment (``AWS_*``,
 ``GOOGLE_APPLICATION_CREDENTIALS``, ``AZURE_*``) but no profile or credentials file.
 
-Tested against servers on loopback: HTTP and S3 (moto). obstore's GCSStore reads through GCS's
-XML API (objects need a ``Last-Modified`` header, listings are ``?list-type=2``), which the
-JSON-API emulator of the tests does not serve, and there is no Azure server in the tests: gs://
-and az:// are mapped here and read through obstore only when asked for by name.
+Tested against servers on loopback: HTTP, S3 (moto) and GCS's XML API, which obstore's GCSStore
+reads (objects with a ``Last-Modified`` header, listings as ``?list-type=2``: the tests' HTTP
+server with buckets). There is no Azure server in the tests: az:// is mapped here and read
+through obstore only when asked for by name.
 """
 
 from __future__ import annotations
