@@ -82,6 +82,24 @@ def test_the_whole_plane_zoomed_far_out_reads_only_the_coarsest_level(pyramid, h
     np.testing.assert_array_equal(scene.detail.values, data[3][0])  # type: ignore[union-attr]
 
 
+def test_a_level_over_the_budget_gives_way_to_the_finest_coarser_level_that_fits(pyramid, h: Harness) -> None:  # type: ignore[no-untyped-def]
+    """The whole plane at a zoom that asks for level 0 (64 chunks in view, over the 16 of the
+    budget): level 1, whose 16 chunks fit, is read whole as the detail, not a preview of level 0
+    (one pixel of each of 16 chunks)."""
+    root, data = pyramid
+    store = CountingStore(LocalStore(root))
+    levels = halving_levels(store, 4)
+    store.reset()
+    state = initial_state(levels[0].array, pyramid=levels).with_(region=(0, N, 0, N), screen_scale=(0.9, 0.9))
+    scene = h.show(state)
+    tile = scene.detail
+    assert tile is not None and tile.level == 1 and (tile.step_r, tile.step_c) == (2, 2)
+    assert (tile.r0, tile.c0, tile.r1, tile.c1) == (0, 0, N, N)
+    np.testing.assert_array_equal(tile.values, data[1][0])
+    assert _levels_read(store) == {"1", "3"}  # the coarsest first, then level 1; nothing of level 0
+    assert h.ctl.needed(state) is None  # and that is the view: no preview of level 0 follows
+
+
 def test_zoomed_into_a_corner_reads_only_the_level_0_chunks_in_view(pyramid, h: Harness) -> None:  # type: ignore[no-untyped-def]
     root, data = pyramid
     store = CountingStore(LocalStore(root))

@@ -49,7 +49,7 @@ from ..labels.reads import has_labels, plane_job, prefetch_labels, split
 from .axes import dim_names
 from .channels import auto_windows
 from .contrast import displayable, summarize
-from .levels import LevelView, exact, level_views
+from .levels import LevelView, coarser_views, exact, level_views
 from .planning import PlaneRead, plan_view
 from .read_ahead import neighbours, ring
 from .readout import readout, request_label
@@ -214,7 +214,22 @@ class ViewController:
     # -- planning and requests --------------------------------------------------------------
     def plan(self, state: ViewState) -> PlaneRead:
         """What the view needs read, in the coordinates of the level it needs."""
-        return self._plan_level(state, level_views(state)[0])
+        return self._wanted(state)[1]
+
+    def _wanted(self, state: ViewState) -> tuple[LevelView, PlaneRead]:
+        """The level the view needs and its read. Where the level the zoom asks for has more
+        chunks in view than the budget (a preview: one pixel of each chunk it may read), the
+        finest coarser level whose view fits the budget is read whole instead: its every pixel
+        shows more than the preview, and zooming in reaches the finer level within the budget.
+        A level picked by hand is read as it is."""
+        wanted = level_views(state)[0]
+        plan = self._plan_level(state, wanted)
+        if plan.preview and state.level is None:
+            for lv in coarser_views(state, wanted.index):
+                fits = self._plan_level(state, lv)
+                if not fits.preview:
+                    return lv, fits
+        return wanted, plan
 
     def _plan_level(self, state: ViewState, lv: LevelView) -> PlaneRead:
         arr = lv.array
@@ -225,8 +240,8 @@ class ViewController:
 
     def needed(self, state: ViewState) -> PlaneRequest | None:
         """What ``state`` needs read, or None where a loaded tile of its plane covers it."""
-        wanted, coarsest = level_views(state)
-        plan = self._plan_level(state, wanted)
+        coarsest = level_views(state)[1]
+        wanted, plan = self._wanted(state)
         key = state.plane_key()
         if self._covered(plan, wanted, key, state):
             return None

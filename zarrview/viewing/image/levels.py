@@ -49,6 +49,17 @@ def level_views(state: ViewState) -> tuple[LevelView, LevelView]:
     return _view(state, levels, wanted), _view(state, levels, coarsest)
 
 
+def coarser_views(state: ViewState, index: int) -> list[LevelView]:
+    """The readable levels of the pyramid coarser than level ``index``, finest first."""
+    levels = [lv for lv in state.pyramid or () if lv.array is not None]
+    ref = next((lv for lv in levels if lv.index == index), None)
+    if ref is None:
+        return []
+    area = _area(ref.scale, state)
+    coarser = sorted((lv for lv in levels if _area(lv.scale, state) > area), key=lambda lv: _area(lv.scale, state))
+    return [_view(state, levels, lv.index) for lv in coarser]
+
+
 def _area(scale: Sequence[float], state: ViewState) -> float:
     return scale[state.y_dim] * scale[state.x_dim]
 
