@@ -6,6 +6,7 @@ time, following the sliders."""
 
 from __future__ import annotations
 
+import csv
 import warnings
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,25 @@ def test_ascending_latitude_is_drawn_north_up(qtbot: Any, window: MainWindow, tm
     window_rgb = np.stack([(words >> 16) & 255, (words >> 8) & 255, words & 255], axis=-1).astype(int)
     np.testing.assert_array_equal(png, window_rgb[::-1])
     assert (png != window_rgb).any()  # south up would be another picture
+
+
+def test_a_csv_export_is_labelled_by_the_coordinates(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    """File > Export of the plane to .csv: each row starts with its latitude and the header holds
+    the longitudes, read on the export's worker as the window reads them."""
+    path = _store(tmp_path / "era.zarr")
+    _open(qtbot, window, path)
+    spec = window.data.plane_spec()
+    assert spec is not None
+    out = tmp_path / "p.csv"
+    assert window.exports.start(spec, str(out))
+    qtbot.waitUntil(lambda: window.exports.job is None, timeout=20000)
+    assert "Exported" in window.status_label.text()
+    with open(out, encoding="utf-8", newline="") as f:
+        head, *rows = list(csv.reader(f))
+    assert head == ["lat \\ lon", *(repr(float(v)) for v in LONS)]
+    assert [r[0] for r in rows] == [repr(float(v)) for v in LATS]
+    np.testing.assert_allclose(np.array([r[1:] for r in rows], dtype=float),
+                               xr.open_zarr(path, chunks=None)["t2m"].isel(time=0, level=0).values, atol=1e-9)
 
 
 def test_series_at_a_clicked_point_follows_the_sliders(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811

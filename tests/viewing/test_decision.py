@@ -198,9 +198,9 @@ def test_export_reads_the_cf_coordinates_once(tmp_path: Path, capsys: pytest.Cap
     reads: list[str] = []
     real_read_cf = cf_view.read_cf
 
-    def counted(arr: Any) -> Any:
+    def counted(arr: Any, **read: Any) -> Any:
         reads.append(arr.path)
-        return real_read_cf(arr)
+        return real_read_cf(arr, **read)
 
     keys: list[str] = []  # every object the store is asked for, whichever way it is read
     for method in ("get", "get_range", "read_group"):

@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
+from ..scheduling import Context, Done, Driver, Job, Task, Tasks, WorkerPool
 from ..viewing.anndata import encoding_of, open_frame, open_sparse
 from ..viewing.anndata.element import COLUMN, EMBEDDING, FRAME, OBJECT, SPARSE, element_kind
 from ..viewing.anndata.embedding import anndata_root
@@ -44,13 +44,14 @@ class AnnDataHandler(QObject):
         """Whether ``node`` is an AnnData element this handler shows (then it is being read)."""
         kind = element_kind(node)
         if isinstance(node, Group) and kind == FRAME:
-            self._open(node, lambda: open_frame(node), self.frame_found.emit, f"the columns of {node.path}")
+            self._open(node, lambda _ctx: open_frame(node), self.frame_found.emit, f"the columns of {node.path}")
         elif isinstance(node, Group) and kind == COLUMN:
-            self._open(node, lambda: column_frame(node), self.frame_found.emit, f"the column {node.path}")
-        elif isinstance(node, Group) and kind == SPARSE:
-            self._open(node, lambda: open_sparse(node), self.sparse_found.emit, f"the sparse matrix {node.path}")
+            self._open(node, lambda _ctx: column_frame(node), self.frame_found.emit, f"the column {node.path}")
+        elif isinstance(node, Group) and kind == SPARSE:  # reads indptr's last pointer
+            self._open(node, lambda ctx: open_sparse(node, cancel=ctx.cancel, cache=ctx.cache, executor=ctx.executor),
+                       self.sparse_found.emit, f"the sparse matrix {node.path}")
         elif isinstance(node, Array) and kind == EMBEDDING:
-            self._open(node, lambda: cells_of(node), lambda frame: self.embedding_found.emit(node, frame),
+            self._open(node, lambda _ctx: cells_of(node), lambda frame: self.embedding_found.emit(node, frame),
                        f"the cells of {node.path}")
         elif kind == OBJECT and (enc := encoding_of(node)) is not None:
             self.message.emit(ANNDATA_TEXT.format(path=node.path, version=f"encoding {enc.text()}"))
@@ -58,9 +59,11 @@ class AnnDataHandler(QObject):
             return False
         return True
 
-    def _open(self, node: Node, work: Callable[[], Any], found: Callable[[Any], None], label: str) -> None:
+    def _open(self, node: Node, work: Callable[[Context], Any], found: Callable[[Any], None], label: str) -> None:
+        """Open ``node`` in a job: ``work`` reads through the job's context, so what it reads
+        decodes on the pool's executor."""
         self.message.emit(f"Reading {label}…")
-        self.driver.show(Task(call_job(work, label=label), about=(node, found)))
+        self.driver.show(Task(Job(work, label), about=(node, found)))
 
     def _opened(self, done: Done[Any]) -> None:
         """The element opened, handed on while it is still selected."""

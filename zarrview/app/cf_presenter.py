@@ -11,13 +11,14 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLineEdit
 
-from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
+from ..scheduling import Done, Driver, Job, Task, Tasks, WorkerPool
 from ..viewing.cf.coords import CoordAxis, CoordError
 from ..viewing.cf.view import CFView, read_cf
 from ..viewing.conventions.georef import array_view
@@ -58,13 +59,15 @@ class CFPresenter(QObject):
         self.array: Array | None = None
         self.plane: PlaneControls | None = None
 
-    def start(self, arr: Array, plane: PlaneControls | None, read: Callable[[], CFView | None] | None = None) -> None:
+    def start(self, arr: Array, plane: PlaneControls | None,
+              read: Callable[[ThreadPoolExecutor | None], CFView | None] | None = None) -> None:
         """Read ``arr``'s CF conventions on a worker (with its ``spatial:`` coordinates; ``read``,
-        where given, reads instead) and apply them if it is still the one shown."""
+        where given, reads instead) and apply them if it is still the one shown. ``read`` is
+        handed the job's executor, which its coordinate reads decode on."""
         self.clear()
-        read = read or (lambda: array_view(arr, read_cf(arr)))
+        read = read or (lambda executor: array_view(arr, read_cf(arr, executor=executor)))
         self.array, self.plane = arr, plane
-        self.driver.show(Task(call_job(read, label=f"CF attributes of {arr.path}"), about=arr))
+        self.driver.show(Task(Job(lambda ctx: read(ctx.executor), f"CF attributes of {arr.path}"), about=arr))
 
     def _took(self, done: Done[CFView | None]) -> None:
         arr, answer = done.task.about, done.answer

@@ -312,7 +312,7 @@ class DataView(QWidget):
         if len(found.variables) > 1:  # level groups holding several bands: any band's pyramid on request
             add_variable_picker(picker, found.variables, found.variable, lambda name: self._variable(found, name))
         arr = state.array
-        self.cf.start(arr, self.plane, read=lambda: pyramid_view(found, read_cf(arr)))
+        self.cf.start(arr, self.plane, read=lambda executor: pyramid_view(found, read_cf(arr, executor=executor)))
 
     def _variable(self, found: GeoMultiscale, name: str) -> None:
         """The pyramid of another array of the level groups, read on a worker (it opens each level)."""

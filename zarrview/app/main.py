@@ -7,9 +7,14 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..viewing.image.slice_spec import SLICE_HELP, ArgumentError, SliceText, parse_slice, read_slice  # noqa: F401
+
+if TYPE_CHECKING:
+    from ..scheduling import WorkerPool
 
 
 _COMMANDS = """commands without a window:
@@ -66,9 +71,21 @@ def parse_region(text: str | None) -> tuple[int, int, int, int] | None:
 
 def run_app(argv: Sequence[str]) -> int:
     args = parse_args(argv)
+    from ..scheduling import WorkerPool
+
+    # every background job of the app runs here, and every read of the app decodes on its
+    # executor: ``--slice``'s coordinates, read before the window opens, too
+    pool = WorkerPool()
+    try:
+        return _run(args, pool)
+    finally:
+        pool.close()
+
+
+def _run(args: argparse.Namespace, pool: WorkerPool) -> int:
     try:  # malformed values are one line and exit status 2, before any window opens
         request, region, level = read_slice(args.slice), parse_region(args.region), parse_level(args.level)
-        plane = plane_argument(args, request)
+        plane = plane_argument(args, request, executor=pool.decode)
     except ArgumentError as e:
         print(e, file=sys.stderr)
         return 2
@@ -109,9 +126,6 @@ def run_app(argv: Sequence[str]) -> int:
     app.setWindowIcon(app_icon())
     init_bridge()
     collect_garbage_on_gui_thread()
-    from ..scheduling import WorkerPool
-
-    pool = WorkerPool()  # every background job of the app runs here
     window = MainWindow(pool)
     if args.screenshot:
         window.resize(1280, 820)  # screenshots are the same size whatever the saved geometry
@@ -137,10 +151,12 @@ def run_app(argv: Sequence[str]) -> int:
     return code
 
 
-def plane_argument(args: argparse.Namespace, request: SliceText) -> dict[int, int] | None:
+def plane_argument(args: argparse.Namespace, request: SliceText, *,
+                   executor: ThreadPoolExecutor | None = None) -> dict[int, int] | None:
     """The indices ``--slice`` gives: named dimensions are matched against the node to open
-    (its coordinate variables read now, before any window, and each choice printed); None
-    after saying why the node cannot be opened. Raises ``ArgumentError``."""
+    (its coordinate variables read now, before any window, decoded on ``executor``: the app's
+    worker pool's; and each choice printed); None after saying why the node cannot be opened.
+    Raises ``ArgumentError``."""
     from ..viewing.image.slice_spec import choose_plane, shown_error
 
     if not request.named:
@@ -164,7 +180,7 @@ def plane_argument(args: argparse.Namespace, request: SliceText) -> dict[int, in
         print(f"zarrview: {e}", file=sys.stderr)
         return None
     try:
-        plane, choices = choose_plane(looked_at(node), request, plane_only=True)
+        plane, choices = choose_plane(looked_at(node), request, plane_only=True, executor=executor)
     finally:
         node.store.close()
     for choice in choices:

@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QTableView, QWidget
 
-from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
+from ..scheduling import Done, Driver, Job, Task, Tasks, WorkerPool
 from ..viewing import ViewState, initial_state
 from ..viewing.cf.table_plane import TABLE_COLUMNS, TablePlane
 from ..viewing.cf.value_reads import TABLE_PAGE, PageAsk, ValueAsk, ValuesModel, ValuesRequest, ValuesShown
@@ -120,8 +120,8 @@ class OtherViews:
         if arr.dtype.names or arr.dtype.kind in "OSUV":
             self._show_table(arr, self._table_plane(arr, None, None, plane))
             return
-        self.cf_reads.show(Task(call_job(lambda: array_view(arr, read_cf(arr)), label=f"CF attributes of {arr.path}"),
-                                about=_Shown(arr, as_table, shown, plane)))
+        self.cf_reads.show(Task(Job(lambda ctx: array_view(arr, read_cf(arr, executor=ctx.executor)),
+                                    f"CF attributes of {arr.path}"), about=_Shown(arr, as_table, shown, plane)))
 
     def _cf_read(self, done: Done[CFView | None]) -> None:
         """The CF attributes read: the array is shown, decoded as they say."""

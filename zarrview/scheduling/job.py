@@ -61,6 +61,8 @@ def read_job(array: Array, selection: tuple[Any, ...], *, label: str = "",
 
 
 def call_job(fn: Callable[[], T], *, label: str = "") -> Job[T]:
-    """A job of a plain call that takes no context (opening a store, listing a page): it cannot
-    stop early, but a newer job on its lane still makes its answer stale."""
+    """A job of a plain call that takes no context (opening a store, listing a page, parsing
+    metadata): it cannot stop early, but a newer job on its lane still makes its answer stale.
+    It is for calls that read no array data: without the context's executor a read would decode
+    on zarrlib's process-wide pool, not on the threads of the pool that runs the job."""
     return Job(lambda _ctx: fn(), label)

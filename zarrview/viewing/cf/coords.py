@@ -6,7 +6,7 @@ array named like a dimension is that dimension's coordinate variable, searched i
 group and then its ancestors (netCDF-4 scoping, xarray's inherited coordinates); the variables
 named in a ``coordinates`` attribute are auxiliary coordinates, and only 1-D ones along one of the
 array's dimensions can label an axis. ``coordinate_axes`` reads the coordinate arrays, so it runs
-on a worker thread; everything else here is pure.
+on a worker thread, decoding on the executor it is given (its job's); everything else here is pure.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,11 +151,14 @@ class CoordAxis:
                          else f"{text!r}: {self.name} has no units")
 
 
-def coordinate_axes(group: Group, arr: Array, array_name: str) -> tuple[dict[int, CoordAxis], list[str]]:
+def coordinate_axes(group: Group, arr: Array, array_name: str, *, executor: ThreadPoolExecutor | None = None
+                    ) -> tuple[dict[int, CoordAxis], list[str]]:
     """The coordinate of each dimension of ``arr`` that has one (by dimension index), and notes.
 
     ``array_name`` is the array's path relative to ``group``; coordinate names are relative to
-    ``group`` too. Reads the coordinate arrays (call it on a worker thread). A dimension's own
+    ``group`` too. Reads the coordinate arrays (call it on a worker thread), decoding them on
+    ``executor`` (the job's, so the app's reads stay on its worker pool; None: zarrlib's
+    default, for a script or the command line). A dimension's own
     coordinate variable comes first; a 1-D variable of the ``coordinates`` attribute along a
     dimension that has none takes its place; anything else named there is listed in a note. Too
     large, mismatched, unreadable or badly described coordinates give notes, never exceptions.
@@ -169,7 +173,7 @@ def coordinate_axes(group: Group, arr: Array, array_name: str) -> tuple[dict[int
         found = _find(group, parent, dim_name, dims.refs[d])
         if found is not None and found[1].path != arr.path:
             rel, node = found
-            axis = _axis(node, rel, d, arr.shape[d], notes, dim_name)
+            axis = _axis(node, rel, d, arr.shape[d], notes, dim_name, executor)
             if axis is not None:
                 axes[d] = axis
     for name in _coordinates_attr(arr.attrs, notes):
@@ -187,14 +191,16 @@ def coordinate_axes(group: Group, arr: Array, array_name: str) -> tuple[dict[int
             if axes[along].name != rel:
                 notes.append(f"coordinates: {rel} is also along {dims.names[along]}; {axes[along].name} labels it")
         else:
-            axis = _axis(node, rel, along, arr.shape[along], notes, None)
+            axis = _axis(node, rel, along, arr.shape[along], notes, None, executor)
             if axis is not None:
                 axes[along] = axis
     return axes, notes
 
 
-def _axis(node: Any, rel: str, d: int, length: int, notes: list[str], dim_name: str | None) -> CoordAxis | None:
-    """Read ``node`` as the coordinate of dimension ``d``, or None with a note saying why not."""
+def _axis(node: Any, rel: str, d: int, length: int, notes: list[str], dim_name: str | None,
+          executor: ThreadPoolExecutor | None) -> CoordAxis | None:
+    """Read ``node`` as the coordinate of dimension ``d`` (decoded on ``executor``), or None with
+    a note saying why not."""
     if not isinstance(node, Array):
         why = getattr(node, "error", None)
         if why is not None or node.kind == "array":
@@ -213,7 +219,7 @@ def _axis(node: Any, rel: str, d: int, length: int, notes: list[str], dim_name: 
         notes.append(f"coordinate {rel} has {node.size} values, more than {MAX_COORD_SIZE}; not read")
         return None
     try:
-        raw = np.asarray(node.read())
+        raw = np.asarray(node.read(executor=executor))
     except ZarrError as e:
         notes.append(f"coordinate {rel} cannot be read: {e}")
         return None
@@ -308,10 +314,12 @@ def _time_axis(node: Array | None, raw: np.ndarray, attrs: Mapping[str, Any]) ->
     return time_axis(raw, time_attrs(node, attrs))
 
 
-def own_axis(arr: Array, dim_name: str, notes: list[str]) -> CoordAxis | None:
+def own_axis(arr: Array, dim_name: str, notes: list[str], *, executor: ThreadPoolExecutor | None = None
+             ) -> CoordAxis | None:
     """``arr`` itself as the coordinate variable of its one dimension (a 1-D array named like its
-    dimension, CF 1.2), its values read and decoded as any coordinate's (call it on a worker);
-    None where it is none, or with a note where it cannot be read."""
+    dimension, CF 1.2), its values read (decoded on ``executor``, as ``coordinate_axes``'s) and
+    decoded as any coordinate's (call it on a worker); None where it is none, or with a note
+    where it cannot be read."""
     if arr.ndim != 1 or arr.name != dim_name:
         return None
-    return _axis(arr, arr.name, 0, arr.shape[0], notes, dim_name)
+    return _axis(arr, arr.name, 0, arr.shape[0], notes, dim_name, executor)

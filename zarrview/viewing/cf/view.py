@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -79,16 +80,18 @@ class CFView:
         return f"{self.title} ({self.units})" if self.units and self.units != "1" else self.title
 
 
-def read_cf(arr: Array) -> CFView | None:
+def read_cf(arr: Array, *, executor: ThreadPoolExecutor | None = None) -> CFView | None:
     """The CF view of ``arr`` (reads its coordinate arrays: call it off the GUI thread), or None
-    where no convention applies to it."""
+    where no convention applies to it. The coordinates decode on ``executor``: a job's, from its
+    context, so they decode on the threads of the pool that runs it; None (a script, the
+    command line) leaves it to zarrlib's default."""
     notes: list[str] = []
     axes: dict[int, CoordAxis] = {}
     group = _root(arr)
     if group is not None:
         rel = arr.path[len(group.path):].strip("/") if group.path != "/" else arr.path.strip("/")
         try:
-            axes, found = coordinate_axes(group, arr, rel)
+            axes, found = coordinate_axes(group, arr, rel, executor=executor)
             notes += found
         except ZarrError as e:  # coordinate_axes notes what it reads; the group itself may fail
             notes.append(f"the coordinates of {arr.path} could not be read: {e}")
@@ -96,7 +99,7 @@ def read_cf(arr: Array) -> CFView | None:
     own = None
     if arr.ndim == 1 and dims.names[0] is not None:
         try:
-            own = own_axis(arr, dims.names[0], notes)
+            own = own_axis(arr, dims.names[0], notes, executor=executor)
         except ZarrError as e:
             notes.append(f"{arr.path} could not be read as its coordinate variable: {e}")
     coding = value_coding(arr)
@@ -119,7 +122,8 @@ class CFOnce:
     """``read_cf`` of one array, read the first time it is asked for and kept, its failure too:
     a command asks for an array's coordinates in several places (matching ``--slice`` names to
     their values, the picture's orientation, a CSV's labels), and every ``read_cf`` reads the
-    coordinate arrays again. Made on any thread; called off the GUI thread."""
+    coordinate arrays again. Made on any thread; called off the GUI thread, where the first call's
+    ``executor`` is the one the coordinates decode on (a job's, from its context)."""
 
     def __init__(self, arr: Array) -> None:
         self.array = arr
@@ -128,13 +132,13 @@ class CFOnce:
         self._view: CFView | None = None
         self._error: ZarrError | None = None
 
-    def __call__(self) -> CFView | None:
+    def __call__(self, *, executor: ThreadPoolExecutor | None = None) -> CFView | None:
         """The CF view (None where no convention applies); raises the ``ZarrError`` of the one
-        read each time it is asked for again."""
+        read each time it is asked for again. ``executor``: ``read_cf``'s, for the first call."""
         with self._lock:
             if not self._read:
                 try:
-                    self._view = read_cf(self.array)
+                    self._view = read_cf(self.array, executor=executor)
                 except ZarrError as e:
                     self._error = e
                 self._read = True

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
@@ -12,24 +13,25 @@ import numpy as np
 from ...zarrlib import Array, CancelToken, ZarrError
 
 if TYPE_CHECKING:
-    from ..cf.view import CFView
+    from ..cf.view import CFOnce
 
 #: a written dimension's name and the label of each of its positions (coordinate values)
 CsvAxis = tuple[str, list[str]]
 
 
-def csv_axes(array: Array, selection: Sequence[int | slice],
-             coordinates: Callable[[], CFView | None] | None = None) -> list[CsvAxis]:
+def csv_axes(array: Array, selection: Sequence[int | slice], coordinates: CFOnce | None = None, *,
+             executor: ThreadPoolExecutor | None = None) -> list[CsvAxis]:
     """The written (sliced) dimensions of ``array[selection]``, in the array's order: each named
     as the views name it (``dimension_names``, ``_ARRAY_DIMENSIONS``, NCZarr; else ``dim_N``) and
     labelled by its CF coordinate variable's values where it has one, else by index. Reads the
-    coordinates (through ``coordinates``, the CF view read once, where given)."""
+    coordinates (through ``coordinates``, the CF view read once, where given), decoded on
+    ``executor`` (the export job's)."""
     from ..cf.dims import dimension_names
     from ..cf.view import read_cf
 
     names = dimension_names(array)
     try:
-        view = coordinates() if coordinates is not None else read_cf(array)
+        view = coordinates(executor=executor) if coordinates is not None else read_cf(array, executor=executor)
     except ZarrError:
         view = None
     axes = dict(view.axes) if view is not None else {}

@@ -255,8 +255,8 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
     """Read ``spec``'s plane at full resolution and write it to ``path`` (.npy, .csv or .png);
     ``progress(done, total)`` counts chunks read. ``values`` computes the plane instead of
     reading it (a projection; ``spec.values`` where not given), written the same way. The
-    plane and its label layers decode on ``executor`` (an export job's, from its context;
-    None: zarrlib's default). Raises an :class:`ExportError`."""
+    plane, its label layers and a CSV's coordinates decode on ``executor`` (an export job's,
+    from its context; None: zarrlib's default). Raises an :class:`ExportError`."""
     path = Path(path)
     values = values if values is not None else spec.values
     fmt = export_format(path)
@@ -276,7 +276,7 @@ def export_plane(spec: PlaneSpec, path: str | os.PathLike[str], *, progress: Pro
                 data = fixed_width(data)
                 np.save(f, data, allow_pickle=data.dtype.kind == "O")
             elif fmt == ".csv":
-                write_csv(data, f, cancel, csv_axes(spec.array, spec.selection, spec.coordinates))
+                write_csv(data, f, cancel, csv_axes(spec.array, spec.selection, spec.coordinates, executor=executor))
             else:
                 write_image(spec, data, f, cancel, read_overlays(spec.labels, cancel, executor) if spec.labels else [])
     except ReadCancelled:

@@ -14,7 +14,8 @@ its index plainly (``x=5``). The two forms do not mix: a position beside a name 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -22,7 +23,7 @@ from ...zarrlib import Array, Group, Node
 
 if TYPE_CHECKING:
     from ..cf.coords import CoordAxis
-    from ..cf.view import CFView
+    from ..cf.view import CFOnce
 
 #: the index form of a named part: ``level=#3`` is index 3 whatever the coordinate says
 INDEX_MARK = "#"
@@ -178,19 +179,20 @@ class Dimensioned(Protocol):
     def names(self) -> tuple[str | None, ...] | None: ...
 
     @property
-    def coordinates(self) -> Callable[[], CFView | None] | None: ...
+    def coordinates(self) -> CFOnce | None: ...
 
 
-def choose_plane(shown: Dimensioned, request: SliceText,
-                 plane_only: bool = False) -> tuple[dict[int, int], list[SliceChoice]]:
+def choose_plane(shown: Dimensioned, request: SliceText, plane_only: bool = False, *,
+                 executor: ThreadPoolExecutor | None = None) -> tuple[dict[int, int], list[SliceChoice]]:
     """``request``'s indices for ``shown.node`` (an array, or an OME-Zarr image group or
     multiscales pyramid, whose axis names are its dimensions), checked against its shape; with
     ``plane_only`` (the window) a request that selects less than a plane is refused
     (``shown_error``). Reads an array's coordinate variables (once, through
-    ``shown.coordinates``): call it off the GUI thread. Raises ``ArgumentError``; a coordinate
-    that cannot be read is no coordinate (the value must then be an index)."""
+    ``shown.coordinates``, decoded on ``executor``): call it off the GUI thread. Raises
+    ``ArgumentError``; a coordinate that cannot be read is no coordinate (the value must then
+    be an index)."""
     node = shown.node
-    plane, choices = _choose(shown, request)
+    plane, choices = _choose(shown, request, executor)
     ndim = node.ndim if isinstance(node, Array) else None
     if ndim is None and isinstance(node, Group) and request.named:
         ndim = len(shown.names or ())
@@ -200,12 +202,13 @@ def choose_plane(shown: Dimensioned, request: SliceText,
     return plane, choices
 
 
-def _choose(shown: Dimensioned, request: SliceText) -> tuple[dict[int, int], list[SliceChoice]]:
+def _choose(shown: Dimensioned, request: SliceText, executor: ThreadPoolExecutor | None
+            ) -> tuple[dict[int, int], list[SliceChoice]]:
     if not request.named:
         return request.positions, []
     node = shown.node
     if isinstance(node, Array):
-        names, axes, notes = _array_dimensions(node, shown.coordinates)  # read for #N too: the choice names its value
+        names, axes, notes = _array_dimensions(node, shown.coordinates, executor)  # read for #N too: the choice names its value
         plane, choices = resolve_slice(request, node.path, names, axes, notes)
         check_plane(node, plane)
         return plane, choices
@@ -218,13 +221,15 @@ def _choose(shown: Dimensioned, request: SliceText) -> tuple[dict[int, int], lis
                         "image: name an array with ::/path")
 
 
-def _array_dimensions(arr: Array, coordinates: Callable[[], CFView | None] | None = None
+def _array_dimensions(arr: Array, coordinates: CFOnce | None = None, executor: ThreadPoolExecutor | None = None
                       ) -> tuple[tuple[str | None, ...], dict[int, CoordAxis], tuple[str, ...]]:
-    """Dimension names, coordinate axes and their notes (``coordinates``: the CF view read once)."""
+    """Dimension names, coordinate axes and their notes (``coordinates``: the CF view read once,
+    its coordinates decoded on ``executor``)."""
     from ..cf.dims import dimension_names
     from ..cf.view import read_cf
 
-    view = coordinates() if coordinates is not None else read_cf(arr)  # coordinates searched up to the store's root
+    view = (coordinates(executor=executor) if coordinates is not None  # coordinates searched up to the store's root
+            else read_cf(arr, executor=executor))
     return dimension_names(arr), dict(view.axes) if view else {}, view.notes if view else ()
 
 
