@@ -34,6 +34,7 @@ from ..errors import StoreAccessError, StoreError
 from ..limits import limits
 from .async_batch import RANGE_REFUSED, AsyncBatchStore, RangeIgnored, hold
 from .base import ByteRequest, too_large
+from .byte_request import Bound
 from .io_loop import io_loop
 from .retry import TRANSIENT_STATUS, RetryPolicy
 
@@ -159,6 +160,12 @@ def status_lost(error: BaseException) -> bool:
     return "FromUtf8Error" in text or "invalid utf-8" in text.split("\n", 1)[0]
 
 
+#: a whole object whose bound is under this share of the read's in-flight budget is asked for
+#: as a range of its bound (``ObstoreStore._whole_small``): sixty-four of them in flight hold at
+#: most the budget
+SMALL_SHARE = 64
+
+
 def _hand_over_for(error: BaseException) -> bool:
     """Whether ``error`` is an answer obstore cannot read that the fsspec route reads: one that
     states no size, one compressed for the wire, an error whose status obstore lost."""
@@ -242,6 +249,8 @@ class ObstoreStore(AsyncBatchStore):
     async def _get(self, path: str, start: int | None = None, stop: int | None = None,
                    limit: int | None = None) -> bytes | memoryview:
         if start is None:
+            if isinstance(limit, Bound) and limit < limits().inflight_bytes // SMALL_SHARE:  # a chunk
+                return await self._whole_small(path, limit)
             return await self._whole_bounded(path, limit)
         try:
             if start < 0:
@@ -305,6 +314,28 @@ class ObstoreStore(AsyncBatchStore):
         if status_of(error) in RANGE_REFUSED:
             return True
         return False if _odd_suffix_answer(error) else None  # maybe empty, which servers answer oddly
+
+    async def _whole_small(self, path: str, limit: int) -> bytes | memoryview:
+        """An object of at most ``limit`` bytes, a small one (a chunk), as its first ``limit + 1``
+        bytes: one call into obstore, where a plain GET is two (its head, then its body), and each
+        costs a wake-up of the I/O loop from obstore's threads (measured: 256 chunks of 300 KiB
+        over loopback, about a third less CPU and a quarter less time). What it may bring is held
+        before it is sent, as for a range; one larger than ``limit`` is refused after ``limit + 1``
+        bytes. A server that answers the range with the whole object is read as a plain GET."""
+        import obstore
+
+        await hold(limit + 1)
+        try:
+            data = memoryview(await obstore.get_range_async(self.store, path, start=0, end=limit + 1))
+        except Exception as e:
+            if _unsatisfiable(e):
+                return memoryview(b"")  # an empty object has no first byte
+            if not _range_not_supported(e):
+                raise
+            return await self._whole_bounded(path, limit)
+        if len(data) > limit:
+            raise too_large(self.key_url(path), ByteRequest(path, limit=limit), len(data))
+        return data
 
     async def _whole_bounded(self, key: str, limit: int | None = None) -> bytes | memoryview:
         """The whole object, at most ``limit`` bytes (None: ``limits().object_bytes``), with a
