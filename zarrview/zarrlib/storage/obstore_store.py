@@ -9,7 +9,8 @@ against each other on the same terms. obstore's own retries are off: zarrlib's
 ``RetryPolicy`` retries, times each try and names the attempts, the same on both backends.
 
 Bounds: a whole object is asked for with a plain GET and refused from its stated size
-(``Content-Length``) before its body is read. obstore needs that size: a server whose answer
+(``Content-Length``) before its body is read; a chunk, whose bound is small, as the range of its
+first bound + 1 bytes, one call instead of two. obstore needs that size: a server whose answer
 states none (chunked transfer, as nginx sends when it compresses on the fly) is handed over,
 from that answer on, to the store given as ``hand_over`` (the fsspec route, which reads such a
 body within the same bound), or is an error naming the key where there is none. obstore also
