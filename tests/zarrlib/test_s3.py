@@ -1,4 +1,5 @@
-"""S3 through s3fs against moto's S3-compatible server on 127.0.0.1.
+"""S3 through obstore (the automatic choice, an endpoint being named) and s3fs against moto's
+S3-compatible server on 127.0.0.1.
 
 Stores written by zarr-python on disk are uploaded to a bucket object by object; the truth
 is the numpy data and zarr-python's own read. S3 can list, so hierarchies need no
@@ -105,6 +106,49 @@ def test_anonymous_unless_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path:
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "key.json"))
     assert anonymous_unless_credentials("gs", {}) == {}
     assert anonymous_unless_credentials("https", {}) == {}
+
+
+def test_the_automatic_choice_takes_obstore_where_it_finds_the_bucket(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    """obstore where the options say where the bucket is and its credentials are ones obstore
+    reads; s3fs for a bucket named only by its name (object_store stops at S3's redirect to the
+    bucket's region) or credentials in a profile. Nothing is sent: opening a store asks nothing."""
+    from remote_backends import prefer
+    from zarrview.zarrlib.storage.location import open_store
+
+    prefer(monkeypatch, "auto")  # the choice itself, under either of this module's backends
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path))
+
+    def kind(**options: Any) -> str:
+        return type(open_store("s3://bucket/data.zarr", **options)).__name__
+
+    assert kind() == "FsspecStore"  # anonymous, but which region?
+    assert kind(region="eu-central-1") == "ObstoreStore"
+    assert kind(client_kwargs={"region_name": "eu-central-1"}) == "ObstoreStore"
+    assert kind(endpoint_url="http://127.0.0.1:9") == "ObstoreStore"
+    assert kind(region="eu-central-1", key="k", secret="s") == "ObstoreStore"
+    assert kind(region="eu-central-1", profile="work") == "FsspecStore"  # no obstore spelling
+    assert kind(region="eu-central-1", backend="fsspec") == "FsspecStore"
+    assert kind(backend="obstore") == "ObstoreStore"
+    (tmp_path / ".aws").mkdir()
+    (tmp_path / ".aws" / "credentials").write_text("[default]\naws_access_key_id = X\naws_secret_access_key = Y\n")
+    assert kind(region="eu-central-1") == "FsspecStore"  # the keys are in a file obstore does not read
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "X")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "Y")
+    assert kind(region="eu-central-1") == "ObstoreStore"
+
+
+def test_a_bucket_in_another_region_is_named_as_such() -> None:
+    """object_store's words when S3 redirects to the bucket's own region, as the error says them."""
+    from zarrview.zarrlib.storage.obstore_store import cause_of, is_transient
+
+    error = Exception("Generic S3 error: Error performing GET https://b.s3.us-east-1.amazonaws.com/k in 120ms - "
+                      "Received redirect without LOCATION, this normally indicates an incorrectly configured region")
+    assert cause_of(error) == "S3 redirected the request to the bucket's own region: name it with region=..."
+    assert not is_transient(error)
 
 
 def test_a_chunk_costs_one_request(s3: tuple[str, Path], monkeypatch: pytest.MonkeyPatch, backend: str) -> None:

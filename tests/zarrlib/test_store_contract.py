@@ -215,14 +215,14 @@ def s3_endpoint() -> Iterator[str]:
 
 @pytest.mark.slow
 class TestS3Store(StoreContract):
-    """A bucket on moto's S3 server through the transport an ``s3://`` URL gets (s3fs), with the
-    options s3fs takes (``endpoint_url``)."""
+    """A bucket on moto's S3 server through s3fs (``backend="fsspec"``), with the options s3fs
+    takes (``endpoint_url``)."""
 
     prefers_batches = True
     known_bugs = FOLDER_SIZE
     past_end_is_error = True  # S3 answers InvalidRange (416)
     bucket = "contract"
-    backend: ClassVar[str | None] = None
+    backend: ClassVar[str | None] = "fsspec"
     store_type = "FsspecStore"
 
     def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
@@ -249,11 +249,12 @@ class TestS3Store(StoreContract):
 
 @pytest.mark.slow
 class TestObstoreS3(TestS3Store):
-    """The same bucket through obstore's S3Store (``backend="obstore"``), with the same options."""
+    """The same bucket with the same options through obstore's S3Store, which an ``s3://`` URL
+    with an endpoint gets (no ``backend`` named), s3fs listing its pages."""
 
     known_bugs: ClassVar[dict[str, str]] = {}  # obstore's HEAD of a folder is a 404, so no size
     past_end_is_error = False  # a range past the end holds nothing, as in a file
-    backend = "obstore"
+    backend = None
     store_type = "ObstoreStore"
 
 

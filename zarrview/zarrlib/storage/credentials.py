@@ -17,7 +17,8 @@ _AWS_ENV = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
             "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
 
 
-def _aws_credentials_found() -> bool:
+def aws_credentials_found() -> bool:
+    """Whether the environment or the AWS SDK's files hold credentials (or say how to get them)."""
     if any(os.environ.get(name) for name in _AWS_ENV):
         return True
     files = [os.environ.get("AWS_SHARED_CREDENTIALS_FILE"), os.environ.get("AWS_CONFIG_FILE"),
@@ -43,7 +44,7 @@ def _gcp_credentials_found() -> bool:
 
 def anonymous_unless_credentials(scheme: str, options: dict[str, Any]) -> dict[str, Any]:
     if scheme in ("s3", "s3a") and not any(k in options for k in _S3_OPTIONS):
-        if not _aws_credentials_found():
+        if not aws_credentials_found():
             return {**options, "anon": True}
     if scheme in ("gs", "gcs") and "token" not in options and not _gcp_credentials_found():
         return {**options, "token": "anon"}

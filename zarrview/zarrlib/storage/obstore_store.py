@@ -31,10 +31,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..cancel import CancelToken
-from ..errors import StoreAccessError, StoreError
+from ..errors import StoreAccessError, StoreError, UnsupportedSchemeError
 from ..limits import limits
 from .async_batch import RANGE_REFUSED, AsyncBatchStore, RangeIgnored, hold
-from .base import ByteRequest, too_large
+from .base import ByteRequest, Store, too_large
 from .byte_request import Bound
 from .io_loop import io_loop
 from .retry import TRANSIENT_STATUS, RetryPolicy
@@ -105,6 +105,8 @@ _CAUSES = (
      "the server's TLS certificate is not trusted ({})", False),
     (re.compile(r"(?i)(too many redirects|redirect loop|TooManyRedirects)"), "too many redirects (a redirect loop)", False),
     (re.compile(r"(ConnectionRefused)"), "connection refused", True),
+    (re.compile(r"(?i)(redirect without LOCATION)"),
+     "S3 redirected the request to the bucket's own region: name it with region=...", False),
     (re.compile(r"(?i)(message head is too large|HeaderTooLarge|TooLarge)"), "the answer's headers are too large", False),
     (re.compile(r"(?i)(IncompleteMessage|IncompleteBody|unexpected ?EOF|connection closed before message completed)"),
      "the server closed the connection before the answer ended", True),
@@ -180,10 +182,11 @@ def _range_not_supported(error: BaseException) -> bool:
 class ObstoreStore(AsyncBatchStore):
     def __init__(self, store: Any, url: str, *, retry: RetryPolicy | None = None, io_concurrency: int = 64,
                  can_list: bool = True, hand_over: Callable[[], AsyncBatchStore] | None = None,
-                 query: str = "") -> None:
+                 query: str = "", pages: Callable[[], Store] | None = None) -> None:
         """``store``: an obstore store rooted at ``url`` (keys are its paths; it percent-encodes
         them); ``hand_over``: the store that reads a server whose answers state no size;
-        ``query``: what the store sends with each request (a signature), kept out of messages."""
+        ``query``: what the store sends with each request (a signature), kept out of messages;
+        ``pages``: the store that lists a prefix a page at a time (obstore lists one whole)."""
         super().__init__(url, retry=retry, io_concurrency=io_concurrency)
         self.store = store
         self._query = query
@@ -191,6 +194,8 @@ class ObstoreStore(AsyncBatchStore):
         self._hand_over = hand_over
         #: the store reading this server instead, once an answer stated no size
         self.handed: AsyncBatchStore | None = None
+        self._pages = pages
+        self._pager: Store | None = None
 
     # -- one request, retried ---------------------------------------------------------------
     def _loop(self) -> asyncio.AbstractEventLoop:
@@ -382,6 +387,25 @@ class ObstoreStore(AsyncBatchStore):
         dirs = [p[cut:].rstrip("/") for p in res["common_prefixes"]]
         return sorted({k for k in keys if k and "/" not in k}), sorted({d for d in dirs if d})
 
+    def iter_dir(self, prefix: str, page: int = 1000) -> Iterator[tuple[list[str], list[str]]]:
+        """A page at a time through the store given as ``pages`` (a group of 100,000 children
+        shows its first after one request, where obstore lists them all first), built on the
+        first call; the whole listing, cut, where there is none or its driver is not installed."""
+        if self._pages is not None and self._pager is None:
+            try:
+                self._pager = self._pages()
+            except UnsupportedSchemeError:
+                pass
+            self._pages = None
+        if self._pager is None:
+            yield from super().iter_dir(prefix, page)
+        else:
+            yield from self._pager.iter_dir(prefix, page)
+
+    def close(self) -> None:
+        if self._pager is not None:
+            self._pager.close()
+
     def walk_sizes(self, prefix: str, cancel: CancelToken | None = None) -> Iterator[tuple[str, int | None]]:
         """Every key below ``prefix`` with its size, a page of the listing at a time (no request per key)."""
         import obstore
@@ -414,7 +438,8 @@ _clients_lock = threading.Lock()
 
 
 def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: RetryPolicy, io_concurrency: int,
-                 query: str = "", hand_over: Callable[[], AsyncBatchStore] | None = None) -> ObstoreStore:
+                 query: str = "", hand_over: Callable[[], AsyncBatchStore] | None = None,
+                 pages: Callable[[], Store] | None = None) -> ObstoreStore:
     """An ObstoreStore for ``url`` with the user's storage options (see ``obstore_options``);
     ``Unmapped`` where one of them has no obstore spelling. ``query`` (HTTP only): sent with
     every request, as obstore keeps a base URL's query behind each key's path."""
@@ -450,4 +475,4 @@ def open_obstore(url: str, scheme: str, options: dict[str, Any], *, retry: Retry
     http = SCHEMES[scheme] == "http"  # no standard listing (obstore would try WebDAV's PROPFIND)
     # obstore percent-encodes each key segment itself (as HttpStore does by hand)
     return ObstoreStore(store, url, retry=retry, io_concurrency=io_concurrency, can_list=not http, hand_over=hand_over,
-                        query=query)
+                        query=query, pages=pages)

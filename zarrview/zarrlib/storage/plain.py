@@ -76,11 +76,14 @@ def _open_url(loc: str, scheme: str, options: dict[str, Any]) -> Store:
         store = open_with_obstore(backend, scheme, base, options, retry=retry, io_concurrency=io_concurrency,
                                   query=query, hand_over=fsspec_route if backend == "auto" else None)
         return store if store is not None else fsspec_route()
-    store = open_with_obstore(backend, scheme, loc, options, retry=retry, io_concurrency=io_concurrency)
-    if store is not None:
-        return store
-    fs, root = _filesystem(scheme, loc, options)
-    return FsspecStore(fs, root, loc, retry=retry, io_concurrency=io_concurrency)
+
+    def driver() -> FsspecStore:
+        fs, root = _filesystem(scheme, loc, options)
+        return FsspecStore(fs, root, loc, retry=retry, io_concurrency=io_concurrency)
+
+    store = open_with_obstore(backend, scheme, loc, options, retry=retry, io_concurrency=io_concurrency,
+                              pages=driver)
+    return store if store is not None else driver()
 
 
 #: options zarrlib itself takes (all others go to the fsspec driver)
