@@ -26,7 +26,6 @@ class ChunkCache:
         self._bytes = 0
         self._lock = threading.Lock()
         self.hits = 0
-        self.misses = 0
 
     @property
     def max_bytes(self) -> int:
@@ -49,7 +48,6 @@ class ChunkCache:
         with self._lock:
             item = self._items.get(key)
             if item is None:
-                self.misses += 1
                 return None
             self._items.move_to_end(key)
             self.hits += 1

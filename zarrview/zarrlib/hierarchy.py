@@ -56,7 +56,6 @@ class NodeDoc:
     array: ArrayMetadata | None = None
     implicit: bool = False
     flavor: Flavor = "v3"
-    children_hint: list[str] | None = field(default=None)
     unsupported: UnsupportedFeatureError | None = None
     #: the whole document, decoded when asked for, where ``document`` leaves out the entries
     #: of its consolidated metadata (a root's ``zarr.json`` of 100,000 entries)

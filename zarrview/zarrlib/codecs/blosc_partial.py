@@ -54,10 +54,9 @@ def decode_range(data: Buffer, nbytes: int, start: int, stop: int, out: np.ndarr
     view = as_memoryview(data).cast("B")
     if len(view) < 16:
         return False
-    check_frame(view)
-    head = bytes(view[:16])
-    typesize = head[3]
-    if int.from_bytes(head[4:8], "little") != nbytes or not typesize or start % typesize or stop % typesize:
+    header = check_frame(view)
+    typesize = header.typesize
+    if header.nbytes != nbytes or not typesize or start % typesize or stop % typesize:
         return False
     src = np.frombuffer(view, np.uint8)
     got = _getitem(src.ctypes.data, start // typesize, (stop - start) // typesize, out.ctypes.data)

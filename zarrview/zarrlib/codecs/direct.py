@@ -36,10 +36,6 @@ class DirectDecoder:
     #: the stored bytes are a zstd frame: the first bytes of the chunk may be decoded alone
     zstd_frame: bool = False
 
-    def decode(self, data: Buffer, scratch: np.ndarray) -> np.ndarray | None:
-        """The chunk as a view of ``scratch`` (or of ``data``); None: use the general pipeline."""
-        return self.decode_to(data, scratch[: self.nbytes], None)
-
     def view(self, flat: np.ndarray) -> np.ndarray:
         """``flat`` (``nbytes`` bytes) seen as one chunk."""
         return flat.view(self.dtype).reshape(self.shape, order=self.order)  # type: ignore[call-overload]

@@ -14,7 +14,8 @@ from ..limits import limits
 from .bounded import head_of, inflate, lz4_declared, unbz2, unxz, unzstd
 from .vlen_count import check_vlen_count
 from .zstd import frame_content_size
-from .base import COMPRESSORS, ArrayArrayCodec, ArrayBytesCodec, Buffer, BytesBytesCodec, ChunkSpec, compressed_bound
+from .base import (COMPRESSORS, ArrayArrayCodec, ArrayBytesCodec, Buffer, BytesBytesCodec, ChunkSpec, Codec,
+                   compressed_bound)
 
 DECODE_ERRORS = (RuntimeError, ValueError, TypeError, MemoryError, EOFError, OSError, KeyError, IndexError,
                   OverflowError, AttributeError, RecursionError, UnicodeError, ZeroDivisionError)
@@ -56,7 +57,10 @@ def describe_codec(codec: NumcodecsCodec) -> str:
     return f"{codec.codec_id}({inner})" if inner else str(codec.codec_id)
 
 
-class NumcodecsBytesBytes(BytesBytesCodec):
+class NumcodecsWrapper(Codec):
+    """A numcodecs codec as one of the three kinds: each kind holds, names (``numcodecs.<id>``)
+    and describes the codec alike, so that is written once here."""
+
     def __init__(self, codec: NumcodecsCodec) -> None:
         self.codec = codec
         self.name = f"numcodecs.{codec.codec_id}"
@@ -64,6 +68,8 @@ class NumcodecsBytesBytes(BytesBytesCodec):
     def describe(self) -> str:
         return describe_codec(self.codec)
 
+
+class NumcodecsBytesBytes(NumcodecsWrapper, BytesBytesCodec):
     def head(self, data: Buffer, n: int) -> bytes | None:
         return head_of(self.codec.codec_id, data, n)
 
@@ -81,14 +87,7 @@ class NumcodecsBytesBytes(BytesBytesCodec):
             raise CodecError(f"{self.codec.codec_id}: {e}") from e
 
 
-class NumcodecsArrayArray(ArrayArrayCodec):
-    def __init__(self, codec: NumcodecsCodec) -> None:
-        self.codec = codec
-        self.name = f"numcodecs.{codec.codec_id}"
-
-    def describe(self) -> str:
-        return describe_codec(self.codec)
-
+class NumcodecsArrayArray(NumcodecsWrapper, ArrayArrayCodec):
     def encoded_spec(self, spec: ChunkSpec) -> ChunkSpec:
         c = self.codec.get_config()
         cid = c["id"]
@@ -112,14 +111,7 @@ class NumcodecsArrayArray(ArrayArrayCodec):
         return out.reshape(spec.shape)
 
 
-class NumcodecsArrayBytes(ArrayBytesCodec):
-    def __init__(self, codec: NumcodecsCodec) -> None:
-        self.codec = codec
-        self.name = f"numcodecs.{codec.codec_id}"
-
-    def describe(self) -> str:
-        return describe_codec(self.codec)
-
+class NumcodecsArrayBytes(NumcodecsWrapper, ArrayBytesCodec):
     def decode(self, data: Buffer, spec: ChunkSpec) -> np.ndarray:
         try:
             out = np.asarray(self.codec.decode(data))

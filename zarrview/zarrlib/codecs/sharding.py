@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import DataType
 from ..errors import CodecError, MetadataError, UnsupportedFeatureError, short
 from ..limits import NUMPY_MAXDIMS, human, limits
 from .base import ArrayBytesCodec, Buffer, ChunkSpec
@@ -21,6 +22,12 @@ from .params import parse_int_list
 from .pipeline import CodecPipeline
 
 EMPTY = np.uint64(2**64 - 1)
+_INDEX_DT = DataType(np.dtype("u8"), "fixed", "uint64")
+
+
+def index_spec(chunks_per_shard: tuple[int, ...]) -> ChunkSpec:
+    """What a shard's index decodes to: an (offset, nbytes) pair of uint64 per inner chunk."""
+    return ChunkSpec((*chunks_per_shard, 2), _INDEX_DT, 0)
 
 
 @dataclass(frozen=True)
@@ -43,10 +50,7 @@ class ShardLayout:
             return self
         n = 16 * math.prod(chunks_per_shard)
         if self.index_pipeline is not None:
-            from ..dtypes import DataType
-
-            spec = ChunkSpec((*chunks_per_shard, 2), DataType(np.dtype("u8"), "fixed", "uint64"), 0)
-            n = self.index_pipeline.encoded_size(spec) or n
+            n = self.index_pipeline.encoded_size(index_spec(chunks_per_shard)) or n
         return replace(self, chunks_per_shard=chunks_per_shard, index_nbytes=n)
 
     def decode_index(self, data: Buffer) -> np.ndarray:
@@ -55,10 +59,7 @@ class ShardLayout:
             raise CodecError(f"shard index: expected {self.index_nbytes} bytes, found {len(data)}")
         if self.index_pipeline is None:
             return np.frombuffer(data, dtype="<u8").reshape(self.n_chunks, 2)
-        from ..dtypes import DataType
-
-        spec = ChunkSpec((*self.chunks_per_shard, 2), DataType(np.dtype("u8"), "fixed", "uint64"), 0)
-        arr = self.index_pipeline.decode(data, spec)
+        arr = self.index_pipeline.decode(data, index_spec(self.chunks_per_shard))
         return np.ascontiguousarray(arr, dtype=np.uint64).reshape(self.n_chunks, 2)
 
     def check_entries(self, index: np.ndarray, shard_nbytes: int | None) -> None:
@@ -100,8 +101,6 @@ class ShardingCodec(ArrayBytesCodec):
             raise MetadataError(f"sharding_indexed in {where}: index_location must be 'start' or 'end', not {short(location)}")
         inner_spec = spec.with_shape(tuple(chunk_shape))
         inner = parse(config.get("codecs", [{"name": "bytes"}]), where, inner_spec)
-        from ..dtypes import DataType
-
         cps = tuple(s // c for s, c in zip(shard_shape, chunk_shape))
         bound = limits().chunk_bytes
         if 16 * math.prod(cps) > bound:
@@ -112,15 +111,14 @@ class ShardingCodec(ArrayBytesCodec):
             raise UnsupportedFeatureError(
                 f"sharding_indexed in {where}: a shard index of {len(cps)} dimensions has {len(cps) + 1}, more "
                 f"than the {NUMPY_MAXDIMS} of numpy {np.__version__}")
-        index_spec = ChunkSpec((*cps, 2), DataType(np.dtype("u8"), "fixed", "uint64"), 0)
-        index_pipeline = parse(config.get("index_codecs", [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]), where, index_spec)
-        nbytes = index_pipeline.encoded_size(index_spec)
+        spec_of_index = index_spec(cps)
+        index_pipeline = parse(config.get("index_codecs", [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]), where, spec_of_index)
+        nbytes = index_pipeline.encoded_size(spec_of_index)
         if nbytes is None:
             raise MetadataError(f"sharding_indexed in {where}: index_codecs must have a fixed size (bytes, crc32c), got {index_pipeline.describe()}")
         return cls(tuple(chunk_shape), inner, ShardLayout(cps, location, nbytes, index_pipeline))
 
-    def split(self, data: Buffer, layout: ShardLayout | None = None) -> tuple[np.ndarray, memoryview]:
-        layout = layout or self.layout
+    def split(self, data: Buffer, layout: ShardLayout) -> tuple[np.ndarray, memoryview]:
         view = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data.reshape(-1).view(np.uint8).data
         n = layout.index_nbytes
         if len(view) < n:

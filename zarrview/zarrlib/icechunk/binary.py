@@ -18,6 +18,7 @@ from flatbuffers.table import Table
 from ..codecs.zstd import ZstdCodec
 from ..errors import CodecError, MetadataError
 from ..limits import human, limits
+from ..storage.base import Store
 
 MAGIC = "ICE🧊CHUNK".encode()
 HEADER_BYTES = len(MAGIC) + 24 + 3
@@ -62,6 +63,14 @@ def decode_file(data: bytes, expected: FileType, where: str) -> tuple[int, bytes
         raise IcechunkFormatError(f"{where}: cannot decompress ({e}; the bound is {human(bound)}, "
                                   "see ZARRVIEW_LIMITS metadata_bytes)") from None
     return spec, bytes(out)
+
+
+def read_file(store: Store, key: str, expected: FileType) -> tuple[int, bytes] | None:
+    """(spec version, flatbuffer bytes) of the metadata file at ``key``, read and decompressed
+    within ``limits().metadata_bytes``; None where the store has none, which means something
+    different to each caller (no repository, a missing snapshot, a broken one)."""
+    data = store.get_bounded(key, limits().metadata_bytes)
+    return None if data is None else decode_file(data, expected, store.key_url(key))
 
 
 class FbTable:
@@ -154,13 +163,6 @@ class FbTable:
             return []
         start, n = vec
         return [self._buf[start + i * size:start + (i + 1) * size] for i in range(n)]
-
-    def numbers(self, slot: int, fmt: str) -> tuple[int, ...]:
-        size = struct.calcsize(fmt)
-        vec = self._vector(slot, size)
-        if vec is None:
-            return ()
-        return struct.unpack_from(f"<{vec[1]}{fmt}", self._buf, vec[0])
 
     def table(self, slot: int) -> FbTable | None:
         pos = self._field(slot)

@@ -15,7 +15,7 @@ from .binary import IcechunkFormatError
 from .repo_info import RepoInfo, SnapshotInfo
 from .snapshot import read_snapshot
 from .store import IcechunkStore, read_info
-from .versions import MAIN, Version, parse_version, resolve
+from .versions import MAIN, Version, require_version, resolve
 
 #: commits a history lists unless asked for more
 HISTORY_LIMIT = 1000
@@ -43,10 +43,7 @@ def history(store: Store, version: Version | str | None = None, limit: int = HIS
     ``main``), newest first, at most ``limit`` of them."""
     base = _base(store)
     if isinstance(version, str):
-        parsed = parse_version(version)
-        if parsed is None:
-            raise IcechunkFormatError(f"{base.url}: {version!r} names no version")
-        version = parsed
+        version = require_version(version, f"{base.url}: {version!r}", IcechunkFormatError)
     if version is None:
         version = store.version if isinstance(store, IcechunkStore) else MAIN
     info = read_info(base, version)
@@ -63,8 +60,7 @@ def commits(store: Store, ids: Iterable[str]) -> dict[str, SnapshotInfo]:
     for sid in ids:
         entry = info.snapshots.get(sid)
         if entry is None and info.spec < 2:
-            snap = read_snapshot(base, sid)
-            entry = SnapshotInfo(sid, snap.info_time(), snap.message, snap.parent_id, snap.metadata)
+            entry = read_snapshot(base, sid).info()
         if entry is not None:
             out[sid] = entry
     return out
@@ -82,8 +78,7 @@ def _walk(base: Store, info: RepoInfo, start: str, limit: int) -> list[SnapshotI
         if entry is None:
             if info.spec >= 2:
                 raise IcechunkFormatError(f"{base.url}: snapshot {current} is not in the repo file")
-            snap = read_snapshot(base, current)
-            entry = SnapshotInfo(current, snap.info_time(), snap.message, snap.parent_id, snap.metadata)
+            entry = read_snapshot(base, current).info()
         out.append(entry)
         current = entry.parent_id
     return out

@@ -6,11 +6,8 @@ user names a snapshot the same way (``repo.icechunk@1CECHNKREP0F1RSTCMT0``).
 
 from __future__ import annotations
 
-import re
-
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _VALUES = {c: i for i, c in enumerate(_ALPHABET)}
-SNAPSHOT_ID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{20}$")
 
 
 def encode(raw: bytes) -> str:

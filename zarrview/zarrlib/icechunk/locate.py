@@ -9,7 +9,6 @@ file, looked for when the location names a version, passes an Icechunk option, o
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError, StoreNotFoundError
@@ -18,22 +17,16 @@ from ..storage.access import AUTHORIZE, policy_of
 from ..storage.base import Store
 from ..storage.location import CHAINS
 from ..storage.references import is_fsspec_reference
-from ..storage.plain import SCHEME
+from ..storage.local import local_path
 from .store import IcechunkStore
-from .versions import Version, parse_version, split_version
-
-#: storage options this package takes (the rest go to the store of the repository's location)
-OPTIONS = ("version", "authorize")
+from .versions import Version, require_version, split_version
 
 OpenPlain = Callable[..., Store]
 
 
 def _local_repository(loc: str) -> bool:
-    m = SCHEME.match(loc)
-    if m is not None and m.group(1).lower() != "file":
-        return False
-    path = Path(loc[len("file://"):] if m else loc).expanduser()
-    return path.is_dir() and ((path / "repo").is_file() or (path / "refs").is_dir())
+    path = local_path(loc)
+    return path is not None and path.is_dir() and ((path / "repo").is_file() or (path / "refs").is_dir())
 
 
 def open_repository(location: str, storage_options: Mapping[str, Any], open_plain: OpenPlain) -> Store | None:
@@ -46,14 +39,12 @@ def open_repository(location: str, storage_options: Mapping[str, Any], open_plai
     version_option = options.pop("version", None)
     loc, version = split_version(location)
     if version_option is not None:
-        parsed = version_option if isinstance(version_option, Version) else parse_version(str(version_option))
-        if parsed is None:
-            raise StoreError(f"cannot open {location}: version={version_option!r} names no version "
-                             "(branch.NAME, tag.NAME or a snapshot id)")
+        parsed = (version_option if isinstance(version_option, Version)
+                  else require_version(str(version_option), f"cannot open {location}: version={version_option!r}"))
         if version is not None and parsed != version:
             raise StoreError(f"cannot open {location}: it names version {version} and version={parsed}")
         version = parsed
-    local = SCHEME.match(loc) is None or loc.lower().startswith("file://")
+    local = local_path(loc) is not None
     asked = version is not None  # authorize= alone does not: a window passes it to every store
     if local:
         if not _local_repository(loc):

@@ -7,20 +7,25 @@ millions never decodes the rest.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..codecs.libzstd import decompress_with_dictionary
 from ..errors import CodecError
-from ..limits import limits
 from ..storage.base import Store
 from . import ids
-from .binary import FbTable, FileType, IcechunkFormatError, TableVector, decode_file
+from .binary import FbTable, FileType, IcechunkFormatError, TableVector, read_file
 
 
 #: the longest virtual chunk URL read from a compressed location
 LOCATION_BYTES = 64 << 10
 #: decompressed locations kept per manifest
 LOCATIONS_KEPT = 4096
+
+#: what a manifest is sorted by: node ids, then each node's chunk indexes
+_K = TypeVar("_K", bytes, tuple[int, ...])
 
 
 @dataclass(frozen=True)
@@ -56,42 +61,22 @@ class Manifest:
         return self._per_node[node_id]
 
     def _search_node(self, node_id: bytes) -> TableVector | None:
-        lo, hi = 0, len(self._arrays)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            t = self._arrays[mid]
-            nid = t.inline(0, 8)
-            t.require(nid, "ArrayManifest.node_id")
-            assert nid is not None
-            if nid == node_id:
-                return t.tables(1)
-            if nid < node_id:
-                lo = mid + 1
-            else:
-                hi = mid
-        return None
+        i = _search(len(self._arrays), self._node_id, node_id)
+        return None if i is None else self._arrays[i].tables(1)
+
+    def _node_id(self, i: int) -> bytes:
+        t = self._arrays[i]
+        nid = t.inline(0, 8)
+        t.require(nid, "ArrayManifest.node_id")
+        assert nid is not None
+        return nid
 
     def find(self, node_id: bytes, index: tuple[int, ...]) -> ChunkRef | None:
         refs = self._refs_of(node_id)
         if refs is None:
             return None
-        lo, hi = 0, len(refs)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            found = refs.u32s(mid, 0)
-            if found == index:
-                return self._ref(refs[mid], index)
-            if found < index:
-                lo = mid + 1
-            else:
-                hi = mid
-        return None
-
-    def all_refs(self, node_id: bytes) -> list[ChunkRef]:
-        refs = self._refs_of(node_id)
-        if refs is None:
-            return []
-        return [self._ref(refs[i], refs.u32s(i, 0)) for i in range(len(refs))]
+        i = _search(len(refs), lambda j: refs.u32s(j, 0), index)
+        return None if i is None else self._ref(refs[i], index)
 
     def sizes(self, node_id: bytes) -> list[tuple[tuple[int, ...], int]]:
         """(index, stored size) of every chunk of the array, without resolving locations."""
@@ -140,11 +125,17 @@ class Manifest:
                         last_modified=t.scalar(7, "I"))
 
 
+def _search(n: int, key: Callable[[int], _K], target: _K) -> int | None:
+    """The position of ``target`` among ``n`` sorted keys (``key(i)`` reads the i-th from the
+    buffer), or None where it is not one of them."""
+    i = bisect_left(range(n), target, key=key)
+    return i if i < n and key(i) == target else None
+
+
 def read_manifest(store: Store, manifest_id: str) -> Manifest:
     key = f"manifests/{manifest_id}"
     where = store.key_url(key)
-    data = store.get_bounded(key, limits().metadata_bytes)
-    if data is None:
+    found = read_file(store, key, FileType.MANIFEST)
+    if found is None:
         raise IcechunkFormatError(f"{where}: the manifest the snapshot names does not exist")
-    _, buf = decode_file(data, FileType.MANIFEST, where)
-    return Manifest(manifest_id, buf, where)
+    return Manifest(manifest_id, found[1], where)

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from typing import Any
 
-from ..limits import limits
 from ..storage.base import Store
 from . import ids
-from .binary import FbTable, FileType, IcechunkFormatError, decode_file
+from .binary import FbTable, FileType, IcechunkFormatError, read_file
 from .commit_metadata import read_items
 
 
@@ -54,10 +53,10 @@ class RepoInfo:
 def read_repo_info(store: Store, key: str = "repo") -> RepoInfo | None:
     """The spec 2 ``repo`` file, or None where the store has none."""
     where = store.key_url(key)
-    data = store.get_bounded(key, limits().metadata_bytes)
-    if data is None:
+    found = read_file(store, key, FileType.REPO_INFO)
+    if found is None:
         return None
-    spec, buf = decode_file(data, FileType.REPO_INFO, where)
+    spec, buf = found
     root = FbTable.root(buf, where)
     infos = root.tables(4)
     raw_ids: list[str] = []

@@ -12,12 +12,11 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import StoreError
-from ..limits import limits
 from ..storage.base import Store
 from . import ids
-from .binary import FbTable, FileType, IcechunkFormatError, decode_file
+from .binary import FbTable, FileType, IcechunkFormatError, read_file
 from .commit_metadata import read_items
-from .repo_info import micros
+from .repo_info import SnapshotInfo, micros
 
 
 EMPTY_GROUP = b'{"zarr_format": 3, "node_type": "group", "attributes": {}}'
@@ -61,6 +60,10 @@ class Snapshot:
     def info_time(self) -> datetime:
         return micros(self.time_us)
 
+    def info(self) -> SnapshotInfo:
+        """The commit's summary, as spec 2 keeps it in the repo file (spec 1 keeps it here)."""
+        return SnapshotInfo(self.id, self.info_time(), self.message, self.parent_id, self.metadata)
+
 
 def snapshot_key(snapshot_id: str) -> str:
     return f"snapshots/{snapshot_id}"
@@ -69,10 +72,10 @@ def snapshot_key(snapshot_id: str) -> str:
 def read_snapshot(store: Store, snapshot_id: str) -> Snapshot:
     key = snapshot_key(snapshot_id)
     where = store.key_url(key)
-    data = store.get_bounded(key, limits().metadata_bytes)
-    if data is None:
+    found = read_file(store, key, FileType.SNAPSHOT)
+    if found is None:
         raise StoreError(f"{where}: snapshot {snapshot_id} does not exist in the repository")
-    spec, buf = decode_file(data, FileType.SNAPSHOT, where)
+    spec, buf = found
     root = FbTable.root(buf, where)
     raw_parent = root.inline(1, 12)
     snap = Snapshot(snapshot_id, spec, ids.encode(raw_parent) if raw_parent else None,

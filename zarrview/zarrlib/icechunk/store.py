@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from ..cancel import CancelToken
 from ..errors import StoreError, StoreNotFoundError, ZarrError
 from ..storage.access import AccessPolicy, normal_url
-from ..storage.base import OnEach, Scratch, Store, too_large
+from ..storage.base import OnEach, Scratch, Store, fetch_each, slice_range, too_large
 from ..storage.byte_request import ByteRequest
 from ..storage.plain import open_plain
 from ..storage.revision import Revision, mismatch
@@ -26,7 +26,7 @@ from .containers import containers_v1, containers_v2
 from .manifest import ChunkRef, Manifest, read_manifest
 from .repo_info import RepoInfo, read_refs_v1, read_repo_info
 from .snapshot import Node, Snapshot, read_snapshot
-from .versions import MAIN, Version, parse_version, resolve
+from .versions import MAIN, Version, require_version, resolve
 
 #: manifests kept decoded per store (each is at most ``limits().metadata_bytes``)
 MANIFESTS_KEPT = 32
@@ -51,10 +51,7 @@ class IcechunkStore(Store):
     def __init__(self, base: Store, version: Version | str | None = None, policy: AccessPolicy | None = None,
                  open_location: OpenLocation | None = None) -> None:
         if isinstance(version, str):
-            parsed = parse_version(version)
-            if parsed is None:
-                raise StoreError(f"{base.url}: {version!r} names no version (branch.NAME, tag.NAME or a snapshot id)")
-            version = parsed
+            version = require_version(version, f"{base.url}: {version!r}")
         super().__init__(base.url if version is None else f"{base.url}@{version}")
         self.base = base
         self.version: Version = version or MAIN
@@ -151,15 +148,7 @@ class IcechunkStore(Store):
         return self.get_range(ByteRequest(key))
 
     def get_range(self, req: ByteRequest) -> bytes | None:
-        out: list[bytes | memoryview | None | StoreError] = [None]
-
-        def landed(i: int, data: bytes | memoryview | None | StoreError) -> None:
-            out[0] = bytes(data) if isinstance(data, memoryview) else data
-
-        self.get_ranges([req], landed)
-        if isinstance(out[0], StoreError):
-            raise out[0]
-        return out[0]  # type: ignore[return-value]
+        return fetch_each(self, [req])[0]
 
     def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
                    scratch: Scratch | None = None) -> None:
@@ -188,7 +177,7 @@ class IcechunkStore(Store):
                 on_each(i, too_large(self.key_url(req.key), req, ref.size))
                 continue
             if ref.inline is not None:
-                on_each(i, _cut(ref.inline, req))
+                on_each(i, slice_range(ref.inline, req))
                 continue
             start, stop = _window(ref, req)
             if ref.chunk_id is not None:
@@ -234,7 +223,7 @@ class IcechunkStore(Store):
         data = node.user_data
         if req.start is None and len(data) > req.max_bytes():
             raise too_large(self.key_url(req.key), req, len(data))
-        return _cut(data, req)
+        return slice_range(data, req)
 
     def _virtual_store(self, key: str, ref: ChunkRef) -> tuple[str, str]:
         """The folder a virtual chunk's file is in (its store opened and kept) and the file's
@@ -379,14 +368,6 @@ def _where_it_ends(mapped: ByteRequest, got: int, size: int | None) -> str:
     if got:
         return f"which ends at byte {start + got}"
     return f"which ends at or before byte {start}"
-
-
-def _cut(data: bytes, req: ByteRequest) -> bytes:
-    if req.start is None:
-        return data
-    if req.start < 0:
-        return data[max(0, len(data) + req.start):]
-    return data[req.start:req.stop]
 
 
 def _window(ref: ChunkRef, req: ByteRequest) -> tuple[int, int]:

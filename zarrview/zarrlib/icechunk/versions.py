@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import StoreNotFoundError
-from .ids import SNAPSHOT_ID
+from ..errors import StoreError, StoreNotFoundError, ZarrError
 from .repo_info import RepoInfo
 
 _VERSION = re.compile(r"^(?:(branch|tag)\.([^/@]+)|([0-9A-HJKMNP-TV-Z]{20}))$")
@@ -44,6 +43,15 @@ def parse_version(text: str) -> Version | None:
     return Version(m.group(1), m.group(2))
 
 
+def require_version(text: str, what: str, error: type[ZarrError] = StoreError) -> Version:
+    """``text`` parsed; where it names no version, ``error`` (the class the caller's own callers
+    expect) saying so of ``what`` and showing the spellings that do."""
+    version = parse_version(text)
+    if version is None:
+        raise error(f"{what} names no version (branch.NAME, tag.NAME or a snapshot id)")
+    return version
+
+
 def split_version(location: str) -> tuple[str, Version | None]:
     """``"repo.icechunk@tag.v1"`` -> ``("repo.icechunk", tag v1)``; a location without a
     version spelling after its last ``@`` is returned whole (``user@host`` URLs stay intact)."""
@@ -65,7 +73,3 @@ def resolve(info: RepoInfo, version: Version, where: str) -> str:
         known = ", ".join(sorted(f"{version.kind}.{n}" for n in refs)) or "none"
         raise VersionNotFoundError(f"{where}: no {version.kind} named {version.name!r} (the repository has: {known})")
     return refs[version.name]
-
-
-def is_snapshot_id(text: str) -> bool:
-    return SNAPSHOT_ID.match(text) is not None

@@ -7,7 +7,7 @@ shape, so indexing, sharding and caching are written once.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,8 +37,6 @@ class ArrayMetadata:
     read_shape: tuple[int, ...]
     #: how to find read chunks inside a stored object; None when one object is one chunk
     shard_layout: ShardLayout | None
-    #: the whole pipeline, for the fallback of decoding a stored object at once
-    pipeline: CodecPipeline
     codecs_description: str
     dimension_names: tuple[str | None, ...] | None
     attributes: dict[str, Any]
@@ -50,7 +48,6 @@ class ArrayMetadata:
     #: the grid of stored objects when it is rectilinear (``stored_shape`` is then its largest
     #: extents); None for the regular grid
     grid: RectilinearGrid | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def dtype(self) -> np.dtype[Any]:
@@ -91,11 +88,6 @@ class ArrayMetadata:
             return grid.box(coords)
         return tuple((c * n, min((c + 1) * n, s)) for c, n, s in zip(coords, self.read_shape, self.shape))
 
-    def read_chunk_shape(self, coords: tuple[int, ...]) -> tuple[int, ...]:
-        """The decoded shape of the read chunk at ``coords``."""
-        grid = self.read_grid
-        return self.read_shape if grid is None else grid.chunk_shape(coords)
-
     @property
     def fill(self) -> Any:
         return fill_array_value(self.dt, self.fill_value)
@@ -111,9 +103,6 @@ class ArrayMetadata:
 
     def read_spec(self) -> ChunkSpec:
         return ChunkSpec(self.read_shape, self.dt, self.fill_value)
-
-    def stored_spec(self) -> ChunkSpec:
-        return ChunkSpec(self.stored_shape, self.dt, self.fill_value)
 
 
 MAX_DIM = 2**62

@@ -20,7 +20,6 @@ from ..fill import parse_v2_fill
 from .keys import prefinal_key
 from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape, parse_transformers
 
-PROTOCOL_PREFIX = "https://purl.org/zarr/spec/protocol/core/3.0"
 SHARDING_URI = "https://purl.org/zarr/spec/storage_transformers/sharding/1.0"
 _DTYPE_NAMES = {"bool": "|b1", "u1": "|u1", "i1": "|i1"}
 
@@ -94,8 +93,7 @@ def parse_array(doc: dict[str, Any], path: str, where: str) -> ArrayMetadata:
     description = codec.describe() + (f" in shards of {list(layout.chunks_per_shard)} chunks" if layout else "")
     return ArrayMetadata(
         zarr_format=3, shape=shape, dt=dt, fill_value=fill, stored_shape=stored, stored_key=key,
-        read_pipeline=pipeline, read_shape=chunks, shard_layout=layout, pipeline=pipeline,
-        codecs_description=description,
+        read_pipeline=pipeline, read_shape=chunks, shard_layout=layout, codecs_description=description,
         dimension_names=parse_dimension_names(doc.get("dimension_names"), len(shape), where),
-        attributes=attributes, document=doc, extra={"draft": True},
+        attributes=attributes, document=doc,
     )

@@ -14,13 +14,10 @@ import json
 import threading
 from typing import Any
 
+import orjson
+
 from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape
 from . import v3
-
-try:
-    from orjson import dumps as _dumps
-except ImportError:  # pragma: no cover - orjson is a dependency
-    _dumps = None  # type: ignore[assignment]
 
 _SHARED = ("zarr_format", "node_type", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs",
            "storage_transformers")
@@ -34,11 +31,10 @@ _lock = threading.Lock()
 def shared_key(doc: dict[str, Any]) -> bytes | str | None:
     """The shared fields as text (the fields the document lacks marked as absent)."""
     fields = [doc[f] if f in doc else _ABSENT for f in _SHARED]
-    if _dumps is not None:
-        try:
-            return _dumps(fields)
-        except TypeError:  # integers beyond 64 bits
-            pass
+    try:
+        return orjson.dumps(fields)
+    except TypeError:  # integers beyond 64 bits
+        pass
     try:
         return json.dumps(fields)
     except (TypeError, ValueError):

@@ -54,8 +54,8 @@ def parse_array(doc: dict[str, Any], attrs: dict[str, Any], prefix: str, where: 
         dims = parse_dimension_names(names, len(shape), where)
     return ArrayMetadata(
         zarr_format=2, shape=shape, dt=dt, fill_value=fill, stored_shape=chunks, stored_key=key,
-        read_pipeline=pipeline, read_shape=chunks, shard_layout=None, pipeline=pipeline,
-        codecs_description=codec.describe(), dimension_names=dims,
+        read_pipeline=pipeline, read_shape=chunks, shard_layout=None, codecs_description=codec.describe(),
+        dimension_names=dims,
         attributes=parse_attributes(attrs, where), document=doc, alt_stored_key=alt,
     )
 

@@ -104,8 +104,7 @@ def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
             reported = (inner, chunk_shape)
     return ArrayMetadata(
         zarr_format=3, shape=shape, dt=dt, fill_value=fill, stored_shape=chunk_shape, stored_key=key,
-        read_pipeline=read_pipeline, read_shape=read_shape, shard_layout=layout, pipeline=pipeline,
-        codecs_description=pipeline.describe(),
+        read_pipeline=read_pipeline, read_shape=read_shape, shard_layout=layout, codecs_description=pipeline.describe(),
         dimension_names=parse_dimension_names(doc.get("dimension_names"), len(shape), where),
         attributes=parse_attributes(doc.get("attributes"), where), document=doc, reported_sharding=reported,
         grid=grid,

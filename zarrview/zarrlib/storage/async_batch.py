@@ -28,6 +28,7 @@ from ..cancel import CancelToken
 from ..errors import ReadCancelled, StoreError
 from ..limits import limits
 from .base import ByteRequest, OnEach, Scratch, Store, slice_range
+from .byte_request import describe_range
 from .coalesce import REMOTE, coalesce, member
 from .retry import RetryPolicy
 from .revision import Revision, revision_of
@@ -206,6 +207,10 @@ class AsyncBatchStore(Store):
         """A path the client asks for as the user's URL, for messages."""
         return self.key_url(path)
 
+    def _where(self, req: ByteRequest) -> str:
+        """``req`` as the user's URL and the range asked of it, for messages."""
+        return describe_range(self.key_url(req.key), req.start, req.stop)
+
     @abstractmethod
     def _missing(self, error: BaseException) -> bool:
         """Whether ``error`` says there is no such object (not an error: the key is absent)."""
@@ -282,8 +287,6 @@ class AsyncBatchStore(Store):
 
     async def _gather(self, reqs: list[ByteRequest], on_each: Callable[[int, Buffer | None | StoreError], None]
                       | None = None) -> list[Buffer | None | StoreError]:
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.io_concurrency)
         budget = InFlight(limits().inflight_bytes)
         self.last_budget = budget
 
@@ -386,9 +389,8 @@ class AsyncBatchStore(Store):
                     return None
                 expired = deadline is not None and deadline.expired()
                 if expired and cut:
-                    where = self.key_url(req.key) + req.describe()[len(req.key):]
                     tries = f"{attempt} tries" if attempt > 1 else "one try"
-                    return StoreError(f"{where}: no complete answer within {total:g} s ({tries}), "
+                    return StoreError(f"{self._where(req)}: no complete answer within {total:g} s ({tries}), "
                                       "the most one request may take")
                 if self._transient(e):
                     delays = delays or self.retry.delays()

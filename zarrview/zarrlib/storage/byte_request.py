@@ -59,6 +59,17 @@ class ByteRequest:
             return None
         return -self.start if self.start < 0 else None if self.stop is None else max(0, self.stop - self.start)
 
+    def clip(self, size: int) -> tuple[int, int]:
+        """The ``[start, stop)`` this request asks of an object of ``size`` bytes, clipped to it:
+        a short answer is the caller's to judge, and a range past the end is empty, never
+        negative. A whole object is all of it (whether it may be read is ``max_bytes``'s)."""
+        if self.start is None:
+            return 0, size
+        if self.start < 0:
+            return max(0, size + self.start), size
+        start = min(self.start, size)
+        return start, max(start, size if self.stop is None else min(self.stop, size))
+
     def whole_limit(self) -> int | None:
         """The bound of the whole object a server that ignores ``Range`` answers this request
         with: its ``limit``, never less than the range it asks for (a range is its own bound);

@@ -61,9 +61,6 @@ class FsspecStore(AsyncBatchStore):
         check_key(key, self.url)
         return f"{self.root}/{key}" if self.root else key
 
-    def key_url(self, key: str) -> str:
-        return f"{self.url.rstrip('/')}/{key}"
-
     def _request_path(self, path: str) -> str:
         """The path a request names (an HTTP store adds its URL's query)."""
         return path
@@ -85,7 +82,7 @@ class FsspecStore(AsyncBatchStore):
 
     def _error(self, req: ByteRequest, e: BaseException, attempts: int, ours: bool = False) -> StoreError:
         """``ours``: the per-try timeout expired (else a timeout is the client's own setting)."""
-        where = self.key_url(req.key) + req.describe()[len(req.key):]
+        where = self._where(req)
         status = http_status(e)
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         if isinstance(e, (asyncio.TimeoutError, TimeoutError)):

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import overload
 
 from ..cancel import CancelToken
 from ..errors import StoreError, TooLargeError
@@ -34,10 +36,22 @@ from .keys import check_key
 from .local_fds import FdCache, OpenFile
 from .revision import Revision
 
+#: a URL's scheme (``s3://``, ``file://``); a location without one is a local path
+SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
 _HAS_PREADV = hasattr(os, "preadv")
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 #: a missing key, not a broken store: these mean "no object here"
 _ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR)
+
+
+def local_path(location: str) -> Path | None:
+    """The path on this machine that ``location`` names, a plain path or a ``file://`` URL (``~``
+    expanded, links not followed: callers that compare paths resolve them); None for a URL of
+    any other scheme, whose scheme is then everything before the first ``://``."""
+    m = SCHEME.match(location)
+    if m is not None and m.group(1).lower() != "file":
+        return None
+    return Path(location[len("file://"):] if m else location).expanduser()
 
 
 class LocalStore(Store):
@@ -81,32 +95,11 @@ class LocalStore(Store):
     def get(self, key: str) -> bytes | None:
         return self._read(ByteRequest(key))
 
-    def _bounds(self, size: int, req: ByteRequest) -> tuple[int, int]:
-        """The range to read, clipped to the file: a short answer is the caller's to judge. A
-        whole object above the request's bound is refused here, before any buffer is sized."""
-        if req.start is None:
-            if size > req.max_bytes():
-                raise too_large(self.key_url(req.key), req, size)
-            return 0, size
-        if req.start < 0:
-            return max(0, size + req.start), size
-        stop = size if req.stop is None else min(req.stop, size)
-        return min(req.start, size), max(min(req.start, size), stop)
-
     def get_range(self, req: ByteRequest) -> bytes | None:
         if req.start is None or not _HAS_PREADV:
             return self._read(req)
-        path = self._path(req.key)
-        f = self._reopen(req.key, path)
-        if f is None:
-            return None
-        try:
-            start, stop = self._bounds(f.size, req)
-            return _pread(f.fd, stop - start, start)
-        except OSError as e:
-            raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
-        finally:
-            self._fds.release(f)
+        f = self._reopen(req.key, self._path(req.key))
+        return None if f is None else self._read_file(req, f.fd, f.size, None, f)
 
     def _reopen(self, key: str, path: str) -> OpenFile | None:
         """The file opened afresh and kept for later runs (in use: release it); None if absent."""
@@ -123,48 +116,43 @@ class LocalStore(Store):
 
     def _read(self, req: ByteRequest) -> bytes | None:
         opened = self._open(req.key)
-        if opened is None:
-            return None
-        fd, size = opened
-        try:
-            start, stop = self._bounds(size, req)
-            return _pread(fd, stop - start, start)
-        except OSError as e:
-            raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
-        finally:
-            os.close(fd)
+        return None if opened is None else self._read_file(req, *opened, None, None)
 
     def read_group(self, req: ByteRequest, scratch: Scratch | None) -> bytes | memoryview | None:
         if scratch is None or not _HAS_PREADV:
             return self.get_range(req)
-        if req.start is not None:
-            return self._read_cached(req, scratch)
+        if req.start is not None:  # a run of a shard: through the kept descriptor of its file
+            f = self._kept(req.key, self._path(req.key))
+            return None if f is None else self._read_file(req, f.fd, f.size, scratch, f)
         opened = self._open(req.key)
-        if opened is None:
-            return None
-        fd, size = opened
+        return None if opened is None else self._read_file(req, *opened, scratch, None)
+
+    @overload
+    def _read_file(self, req: ByteRequest, fd: int, size: int, scratch: None, kept: OpenFile | None) -> bytes: ...
+    @overload
+    def _read_file(self, req: ByteRequest, fd: int, size: int, scratch: Scratch, kept: OpenFile | None
+                   ) -> memoryview: ...
+    def _read_file(self, req: ByteRequest, fd: int, size: int, scratch: Scratch | None, kept: OpenFile | None
+                   ) -> bytes | memoryview:
+        """``req``'s bytes of the open regular file ``fd`` of ``size`` bytes, clipped to it (a
+        short answer is the caller's to judge), read into ``scratch`` where given; then the
+        descriptor is closed, or released where it is the ``kept`` one. A whole object above the
+        request's bound is refused before any buffer is sized."""
         try:
-            start, stop = self._bounds(size, req)
+            if req.start is None and size > req.max_bytes():
+                raise too_large(self.key_url(req.key), req, size)
+            start, stop = req.clip(size)
+            if scratch is None:
+                return _pread(fd, stop - start, start)
             view = scratch.view(stop - start)
             return view[:_preadv(fd, view, start)]
         except OSError as e:
             raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
         finally:
-            os.close(fd)
-
-    def _read_cached(self, req: ByteRequest, scratch: Scratch) -> memoryview | None:
-        """A range read through the kept descriptor of its file (opened and kept if none is)."""
-        f = self._kept(req.key, self._path(req.key))
-        if f is None:
-            return None
-        try:
-            start, stop = self._bounds(f.size, req)
-            view = scratch.view(stop - start)
-            return view[:_preadv(f.fd, view, start)]
-        except OSError as e:
-            raise StoreError(f"cannot read {req.describe()} in {self.url}: {e.strerror or e}") from e
-        finally:
-            self._fds.release(f)
+            if kept is None:
+                os.close(fd)
+            else:
+                self._fds.release(kept)
 
     def list_dir(self, prefix: str) -> tuple[list[str], list[str]]:
         try:

@@ -9,12 +9,12 @@ of which recognises what it opens; whatever none of them takes opens as it is, t
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .base import Store
-from .plain import IO_OPTIONS, SCHEME, open_plain
+from .local import local_path
+from .plain import IO_OPTIONS, open_plain
 from .references import (AUTHORIZE, is_fsspec_reference, is_json_name, is_parquet_references, memory_url,
                          open_reference_location, reference_url)
 
@@ -68,9 +68,9 @@ def store_url(location: str, **options: Any) -> str:
         if not isinstance(fo, str | os.PathLike) or not os.fspath(fo):
             return loc if fo is None else f"reference::{fo!r}"  # opening it says what is missing
         return reference_url(os.fspath(fo))
-    m = SCHEME.match(loc)
-    if m is None or m.group(1).lower() == "file":
-        path = Path(loc[len("file://"):] if m else loc).expanduser().resolve()
+    path = local_path(loc)
+    if path is not None:
+        path = path.resolve()
         if prefix == "" and (is_json_name(path.name) or path.is_dir() and is_parquet_references(path)):
             return reference_url(str(path))
         return str(path)

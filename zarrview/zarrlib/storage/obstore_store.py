@@ -210,7 +210,7 @@ class ObstoreStore(AsyncBatchStore):
     def _error(self, req: ByteRequest, e: BaseException, attempts: int, ours: bool = False) -> StoreError:
         """Every timeout is named as the per-try timeout, ``ours`` or not: obstore's own timer is
         only a backstop, twice as long."""
-        where = self.key_url(req.key) + req.describe()[len(req.key):]
+        where = self._where(req)
         status = status_of(e)
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         if isinstance(e, (asyncio.TimeoutError, TimeoutError)):
@@ -240,7 +240,7 @@ class ObstoreStore(AsyncBatchStore):
                     raise
                 if self._hand_over is None:
                     if isinstance(e, _Encoded):
-                        raise StoreError(f"{self.key_url(req.key)}{req.describe()[len(req.key):]}: {e}") from e
+                        raise StoreError(f"{self._where(req)}: {e}") from e
                     raise
                 # this server's answers are read there from now on (see _hand_over_for), within
                 # the same bounds

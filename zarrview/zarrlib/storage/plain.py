@@ -9,9 +9,7 @@ through it: those are files read as bytes, never repositories.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import unquote
-from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError, StoreNotFoundError, UnsupportedSchemeError
@@ -20,7 +18,7 @@ from .base import Store
 from .fsspec_store import FsspecStore
 from .io_loop import io_loop
 from .http_store import HttpStore
-from .local import LocalStore
+from .local import LocalStore, local_path
 from .credentials import anonymous_unless_credentials
 from .access import AUTHORIZE
 from .retry import RetryPolicy
@@ -28,8 +26,6 @@ from .store_file import StoreFile
 from .ozx import ZIP_SUFFIXES
 from .zip import ZipStore
 
-#: a URL's scheme (``s3://``, ``file://``); a location without one is a local path
-SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
 _EXTRAS = {"s3": "zarrview[cloud] (s3fs)", "s3a": "zarrview[cloud] (s3fs)",
            "gs": "zarrview[cloud] (gcsfs)", "gcs": "zarrview[cloud] (gcsfs)",
            "http": "aiohttp", "https": "aiohttp"}
@@ -44,9 +40,8 @@ def open_plain(location: str, **storage_options: Any) -> Store:
     storage_options.pop(AUTHORIZE, None)  # authorize= concerns stores that read outside themselves
     if loc.startswith("zip::"):
         return _open_zip(loc[len("zip::"):], storage_options)
-    m = SCHEME.match(loc)
-    if m is None or m.group(1).lower() == "file":
-        path = Path(loc[len("file://"):] if m else loc).expanduser()
+    path = local_path(loc)
+    if path is not None:
         if path.is_dir():
             return LocalStore(path)
         if path.is_file() and path.suffix.lower() in ZIP_SUFFIXES:
@@ -59,7 +54,7 @@ def open_plain(location: str, **storage_options: Any) -> Store:
         raise StoreNotFoundError(f"{path} does not exist")
     if loc.lower().split("?", 1)[0].endswith(ZIP_SUFFIXES):
         return _open_zip(loc, storage_options)
-    return _open_url(loc, m.group(1).lower(), dict(storage_options))
+    return _open_url(loc, _scheme(loc), dict(storage_options))
 
 
 def _open_url(loc: str, scheme: str, options: dict[str, Any]) -> Store:
@@ -84,6 +79,11 @@ def _open_url(loc: str, scheme: str, options: dict[str, Any]) -> Store:
     store = open_with_obstore(backend, scheme, loc, options, retry=retry, io_concurrency=io_concurrency,
                               pages=driver)
     return store if store is not None else driver()
+
+
+def _scheme(url: str) -> str:
+    """The scheme of a URL that ``local_path`` leaves to a remote store, in lower case."""
+    return url.partition("://")[0].lower()
 
 
 #: options zarrlib itself takes (all others go to the fsspec driver)
@@ -142,13 +142,12 @@ def _filesystem_class(scheme: str) -> type[Any] | None:
 
 
 def _open_zip(url: str, options: dict[str, Any]) -> ZipStore:
-    m = SCHEME.match(url)
-    if m is None or m.group(1).lower() == "file":
-        path = Path(url[len("file://"):] if m else url).expanduser()
+    path = local_path(url)
+    if path is not None:
         if not path.is_file():
             raise StoreNotFoundError(f"{path} does not exist")
         return ZipStore(open(path, "rb"), str(path.resolve()))
-    store, name = _archive_store(url, m.group(1).lower(), options)
+    store, name = _archive_store(url, _scheme(url), options)
     try:  # its directory and members are read through the store, a read's members together
         return ZipStore(StoreFile(store, name, url), url, (store, name))
     except BaseException:

@@ -236,14 +236,13 @@ class ZipStore(Store):
             raise TooLargeError(f"cannot read {req.describe()} from {self.url}: a range of a compressed member of "
                                 f"{human(size)} needs all of it inflated, more than the "
                                 f"{human(limits().object_bytes)} allowed")
-        start = max(0, size + req.start) if req.start < 0 else req.start
-        stop = size if req.stop is None or req.start < 0 else min(req.stop, size)
+        start, stop = req.clip(size)
         if info.compress_type == zipfile.ZIP_STORED:
             return self._stored(info, start, stop) if stop > start else b""
         try:
             with self._lock, self._zip.open(info) as f:
                 f.seek(start)
-                return f.read(max(0, stop - start))
+                return f.read(stop - start)
         except _ZIP_ERRORS as e:
             raise StoreError(f"cannot read {req.describe()} from {self.url}: {_reason(e)}") from e
 
@@ -283,8 +282,7 @@ class ZipStore(Store):
             check_size(self.key_url(req.key), req, size)
             start, stop, crc = 0, size, info.CRC
         else:
-            start = max(0, size + req.start) if req.start < 0 else req.start
-            stop = size if req.stop is None or req.start < 0 else min(req.stop, size)
+            start, stop = req.clip(size)
             crc = None
             if stop <= start:
                 return None

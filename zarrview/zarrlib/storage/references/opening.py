@@ -20,7 +20,7 @@ from ...errors import StoreError, StoreNotFoundError, TooLargeError
 from ...limits import limits
 from ..access import AUTHORIZE, AccessPolicy, normal_url, policy_of
 from ..base import Store
-from ..local import LocalStore, read_regular
+from ..local import LocalStore, local_path, read_regular
 from .entries import BadReferenceError
 from .json_refs import JsonReferences, is_json_name
 from .parquet_refs import ParquetReferences
@@ -40,7 +40,6 @@ REQUIRE_REFERENCES = "_require_references"
 _FSSPEC_ONLY = ("remote_protocol", "target_protocol", "skip_instance_cache", "lazy", "simple_templates",
                 "cache_size", "max_gap", "max_block", "asynchronous", "loop", "ref_storage_args", "fs",
                 "template_overrides", "target", "listings_expiry_time")
-_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
 #: bytes of ``.zmetadata`` looked at (its two ends) to tell a Parquet reference folder from Zarr
 _SNIFF = 4096
 #: ``record_size`` as the first or last member of the document (kerchunk writes it last)
@@ -55,12 +54,9 @@ def zmetadata_names_references(head: bytes, tail: bytes) -> bool:
 
 
 def _local(url: str) -> Path | None:
-    m = _SCHEME.match(url)
-    if m is None:
-        return Path(url).expanduser().resolve()
-    if m.group(1).lower() == "file":
-        return Path(url[len("file://"):]).expanduser().resolve()
-    return None
+    """The resolved path of a local location; None for a remote URL."""
+    path = local_path(url)
+    return None if path is None else path.resolve()
 
 
 def memory_url(refs: Mapping[str, Any]) -> str:

@@ -17,7 +17,7 @@ from typing import Protocol
 from ...cancel import CancelToken
 from ...errors import StoreError
 from ..access import AccessDeniedError, AccessPolicy
-from ..base import ByteRequest, OnEach, Scratch, Store, check_size, slice_range
+from ..base import ByteRequest, OnEach, Scratch, Store, check_size, fetch_each, slice_range
 from .entries import BadReferenceError, Entry, Inline, Pointer
 from .targets import Targets, folder_of, resolve_url, shown
 
@@ -62,15 +62,7 @@ class ReferenceStore(Store):
         return self.get_range(ByteRequest(key))
 
     def get_range(self, req: ByteRequest) -> bytes | None:
-        out: list[bytes | None | StoreError] = [None]
-
-        def landed(_: int, answer: bytes | memoryview | None | StoreError) -> None:
-            out[0] = bytes(answer) if isinstance(answer, memoryview) else answer
-
-        self.get_ranges([req], landed)
-        if isinstance(out[0], StoreError):
-            raise out[0]
-        return out[0]
+        return fetch_each(self, [req])[0]
 
     def get_ranges(self, reqs: Sequence[ByteRequest], on_each: OnEach, cancel: CancelToken | None = None,
                    scratch: Scratch | None = None) -> None:
@@ -177,15 +169,10 @@ def _translate(req: ByteRequest, entry: Pointer, name: str, where: str) -> tuple
     (None where the entry is a whole file, whose size the target store bounds)."""
     if entry.length is None:
         return ByteRequest(name, req.start, req.stop, req.limit), None
-    offset, n = entry.offset, entry.length
     if req.start is None:
-        check_size(where, req, n)
-        start, stop = 0, n
-    elif req.start < 0:
-        start, stop = max(0, n + req.start), n
-    else:
-        start, stop = min(req.start, n), n if req.stop is None else max(min(req.stop, n), min(req.start, n))
-    return ByteRequest(name, offset + start, offset + stop), stop - start
+        check_size(where, req, entry.length)
+    start, stop = req.clip(entry.length)
+    return ByteRequest(name, entry.offset + start, entry.offset + stop), stop - start
 
 
 def _named(e: StoreError, key: str, url: str) -> StoreError:

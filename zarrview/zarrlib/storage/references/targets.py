@@ -6,24 +6,22 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import threading
 from urllib.parse import unquote
 from collections.abc import Callable
 
 from ..access import AccessPolicy, normal_url
 from ..base import Store
+from ..local import SCHEME
 
 __all__ = ["Targets", "resolve_url", "folder_of", "beside", "shown"]
-
-_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
 
 
 def resolve_url(url: str, base: str) -> str:
     """A reference's target as an absolute, normalised URL: a relative path is relative to the
     folder of the reference set (``base``, a URL ending in ``/``); ``..`` is folded away and a
     local path's links resolved, so neither can hide where the URL leads."""
-    if _SCHEME.match(url) is None:
+    if SCHEME.match(url) is None:
         if url.startswith("/"):
             url = "file://" + url
         else:
