@@ -3,7 +3,9 @@
 With ``buckets``, the folders under its root are buckets and ``GET /<bucket>?list-type=2``
 lists one as the S3 and Google Cloud Storage XML APIs do (ListObjectsV2: a prefix, a
 delimiter, pages of ``max-keys`` continued by a token), which makes it the GCS XML-API server
-obstore's GCS store reads (the JSON-API emulator serves no such listing).
+obstore's GCS store reads (the JSON-API emulator serves no such listing); ``?comp=list``
+lists one as Azure's List Blobs does (pages of ``maxresults`` continued by a marker), which
+makes it the Blob service obstore's Azure store reads (an endpoint without signatures).
 
 Bound to 127.0.0.1 on a free port, run in a daemon thread and shut down by the fixture, so
 tests never reach beyond this machine and never leave a server behind. ``Faults`` makes it
@@ -255,6 +257,9 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             if state.buckets and "list-type=2" in query and where.strip("/") and "/" not in where.strip("/"):
                 self._list_bucket(unquote(where.strip("/")), query, body)
                 return
+            if state.buckets and "comp=list" in query and where.strip("/") and "/" not in where.strip("/"):
+                self._list_container(unquote(where.strip("/")), query, body)
+                return
             path = self._file()
             if path is None:
                 self.send_response(404)
@@ -312,18 +317,16 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                     return
                 self._write(payload)
 
-        def _list_bucket(self, bucket: str, query: str, body: bool) -> None:
-            """ListObjectsV2: the keys under ``prefix``, those with ``delimiter`` past the prefix
-            folded into common prefixes, in key order, ``max-keys`` a page after the token."""
-            q = parse_qs(query, keep_blank_values=True)
-            prefix, delimiter = q.get("prefix", [""])[0], q.get("delimiter", [""])[0]
-            after = q.get("continuation-token", q.get("start-after", [""]))[0]
-            most = int(q.get("max-keys", ["1000"])[0])
+        def _listing(self, bucket: str, prefix: str, delimiter: str, after: str,
+                     most: int) -> tuple[dict[str, Path | None], list[str], bool] | None:
+            """A page of the keys under ``prefix`` of a bucket, those with ``delimiter`` past the
+            prefix folded into common prefixes, in key order, ``most`` after ``after``: the
+            entries (name -> its file, None for a common prefix), the page's names and whether
+            more follow; None where there is no such bucket."""
             folder = state.root / bucket
             if not folder.is_dir():
-                self._status(404)
-                return
-            entries: dict[str, Path | None] = {}  # name -> its file, None for a common prefix
+                return None
+            entries: dict[str, Path | None] = {}
             for path in sorted(folder.rglob("*")):
                 key = path.relative_to(folder).as_posix()
                 if not path.is_file() or not key.startswith(prefix):
@@ -334,12 +337,61 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 else:
                     entries[key] = path
             names = [n for n in sorted(entries) if n > after]
-            page = names[:most]
+            return entries, names[:most], len(names) > most
+
+        def _send_xml(self, text: str, body: bool) -> None:
+            payload = text.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            if body:
+                self._write(payload)
+
+        def _list_container(self, container: str, query: str, body: bool) -> None:
+            """Azure's List Blobs: as ``_list_bucket``, continued by a marker (the last name sent)."""
+            q = parse_qs(query, keep_blank_values=True)
+            prefix, delimiter = q.get("prefix", [""])[0], q.get("delimiter", [""])[0]
+            most = int(q.get("maxresults", ["5000"])[0])
+            found = self._listing(container, prefix, delimiter, q.get("marker", [""])[0], most)
+            if found is None:
+                self._status(404)
+                return
+            entries, page, more = found
+            parts = ['<?xml version="1.0" encoding="utf-8"?>',
+                     f'<EnumerationResults ContainerName="{escape(container)}"><Prefix>{escape(prefix)}</Prefix>'
+                     f"<MaxResults>{most}</MaxResults><Delimiter>{escape(delimiter)}</Delimiter><Blobs>"]
+            for name in page:
+                path = entries[name]
+                if path is None:
+                    parts.append(f"<BlobPrefix><Name>{escape(name)}</Name></BlobPrefix>")
+                    continue
+                st = path.stat()
+                parts.append(f"<Blob><Name>{escape(name)}</Name><Properties>"
+                             f"<Last-Modified>{formatdate(st.st_mtime, usegmt=True)}</Last-Modified>"
+                             f"<Etag>{escape(etag_of(path))}</Etag><Content-Length>{st.st_size}</Content-Length>"
+                             "<Content-Type>application/octet-stream</Content-Type><BlobType>BlockBlob</BlobType>"
+                             "</Properties></Blob>")
+            parts.append(f"</Blobs><NextMarker>{escape(page[-1]) if more else ''}</NextMarker></EnumerationResults>")
+            self._send_xml("".join(parts), body)
+
+        def _list_bucket(self, bucket: str, query: str, body: bool) -> None:
+            """ListObjectsV2: the keys under ``prefix``, those with ``delimiter`` past the prefix
+            folded into common prefixes, in key order, ``max-keys`` a page after the token."""
+            q = parse_qs(query, keep_blank_values=True)
+            prefix, delimiter = q.get("prefix", [""])[0], q.get("delimiter", [""])[0]
+            after = q.get("continuation-token", q.get("start-after", [""]))[0]
+            most = int(q.get("max-keys", ["1000"])[0])
+            found = self._listing(bucket, prefix, delimiter, after, most)
+            if found is None:
+                self._status(404)
+                return
+            entries, page, more = found
             parts = ['<?xml version="1.0" encoding="UTF-8"?>',
                      '<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">',
                      f"<Name>{escape(bucket)}</Name><Prefix>{escape(prefix)}</Prefix><KeyCount>{len(page)}</KeyCount>",
-                     f"<MaxKeys>{most}</MaxKeys><IsTruncated>{str(len(names) > most).lower()}</IsTruncated>"]
-            if len(names) > most:
+                     f"<MaxKeys>{most}</MaxKeys><IsTruncated>{str(more).lower()}</IsTruncated>"]
+            if more:
                 parts.append(f"<NextContinuationToken>{escape(page[-1])}</NextContinuationToken>")
             for name in page:
                 path = entries[name]
@@ -350,13 +402,7 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 modified = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(st.st_mtime))
                 parts.append(f"<Contents><Key>{escape(name)}</Key><LastModified>{modified}</LastModified>"
                              f"<ETag>{escape(etag_of(path))}</ETag><Size>{st.st_size}</Size></Contents>")
-            payload = ("".join(parts) + "</ListBucketResult>").encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/xml")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            if body:
-                self._write(payload)
+            self._send_xml("".join(parts) + "</ListBucketResult>", body)
 
     return Handler
 

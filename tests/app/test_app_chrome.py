@@ -69,6 +69,26 @@ def test_open_url_dialog_is_wide_enough_for_a_url(qtbot, window: MainWindow) -> 
     assert dialog.url.width() >= dialog.url.fontMetrics().horizontalAdvance(TYPICAL_URL)
 
 
+def test_open_url_dialog_asks_each_cloud_for_anonymous_access(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """Checked, the box adds the option each client reads as anonymous; options typed win."""
+    from zarrview.app.dialogs import OpenUrlDialog
+    from zarrview.zarrlib.storage.obstore_options import map_options
+
+    dialog = OpenUrlDialog(window)
+    qtbot.addWidget(dialog)
+    for url, scheme in (("s3://b/x.zarr", "s3"), ("gs://b/x.zarr", "gs"), ("az://c/x.zarr", "az")):
+        dialog.url.setText(url)
+        dialog.options.setText('{"account_name": "a"}' if scheme == "az" else "")
+        url_given, options = dialog.values()
+        assert map_options(scheme, url_given, options).config["skip_signature"] is True, (url, options)
+    dialog.url.setText("s3://b/x.zarr")
+    dialog.options.setText('{"anon": false}')
+    assert dialog.values()[1] == {"anon": False}
+    dialog.anonymous.setChecked(False)
+    dialog.options.setText("")
+    assert dialog.values()[1] == {}
+
+
 def test_v2_json_tab_shows_zattrs_beside_zarray(qtbot, tmp_path, worker_pool) -> None:  # type: ignore[no-untyped-def]
     import json
 

@@ -160,15 +160,6 @@ def test_cancel_stops_issuing_requests_and_io_concurrency_bounds_them(site: Path
         assert len([r for r in state.requests("GET") if "/c/" in r[1]]) == 2
 
 
-def test_s3_is_read_by_s3fs_unless_obstore_is_named() -> None:
-    """s3fs lists a wide prefix a page (a request) at a time, obstore only whole: the automatic
-    choice keeps s3fs for s3://, and obstore reads it when named, with the same options."""
-    pytest.importorskip("s3fs", reason="zarrview[cloud] is part of the test extras")
-    endpoint = {"endpoint_url": "http://127.0.0.1:1", "anon": True}
-    assert type(open_store("s3://bucket/x", **endpoint)) is FsspecStore
-    assert isinstance(open_store("s3://bucket/x", backend="obstore", **endpoint), ObstoreStore)
-
-
 def test_a_range_to_the_end_is_bounded_from_the_range_the_answer_states(tmp_path: Path) -> None:
     data = bytes(range(256)) * 100
     (tmp_path / "blob").write_bytes(data)

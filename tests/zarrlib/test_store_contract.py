@@ -291,25 +291,27 @@ class TestGcsStore(StoreContract):
 
 
 @pytest.fixture(scope="module")
-def gcs_xml_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """The loopback HTTP server with buckets: GCS's XML API, as obstore's GCSStore reads it."""
+def bucket_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The loopback HTTP server with buckets: GCS's XML API and Azure's Blob service, as obstore reads them."""
     served = tmp_path_factory.mktemp("gcsxml")
     with serve(served, buckets=True) as (endpoint, _):
         yield endpoint, served
 
 
-class TestObstoreGcs(StoreContract):
-    """A bucket of GCS's XML API through the transport a ``gs://`` URL gets: obstore's GCSStore,
-    with the options gcsfs takes (``endpoint_url``, ``token="anon"``)."""
+class BucketServed(StoreContract):
+    """A bucket of the loopback server with buckets through the transport a ``scheme://`` URL
+    gets (obstore), opened with ``options`` as the fsspec driver of that scheme takes them."""
 
     prefers_batches = True
     past_end_is_error = False  # a range past the end holds nothing, as in a file
+    scheme: ClassVar[str]
+    options: ClassVar[dict[str, str]]
 
     def make_store(self, objects: dict[str, bytes], where: Path, request: pytest.FixtureRequest) -> Store:
-        endpoint, served = request.getfixturevalue("gcs_xml_api")
+        endpoint, served = request.getfixturevalue("bucket_server")
         type(self).bucket = "b-" + "".join(c if c.isalnum() else "-" for c in where.name.lower())[:50]
         type(self).root = write_files(objects, served / self.bucket / "root")
-        store = open_store(f"gs://{self.bucket}/root", endpoint_url=endpoint, token="anon")
+        store = open_store(f"{self.scheme}://{self.bucket}/root", endpoint_url=endpoint, **self.options)
         assert type(store).__name__ == "ObstoreStore"
         return store
 
@@ -317,7 +319,22 @@ class TestObstoreGcs(StoreContract):
         return read_files(self.root)
 
     def expected_url(self, store: Store) -> str:
-        return f"gs://{self.bucket}/root"
+        return f"{self.scheme}://{self.bucket}/root"
+
+
+class TestObstoreGcs(BucketServed):
+    """GCS's XML API through obstore's GCSStore, with the options gcsfs takes (``token="anon"``)."""
+
+    scheme = "gs"
+    options = {"token": "anon"}
+
+
+class TestObstoreAzure(BucketServed):
+    """Azure's Blob service through obstore's AzureStore, with the options adlfs takes
+    (``account_name``), anonymous where no credentials are found."""
+
+    scheme = "az"
+    options = {"account_name": "devstoreaccount1"}
 
 
 # --------------------------------------------------------------------------- the wrapper itself

@@ -18,6 +18,9 @@ from PySide6.QtWidgets import (
 
 
 TYPICAL_URL = "https://storage.example.org/bucket/project/2026/sample-042/image.ome.zarr"
+#: the storage option that asks each cloud's client for anonymous access
+ANONYMOUS: dict[str, tuple[str, Any]] = {"s3": ("anon", True), "gs": ("token", "anon"), "gcs": ("token", "anon"),
+                                         "az": ("anon", True), "abfs": ("anon", True), "abfss": ("anon", True)}
 
 
 class OpenUrlDialog(QDialog):
@@ -28,7 +31,7 @@ class OpenUrlDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Open URL")
         self.url = QLineEdit()
-        self.url.setPlaceholderText("https://…, s3://bucket/path.zarr, gs://…")
+        self.url.setPlaceholderText("https://…, s3://bucket/path.zarr, gs://…, az://…")
         # a typical object-store URL stays readable without scrolling inside the field
         self.url.setMinimumWidth(self.url.fontMetrics().horizontalAdvance(TYPICAL_URL) + 24)
         self.anonymous = QCheckBox("Anonymous access")
@@ -55,8 +58,9 @@ class OpenUrlDialog(QDialog):
         if not isinstance(options, dict):
             raise ValueError("storage options must be a JSON object")
         url = self.url.text().strip()
-        if self.anonymous.isChecked() and url.split("://", 1)[0] in ("s3", "gs", "gcs"):
-            options.setdefault("anon", True) if url.startswith("s3") else options.setdefault("token", "anon")
+        scheme = url.split("://", 1)[0].lower()
+        if self.anonymous.isChecked() and scheme in ANONYMOUS:
+            options.setdefault(*ANONYMOUS[scheme])
         return url, options
 
 

@@ -2,18 +2,18 @@
 
 The choice is made here only, from the URL and the options. obstore (Rust ``object_store``:
 proxies from ``HTTPS_PROXY``/``NO_PROXY``, redirects and TLS its own; retries and the time
-of each try are zarrlib's, ``retry.py``) reads ``AUTO_SCHEMES`` whenever every storage option
-has an obstore spelling (``obstore_options``); an HTTP URL's query (a SAS token, a signature)
-goes with every request it makes. It reads ``s3://`` where the options say where the bucket
-is (a region or an endpoint) and the credentials are ones it reads (in the options or
-``AWS_ACCESS_KEY_ID``, or none: anonymous): object_store does not follow S3's redirect to a
-bucket's own region, nor read a profile or the SDK's files, which s3fs does, so a bucket
-named only by its name stays with s3fs. s3fs then lists for it too, a page at a time.
-fsspec reads everything else: other protocols, options only its drivers take (an aiohttp
-client's arguments, a botocore profile), and, decided by a server's first such answer, an
-HTTP server whose bodies state no size (``plain.py`` hands the obstore store its fsspec
-fallback). ``backend="obstore"`` or ``"fsspec"`` asks for one by name; obstore then opens or
-says why not.
+of each try are zarrlib's, ``retry.py``) reads ``AUTO_SCHEMES`` (HTTP(S), GCS, Azure)
+whenever every storage option has an obstore spelling (``obstore_options``); an HTTP URL's
+query (a SAS token, a signature) goes with every request it makes. It reads ``s3://`` where
+the options say where the bucket is (a region or an endpoint) and the credentials are ones
+it reads (in the options or ``AWS_ACCESS_KEY_ID``, or none: anonymous), s3fs listing its
+pages: object_store neither follows S3's redirect to a bucket's own region nor reads a
+profile or the SDK's files, which s3fs does, so a bucket named only by its name stays with
+s3fs. fsspec reads everything else: other protocols, options only its drivers take (an
+aiohttp client's arguments, a botocore profile), and, decided by a server's first such
+answer, an HTTP server whose bodies state no size (``plain.py`` hands the obstore store its
+fsspec fallback). ``backend="obstore"`` or ``"fsspec"`` asks for one by name; obstore then
+opens or says why not.
 """
 
 from __future__ import annotations
@@ -31,10 +31,9 @@ from .retry import RetryPolicy
 BACKENDS = ("obstore", "fsspec", "auto")
 #: the backend of an open that names none (tests set it to run a module on each backend)
 PREFERRED = "auto"
-#: where the automatic choice takes obstore whatever the options: HTTP(S) and GCS. S3 where
-#: its options say where the bucket is (``s3_addressed``); Azure when named (no Azure server
-#: in the tests holds its route)
-AUTO_SCHEMES = frozenset({"http", "https", "gs", "gcs"})
+#: where the automatic choice takes obstore whenever the options have its spelling: HTTP(S),
+#: GCS and Azure; S3 where its options say where the bucket is (``s3_addressed``)
+AUTO_SCHEMES = frozenset({"http", "https", "gs", "gcs", "az", "abfs", "abfss", "azure"})
 S3_SCHEMES = frozenset({"s3", "s3a"})
 
 

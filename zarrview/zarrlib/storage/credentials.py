@@ -1,6 +1,6 @@
 """Anonymous access to public buckets unless the user has credentials.
 
-Most Zarr data in S3 and GCS is public, and s3fs/gcsfs would otherwise fail (or wait on
+Most Zarr data in S3, GCS and Azure is public, and the clients would otherwise fail (or wait on
 cloud metadata endpoints) looking for credentials a scientist never set up. Only cheap,
 local sources are checked — environment variables and the SDKs' credential files — never a
 network endpoint; passing ``anon=False`` (S3) or a ``token`` (GCS) overrides the guess.
@@ -42,10 +42,19 @@ def _gcp_credentials_found() -> bool:
     return (config / "application_default_credentials.json").is_file()
 
 
+_AZURE_OPTIONS = ("anon", "account_key", "sas_token", "connection_string", "credential", "client_secret")
+_AZURE_ENV = ("AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY", "AZURE_STORAGE_SAS_KEY", "AZURE_STORAGE_SAS_TOKEN",
+              "AZURE_STORAGE_CONNECTION_STRING", "AZURE_CLIENT_SECRET", "AZURE_FEDERATED_TOKEN_FILE")
+AZURE_SCHEMES = ("az", "abfs", "abfss", "azure")
+
+
 def anonymous_unless_credentials(scheme: str, options: dict[str, Any]) -> dict[str, Any]:
     if scheme in ("s3", "s3a") and not any(k in options for k in _S3_OPTIONS):
         if not aws_credentials_found():
             return {**options, "anon": True}
     if scheme in ("gs", "gcs") and "token" not in options and not _gcp_credentials_found():
         return {**options, "token": "anon"}
+    if scheme in AZURE_SCHEMES and not any(k in options for k in _AZURE_OPTIONS) \
+            and not any(os.environ.get(name) for name in _AZURE_ENV):
+        return {**options, "anon": True}
     return options

@@ -12,7 +12,8 @@ s3://        ``anon=True``: ``skip_signature``; ``key``/``secret``/``token``:
 gs://        ``token="anon"``: ``skip_signature``; ``token=<path of a JSON key>``:
              ``service_account``; ``endpoint_url``: ``base_url`` (the emulator)
 az://        ``anon=True``: ``skip_signature``; ``account_name``, ``account_key``,
-abfs://      ``sas_token``: as named (``sas_key``)
+abfs://      ``sas_token``: as named (``sas_key``); ``endpoint_url``: ``endpoint`` (Azurite,
+             a sovereign cloud, a private endpoint)
 http(s)://   ``headers``: the client's default headers
 ===========  ==============================================================================
 
@@ -22,10 +23,9 @@ the fsspec driver, which understands it. Access is anonymous unless credentials 
 fsspec (``credentials.py``); obstore itself reads keys from the environment (``AWS_*``,
 ``GOOGLE_APPLICATION_CREDENTIALS``, ``AZURE_*``) but no profile or credentials file.
 
-Tested against servers on loopback: HTTP, S3 (moto) and GCS's XML API, which obstore's GCSStore
-reads (objects with a ``Last-Modified`` header, listings as ``?list-type=2``: the tests' HTTP
-server with buckets). There is no Azure server in the tests: az:// is mapped here and read
-through obstore only when asked for by name.
+Tested against servers on loopback: HTTP, S3 (moto), GCS's XML API, which obstore's GCSStore
+reads (objects with a ``Last-Modified`` header, listings as ``?list-type=2``), and Azure's
+Blob service (listings as ``?comp=list``): the tests' HTTP server with buckets.
 """
 
 from __future__ import annotations
@@ -109,6 +109,9 @@ def map_options(scheme: str, url: str, options: dict[str, Any]) -> ObstoreOption
             value = rest.pop(ours, None)
             if value is not None:
                 out.config[theirs] = value
+        endpoint = _endpoint(rest, client_kwargs)
+        if endpoint:
+            out.config["endpoint"] = endpoint.rstrip("/")
     else:
         headers = rest.pop("headers", None)
         if headers:

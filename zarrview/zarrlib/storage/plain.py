@@ -28,6 +28,7 @@ from .zip import ZipStore
 
 _EXTRAS = {"s3": "zarrview[cloud] (s3fs)", "s3a": "zarrview[cloud] (s3fs)",
            "gs": "zarrview[cloud] (gcsfs)", "gcs": "zarrview[cloud] (gcsfs)",
+           "az": "adlfs", "abfs": "adlfs", "abfss": "adlfs", "azure": "adlfs",
            "http": "aiohttp", "https": "aiohttp"}
 
 
