@@ -18,6 +18,7 @@ from .zarrlib.mltypes import is_ml
 from .zarrlib.storage import ZipStore
 from .viewing.anndata.encoding import encoding_rows
 from .viewing.conventions.text import marker as convention_marker, rows as convention_rows
+from .viewing.metadata import human_bytes as human_bytes  # where the other layers read it from
 from .viewing.ome.text import marker as ome_marker
 from .viewing.spatialdata.store import mark as spatial_mark
 from .viewing.spatialdata.store import rows as spatial_rows
@@ -29,17 +30,6 @@ if TYPE_CHECKING:
     from .viewing.cf.values import ValueCoding
     from .viewing.cf.view import CFView
 
-
-def human_bytes(n: int | float) -> str:
-    if n < 1024:
-        return f"{int(n)} B"
-    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
-        n /= 1024
-        if n < 1024:
-            return f"{n:.1f} {unit}"
-        if unit == "EiB":
-            return f"{n:.3g} {unit}"  # declared shapes of 2**62 elements exist
-    raise AssertionError("unreachable")
 
 
 def shape_text(shape: tuple[int, ...]) -> str:

@@ -195,6 +195,28 @@ def test_cli_tree_info_export(fixture: dict[str, Any], tmp_path: Path, capsys: p
 
 
 
+@pytest.mark.parametrize("repo", REPOS)
+def test_the_audit_counts_what_icechunk_lists(fixture: dict[str, Any], repo: str) -> None:
+    """Every array of every version: its stored objects are the chunk keys icechunk's own
+    listing holds, counted from the manifests (no chunk is read: the virtual ones need no
+    authorisation)."""
+    spec = fixture["repos"][repo]
+    location = fixture["root"] / repo
+    for label, version in spec["versions"].items():
+        if version.get("empty"):
+            continue
+        keys = version["keys"]
+        for path in version["arrays"]:
+            arr = zl.open(f"{location}@{label}::{path}")
+            assert isinstance(arr, zl.Array)
+            listed = [k for k in keys if k.startswith(path[1:] + "/") and not k.endswith("zarr.json")]
+            audit = arr.audit()
+            assert audit.objects_stored == len(listed), (label, path, listed)
+            assert audit.stray_objects == 0 and not audit.errors, (label, path)
+            if arr.shards is None:
+                assert audit.chunks_stored == len(listed)
+
+
 def test_cli_reads_virtual_chunks_only_where_allowed(fixture: dict[str, Any], tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     location = fixture["root"] / "repo2.icechunk"

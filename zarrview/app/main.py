@@ -24,6 +24,9 @@ _COMMANDS = """commands without a window:
                                         one plane at full resolution (of an OME-Zarr image's
                                         level N), as the window shows it; CF values (masked,
                                         unpacked) unless --raw
+  zarrview audit LOCATION[::/node] [--json]
+                                        how each array below the node is stored: chunks stored
+                                        and missing, bytes, compression, shard fill, a map
   zarrview decoders                     the native decoders stored bytes reach, with their versions
 
 --slice by name: time=2001-03-04,level=500 fixes each named dimension at the value of its

@@ -1,13 +1,15 @@
 """The selected node's metadata: a summary table, the attributes as a tree with convention keys
-marked (``attributes_view.py``), the raw JSON, and for an OME-Zarr group an OME tab
-(``ome_panel.py``), shown only for groups whose attributes hold OME metadata and filled once the
-window has read that metadata off the GUI thread."""
+marked (``attributes_view.py``), the raw JSON, for an array a Storage tab (the audit of how it is
+stored, made on a worker when the tab is opened: a listing can take long on a remote store), and
+for an OME-Zarr group an OME tab (``ome_panel.py``), shown only for groups whose attributes hold
+OME metadata and filled once the window has read that metadata off the GUI thread."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QHeaderView,
     QPlainTextEdit,
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..describe import human_bytes, summary, to_json
+from ..viewing.audit import describe as describe_audit
 from ..viewing.metadata import MAX_ITEMS, elide
 from ..viewing.ome import OmeLabels, OmeNode, marker
 from ..scheduling import Context, Done, Driver, Job, Task, Tasks, WorkerPool, call_job
@@ -61,6 +64,17 @@ class MetadataPanel(QTabWidget):
         self.addTab(self.table, "Metadata")
         self.addTab(self.attrs, "Attributes")
         self.addTab(self.json, "JSON")
+        #: the audit of the array shown, made when this tab is opened (the newest only)
+        self.storage = QPlainTextEdit()
+        self.storage.setReadOnly(True)
+        self.storage.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.storage.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.addTab(self.storage, "Storage")
+        self.setTabVisible(self.indexOf(self.storage), False)
+        self._audits: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), pool, self._audited, post=lambda fn: post(fn, self), name="storage audit")
+        self._audit_for: Array | None = None  # the array the Storage tab is about
+        self._audited_node: Array | None = None  # the one whose audit was asked for
         self.ome = OmePanel()
         self.addTab(self.ome, "OME")
         self.setTabVisible(self.indexOf(self.ome), False)
@@ -82,6 +96,7 @@ class MetadataPanel(QTabWidget):
         elif node is not None:
             rows = summary(node)
         self._counts.discard()  # the count of the node shown before is no longer wanted
+        self._audit_tab(node)
         if isinstance(node, Array) and not isinstance(node, UnsupportedArray) and node.store.can_list:
             rows.append(("Stored", "counting…"))
             self._count_stored(node)
@@ -186,6 +201,58 @@ class MetadataPanel(QTabWidget):
     def _chosen(self, _index: int) -> None:
         if not self._hiding:
             self._ome_wanted = self.currentWidget() is self.ome
+        if self.currentWidget() is self.storage:
+            self._audit()
+
+    # -- the Storage tab --------------------------------------------------------------------------
+    def _audit_tab(self, node: Node | None) -> None:
+        """The tab shown for an array (audited now if it is the open tab), hidden otherwise."""
+        self._audits.discard()
+        array = node if isinstance(node, Array) and not isinstance(node, UnsupportedArray) else None
+        self._audit_for, self._audited_node = array, None
+        if array is None:
+            self.storage.setPlainText("")
+        else:
+            self.storage.setPlainText(f"How {array.path} is stored: counted when this tab is open.")
+        self._hiding = True
+        self.setTabVisible(self.indexOf(self.storage), array is not None)
+        self._hiding = False
+        if array is not None and self.currentWidget() is self.storage:
+            self._audit()
+
+    def _audit(self) -> None:
+        """The audit of the array shown, on a worker: its listing and shard indexes, cancelled
+        when another node is shown; how far it got is shown as it goes."""
+        node = self._audit_for
+        if node is None or self._audited_node is node:
+            return
+        self._audited_node = node
+        self.storage.setPlainText(f"Auditing {node.path}: listing what is stored…")
+
+        def seen(n: int) -> None:
+            post(lambda: self._audit_progress(node, n), self)
+
+        def work(ctx: Context) -> Any:
+            try:
+                return node.audit(cancel=ctx.cancel, progress=seen)
+            except ReadCancelled:
+                return None
+
+        self._audits.show(Task(Job(work, f"storage audit of {node.path}"), about=node))
+
+    def _audit_progress(self, node: Array, seen: int) -> None:
+        """How far the audit of ``node`` got, while it is still the one under way."""
+        if self._audit_for is node and self._audited_node is node and self._audits.busy():
+            self.storage.setPlainText(f"Auditing {node.path}: {seen:,} objects looked at…")
+
+    def _audited(self, done: Done[Any]) -> None:
+        answer, node = done.answer, self._audit_for
+        if answer.cancelled or node is None or done.task.about is not node:
+            return
+        if answer.error is not None:
+            self.storage.setPlainText(f"The storage of {node.path} cannot be audited: {answer.error}")
+        elif answer.value is not None:
+            self.storage.setPlainText(describe_audit(answer.value))
 
     def _ome_title(self) -> str:
         severities = self.ome.problem_severities()

@@ -35,3 +35,16 @@ def elide(value: Any, max_items: int = MAX_ITEMS) -> Any:
             return value
         return kept_list
     return value
+
+
+def human_bytes(n: int | float) -> str:
+    """A size as people read it: ``1.5 MiB``, whole bytes below a KiB."""
+    if n < 1024:
+        return f"{int(n)} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        n /= 1024
+        if n < 1024:
+            return f"{n:.1f} {unit}"
+        if unit == "EiB":
+            return f"{n:.3g} {unit}"  # declared shapes of 2**62 elements exist
+    raise AssertionError("unreachable")

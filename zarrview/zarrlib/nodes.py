@@ -9,12 +9,13 @@ because each makes the others: a group's children are of every kind (a broken on
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from .audit import ArrayAudit, audit_array
 from .cache import ChunkCache
 from .cancel import CancelToken
 from .errors import NodeNotFoundError, UnsupportedFeatureError, ZarrError
@@ -344,6 +345,15 @@ class Array(Node):
         if self.meta.grid is not None:
             return self.meta.grid.grid_shape
         return tuple(-(-s // c) for s, c in zip(self.shape, self.shards or self.chunks))
+
+    def audit(self, cancel: CancelToken | None = None, progress: Callable[[int], None] | None = None) -> ArrayAudit:
+        """How this array is stored (``audit.py``): chunks stored and missing, bytes, compression,
+        shard fill, a map of stored chunks, from one listing and its shard indexes; ``progress``
+        is told the objects looked at so far, ``cancel`` stops it with ReadCancelled."""
+        store = self._h.store
+        prefix = self._h.stored_keys_prefix(self._doc)
+        objects = store.walk_sizes(prefix, cancel) if store.can_list else None
+        return audit_array(store, self.meta, self.path, prefix, objects, cancel, progress)
 
     def stored_objects(self, cancel: CancelToken | None = None, limit: int | None = None) -> StoredObjects | None:
         """(number of stored chunk or shard objects, their total bytes), or None if the store cannot

@@ -85,7 +85,7 @@ class ShardIndexes:
         first[1:] = (of[1:] != of[:-1]).any(axis=1)
         bounds = [*np.flatnonzero(first).tolist(), n]
         shards = [tuple(s) for s in of[first].tolist()]
-        indexes = self._indexes(shards, cancel)
+        indexes = self.indexes(shards, cancel)
         keys = [self.meta.stored_key(shard) for shard in shards]
         rank = np.empty(len(shards), dtype=np.int64)
         rank[sorted(range(len(shards)), key=keys.__getitem__)] = np.arange(len(shards))
@@ -142,8 +142,8 @@ class ShardIndexes:
             return ChunkRead(chunk, ByteRequest(key, offset, offset + nbytes))
         return ChunkRead(chunk, ByteRequest(key), error)
 
-    def _indexes(self, shards: list[tuple[int, ...]], cancel: CancelToken | None
-                 ) -> dict[tuple[int, ...], Index | None | ZarrError]:
+    def indexes(self, shards: list[tuple[int, ...]], cancel: CancelToken | None = None
+                ) -> dict[tuple[int, ...], Index | None | ZarrError]:
         """Per shard, its index, None if the shard is absent, or the error that kept it from
         being read (such shards are not cached, so a later read tries again)."""
         found: dict[tuple[int, ...], Index | None | ZarrError] = {}
@@ -170,6 +170,12 @@ class ShardIndexes:
             while len(self._cache) > self.ENTRIES:
                 self._cache.popitem(last=False)
         return found
+
+    def first_chunk(self, shard: tuple[int, ...]) -> tuple[int, ...]:
+        """The grid coordinates of the first inner chunk of the shard at ``shard``."""
+        if self._grid is None:
+            return tuple(int(s * c) for s, c in zip(shard, self.layout.chunks_per_shard))
+        return tuple(start // c for (start, _), c in zip(self._grid.box(shard), self.meta.read_shape))
 
     def layout_of(self, shard: tuple[int, ...]) -> ShardLayout:
         """The layout of the shard at ``shard``: the array's, or on a rectilinear grid the one
