@@ -35,6 +35,7 @@ from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .colour_map_control import ColourMapControl, colour_control
 from .fold_panels import SideColumn
+from .chunk_grid_overlay import ChunkGridOverlay
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
 from .analysis_tools import AnalysisTools
@@ -103,6 +104,8 @@ class DataView(QWidget):
         self.image.levels_changed = lambda levels: self._update(contrast=levels)
         self.image.hovered = self._hovered
         self.image.clicked = self.pixel_clicked.emit
+        #: chunk and shard boundaries over the image, missing chunks tinted (View ▸ Chunk Grid)
+        self.chunk_grid = ChunkGridOverlay(pool, self.image.view, lambda: self.state, self.status.emit)
         #: what went wrong with what is shown (a store, node, plane or read that failed), or None:
         #: ``--screenshot`` exits non-zero with it instead of saving a picture of an error
         self.problem: str | None = None
@@ -532,6 +535,7 @@ class DataView(QWidget):
 
     def _region_changed(self, region: Region, scale: tuple[float, float]) -> None:
         self._update(region=region, screen_scale=scale)
+        self._draw_grid()
 
     def _scale_for(self, region: tuple[int, int, int, int]) -> tuple[float, float]:
         size = self.image.view.getViewBox().sceneBoundingRect()
@@ -547,6 +551,8 @@ class DataView(QWidget):
     def _hovered(self, row: int, col: int) -> None:
         text = (self.projection.readout(row, col) if self.projection is not None else "") \
             or self.controller.readout(row, col)
+        chunk = self.chunk_grid.hover(row, col)
+        text = " · ".join(t for t in (text, chunk) if t)
         if text:
             self.status.emit(text)
 
@@ -607,8 +613,22 @@ class DataView(QWidget):
             else:
                 self.image.show_plane(*state.plane_shape)
         self.image.paint(scene, state.y_dim, state.x_dim)
+        self._draw_grid()
         if not scene.busy:
             self.image.when_drawn(self.loaded.emit)
+
+    def show_chunk_grid(self, shown: bool) -> None:
+        """Chunk and shard boundaries of the level shown over the image, missing chunks tinted."""
+        self.chunk_grid.set_enabled(shown)
+        self._draw_grid()
+
+    def _draw_grid(self) -> None:
+        """The chunk grid of the level the scene shows, in the region in view."""
+        if not self.chunk_grid.enabled or self.state is None:
+            return
+        tiles = self.scene.tiles()
+        level = (self.scene.detail or self.scene.coarse or tiles[0]).level if tiles else 0
+        self.chunk_grid.refresh(level, self.image.visible()[0])
 
     def _forget_status(self) -> None:
         self._said = ""

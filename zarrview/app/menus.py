@@ -75,12 +75,18 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
                     toolTip="XZ and YZ sections beside the image of a 3-D or larger array; click to move them")
     ortho.toggled.connect(host.orthogonal.show)
     view_menu.addAction(ortho)
+    grid = QAction("Chunk &Grid", window, checkable=True, shortcut=QKeySequence("Ctrl+Shift+G"),
+                   toolTip="Chunk and shard boundaries of the level shown; chunks not stored tinted; "
+                           "the chunk under the cursor named with what is stored for it")
+    grid.toggled.connect(host.data.show_chunk_grid)
+    view_menu.addAction(grid)
     profile, stats = add_analysis_actions(view_menu, host.data.analysis)
     reset = QAction("&Reset View", window, shortcut=QKeySequence("Ctrl+0"),
                     toolTip="The whole plane fitted to the view again, after zooming and panning")
     reset.triggered.connect(host.data.reset_view)
     view_menu.addAction(reset)
-    for action, text in ((ortho, "Sections"), (profile, "Profile"), (stats, "Statistics"), (series, "Series")):
+    for action, text in ((ortho, "Sections"), (profile, "Profile"), (stats, "Statistics"), (series, "Series"),
+                         (grid, "Grid")):
         host.data.tools.add(action, text)
     view_menu.addSeparator()
     for text, button, shown_changed in (("&Metadata Panel", host.meta_fold.button, host.meta_fold.toggled),

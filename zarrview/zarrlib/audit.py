@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from .cancel import CancelToken
 from .codecs.sharding import EMPTY
 from .errors import ZarrError
 from .metadata.model import ArrayMetadata, KeyFn
+from .plan import ChunkProjection
 from .shard_index import ShardIndexes
 from .stored_objects import NOT_CHUNKS
 
@@ -35,6 +36,9 @@ SHARD_BATCH = 1024
 STRAYS_NAMED = 20
 #: size classes: class k counts objects of 2**(k-1) <= size < 2**k bytes, class 0 the empty ones
 SIZE_CLASSES = 64
+
+if TYPE_CHECKING:
+    from .reader import ChunkReader
 
 Progress = Callable[[int], None]
 
@@ -224,3 +228,50 @@ def _inner(audit: ArrayAudit, indexes: ShardIndexes, shards: list[tuple[tuple[in
             local = np.argwhere(stored.reshape(indexes.layout_of(shard).chunks_per_shard))
             rows = (local + np.array(indexes.first_chunk(shard), dtype=np.int64)) // np.array(cell, dtype=np.int64)
             np.add.at(counts, tuple(rows.T), 1)
+
+
+@dataclass(frozen=True)
+class ChunkStored:
+    """Where one read chunk is stored and how big it is there, found without reading it."""
+
+    coords: tuple[int, ...]
+    #: the object holding it: its own key, or its shard's
+    key: str
+    #: its stored bytes; None where nothing is stored (it reads as the fill value)
+    nbytes: int | None
+    #: why it cannot be read (a corrupt shard index entry), where it cannot
+    error: str | None = None
+
+
+def chunks_stored(reader: ChunkReader, coords: list[tuple[int, ...]], cancel: CancelToken | None = None
+                  ) -> list[ChunkStored]:
+    """Each read chunk at ``coords`` with its stored size: from its shard's index (cached, one
+    request per shard not yet read), or from the store's size of its object (a stat, or a HEAD
+    where remote); no chunk's data is read."""
+    located = reader.locate([ChunkProjection(c, (), ()) for c in coords], cancel)
+    out: dict[tuple[int, ...], ChunkStored] = {}
+    for read in located:
+        c = read.chunk.coords
+        if read.error is not None:
+            out[c] = ChunkStored(c, read.req.key if read.req is not None else reader.meta.stored_key(c), None,
+                                 str(read.error))
+        elif read.req is None:
+            out[c] = ChunkStored(c, _object_key(reader.meta, c), None)
+        elif read.req.start is not None and read.req.stop is not None:
+            out[c] = ChunkStored(c, read.req.key, read.req.stop - read.req.start)
+        else:
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            out[c] = ChunkStored(c, read.req.key, reader.store.size(read.req.key))
+    return [out[c] for c in coords]
+
+
+def _object_key(meta: ArrayMetadata, coords: tuple[int, ...]) -> str:
+    """The key of the object that holds the read chunk at ``coords`` (its shard's, where sharded;
+    on a rectilinear grid of shards, which shard is the index's to say: "")."""
+    layout = meta.shard_layout
+    if layout is None:
+        return meta.stored_key(coords)
+    if meta.grid is not None:
+        return ""
+    return meta.stored_key(tuple(c // k for c, k in zip(coords, layout.chunks_per_shard)))

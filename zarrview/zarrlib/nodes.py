@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from .audit import ArrayAudit, audit_array
+from .audit import ArrayAudit, ChunkStored, audit_array, chunks_stored
 from .cache import ChunkCache
 from .cancel import CancelToken
 from .errors import NodeNotFoundError, UnsupportedFeatureError, ZarrError
@@ -354,6 +354,12 @@ class Array(Node):
         prefix = self._h.stored_keys_prefix(self._doc)
         objects = store.walk_sizes(prefix, cancel) if store.can_list else None
         return audit_array(store, self.meta, self.path, prefix, objects, cancel, progress)
+
+    def chunks_stored(self, coords: list[tuple[int, ...]], cancel: CancelToken | None = None) -> list[ChunkStored]:
+        """Each read chunk at ``coords`` (grid coordinates, inner chunks where sharded) with the
+        object that holds it and its stored bytes, None where nothing is stored; from the shard
+        index or the object's size, never its data."""
+        return chunks_stored(self.reader, coords, cancel)
 
     def stored_objects(self, cancel: CancelToken | None = None, limit: int | None = None) -> StoredObjects | None:
         """(number of stored chunk or shard objects, their total bytes), or None if the store cannot

@@ -49,6 +49,14 @@ def level_views(state: ViewState) -> tuple[LevelView, LevelView]:
     return _view(state, levels, wanted), _view(state, levels, coarsest)
 
 
+def level_view(state: ViewState, index: int) -> LevelView:
+    """The view of level ``index`` (a plain array's only level, whatever ``index``)."""
+    levels = [lv for lv in state.pyramid or () if lv.array is not None]
+    if not any(lv.index == index for lv in levels):
+        return level_views(state)[0]
+    return _view(state, levels, index)
+
+
 def coarser_views(state: ViewState, index: int) -> list[LevelView]:
     """The readable levels of the pyramid coarser than level ``index``, finest first."""
     levels = [lv for lv in state.pyramid or () if lv.array is not None]
