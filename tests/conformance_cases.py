@@ -249,6 +249,14 @@ class ArrayConformance:
         if b.bits:
             assert_bits_equal(got, b.data)
 
+    def test_validation_finds_no_error(self, built: Callable[[Case], Built], case: Case) -> None:
+        """What zarr-python wrote (and the edits zarrlib reads) breaks no rule a validator holds."""
+        from zarrview.zarrlib.storage import LocalStore
+        from zarrview.zarrlib.validate import validate_store
+
+        errors = [str(f) for f in validate_store(LocalStore(built(case).path)) if f.severity == "error"]
+        assert not errors, errors
+
     def test_full_read_matches_zarr_python(self, built: Callable[[Case], Built], readable_case: Case) -> None:
         b = built(readable_case)
         z = zarr.open_array(str(b.path), mode="r", zarr_format=self.format.zarr_format)

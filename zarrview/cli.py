@@ -1,5 +1,5 @@
 """Command line: ``zarrview [LOCATION]`` opens the window; ``tree``, ``info``, ``export``,
-``audit`` and ``decoders`` (the native decoders and their versions) run headless.
+``audit``, ``validate`` and ``decoders`` (the native decoders and their versions) run headless.
 
 The headless subcommands import no Qt, so they work on servers and in scripts.
 """
@@ -137,6 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import cli_audit
 
         return cli_audit.run(args[1:])
+    if args and args[0] == "validate":
+        from . import cli_validate
+
+        return cli_validate.run(args[1:])
     if args and args[0] == "decoders":
         argparse.ArgumentParser(prog="zarrview decoders",
                                 description="The native decoders stored bytes reach, with the versions loaded.") \

@@ -13,7 +13,8 @@ from .keys import v2_key
 from .model import ArrayMetadata, parse_attributes, parse_dimension_names, parse_shape
 
 
-def _codec(spec: Any, where: str) -> Any:
+def codec(spec: Any, where: str) -> Any:
+    """The numcodecs codec a v2 compressor or filter entry names."""
     if not isinstance(spec, dict) or not isinstance(spec.get("id"), str):
         raise MetadataError(f"codec {short(spec)} in {where} must be an object with an 'id'")
     return make_numcodecs(spec["id"], {k: v for k, v in spec.items() if k != "id"}, where)
@@ -36,8 +37,8 @@ def parse_array(doc: dict[str, Any], attrs: dict[str, Any], prefix: str, where: 
     filters = doc.get("filters") or []
     if not isinstance(filters, list):
         raise MetadataError(f"filters in {where} must be a list or null")
-    compressor = _codec(doc["compressor"], where) if doc["compressor"] is not None else None
-    filter_codecs = [_codec(f, where) for f in filters]
+    compressor = codec(doc["compressor"], where) if doc["compressor"] is not None else None
+    filter_codecs = [codec(f, where) for f in filters]
     if dt.dtype.kind == "O":
         dt = _object_kind(dt, filter_codecs, where)
     fill = parse_v2_fill(dt, doc["fill_value"], where)
@@ -46,15 +47,15 @@ def parse_array(doc: dict[str, Any], attrs: dict[str, Any], prefix: str, where: 
         raise MetadataError(f"dimension_separator {short(sep)} in {where} must be '.' or '/'")
     key = v2_key(prefix, sep or ".")
     alt = v2_key(prefix, "/") if sep is None and len(shape) > 1 else None
-    codec = V2ChunkCodec(filter_codecs, compressor, order)
-    pipeline = CodecPipeline((), codec, ())
+    chunk_codec = V2ChunkCodec(filter_codecs, compressor, order)
+    pipeline = CodecPipeline((), chunk_codec, ())
     names = attrs.get("_ARRAY_DIMENSIONS")
     dims = None
     if isinstance(names, list) and len(names) == len(shape) and all(isinstance(n, str) for n in names):
         dims = parse_dimension_names(names, len(shape), where)
     return ArrayMetadata(
         zarr_format=2, shape=shape, dt=dt, fill_value=fill, stored_shape=chunks, stored_key=key,
-        read_pipeline=pipeline, read_shape=chunks, shard_layout=None, codecs_description=codec.describe(),
+        read_pipeline=pipeline, read_shape=chunks, shard_layout=None, codecs_description=chunk_codec.describe(),
         dimension_names=dims,
         attributes=parse_attributes(attrs, where), document=doc, alt_stored_key=alt,
     )

@@ -37,7 +37,7 @@ def _check_unknown(doc: dict[str, Any], known: set[str], where: str) -> None:
         raise UnsupportedFeatureError(f"unknown field {short(key)} in {where} (not marked must_understand: false)")
 
 
-def _name_config(value: Any, what: str, where: str) -> tuple[str, dict[str, Any]]:
+def name_config(value: Any, what: str, where: str) -> tuple[str, dict[str, Any]]:
     if isinstance(value, str):
         return value, {}
     if isinstance(value, dict) and isinstance(value.get("name"), str):
@@ -50,7 +50,7 @@ def _name_config(value: Any, what: str, where: str) -> tuple[str, dict[str, Any]
 
 def chunk_key(encoding: Any, prefix: str, where: str) -> KeyFn:
     """The key of a chunk from its grid coordinates, by ``chunk_key_encoding``."""
-    enc_name, enc_conf = _name_config(encoding, "chunk_key_encoding", where)
+    enc_name, enc_conf = name_config(encoding, "chunk_key_encoding", where)
     if enc_name not in ("default", "v2"):
         raise UnsupportedFeatureError(f"unknown chunk key encoding {short(enc_name)} in {where}")
     sep = enc_conf.get("separator", "/" if enc_name == "default" else ".")
@@ -66,7 +66,7 @@ def parse_array(doc: dict[str, Any], prefix: str, where: str) -> ArrayMetadata:
             raise MetadataError(f"{where} lacks the required field {short(required)}")
     shape = parse_shape(doc["shape"], "shape", where)
     dt = parse_v3_dtype(doc["data_type"], where)
-    grid_name, grid_conf = _name_config(doc["chunk_grid"], "chunk_grid", where)
+    grid_name, grid_conf = name_config(doc["chunk_grid"], "chunk_grid", where)
     grid: RectilinearGrid | None = None
     if grid_name == "rectilinear":
         grid = parse_rectilinear(grid_conf, shape, where)
