@@ -40,6 +40,7 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
         ("Open &URL…", QKeySequence("Ctrl+L"), host.open_url),
         ("Open &Version…", None, host.open_version),
         ("&Go to Path…", QKeySequence("Ctrl+G"), host.go_to_path),
+        ("&Validate Store…", None, host.validate_store),
     ]:
         act = QAction(text, window)
         if shortcut is not None:

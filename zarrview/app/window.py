@@ -88,6 +88,8 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.tree)
 
         self.meta = MetadataPanel(self.pool)
+        #: the last File ▸ Validate Store dialog opened (closed ones delete themselves)
+        self.validation: QDialog | None = None
         self.data = DataView(self.pool)
         self.data.access_denied.connect(self._access_denied)
         self.right = QSplitter(Qt.Orientation.Vertical)
@@ -340,6 +342,19 @@ class MainWindow(QMainWindow):
         while index.isValid() and index.parent().isValid():
             index = index.parent()
         return index
+
+    def validate_store(self) -> None:
+        """The current store checked against its specifications, on a worker, in a dialog."""
+        root = self.current_store()
+        if root is None:
+            self.say("Open a store and select a node of it to validate it.")
+            return
+        from .validation_dialog import ValidationDialog
+
+        dialog = ValidationDialog(self.pool, root, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.validation = dialog
+        dialog.show()
 
     def close_current_store(self) -> None:
         index = self._current_top()

@@ -134,6 +134,10 @@ class MenuHost(Protocol):
 
     def close_current_store(self) -> None: ...
 
+    def validate_store(self) -> None:
+        """The findings of the current store against its specifications, in a dialog."""
+        ...
+
     def show_axes(self, shown: bool) -> None:
         """Image axes on or off."""
         ...
