@@ -81,6 +81,11 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
                            "the chunk under the cursor named with what is stored for it")
     grid.toggled.connect(host.data.show_chunk_grid)
     view_menu.addAction(grid)
+    io = host.io_dock.toggleViewAction()
+    io.setText("&I/O")
+    io.setShortcut(QKeySequence("Ctrl+Shift+I"))
+    io.setToolTip("What each view costs as it happens: its requests, bytes, cache hits, decoding and timings")
+    view_menu.addAction(io)
     profile, stats = add_analysis_actions(view_menu, host.data.analysis)
     reset = QAction("&Reset View", window, shortcut=QKeySequence("Ctrl+0"),
                     toolTip="The whole plane fitted to the view again, after zooming and panning")

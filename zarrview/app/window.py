@@ -34,6 +34,7 @@ from .projection_controls import SCHEDULER_KEY
 from .fold_panels import MetadataFold
 from .metadata_panel import MetadataPanel
 from .plate_view import show_plate
+from .io_dock import IoDock
 from .menus import build_menus
 from .node_display import NodeDisplay
 from .path_navigator import PathNavigator, path_chain
@@ -144,6 +145,11 @@ class MainWindow(QMainWindow):
         self.data.channels_shown.connect(self.series.plane_moved)  # the lines follow the channels shown
         self.series.shown_changed.connect(self._series_shown)
         self.orthogonal = OrthogonalViews(self.pool, self.data)
+        #: what each view costs as it happens (View ▸ I/O); the pool records only while it is shown
+        self.io_dock = IoDock(self.pool, self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.io_dock)
+        self.io_dock.hide()
+        self.io_dock.summary.connect(self.say)
         menus = build_menus(self, self)
         self.recent, self.exports, self.series_action = menus.recent, menus.exports, menus.series_action
         self.recent_menu = self.recent.menu  # File ▸ Open Recent

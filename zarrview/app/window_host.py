@@ -17,6 +17,7 @@ from .. import zarrlib as zl
 from ..scheduling import WorkerPool
 from .data_view import DataView
 from .fold_panels import MetadataFold
+from .io_dock import IoDock
 from .metadata_panel import MetadataPanel
 from .orthogonal_view import OrthogonalViews
 from .series_panel import SeriesPanel
@@ -114,6 +115,11 @@ class MenuHost(Protocol):
     @property
     def meta_fold(self) -> MetadataFold:
         """The metadata panel's fold (View ▸ Metadata Panel)."""
+        ...
+
+    @property
+    def io_dock(self) -> IoDock:
+        """What each view costs (View ▸ I/O)."""
         ...
 
     @property

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar, cast
 
 from ..zarrlib import CancelToken, ReadCancelled
+from ..zarrlib.io_log import IoLog, recording
 from .answer import Answer
 from .job import Context, Job, Progress
 from .pool import PoolClosed, WorkerPool
@@ -152,9 +153,15 @@ class Lane(Generic[T]):
         value: T | None = None
         error: BaseException | None = None
         cancelled = ticket.token.cancelled
+        sink = self.pool.io_sink
+        log = IoLog(ticket.job.label) if sink is not None else None
         if not cancelled:
             try:
-                value = ticket.job.work(ctx)
+                if log is None:
+                    value = ticket.job.work(ctx)
+                else:
+                    with recording(log):
+                        value = ticket.job.work(ctx)
             except ReadCancelled:
                 cancelled = True
             except BaseException as e:  # delivered to the receiver, never raised on the worker
@@ -165,6 +172,8 @@ class Lane(Generic[T]):
         else:
             answer = Answer(ticket.number, ticket.job.label, value, error, seconds=seconds,
                             failures=tuple(ctx.failures), key=ticket.key)
+        if sink is not None and log is not None and log.active:
+            sink(log, answer)
         self._answer(ticket, answer)
 
     def _reporter(self, ticket: _Ticket[T]) -> Progress | None:

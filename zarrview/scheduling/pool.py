@@ -25,11 +25,15 @@ import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..zarrlib import ChunkCache
 from ..zarrlib.decode_pool import cpus
 from .tally import Tally
+
+if TYPE_CHECKING:
+    from ..zarrlib.io_log import IoLog
+    from .answer import Answer
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +86,9 @@ class WorkerPool:
         self._lanes: weakref.WeakSet[Closable] = weakref.WeakSet()
         #: the most jobs seen running at once (for tests: never above ``threads``)
         self.most_running = 0
+        #: where each job's I/O goes once it is answered: its log (``zarrlib.io_log``) and its
+        #: answer, on the worker thread; None (the I/O dock closed): nothing is recorded
+        self.io_sink: Callable[[IoLog, Answer[Any]], None] | None = None
 
     # -- lanes ----------------------------------------------------------------------------------
     def adopt(self, lane: Closable) -> None:

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Hashable, Sequence
+import time
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
+from . import io_log
 from .cache import ChunkCache
 from .cancel import CancelToken
 from .decode import Buffers, ChunkDecoder, chunk_bound, chunk_name, put
@@ -47,15 +49,18 @@ Answer = bytes | memoryview | None | StoreError
 
 
 class _Read:
-    """One read's destination and policy, shared by the workers that decode into it."""
+    """One read's destination and policy, shared by the workers that decode into it; ``log``:
+    where its requests and decoding are recorded (``io_log``), looked up once, on the caller's
+    thread, since the threads that fetch and decode for it do not share its context."""
 
-    __slots__ = ("out", "cache", "failures")
+    __slots__ = ("out", "cache", "failures", "log")
 
     def __init__(self, out: np.ndarray | ChunkSink, cache: ChunkCache | None,
                  failures: list[ChunkFailure] | None) -> None:
         self.out = out
         self.cache = cache
         self.failures = failures
+        self.log = io_log.current()
 
 
 class ChunkReader:
@@ -149,6 +154,8 @@ class ChunkReader:
                 else:
                     todo.append(chunk)
             reporter.add(len(chunks) - len(todo))
+            if read.log is not None:
+                read.log.hits(len(chunks) - len(todo))
         if todo:
             if cancel is not None:
                 cancel.raise_if_cancelled()
@@ -161,7 +168,7 @@ class ChunkReader:
                     reporter.add(1)
 
                 workers = read_workers(len(reads), workers_of(pool), len(reads), work)
-                run_streaming(lambda ready: self._fetch_all(reads, cancel, ready), place, pool, workers)
+                run_streaming(lambda ready: self._fetch_all(reads, cancel, ready, read.log), place, pool, workers)
             else:
                 run_blocks(reads, lambda block: self._read_block(block, read, cancel, reporter), pool,
                            chunks=len(reads), chunk_bytes=work)
@@ -183,10 +190,12 @@ class ChunkReader:
                 self._place(r, None, read, bufs)
         if wanted:
             self.store.get_ranges([r.req for r in wanted],  # type: ignore[misc]
-                                  lambda i, data: self._place(wanted[i], data, read, bufs), cancel, bufs.raw)
+                                  _logged(wanted, lambda i, data: self._place(wanted[i], data, read, bufs), read.log),
+                                  cancel, bufs.raw)
         reporter.add(len(block))
 
-    def _fetch_all(self, reads: list[ChunkRead], cancel: CancelToken | None, ready: Any) -> None:
+    def _fetch_all(self, reads: list[ChunkRead], cancel: CancelToken | None, ready: Any,
+                   log: io_log.IoLog | None = None) -> None:
         """Every chunk's bytes in one store call, each handed to ``ready`` as it lands."""
         wanted = [r for r in reads if r.req is not None and r.error is None]
         for r in reads:
@@ -195,7 +204,7 @@ class ChunkReader:
         if cancel is not None:
             cancel.raise_if_cancelled()
         self.store.get_ranges([r.req for r in wanted],  # type: ignore[misc]
-                              lambda i, data: ready((wanted[i], data)), cancel)
+                              _logged(wanted, lambda i, data: ready((wanted[i], data)), log), cancel)
 
     # -- one chunk --------------------------------------------------------------------------
     def _place(self, r: ChunkRead, data: Answer, read: _Read, bufs: Buffers) -> None:
@@ -218,8 +227,11 @@ class ChunkReader:
             if req.start is not None and req.stop is not None and len(data) != req.stop - req.start:
                 raise CodecError(f"{chunk_name(self.meta, self.path, req.key, chunk.coords)}: the shard index "
                                  f"points past the end of the shard (bytes {req.start}-{req.stop}, got {len(data)})")
+            began = time.perf_counter() if read.log is not None else 0.0
             self._decoder.place(data, req.key, chunk.coords, chunk.inner, chunk.out, read.out, bufs, read.cache,
                                 (self.cache_id, chunk.coords))
+            if read.log is not None:
+                read.log.decoded(time.perf_counter() - began)
         except (StoreError, CodecError) as e:
             self._failed(r, e, read)
         except MemoryError:  # within the bounds, but more than this machine has free
@@ -274,3 +286,23 @@ def drop_tracebacks(error: BaseException) -> None:
         seen.add(id(e))
         e.__traceback__ = None
         stack.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+
+
+def _logged(wanted: list[ChunkRead], on_each: Callable[[int, Answer], None], log: io_log.IoLog | None
+            ) -> Callable[[int, Answer], None]:
+    """``on_each``, recording each answer's request into ``log`` first where there is one."""
+    if log is None:
+        return on_each
+    began = time.perf_counter()
+
+    def logged(i: int, data: Answer) -> None:
+        req = wanted[i].req
+        assert req is not None
+        if isinstance(data, StoreError):
+            outcome, n = str(data), 0
+        else:
+            outcome, n = ("missing", 0) if data is None else ("stored", len(data))
+        log.request(req.key, req.start, req.stop, n, time.perf_counter() - began, outcome)
+        on_each(i, data)
+
+    return logged
