@@ -7,6 +7,7 @@ import json
 import tracemalloc
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -202,3 +203,39 @@ def test_cli_audit_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_cli_audit_names_a_missing_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["audit", str(tmp_path / "nothing.zarr")]) == 1
     assert "nothing.zarr" in capsys.readouterr().err
+
+
+def _rewrite_index(shard: Path, entries: int, change: Any) -> None:
+    """Change the index at the end of ``shard`` and write it back with a valid CRC32C."""
+    import google_crc32c
+
+    data = bytearray(shard.read_bytes())
+    n = entries * 16
+    index = np.frombuffer(bytes(data[-(n + 4):-4]), dtype="<u8").reshape(entries, 2).copy()
+    change(index)
+    raw = index.astype("<u8").tobytes()
+    data[-(n + 4):] = raw + google_crc32c.value(raw).to_bytes(4, "little")
+    shard.write_bytes(bytes(data))
+
+
+def test_index_entries_are_claims(tmp_path: Path) -> None:
+    """An entry for a chunk past the array's edge is not a chunk; one claiming more than an inner
+    chunk can be stored as is named, not counted."""
+    path = tmp_path / "s.zarr"
+    s = zarr.create_array(path, shape=(10,), chunks=(4,), shards=(8,), dtype="u1", fill_value=0)
+    s[...] = np.arange(1, 11)
+    first = zl.open(path).audit()
+    assert (first.chunks_stored, first.chunks_expected) == (3, 3)
+
+    def past_the_edge(index: np.ndarray) -> None:
+        index[1] = index[0]  # chunk 3, past the array's 10 elements, now claims chunk 2's bytes
+
+    _rewrite_index(path / "c" / "1", 2, past_the_edge)
+    assert zl.open(path).audit().chunks_stored == 3
+
+    def too_large(index: np.ndarray) -> None:
+        index[1] = (0, 2**40)
+
+    _rewrite_index(path / "c" / "0", 2, too_large)
+    audit = zl.open(path).audit()
+    assert audit.chunks_stored == 2 and len(audit.errors) == 1 and "c/0" in audit.errors[0]

@@ -204,11 +204,16 @@ def _coords(key: str, patterns: list[re.Pattern[str]], grid: tuple[int, ...]) ->
 
 def _inner(audit: ArrayAudit, indexes: ShardIndexes, shards: list[tuple[tuple[int, ...], int]],
            counts: np.ndarray | None, cancel: CancelToken | None) -> None:
-    """Counts the inner chunks of ``shards`` (coordinates, stored bytes) from their indexes."""
+    """Counts the inner chunks of ``shards`` (coordinates, stored bytes) from their indexes: an
+    entry is a claim, so one that is half empty or claims more than an inner chunk can be stored
+    as is named as an error and not counted, and one for a chunk past the array's edge (an edge
+    shard's) is not counted either."""
     if not shards:
         return
     found = indexes.indexes([s for s, _ in shards], cancel)
     empty = np.uint64(EMPTY)
+    bound = np.uint64(indexes.entry_bound)
+    grid = np.array(audit.grid_shape, dtype=np.int64)
     cell = audit.map_cell
     for shard, _ in shards:
         index = found[shard]
@@ -217,16 +222,24 @@ def _inner(audit: ArrayAudit, indexes: ShardIndexes, shards: list[tuple[tuple[in
         if isinstance(index, ZarrError):
             audit.errors.append(str(index))
             continue
-        stored = ~((index[:, 0] == empty) & (index[:, 1] == empty))
-        sizes = index[stored, 1].astype(np.int64)
+        offsets, lengths = index[:, 0], index[:, 1]
+        absent = (offsets == empty) & (lengths == empty)
+        bad = ~absent & ((offsets == empty) | (lengths == empty) | (lengths > bound)
+                         | (offsets > np.uint64(2**53) - np.minimum(lengths, bound)))
+        if bad.any():
+            audit.errors.append(f"shard {indexes.meta.stored_key(shard)} of {audit.path}: {int(bad.sum())} index "
+                                "entries are half empty or claim more than an inner chunk can be stored as")
+        cps = indexes.layout_of(shard).chunks_per_shard
+        coords = np.indices(cps).reshape(len(cps), -1).T + np.array(indexes.first_chunk(shard), dtype=np.int64)
+        stored = ~absent & ~bad & (coords < grid).all(axis=1)
+        sizes = lengths[stored].astype(np.int64)
         audit.chunks_stored = (audit.chunks_stored or 0) + int(stored.sum())
         audit.chunk_bytes = (audit.chunk_bytes or 0) + int(sizes.sum())
         classes = np.minimum(np.frexp(sizes.astype(np.float64))[1], SIZE_CLASSES - 1)  # bit lengths
         for k, n in zip(*np.unique(classes, return_counts=True)):
             audit.size_classes[int(k)] += int(n)
         if counts is not None and cell is not None:
-            local = np.argwhere(stored.reshape(indexes.layout_of(shard).chunks_per_shard))
-            rows = (local + np.array(indexes.first_chunk(shard), dtype=np.int64)) // np.array(cell, dtype=np.int64)
+            rows = coords[stored] // np.array(cell, dtype=np.int64)
             np.add.at(counts, tuple(rows.T), 1)
 
 

@@ -468,6 +468,14 @@ class UnsupportedArray(ErrorNode):
     def stored_objects(self, cancel: CancelToken | None = None, limit: int | None = None) -> StoredObjects | None:
         return count_stored(self.hierarchy, self.doc, cancel, limit)
 
+    def audit(self, cancel: CancelToken | None = None, progress: Callable[[int], None] | None = None) -> ArrayAudit:
+        """Always raises: which objects are chunks, and what they hold, needs the codecs it lacks."""
+        raise self._unknown("storage audit")
+
+    def chunks_stored(self, coords: list[tuple[int, ...]], cancel: CancelToken | None = None) -> list[ChunkStored]:
+        """Always raises, as ``audit`` does."""
+        raise self._unknown("chunk storage")
+
     def read(self, selection: Any = Ellipsis, **_: Any) -> np.ndarray:
         """Always raises: the codec or data type that would decode the chunks is missing."""
         assert isinstance(self.error, UnsupportedFeatureError)
