@@ -1,6 +1,7 @@
 """How long the storage audit takes: a sharded array of about 100,000 inner chunks on local disk,
 and an array of 10**9 chunks with a thousand stored, against zarr-python's ``nchunks_initialized``
-on the same arrays (it lists what is stored too, but counts shards, not the chunks in them).
+on the sharded one (it counts shards, not the chunks in them). On the other it is not run: it
+compares every key of the grid, 10**9 of them, with the listing (it did not finish in 11 minutes).
 
 Usage::
 
@@ -62,13 +63,15 @@ def main() -> int:
     print("|---|---|---|---|")
     for name, path in write(args.data_dir).items():
         ours = timed(lambda path=path: zl.open(path).audit(), args.rounds)
-        theirs = timed(lambda path=path: zarr.open_array(path, mode="r").nchunks_initialized, args.rounds)
+        theirs = timed(lambda path=path: zarr.open_array(path, mode="r").nchunks_initialized, args.rounds) \
+            if "sharded" in name else []
         tracemalloc.start()
         audit = zl.open(path).audit()
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         print(f"| {name} ({audit.chunks_stored:,} chunks stored) | {statistics.median(ours) * 1e3:.0f} "
-              f"({min(ours) * 1e3:.0f}-{max(ours) * 1e3:.0f}) | {statistics.median(theirs) * 1e3:.0f} | "
+              f"({min(ours) * 1e3:.0f}-{max(ours) * 1e3:.0f}) | "
+              f"{f'{statistics.median(theirs) * 1e3:.0f}' if theirs else 'not run'} | "
               f"{peak / 2**20:.1f} |")
     return 0
 
