@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from .cli_common import AUTHORIZE_HELP, OneLineParser, said, storage_options
-from .viewing.audit import describe
+from .viewing.audit import arrays_below, describe
 
 
 def run(args: Sequence[str]) -> int:
@@ -43,15 +42,3 @@ def run(args: Sequence[str]) -> int:
     except BrokenPipeError:
         return 0
     return 1 if any(a.errors for a in audits) else 0
-
-
-def arrays_below(node: Any) -> Iterator[Any]:
-    """``node`` if it is an array, else every array below it, in path order."""
-    from . import zarrlib as zl
-
-    if isinstance(node, zl.Array):
-        yield node
-        return
-    if isinstance(node, zl.Group):
-        for child in sorted(node.members(), key=lambda n: n.path):
-            yield from arrays_below(child)

@@ -24,7 +24,7 @@ def test_the_storage_tab_audits_the_array_shown(qtbot: Any, tmp_path: Path, work
     qtbot.addWidget(panel)
     panel.show()
     panel.show_node(zl.open(tmp_path / "g.zarr"))
-    assert not panel.isTabVisible(panel.indexOf(panel.storage))  # a group has no storage of its own
+    assert panel.isTabVisible(panel.indexOf(panel.storage))  # a group's arrays are audited on request
     panel.show_node(zl.open(tmp_path / "a.zarr"))
     assert panel.isTabVisible(panel.indexOf(panel.storage))
     assert "counted when this tab is open" in panel.storage.toPlainText()  # nothing listed until asked
@@ -34,5 +34,22 @@ def test_the_storage_tab_audits_the_array_shown(qtbot: Any, tmp_path: Path, work
     assert f"{len(files)} of 16 stored (25 %), 12 missing" in text
     assert f"({sum(p.stat().st_size for p in files):,})" in text
     assert "│████│" in text and "│    │" in text  # the first row of chunks stored, the others not
+    panel.show_node(zl.open(tmp_path / "g.zarr"))  # the tab open: the group's arrays are audited at once
+    qtbot.waitUntil(lambda: "holds no array" in panel.storage.toPlainText(), timeout=15000)
+
+
+def test_a_group_audits_every_array_below_it(qtbot: Any, tmp_path: Path, worker_pool: Any) -> None:
+    g = zarr.open_group(tmp_path / "g.zarr", mode="w")
+    g.create_array("one", shape=(20,), chunks=(5,), dtype="u1", fill_value=0)[:5] = 1
+    g.create_array("sub/two", shape=(6, 6), chunks=(3, 3), dtype="u1", fill_value=0)[...] = 2
+    init_bridge()
+    panel = MetadataPanel(worker_pool)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.setCurrentWidget(panel.storage)
     panel.show_node(zl.open(tmp_path / "g.zarr"))
-    assert not panel.isTabVisible(panel.indexOf(panel.storage))
+    panel.setCurrentWidget(panel.storage)
+    qtbot.waitUntil(lambda: "/sub/two" in panel.storage.toPlainText(), timeout=15000)
+    text = panel.storage.toPlainText()
+    assert "/one  20, 4 chunks" in text and "1 of 4 stored (25 %)" in text
+    assert "4 of 4 stored (100 %)" in text

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..describe import human_bytes, summary, to_json
-from ..viewing.audit import describe as describe_audit
+from ..viewing.audit import arrays_below, describe as describe_audit
 from ..viewing.metadata import MAX_ITEMS, elide
 from ..viewing.ome import OmeLabels, OmeNode, marker
 from ..scheduling import Context, Done, Driver, Job, Task, Tasks, WorkerPool, call_job
@@ -73,8 +73,8 @@ class MetadataPanel(QTabWidget):
         self.setTabVisible(self.indexOf(self.storage), False)
         self._audits: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
             Tasks(), pool, self._audited, post=lambda fn: post(fn, self), name="storage audit")
-        self._audit_for: Array | None = None  # the array the Storage tab is about
-        self._audited_node: Array | None = None  # the one whose audit was asked for
+        self._audit_for: Node | None = None  # the array or group the Storage tab is about
+        self._audited_node: Node | None = None  # the one whose audit was asked for
         self.ome = OmePanel()
         self.addTab(self.ome, "OME")
         self.setTabVisible(self.indexOf(self.ome), False)
@@ -206,23 +206,26 @@ class MetadataPanel(QTabWidget):
 
     # -- the Storage tab --------------------------------------------------------------------------
     def _audit_tab(self, node: Node | None) -> None:
-        """The tab shown for an array (audited now if it is the open tab), hidden otherwise."""
+        """The tab shown for an array or a group (audited now if it is the open tab: a group's
+        every array below it), hidden otherwise."""
         self._audits.discard()
-        array = node if isinstance(node, Array) and not isinstance(node, UnsupportedArray) else None
-        self._audit_for, self._audited_node = array, None
-        if array is None:
+        shown = node if isinstance(node, Array | Group) and not isinstance(node, ErrorNode) else None
+        self._audit_for, self._audited_node = shown, None
+        if shown is None:
             self.storage.setPlainText("")
         else:
-            self.storage.setPlainText(f"How {array.path} is stored: counted when this tab is open.")
+            what = "every array below it is" if isinstance(shown, Group) else "it is"
+            self.storage.setPlainText(f"How {what} stored ({shown.path}): counted when this tab is open.")
         self._hiding = True
-        self.setTabVisible(self.indexOf(self.storage), array is not None)
+        self.setTabVisible(self.indexOf(self.storage), shown is not None)
         self._hiding = False
-        if array is not None and self.currentWidget() is self.storage:
+        if shown is not None and self.currentWidget() is self.storage:
             self._audit()
 
     def _audit(self) -> None:
-        """The audit of the array shown, on a worker: its listing and shard indexes, cancelled
-        when another node is shown; how far it got is shown as it goes."""
+        """The audit of the node shown, on a worker (an array's listing and shard indexes; a
+        group's arrays one after the other), cancelled when another node is shown; how far it
+        got is shown as it goes."""
         node = self._audit_for
         if node is None or self._audited_node is node:
             return
@@ -230,20 +233,30 @@ class MetadataPanel(QTabWidget):
         self.storage.setPlainText(f"Auditing {node.path}: listing what is stored…")
 
         def seen(n: int) -> None:
-            post(lambda: self._audit_progress(node, n), self)
+            post(lambda: self._audit_progress(node, f"{n:,} objects looked at"), self)
+
+        def tell(arrays: int) -> None:
+            post(lambda: self._audit_progress(node, f"{arrays:,} arrays audited"), self)
 
         def work(ctx: Context) -> Any:
             try:
-                return node.audit(cancel=ctx.cancel, progress=seen)
+                if isinstance(node, Array):
+                    return [node.audit(cancel=ctx.cancel, progress=seen)]
+                audits = []
+                for array in arrays_below(node):
+                    ctx.cancel.raise_if_cancelled()
+                    audits.append(array.audit(cancel=ctx.cancel))
+                    tell(len(audits))
+                return audits
             except ReadCancelled:
                 return None
 
         self._audits.show(Task(Job(work, f"storage audit of {node.path}"), about=node))
 
-    def _audit_progress(self, node: Array, seen: int) -> None:
+    def _audit_progress(self, node: Node, how_far: str) -> None:
         """How far the audit of ``node`` got, while it is still the one under way."""
         if self._audit_for is node and self._audited_node is node and self._audits.busy():
-            self.storage.setPlainText(f"Auditing {node.path}: {seen:,} objects looked at…")
+            self.storage.setPlainText(f"Auditing {node.path}: {how_far}…")
 
     def _audited(self, done: Done[Any]) -> None:
         answer, node = done.answer, self._audit_for
@@ -252,7 +265,8 @@ class MetadataPanel(QTabWidget):
         if answer.error is not None:
             self.storage.setPlainText(f"The storage of {node.path} cannot be audited: {answer.error}")
         elif answer.value is not None:
-            self.storage.setPlainText(describe_audit(answer.value))
+            self.storage.setPlainText("\n\n".join(describe_audit(a) for a in answer.value) or
+                                      f"{node.path} holds no array.")
 
     def _ome_title(self) -> str:
         severities = self.ome.problem_severities()

@@ -4,9 +4,13 @@ the window's Storage tab shows it, so both say the same of the same array."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 
 from .metadata import human_bytes
+from ..zarrlib import Array, Group
 from ..zarrlib.audit import ArrayAudit
 
 #: the widest map drawn, in characters (a grid of more cells is drawn coarser)
@@ -87,3 +91,13 @@ def _blocks(values: np.ndarray, step: tuple[int, int]) -> np.ndarray:
     """``values`` summed over blocks of ``step`` (edge blocks smaller)."""
     rows = np.add.reduceat(values, np.arange(0, values.shape[0], step[0]), axis=0)
     return np.add.reduceat(rows, np.arange(0, values.shape[1], step[1]), axis=1)
+
+
+def arrays_below(node: Any) -> Iterator[Any]:
+    """``node`` if it is an array, else every array below it, in path order."""
+    if isinstance(node, Array):
+        yield node
+        return
+    if isinstance(node, Group):
+        for child in sorted(node.members(), key=lambda n: n.path):
+            yield from arrays_below(child)
