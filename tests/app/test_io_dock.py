@@ -47,10 +47,11 @@ def test_the_io_dock_counts_what_the_view_read(qtbot: Any, window: MainWindow, t
     assert dock.request_table.rowCount() == 24
     assert sum(int(dock.request_table.item(r, 2).text()) for r in range(24)) == sum(files.values())
     qtbot.waitUntil(lambda: any("24 requests" in s for s in said), timeout=5000)
+    qtbot.waitUntil(lambda: window.io_label.isVisible() and "requests" in window.io_label.text(), timeout=5000)
     out = tmp_path / "requests.csv"
     dock.export_csv(str(out))
     rows = list(csv.reader(out.open()))
     assert rows[0] == ["View", "Key", "Range", "Bytes", "Landed ms", "Outcome"]
     assert sum(1 for r in rows[1:] if r[0] == log.label) == 24
     action.trigger()
-    qtbot.waitUntil(lambda: window.pool.io_sink is None, timeout=5000)
+    qtbot.waitUntil(lambda: window.pool.io_sink is None and not window.io_label.isVisible(), timeout=5000)

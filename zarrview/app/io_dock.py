@@ -3,9 +3,9 @@
 While the dock is shown, the worker pool records the I/O of every job (``WorkerPool.io_sink``;
 closed, nothing is recorded): the views table has a row per job (requests, bytes, cache hits,
 chunks decoded, decode time, when the first and last chunk were in place, throughput), the
-requests table the requests of the view selected (or of the newest), and the status bar the
-newest view in one line. Clear empties both; Export CSV… writes every request of every view
-kept.
+requests table the requests of the view selected (or of the newest), and the status bar (at
+its right, while the dock is shown) the newest view in one line. Clear empties both; Export
+CSV… writes every request of every view kept.
 """
 
 from __future__ import annotations

@@ -149,7 +149,13 @@ class MainWindow(QMainWindow):
         self.io_dock = IoDock(self.pool, self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.io_dock)
         self.io_dock.hide()
-        self.io_dock.summary.connect(self.say)
+        #: the newest view's cost in one line, at the status bar's right while the dock is shown
+        self.io_label = QLabel()
+        self.io_label.setMaximumWidth(560)
+        self.io_label.hide()
+        self.statusBar().insertPermanentWidget(0, self.io_label)
+        self.io_dock.summary.connect(self.io_label.setText)
+        self.io_dock.visibilityChanged.connect(self.io_label.setVisible)
         menus = build_menus(self, self)
         self.recent, self.exports, self.series_action = menus.recent, menus.exports, menus.series_action
         self.recent_menu = self.recent.menu  # File ▸ Open Recent
