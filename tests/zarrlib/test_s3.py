@@ -211,3 +211,56 @@ def test_whole_objects_are_asked_for_up_to_the_bound(s3: tuple[str, Path], monke
     assert received[0] == ("big", repr((0, 4097)), 4097)  # not 300,000
     assert received[1] == ("small", repr((0, 4097)), 1000)
     assert [r[0] for r in received[2:]] == ["empty"] and received[2][2] == 0  # the range refused, then read whole
+
+
+def _moto_recording(endpoint: str, action: str) -> list[dict[str, Any]]:
+    """moto's own record of the requests it answered (``start``, ``stop``, ``download``)."""
+    import json
+    from urllib.request import ProxyHandler, Request, build_opener
+
+    opener = build_opener(ProxyHandler({}))  # loopback: never a proxy
+    if action == "download":
+        text = opener.open(f"{endpoint}/moto-api/recorder/download-recording", timeout=30).read().decode()
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    if action == "start":
+        opener.open(Request(f"{endpoint}/moto-api/recorder/reset-recording", method="POST"), timeout=30).read()
+    opener.open(Request(f"{endpoint}/moto-api/recorder/{action}-recording", method="POST"), timeout=30).read()
+    return []
+
+
+def test_audit_and_io_figures_agree_with_moto(s3: tuple[str, Path], tmp_path: Path, backend: str) -> None:
+    """An audit costs the listing and one request per stored shard at the server, and a read's
+    I/O log counts the requests moto answered for its chunks."""
+    import boto3
+
+    from zarrview.zarrlib.io_log import IoLog, recording
+
+    endpoint, _ = s3
+    local = tmp_path / "s.zarr"
+    s = zarr.create_array(local, shape=(64, 64), chunks=(4, 4), shards=(16, 16), dtype="u2", fill_value=0)
+    s[:40, :20] = 5
+    client = boto3.client("s3", endpoint_url=endpoint)
+    for p in local.rglob("*"):
+        if p.is_file():
+            client.put_object(Bucket=BUCKET, Key=f"audited/{p.relative_to(local).as_posix()}", Body=p.read_bytes())
+    shards = [p for p in local.rglob("*") if p.is_file() and p.name != "zarr.json"]
+    arr = zl.open(f"s3://{BUCKET}/audited", endpoint_url=endpoint)
+    _moto_recording(endpoint, "start")
+    try:
+        audit = arr.audit()
+    finally:
+        _moto_recording(endpoint, "stop")
+    answered = _moto_recording(endpoint, "download")
+    gets = [r for r in answered if r["method"] == "GET" and "list-type=2" not in r["url"]]
+    lists = [r for r in answered if "list-type=2" in r["url"]]
+    assert audit.shards_stored == len(shards) == len(gets) and len(lists) == 1
+    assert audit.as_json() == zl.open(local).audit().as_json()
+    plain = zl.open(f"s3://{BUCKET}/v3.zarr", endpoint_url=endpoint)
+    _moto_recording(endpoint, "start")
+    try:
+        with recording(IoLog()) as log:
+            np.testing.assert_array_equal(plain[1], DATA[1])
+    finally:
+        _moto_recording(endpoint, "stop")
+    chunk_gets = [r for r in _moto_recording(endpoint, "download") if r["method"] == "GET" and "/v3.zarr/c/" in r["url"]]
+    assert log.request_count == len(chunk_gets) > 1
