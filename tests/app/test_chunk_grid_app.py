@@ -43,6 +43,10 @@ def test_the_grid_shows_the_chunks_and_the_missing_ones(qtbot: Any, window: Main
     stored = {(0, 0), (0, 1), (0, 2), (0, 3), (2, 3)}  # the inner chunks written
     every = {(r, c) for r in range(3) for c in range(4)}
     qtbot.waitUntil(lambda: overlay.missing_chunks == every - stored, timeout=15000)
+    # the plane was read whole: its stored chunks are held decoded in the pool's cache, the others not
+    qtbot.waitUntil(lambda: overlay.cached_chunks == stored, timeout=15000)
+    cache_id = window.data.state.array.reader.cache_id
+    assert {c for c in every if (cache_id, c) in window.pool.cache} == stored
     shown: list[str] = []
     window.data.status.connect(shown.append)
     window.data.image.hovered(45, 65)  # the cursor over chunk (2, 3), stored in shard c/2/1

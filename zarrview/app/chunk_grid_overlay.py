@@ -1,5 +1,6 @@
 """The chunk grid drawn over the image: chunk and shard boundaries of the level shown, chunks
-that are not stored tinted, and the chunk under the cursor named with what is stored for it.
+that are not stored tinted red and chunks held decoded in the cache green, and the chunk under
+the cursor named with what is stored for it.
 
 What to draw comes from ``viewing.image.chunk_grid`` (pure); what the store holds for a chunk
 (its shard index entry or its object's size) is asked of a worker, never on the GUI thread,
@@ -35,6 +36,7 @@ REMEMBERED = 1 << 15
 CHUNK_PEN = QColor(0, 220, 255, 150)
 SHARD_PEN = QColor(255, 200, 0, 220)
 MISSING_FILL = QColor(255, 40, 40, 70)
+CACHED_FILL = QColor(40, 220, 80, 45)
 
 
 class ChunkGridOverlay(QObject):
@@ -48,16 +50,20 @@ class ChunkGridOverlay(QObject):
         self.chunks = pg.PlotCurveItem(pen=pg.mkPen(CHUNK_PEN, width=1, cosmetic=True), connect="pairs")
         self.shards = pg.PlotCurveItem(pen=pg.mkPen(SHARD_PEN, width=2, cosmetic=True), connect="pairs")
         self.missing = QGraphicsPathItem()
-        self.missing.setBrush(QBrush(MISSING_FILL))
-        self.missing.setPen(QPen(QColor(0, 0, 0, 0)))
-        for z, item in ((18, self.missing), (19, self.chunks), (20, self.shards)):
+        self.cached = QGraphicsPathItem()
+        for item, fill in ((self.missing, MISSING_FILL), (self.cached, CACHED_FILL)):
+            item.setBrush(QBrush(fill))
+            item.setPen(QPen(QColor(0, 0, 0, 0)))
+        self._cache = pool.cache
+        for z, item in ((17, self.cached), (18, self.missing), (19, self.chunks), (20, self.shards)):
             item.setZValue(z)
             item.setVisible(False)
             view.addItem(item)
         #: what was drawn last (tests and the status bar read it)
         self.lines: GridLines | None = None
-        #: the chunks in view known not to be stored, as grid coordinates
+        #: the chunks in view known not to be stored, and those held decoded in the pool's cache
         self.missing_chunks: frozenset[tuple[int, ...]] = frozenset()
+        self.cached_chunks: frozenset[tuple[int, ...]] = frozenset()
         self._known: OrderedDict[tuple[int, tuple[int, ...]], ChunkStored] = OrderedDict()
         self._hovered: tuple[int, tuple[int, ...]] | None = None
         self._lookups: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
@@ -71,7 +77,7 @@ class ChunkGridOverlay(QObject):
     # -- what the owner calls ------------------------------------------------------------------
     def set_enabled(self, on: bool) -> None:
         self.enabled = on
-        for item in (self.chunks, self.shards, self.missing):
+        for item in (self.chunks, self.shards, self.missing, self.cached):
             item.setVisible(on)
         if on:
             self.refresh()
@@ -153,8 +159,9 @@ class ChunkGridOverlay(QObject):
         ys = range(first[state.y_dim], last[state.y_dim] + 1)
         xs = range(first[state.x_dim], last[state.x_dim] + 1)
         if len(ys) * len(xs) > MOST_TINTED:
-            self.missing_chunks = frozenset()
+            self.missing_chunks = self.cached_chunks = frozenset()
             self.missing.setPath(QPainterPath())
+            self.cached.setPath(QPainterPath())
             return
         coords = []
         for y in ys:
@@ -192,22 +199,28 @@ class ChunkGridOverlay(QObject):
             self._draw_missing(lv, current)
 
     def _draw_missing(self, lv: LevelView, state: ViewState) -> None:
-        """Tint the chunks in view known not to be stored."""
+        """Tint the chunks in view known not to be stored, and those in the cache."""
         arr = lv.array
         aid, coords = self._visible
-        path = QPainterPath()
-        missing = set()
+        paths = {"missing": QPainterPath(), "cached": QPainterPath()}
+        found: dict[str, set[tuple[int, ...]]] = {"missing": set(), "cached": set()}
+        cache_id = arr.reader.cache_id
         (a_r, b_r), (a_c, b_c) = lv.rows, lv.cols
         for c in coords if aid == id(arr) else ():
             stored = self._known.get((aid, c))
-            if stored is None or stored.nbytes is not None or stored.error is not None:
+            if stored is not None and stored.nbytes is None and stored.error is None:
+                kind = "missing"
+            elif (cache_id, c) in self._cache:
+                kind = "cached"
+            else:
                 continue
-            missing.add(c)
+            found[kind].add(c)
             box = arr.meta.chunk_box(c)
             (y0, y1), (x0, x1) = box[state.y_dim], box[state.x_dim]
-            path.addRect(QRectF(a_c * x0 + b_c, a_r * y0 + b_r, a_c * (x1 - x0), a_r * (y1 - y0)))
-        self.missing_chunks = frozenset(missing)
-        self.missing.setPath(path)
+            paths[kind].addRect(QRectF(a_c * x0 + b_c, a_r * y0 + b_r, a_c * (x1 - x0), a_r * (y1 - y0)))
+        self.missing_chunks, self.cached_chunks = frozenset(found["missing"]), frozenset(found["cached"])
+        self.missing.setPath(paths["missing"])
+        self.cached.setPath(paths["cached"])
 
 
 def _segments(rows: tuple[float, ...], cols: tuple[float, ...], region: tuple[float, float, float, float]
