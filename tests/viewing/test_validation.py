@@ -32,3 +32,25 @@ def test_ome_problems_are_findings_of_the_group(tmp_path: Path, capsys: pytest.C
     assert cli_main(["validate", str(tmp_path / "img.zarr"), "--json"]) == (1 if errors else 0)
     report = json.loads(capsys.readouterr().out)
     assert report["errors"] == errors and any(f["rule"] == "ome-ngff" for f in report["findings"])
+
+
+def test_an_anndata_frame_that_breaks_the_format_is_a_finding(tmp_path: Path) -> None:
+    """A dataframe column longer than its index: what the window's table refuses, by the same words."""
+    from zarrview.viewing.anndata.frame import open_frame
+
+    g = zarr.open_group(tmp_path / "obs.zarr", mode="w")
+    g.attrs.update({"encoding-type": "dataframe", "encoding-version": "0.2.0", "_index": "_index",
+                    "column-order": ["n"]})
+    index = g.create_array("_index", shape=(3,), dtype="i8")
+    index[...] = [0, 1, 2]
+    index.attrs.update({"encoding-type": "array", "encoding-version": "0.2.0"})
+    n = g.create_array("n", shape=(4,), dtype="f4")
+    n[...] = [1, 2, 3, 4]
+    n.attrs.update({"encoding-type": "array", "encoding-version": "0.2.0"})
+    root = zl.open(tmp_path / "obs.zarr")
+    assert isinstance(root, zl.Group)
+    with pytest.raises(zl.ZarrError) as refused:
+        open_frame(root)
+    findings = [f for f in validate(LocalStore(tmp_path / "obs.zarr"), root) if f.rule == "anndata"]
+    assert [(f.severity, f.key, f.message) for f in findings] == [("error", "zarr.json", str(refused.value))]
+    assert "4 rows where the index has 3" in findings[0].message

@@ -1,10 +1,11 @@
 """A store checked against the Zarr specifications and the conventions zarrview interprets.
 
 The Zarr rules (documents, hierarchy, consolidated metadata, shard indexes, chunk keys) are
-``zarrlib.validate``'s; here the OME-NGFF and GeoZarr rules are added for every group whose
-attributes hold them, as the window's OME and convention panels report them (``ome.detect``,
-``conventions.geozarr``): one list, whatever asks for it (``zarrview validate``, the
-Validation tab).
+``zarrlib.validate``'s; here the OME-NGFF, GeoZarr and AnnData rules are added for every group
+whose attributes hold them, as the window's OME and convention panels and its AnnData views
+find them (``ome.detect``, ``conventions.geozarr``, ``anndata``: a dataframe or sparse matrix
+that breaks the format is what the window cannot show): one list, whatever asks for it
+(``zarrview validate``, File ▸ Validate Store).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from ..zarrlib import ErrorNode, Group, Node, ZarrError
 from ..zarrlib.cancel import CancelToken
 from ..zarrlib.storage.base import Store
 from ..zarrlib.validate import Finding, validate_store
+from .anndata.frame import is_frame, open_frame
+from .anndata.sparse import is_sparse, open_sparse
 from .conventions.geozarr import detect_geozarr
 from .ome.detect import detect
 
@@ -69,4 +72,11 @@ def _conventions(group: Group) -> list[Finding]:
         return out + [Finding("error", key, "geozarr", f"the multiscales metadata cannot be read: {e}")]
     if geo is not None:
         out.extend(Finding(p.severity, key, "geozarr", f"{p.path}: {p.message}") for p in geo.problems)
+    try:
+        if is_frame(group):
+            open_frame(group)
+        elif is_sparse(group):
+            open_sparse(group)
+    except ZarrError as e:  # AnnDataError names the element and what breaks the format
+        out.append(Finding("error", key, "anndata", str(e)))
     return out

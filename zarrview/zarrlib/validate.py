@@ -9,8 +9,8 @@ type). Beyond the documents: the hierarchy (an array inside an array, v2 and v3 
 one node, a v3 node whose parent has no document), consolidated metadata against the
 documents it repeats, shard indexes (entries that overlap, point past the shard or are half
 empty, for every stored shard up to ``SHARDS_CHECKED`` an array), and objects below an array
-that are no key of its grid. Convention rules (OME-NGFF, GeoZarr) are added by the viewing
-layer, which interprets those conventions.
+that are no key of its grid. Convention rules (OME-NGFF, GeoZarr, AnnData) are added by the
+viewing layer, which interprets those conventions.
 
 Each finding names the key, the rule, the section of the specification it comes from and a
 severity: ``error`` where the specification says MUST (or a reader must refuse), ``warning``
@@ -95,6 +95,7 @@ SECTIONS: dict[str, str] = {
     "chunks.stray": f"{V3} §chunk-key-encoding / {V2} §spec_v2_array_chunks (chunk keys)",
     "ome-ngff": "OME-NGFF (the version the group declares)",
     "geozarr": "Zarr conventions: multiscales, geo-proj, spatial",
+    "anndata": "AnnData on-disk format (dataframes, sparse matrices)",
 }
 
 
