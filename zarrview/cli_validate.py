@@ -16,7 +16,7 @@ from .cli_common import AUTHORIZE_HELP, OneLineParser, said, storage_options
 
 def run(args: Sequence[str]) -> int:
     parser = OneLineParser(prog="zarrview validate",
-                           description="Where a store breaks the Zarr specifications and the OME-NGFF and GeoZarr "
+                           description="Where a store breaks the Zarr specifications and the OME-NGFF, GeoZarr and AnnData "
                                        "conventions: every finding with its key, rule and severity.")
     parser.add_argument("location", help="path, URL, .zip or .ozx, optionally followed by ::/node/path")
     parser.add_argument("--json", action="store_true", help="one JSON document: the findings and their counts")

@@ -29,7 +29,7 @@ _COMMANDS = """commands without a window:
                                         and missing, bytes, compression, shard fill, a map
   zarrview validate LOCATION[::/node] [--json]
                                         where the store breaks the Zarr specifications and the
-                                        OME-NGFF and GeoZarr conventions; exit status 1 on errors
+                                        OME-NGFF, GeoZarr and AnnData rules; exit status 1 on errors
   zarrview decoders                     the native decoders stored bytes reach, with their versions
 
 --slice by name: time=2001-03-04,level=500 fixes each named dimension at the value of its
