@@ -322,25 +322,21 @@ class _Node:
 def validate_store(store: Store, prefix: str = "", cancel: CancelToken | None = None,
                    progress: Callable[[int], None] | None = None) -> list[Finding]:
     """Every finding in the hierarchy below ``prefix`` (``""`` or ending in ``/``): from one
-    listing of the store, its documents, its consolidated metadata and its shard indexes."""
+    listing of the store (and one of each array's objects), its documents, its consolidated
+    metadata and its shard indexes; what it holds is the documents, never the objects."""
     findings = Findings()
     if not store.can_list:
         raise UnsupportedFeatureError(f"{store.url} cannot be listed (a plain HTTP server): validating needs a "
                                       "listing of what is stored")
-    nodes: dict[str, _Node] = {}
-    objects: dict[str, list[tuple[str, int | None]]] = {}  # per node path, the objects below it (bounded)
+    nodes: dict[str, _Node] = {}  # only the documents are kept: a store of 10**8 chunks holds few
     seen = 0
-    for key, size in store.walk_sizes(prefix, cancel):
+    for key, _ in store.walk_sizes(prefix, cancel):
         seen += 1
         if progress is not None and seen % 4096 == 0:
             progress(seen)
         folder, _, name = key.rpartition("/")
         if name in DOCUMENTS:
             nodes.setdefault(folder, _Node(folder, set())).docs.add(name)
-        else:
-            objects_of = objects.setdefault(folder, [])
-            if len(objects_of) < 1 << 20:
-                objects_of.append((key, size))
     arrays: dict[str, ArrayMetadata] = {}
     for path in sorted(nodes):
         node = nodes[path]
@@ -349,9 +345,8 @@ def validate_store(store: Store, prefix: str = "", cancel: CancelToken | None = 
             arrays[path] = meta
     _check_hierarchy(nodes, arrays, findings)
     _check_consolidated(store, nodes, findings)
-    for path, meta in arrays.items():
-        below = [(k, s) for folder, objs in objects.items() if folder == path or folder.startswith(path + "/")
-                 for k, s in objs]
+    for path, meta in arrays.items():  # each array's objects listed again, looked at one by one
+        below = ((k, s) for k, s in store.walk_sizes(_key(path, ""), cancel) if k.rpartition("/")[2] not in DOCUMENTS)
         _check_objects(store, path, meta, below, findings, cancel)
     return findings.items + list(findings.more())
 
@@ -466,7 +461,7 @@ def _without_nested(doc: Any) -> Any:
     return doc
 
 
-def _check_objects(store: Store, path: str, meta: ArrayMetadata, objects: list[tuple[str, int | None]],
+def _check_objects(store: Store, path: str, meta: ArrayMetadata, objects: Iterator[tuple[str, int | None]],
                    findings: Findings, cancel: CancelToken | None) -> None:
     """Objects below the array that are no key of its grid, and its shard indexes."""
     from .audit import key_pattern
