@@ -5,7 +5,7 @@ closed, nothing is recorded): the views table has a row per job (requests, bytes
 chunks decoded, decode time, when the first and last chunk were in place, throughput), the
 requests table the requests of the view selected (or of the newest), and the status bar (at
 its right, while the dock is shown) the newest view in one line. Clear empties both; Export
-CSV… writes every request of every view kept.
+CSV… writes every request kept (those of the newest ``REQUESTS_OF`` views).
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ from ..viewing.io_costs import REQUEST_COLUMNS, VIEW_COLUMNS, ViewCost, request_
 from ..zarrlib.io_log import IoLog
 from .bridge import post
 
-#: views kept in the dock (the oldest go first)
+#: views kept in the dock (the oldest go first), and those of them whose requests are kept (each
+#: up to ``io_log.REQUESTS_KEPT``): older views keep their totals only, so the dock stays small
 VIEWS_KEPT = 500
+REQUESTS_OF = 20
 
 
 class IoDock(QDockWidget):
@@ -82,6 +84,8 @@ class IoDock(QDockWidget):
 
     def add(self, cost: ViewCost) -> None:
         self.views.append(cost)
+        if len(self.views) > REQUESTS_OF:
+            self.views[-REQUESTS_OF - 1].log.requests.clear()
         if self.view_table.rowCount() >= VIEWS_KEPT:
             self.view_table.removeRow(0)
         row = self.view_table.rowCount()
