@@ -42,7 +42,7 @@ def test_the_io_dock_counts_what_the_view_read(qtbot: Any, window: MainWindow, t
     assert log.chunks_decoded == len(files)
     assert {r.key for r in log.requests if r.outcome == "stored"} == set(files)
     row = next(r for r in range(dock.view_table.rowCount()) if dock.view_table.item(r, 1).text() == "24")
-    assert dock.view_table.item(row, 2).text() == str(sum(files.values()))
+    assert dock.view_table.item(row, 3).text() == str(sum(files.values()))
     dock.view_table.selectRow(row)
     assert dock.request_table.rowCount() == 24
     assert sum(int(dock.request_table.item(r, 2).text()) for r in range(24)) == sum(files.values())
@@ -51,7 +51,7 @@ def test_the_io_dock_counts_what_the_view_read(qtbot: Any, window: MainWindow, t
     out = tmp_path / "requests.csv"
     dock.export_csv(str(out))
     rows = list(csv.reader(out.open()))
-    assert rows[0] == ["View", "Key", "Range", "Bytes", "Landed ms", "Outcome"]
+    assert rows[0] == ["View", "Key", "Range", "Bytes", "Landed ms", "Tries", "Outcome"]
     assert sum(1 for r in rows[1:] if r[0] == log.label) == 24
     action.trigger()
     qtbot.waitUntil(lambda: window.pool.io_sink is None and not window.io_label.isVisible(), timeout=5000)

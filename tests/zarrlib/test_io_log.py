@@ -60,3 +60,20 @@ def test_nothing_is_recorded_outside_a_recording(tmp_path: Path) -> None:
     with recording(log):
         assert current() is log
     assert current() is None and not log.active
+
+
+def test_a_request_tried_again_is_counted_with_its_tries(tmp_path: Path) -> None:
+    """The server answers the first two requests for one chunk with 503: the store tries it a
+    third time, and the log says so for that chunk alone."""
+    from http_server import Faults
+
+    path = _array(tmp_path)
+    faults = Faults(fail_5xx=2, fail_match="/a.zarr/c/1/2", fail_status=503)
+    with serve(tmp_path, faults) as (url, state):
+        arr = zl.open(f"{url}/a.zarr", io_retries=4)
+        state.clear()
+        with recording(IoLog()) as log:
+            got = arr[...]
+        tried = [p for m, p, _ in state.requests("GET") if p.endswith("/a.zarr/c/1/2")]
+    np.testing.assert_array_equal(got, zarr.open_array(path, mode="r")[...])
+    assert len(tried) == 3 and log.tries == {"c/1/2": 3} and log.retried == 1

@@ -1,11 +1,12 @@
 """View ▸ I/O: what each view costs as it happens, in a dock.
 
 While the dock is shown, the worker pool records the I/O of every job (``WorkerPool.io_sink``;
-closed, nothing is recorded): the views table has a row per job (requests, bytes, cache hits,
-chunks decoded, decode time, when the first and last chunk were in place, throughput), the
-requests table the requests of the view selected (or of the newest), and the status bar (at
-its right, while the dock is shown) the newest view in one line. Clear empties both; Export
-CSV… writes every request kept (those of the newest ``REQUESTS_OF`` views).
+closed, nothing is recorded): the views table has a row per job (requests, those tried again,
+bytes, cache hits, chunks decoded, decode time, when the first and last chunk were in place,
+throughput), the requests table the requests of the view selected (or of the newest) with
+their tries, and the status bar (at its right, while the dock is shown) the newest view in one
+line. Clear empties both; Export CSV… writes every request kept (those of the newest
+``REQUESTS_OF`` views).
 """
 
 from __future__ import annotations
@@ -111,8 +112,8 @@ class IoDock(QDockWidget):
         records = list(cost.log.requests)
         self.request_table.setRowCount(len(records))
         for row, record in enumerate(records):
-            for col, text in enumerate(request_row(record)):
-                self.request_table.setItem(row, col, _item(text, col in (2, 3)))
+            for col, text in enumerate(request_row(record, cost.log)):
+                self.request_table.setItem(row, col, _item(text, col in (2, 3, 4)))
 
     def _export(self) -> None:
         path = self.ask_path()
@@ -125,7 +126,7 @@ class IoDock(QDockWidget):
             out.writerow(("View", *REQUEST_COLUMNS))
             for cost in self.views:
                 for record in cost.log.requests:
-                    out.writerow((cost.log.label, *request_row(record)))
+                    out.writerow((cost.log.label, *request_row(record, cost.log)))
 
 
 def _table(columns: tuple[str, ...]) -> QTableWidget:

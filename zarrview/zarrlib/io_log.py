@@ -1,6 +1,7 @@
 """What a read costs, recorded where every byte passes: each store request of its chunks (key,
-range, bytes, when it landed), the chunks the cache served, the chunks decoded and the time
-their decoding took, and when the first and the last chunk were in place.
+range, bytes, when it landed), the requests the store had to try again (by the store, which
+alone sees its tries), the chunks the cache served, the chunks decoded and the time their
+decoding took, and when the first and the last chunk were in place.
 
 Off unless a caller records (``with recording(IoLog()):``): a read then looks the log up once
 (a context variable) and passes it to the threads that fetch and decode for it; with no log,
@@ -51,6 +52,9 @@ class IoLog:
         #: seconds from the start to the first and to the last chunk put in place (None: none yet)
         self.first_chunk: float | None = None
         self.last_chunk: float | None = None
+        #: requests the store had to try more than once: their object's key -> tries, and how many
+        self.tries: dict[str, int] = {}
+        self.retried = 0
         self._lock = threading.Lock()
 
     def request(self, key: str, start: int | None, stop: int | None, nbytes: int, seconds: float, outcome: str) -> None:
@@ -58,6 +62,13 @@ class IoLog:
             self.requests.append(RequestRecord(key, start, stop, nbytes, seconds, outcome))
             self.request_count += 1
             self.bytes += nbytes
+
+    def tried(self, key: str, tries: int) -> None:
+        """A request of the store for ``key`` took ``tries`` tries (recorded where more than one)."""
+        with self._lock:
+            self.retried += 1
+            if key in self.tries or len(self.tries) < REQUESTS_KEPT:
+                self.tries[key] = max(tries, self.tries.get(key, 0))
 
     def hits(self, n: int) -> None:
         if n:

@@ -29,6 +29,7 @@ from ..errors import ReadCancelled, StoreError
 from ..limits import limits
 from .base import ByteRequest, OnEach, Scratch, Store, slice_range
 from .byte_request import describe_range
+from .. import io_log
 from .coalesce import REMOTE, coalesce, member
 from .retry import RetryPolicy
 from .revision import Revision, revision_of
@@ -246,7 +247,8 @@ class AsyncBatchStore(Store):
             for i in group.members:
                 on_each(i, res if res is None or isinstance(res, StoreError) else member(res, group.req, reqs[i]))
 
-        self._run(lambda: self._gather([g.req for g in groups], landed), cancel)
+        log = io_log.current()  # on the caller's thread: the loop's tasks do not share its context
+        self._run(lambda: self._gather([g.req for g in groups], landed, log), cancel)
 
     def size(self, key: str) -> int | None:
         res = self._settle(lambda: self._size(self._path(key)), ByteRequest(key))
@@ -286,7 +288,7 @@ class AsyncBatchStore(Store):
                     raise ReadCancelled(f"read from {self.url} cancelled") from None
 
     async def _gather(self, reqs: list[ByteRequest], on_each: Callable[[int, Buffer | None | StoreError], None]
-                      | None = None) -> list[Buffer | None | StoreError]:
+                      | None = None, log: io_log.IoLog | None = None) -> list[Buffer | None | StoreError]:
         budget = InFlight(limits().inflight_bytes)
         self.last_budget = budget
 
@@ -299,7 +301,10 @@ class AsyncBatchStore(Store):
                 known = req.ranged_bytes()
                 if known:
                     await budget.hold(ticket, known)
-                res = await self._fetch(req)
+                tries: list[int] = []
+                res = await self._tried(req, lambda: self._answer(req), tries)
+                if log is not None and tries and tries[0] > 1:
+                    log.tried(req.key, tries[0])
                 if on_each is not None:
                     on_each(i, res)
                 return res
@@ -360,45 +365,50 @@ class AsyncBatchStore(Store):
         ``limits().request_seconds``: each try is cut to what is left of that."""
         return await self._tried(req, lambda: self._answer(req))
 
-    async def _tried(self, req: ByteRequest, make: Callable[[], Awaitable[Any]]) -> Any:
+    async def _tried(self, req: ByteRequest, make: Callable[[], Awaitable[Any]], tries: list[int] | None = None) -> Any:
         """``make()`` (a call of the client about ``req``) tried as ``_fetch`` says: its answer,
-        None where the object is missing, or the ``StoreError`` that names why it failed."""
+        None where the object is missing, or the ``StoreError`` that names why it failed; the
+        number of tries it took is appended to ``tries`` where given."""
         delays: Iterator[float] | None = None
         attempt = 0
         loop = asyncio.get_running_loop()
         total = limits().request_seconds
         end = loop.time() + total
-        while True:
-            attempt += 1
-            deadline: asyncio.Timeout | None = None
-            cut = False  # this try was given less than its own timeout: the total ran out
-            try:
-                if self._semaphore is None:
-                    self._semaphore = asyncio.Semaphore(self.io_concurrency)
-                async with self._semaphore:
-                    left = end - loop.time()
-                    cut = left < self.retry.timeout
-                    async with asyncio.timeout(max(0.0, min(self.retry.timeout, left))) as deadline:
-                        return await make()
-            except asyncio.CancelledError:
-                raise
-            except StoreError as e:  # our own verdict on an answer (too large): final, already named
-                return e
-            except Exception as e:  # clients raise many unrelated types
-                if self._missing(e):
-                    return None
-                expired = deadline is not None and deadline.expired()
-                if expired and cut:
-                    tries = f"{attempt} tries" if attempt > 1 else "one try"
-                    return StoreError(f"{self._where(req)}: no complete answer within {total:g} s ({tries}), "
-                                      "the most one request may take")
-                if self._transient(e):
-                    delays = delays or self.retry.delays()
-                    delay = next(delays, None)
-                    if delay is not None and end - loop.time() > delay:
-                        await asyncio.sleep(delay)
-                        continue
-                return self._error(req, e, attempt, ours=expired)
+        try:
+            while True:
+                attempt += 1
+                deadline: asyncio.Timeout | None = None
+                cut = False  # this try was given less than its own timeout: the total ran out
+                try:
+                    if self._semaphore is None:
+                        self._semaphore = asyncio.Semaphore(self.io_concurrency)
+                    async with self._semaphore:
+                        left = end - loop.time()
+                        cut = left < self.retry.timeout
+                        async with asyncio.timeout(max(0.0, min(self.retry.timeout, left))) as deadline:
+                            return await make()
+                except asyncio.CancelledError:
+                    raise
+                except StoreError as e:  # our own verdict on an answer (too large): final, already named
+                    return e
+                except Exception as e:  # clients raise many unrelated types
+                    if self._missing(e):
+                        return None
+                    expired = deadline is not None and deadline.expired()
+                    if expired and cut:
+                        said = f"{attempt} tries" if attempt > 1 else "one try"
+                        return StoreError(f"{self._where(req)}: no complete answer within {total:g} s ({said}), "
+                                          "the most one request may take")
+                    if self._transient(e):
+                        delays = delays or self.retry.delays()
+                        delay = next(delays, None)
+                        if delay is not None and end - loop.time() > delay:
+                            await asyncio.sleep(delay)
+                            continue
+                    return self._error(req, e, attempt, ours=expired)
+        finally:
+            if tries is not None:
+                tries.append(attempt)
 
     async def fetch_here(self, req: ByteRequest) -> Buffer | None | StoreError:
         """``req`` read, retried and named by this store on its own loop, awaited from any other
