@@ -58,3 +58,25 @@ def test_the_grid_shows_the_chunks_and_the_missing_ones(qtbot: Any, window: Main
     qtbot.waitUntil(lambda: any("chunk [1, 0] in shard c/1/0: not stored" in s for s in shown), timeout=10000)
     action.trigger()
     assert not overlay.chunks.isVisible() and not overlay.missing.isVisible()
+
+
+def test_the_chunks_being_read_are_drawn_until_they_land(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:  # noqa: F811
+    """Over a server that answers plane 1's chunks slowly: while they are read they are drawn,
+    every one of them and nothing else, and once they land none are."""
+    from http_server import Faults, serve
+
+    a = zarr.create_array(tmp_path / "v.zarr", shape=(2, 40, 60), chunks=(1, 20, 20), dtype="u1", fill_value=0)
+    a[...] = 7
+    with serve(tmp_path, Faults(delay=1.5, delay_match="/v.zarr/c/1/")) as (url, _):
+        window.open_location(f"{url}/v.zarr")
+        _settle(qtbot, window)
+        _grid_action(window).trigger()
+        overlay = window.data.chunk_grid
+        qtbot.waitUntil(lambda: overlay.lines is not None, timeout=10000)
+        assert overlay.reading_chunks == frozenset()
+        window.data.set_index(0, 1)
+        every = frozenset((1, r, c) for r in range(2) for c in range(3))
+        qtbot.waitUntil(lambda: overlay.reading_chunks == every, timeout=10000)
+        assert not overlay.reading.path().isEmpty()
+        qtbot.waitUntil(lambda: overlay.reading_chunks == frozenset(), timeout=30000)
+        assert overlay.reading.path().isEmpty()

@@ -1,6 +1,6 @@
 """The chunk grid drawn over the image: chunk and shard boundaries of the level shown, chunks
-that are not stored tinted red and chunks held decoded in the cache green, and the chunk under
-the cursor named with what is stored for it.
+that are not stored tinted red, chunks held decoded in the cache green and chunks being read
+amber, and the chunk under the cursor named with what is stored for it.
 
 What to draw comes from ``viewing.image.chunk_grid`` (pure); what the store holds for a chunk
 (its shard index entry or its object's size) is asked of a worker, never on the GUI thread,
@@ -37,6 +37,7 @@ CHUNK_PEN = QColor(0, 220, 255, 150)
 SHARD_PEN = QColor(255, 200, 0, 220)
 MISSING_FILL = QColor(255, 40, 40, 70)
 CACHED_FILL = QColor(40, 220, 80, 45)
+READING_FILL = QColor(255, 170, 0, 90)
 
 
 class ChunkGridOverlay(QObject):
@@ -51,11 +52,12 @@ class ChunkGridOverlay(QObject):
         self.shards = pg.PlotCurveItem(pen=pg.mkPen(SHARD_PEN, width=2, cosmetic=True), connect="pairs")
         self.missing = QGraphicsPathItem()
         self.cached = QGraphicsPathItem()
-        for item, fill in ((self.missing, MISSING_FILL), (self.cached, CACHED_FILL)):
+        self.reading = QGraphicsPathItem()
+        for item, fill in ((self.missing, MISSING_FILL), (self.cached, CACHED_FILL), (self.reading, READING_FILL)):
             item.setBrush(QBrush(fill))
             item.setPen(QPen(QColor(0, 0, 0, 0)))
         self._cache = pool.cache
-        for z, item in ((17, self.cached), (18, self.missing), (19, self.chunks), (20, self.shards)):
+        for z, item in ((16, self.reading), (17, self.cached), (18, self.missing), (19, self.chunks), (20, self.shards)):
             item.setZValue(z)
             item.setVisible(False)
             view.addItem(item)
@@ -64,6 +66,8 @@ class ChunkGridOverlay(QObject):
         #: the chunks in view known not to be stored, and those held decoded in the pool's cache
         self.missing_chunks: frozenset[tuple[int, ...]] = frozenset()
         self.cached_chunks: frozenset[tuple[int, ...]] = frozenset()
+        #: the chunks of the read in flight (of the level shown), drawn until its answer lands
+        self.reading_chunks: frozenset[tuple[int, ...]] = frozenset()
         self._known: OrderedDict[tuple[int, tuple[int, ...]], ChunkStored] = OrderedDict()
         self._hovered: tuple[int, tuple[int, ...]] | None = None
         self._lookups: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
@@ -77,7 +81,7 @@ class ChunkGridOverlay(QObject):
     # -- what the owner calls ------------------------------------------------------------------
     def set_enabled(self, on: bool) -> None:
         self.enabled = on
-        for item in (self.chunks, self.shards, self.missing, self.cached):
+        for item in (self.chunks, self.shards, self.missing, self.cached, self.reading):
             item.setVisible(on)
         if on:
             self.refresh()
@@ -85,13 +89,16 @@ class ChunkGridOverlay(QObject):
             self._lookups.discard()
             self._tints.discard()
 
-    def refresh(self, level: int = 0, region: tuple[float, float, float, float] | None = None) -> None:
+    def refresh(self, level: int = 0, region: tuple[float, float, float, float] | None = None,
+                reading: frozenset[tuple[int, ...]] = frozenset()) -> None:
         """Draw the grid of level ``level`` of the state shown in ``region`` (level-0 r0, r1, c0,
-        c1; None: the whole plane), and ask which of its chunks in view are stored."""
+        c1; None: the whole plane), with ``reading`` (the chunks of that level being read), and
+        ask which of its chunks in view are stored."""
         state = self._state()
         if not self.enabled or state is None:
             return
         lv = level_view(state, level)
+        self._draw_reading(lv, state, reading)
         rows, cols = state.plane_shape
         r0, r1, c0, c1 = region if region is not None else (0.0, rows, 0.0, cols)
         region = (max(0.0, r0), min(float(rows), r1), max(0.0, c0), min(float(cols), c1))
@@ -198,6 +205,13 @@ class ChunkGridOverlay(QObject):
         if self.enabled and current is not None and current is state:
             self._draw_missing(lv, current)
 
+    def _draw_reading(self, lv: LevelView, state: ViewState, reading: frozenset[tuple[int, ...]]) -> None:
+        path = QPainterPath()
+        for c in reading:
+            path.addRect(_rect(lv, state, c))
+        self.reading_chunks = reading
+        self.reading.setPath(path)
+
     def _draw_missing(self, lv: LevelView, state: ViewState) -> None:
         """Tint the chunks in view known not to be stored, and those in the cache."""
         arr = lv.array
@@ -205,7 +219,6 @@ class ChunkGridOverlay(QObject):
         paths = {"missing": QPainterPath(), "cached": QPainterPath()}
         found: dict[str, set[tuple[int, ...]]] = {"missing": set(), "cached": set()}
         cache_id = arr.reader.cache_id
-        (a_r, b_r), (a_c, b_c) = lv.rows, lv.cols
         for c in coords if aid == id(arr) else ():
             stored = self._known.get((aid, c))
             if stored is not None and stored.nbytes is None and stored.error is None:
@@ -215,9 +228,7 @@ class ChunkGridOverlay(QObject):
             else:
                 continue
             found[kind].add(c)
-            box = arr.meta.chunk_box(c)
-            (y0, y1), (x0, x1) = box[state.y_dim], box[state.x_dim]
-            paths[kind].addRect(QRectF(a_c * x0 + b_c, a_r * y0 + b_r, a_c * (x1 - x0), a_r * (y1 - y0)))
+            paths[kind].addRect(_rect(lv, state, c))
         self.missing_chunks, self.cached_chunks = frozenset(found["missing"]), frozenset(found["cached"])
         self.missing.setPath(paths["missing"])
         self.cached.setPath(paths["cached"])
@@ -237,3 +248,11 @@ def _segments(rows: tuple[float, ...], cols: tuple[float, ...], region: tuple[fl
         xs += [c, c]
         ys += [r0, r1]
     return np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+
+
+def _rect(lv: LevelView, state: ViewState, coords: tuple[int, ...]) -> QRectF:
+    """The chunk at ``coords`` of ``lv``'s array as a rectangle in level-0 plane coordinates."""
+    box = lv.array.meta.chunk_box(coords)
+    (y0, y1), (x0, x1) = box[state.y_dim], box[state.x_dim]
+    (a_r, b_r), (a_c, b_c) = lv.rows, lv.cols
+    return QRectF(a_c * x0 + b_c, a_r * y0 + b_r, a_c * (x1 - x0), a_r * (y1 - y0))

@@ -628,7 +628,11 @@ class DataView(QWidget):
             return
         tiles = self.scene.tiles()
         level = (self.scene.detail or self.scene.coarse or tiles[0]).level if tiles else 0
-        self.chunk_grid.refresh(level, self.image.visible()[0])
+        inflight = self.driver.inflight
+        reading: frozenset[tuple[int, ...]] = frozenset()
+        if inflight is not None and inflight.level.index == level:
+            reading = frozenset(inflight.level.array.reader.chunk_coords(inflight.plan.selection))
+        self.chunk_grid.refresh(level, self.image.visible()[0], reading)
 
     def _forget_status(self) -> None:
         self._said = ""
