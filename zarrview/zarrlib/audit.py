@@ -139,8 +139,8 @@ def audit_array(store: Any, meta: ArrayMetadata, path: str, prefix: str, objects
     sharded = meta.shard_layout is not None
     grid = meta.read_grid.grid_shape if meta.read_grid is not None else \
         tuple(-(-s // c) for s, c in zip(shape, meta.chunk_shape))
-    stored_grid = meta.grid.grid_shape if meta.grid is not None else \
-        tuple(-(-s // c) for s, c in zip(shape, meta.stored_shape))
+    keys = GridKeys(meta)
+    stored_grid = keys.grid
     chunk_nbytes = math.prod(meta.chunk_shape) * meta.dtype.itemsize
     audit = ArrayAudit(path, shape, grid, chunk_nbytes, math.prod(shape) * meta.dtype.itemsize, math.prod(grid))
     if sharded:
@@ -152,7 +152,6 @@ def audit_array(store: Any, meta: ArrayMetadata, path: str, prefix: str, objects
     cell = map_cells(grid)
     counts = np.zeros(tuple(-(-g // c) for g, c in zip(grid, cell)), dtype=np.int64) if cell is not None else None
     audit.map_cell, audit.stored_map = cell, counts
-    patterns = [key_pattern(k, len(shape)) for k in (meta.stored_key, meta.alt_stored_key) if k is not None]
     audit.chunks_stored = audit.objects_stored = audit.stored_bytes = audit.chunk_bytes = 0
     indexes = ShardIndexes(store, meta, path) if sharded else None
     pending: list[tuple[tuple[int, ...], int]] = []
@@ -161,7 +160,7 @@ def audit_array(store: Any, meta: ArrayMetadata, path: str, prefix: str, objects
         seen += 1
         if progress is not None and seen % 1024 == 0:
             progress(seen)
-        coords = _coords(key, patterns, stored_grid)
+        coords = keys.coords(key)
         if coords is None:
             if key[len(prefix):].rsplit("/", 1)[-1] not in NOT_CHUNKS:
                 audit.stray_objects += 1
@@ -191,15 +190,28 @@ def audit_array(store: Any, meta: ArrayMetadata, path: str, prefix: str, objects
     return audit
 
 
-def _coords(key: str, patterns: list[re.Pattern[str]], grid: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The grid coordinates ``key`` names, where it is a key of the grid (inside it)."""
-    for pattern in patterns:
-        m = pattern.match(key)
-        if m is not None:
-            coords = tuple(int(g) for g in m.groups())
-            if all(c < g for c, g in zip(coords, grid)) and all(str(c) == g for c, g in zip(coords, m.groups())):
-                return coords
-    return None
+class GridKeys:
+    """Which stored keys are keys of an array's grid of stored objects (chunks, or shards), and
+    where: by the patterns of its key encoding and of the v2 fallback it may be read by."""
+
+    def __init__(self, meta: ArrayMetadata) -> None:
+        self.patterns = [key_pattern(k, len(meta.shape)) for k in (meta.stored_key, meta.alt_stored_key)
+                         if k is not None]
+        #: stored objects along each dimension
+        self.grid = meta.grid.grid_shape if meta.grid is not None else \
+            tuple(-(-s // c) for s, c in zip(meta.shape, meta.stored_shape))
+
+    def coords(self, key: str) -> tuple[int, ...] | None:
+        """The grid coordinates ``key`` names, where it is a key of the grid (inside it, spelled
+        as a writer spells it: no leading zeros)."""
+        for pattern in self.patterns:
+            m = pattern.match(key)
+            if m is not None:
+                coords = tuple(int(g) for g in m.groups())
+                if all(c < g for c, g in zip(coords, self.grid)) and \
+                        all(str(c) == g for c, g in zip(coords, m.groups())):
+                    return coords
+        return None
 
 
 def _inner(audit: ArrayAudit, indexes: ShardIndexes, shards: list[tuple[tuple[int, ...], int]],

@@ -179,8 +179,9 @@ _V3_GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_meta
 _V3_REQUIRED = ("shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs")
 
 
-def check_v3(doc: dict[str, Any], key: str, findings: Findings) -> ArrayMetadata | None:
-    """The findings of a ``zarr.json``; its array metadata where it is a readable array."""
+def check_v3(doc: dict[str, Any], key: str, findings: Findings, prefix: str = "") -> ArrayMetadata | None:
+    """The findings of a ``zarr.json``; its array metadata (its keys below ``prefix``) where it is
+    a readable array."""
     if doc.get("zarr_format") != 3:
         findings.add("error", key, "v3.zarr_format", f"zarr_format must be 3, found {doc.get('zarr_format')!r}")
     kind = doc.get("node_type")
@@ -221,7 +222,7 @@ def check_v3(doc: dict[str, Any], key: str, findings: Findings) -> ArrayMetadata
     if missing or any(f.key == key and f.severity == "error" for f in findings.items):
         return None
     before = len(findings.items)
-    meta = _check(findings, key, "v3.array", lambda: v3_meta.parse_array(doc, "", key))
+    meta = _check(findings, key, "v3.array", lambda: v3_meta.parse_array(doc, prefix, key))
     # a field already named says the same again as a whole-document finding: keep the named one
     if len(findings.items) > before and any(f.key == key and f.rule != "v3.array" for f in findings.items[:before]):
         findings.items.pop()
@@ -267,8 +268,10 @@ def _v3_transformers(doc: dict[str, Any], key: str) -> None:
 _V2_REQUIRED = ("shape", "chunks", "dtype", "compressor", "fill_value", "order")
 
 
-def check_v2(doc: dict[str, Any], attrs: dict[str, Any], key: str, findings: Findings) -> ArrayMetadata | None:
-    """The findings of a ``.zarray``; its array metadata where it is a readable array."""
+def check_v2(doc: dict[str, Any], attrs: dict[str, Any], key: str, findings: Findings,
+             prefix: str = "") -> ArrayMetadata | None:
+    """The findings of a ``.zarray``; its array metadata (its keys below ``prefix``) where it is
+    a readable array."""
     if doc.get("zarr_format") != 2:
         findings.add("error", key, "v2.zarr_format", f"zarr_format must be 2, found {doc.get('zarr_format')!r}")
     missing = [f for f in _V2_REQUIRED if f not in doc]
@@ -302,7 +305,7 @@ def check_v2(doc: dict[str, Any], attrs: dict[str, Any], key: str, findings: Fin
     if missing or any(f.key == key and f.severity == "error" for f in findings.items):
         return None
     before = len(findings.items)
-    meta = _check(findings, key, "v2.array", lambda: v2_meta.parse_array(doc, attrs, "", key))
+    meta = _check(findings, key, "v2.array", lambda: v2_meta.parse_array(doc, attrs, prefix, key))
     if len(findings.items) > before and any(f.key == key and f.rule != "v2.array" for f in findings.items[:before]):
         findings.items.pop()
     return meta if isinstance(meta, ArrayMetadata) else None
@@ -362,9 +365,7 @@ def _check_node(store: Store, node: _Node, findings: Findings) -> ArrayMetadata 
         key = _key(path, "zarr.json")
         doc = _document(store, key, findings, strict_json=True)
         if doc is not None:
-            meta = check_v3(doc, key, findings)
-            if meta is not None:
-                meta = v3_meta.parse_array(doc, _key(path, ""), key)  # keys below the node
+            meta = check_v3(doc, key, findings, _key(path, ""))
     if ".zarray" in docs or ".zgroup" in docs:
         if "zarr.json" in docs:
             findings.add("warning", _key(path, "zarr.json"), "hierarchy.mixed",
@@ -379,9 +380,8 @@ def _check_node(store: Store, node: _Node, findings: Findings) -> ArrayMetadata 
             key = _key(path, ".zarray")
             doc = _document(store, key, findings, strict_json=False)
             if doc is not None:
-                v2 = check_v2(doc, attrs, key, findings)
-                if v2 is not None and meta is None:
-                    meta = v2_meta.parse_array(doc, attrs, _key(path, ""), key)
+                v2 = check_v2(doc, attrs, key, findings, _key(path, ""))
+                meta = meta if meta is not None else v2
         if ".zgroup" in docs:
             key = _key(path, ".zgroup")
             doc = _document(store, key, findings, strict_json=False)
@@ -464,22 +464,13 @@ def _without_nested(doc: Any) -> Any:
 def _check_objects(store: Store, path: str, meta: ArrayMetadata, objects: Iterator[tuple[str, int | None]],
                    findings: Findings, cancel: CancelToken | None) -> None:
     """Objects below the array that are no key of its grid, and its shard indexes."""
-    from .audit import key_pattern
+    from .audit import GridKeys
 
-    patterns = [key_pattern(k, len(meta.shape)) for k in (meta.stored_key, meta.alt_stored_key) if k is not None]
-    grid = meta.grid.grid_shape if meta.grid is not None else \
-        tuple(-(-s // c) for s, c in zip(meta.shape, meta.stored_shape))
+    keys = GridKeys(meta)
     node = _key(path, "zarr.json" if meta.zarr_format == 3 else ".zarray")
     shards: list[tuple[tuple[int, ...], int | None]] = []
     for key, size in objects:
-        coords = None
-        for pattern in patterns:
-            m = pattern.match(key)
-            if m is not None:
-                c = tuple(int(g) for g in m.groups())
-                if all(x < g for x, g in zip(c, grid)) and all(str(x) == g for x, g in zip(c, m.groups())):
-                    coords = c
-                break
+        coords = keys.coords(key)
         if coords is None:
             findings.add("warning", key, "chunks.stray", f"an object below the array {'/' + path} that is no key of "
                                                          "its chunk grid (readers never read it)", node=node)

@@ -301,7 +301,7 @@ class AsyncBatchStore(Store):
                 known = req.ranged_bytes()
                 if known:
                     await budget.hold(ticket, known)
-                tries: list[int] = []
+                tries: list[int] | None = [] if log is not None else None  # counted only where recorded
                 res = await self._tried(req, lambda: self._answer(req), tries)
                 if log is not None and tries and tries[0] > 1:
                     log.tried(req.key, tries[0])
