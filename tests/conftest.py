@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import sys
+import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# moto's request recorder (the S3 tests count requests with it) writes where this says, read once
+# when moto is first imported: into the temporary folder, removed at exit, never into the checkout
+_MOTO_RECORDING = os.path.join(tempfile.gettempdir(), f"zarrview-tests-moto-{os.getpid()}")
+os.environ.setdefault("MOTO_RECORDER_FILEPATH", _MOTO_RECORDING)
+
+
+@atexit.register
+def _remove_moto_recording() -> None:
+    with contextlib.suppress(OSError):
+        os.remove(_MOTO_RECORDING)
+
 
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
