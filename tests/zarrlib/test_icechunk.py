@@ -215,6 +215,10 @@ def test_the_audit_counts_what_icechunk_lists(fixture: dict[str, Any], repo: str
             assert audit.stray_objects == 0 and not audit.errors, (label, path)
             if arr.shards is None:
                 assert audit.chunks_stored == len(listed)
+        root = zl.open(f"{location}@{label}")  # a group counts the chunk objects of every array below it
+        assert isinstance(root, zl.Group)
+        counted = root.stored_objects()
+        assert counted is not None and counted.count == len([k for k in keys if not k.endswith("zarr.json")]), label
 
 
 def test_cli_reads_virtual_chunks_only_where_allowed(fixture: dict[str, Any], tmp_path: Path,

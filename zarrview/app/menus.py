@@ -81,6 +81,11 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
                            "the chunk under the cursor named with what is stored for it")
     grid.toggled.connect(host.data.show_chunk_grid)
     view_menu.addAction(grid)
+    storage = QAction("&Storage Columns", window, checkable=True, shortcut=QKeySequence("Ctrl+Shift+B"),
+                      toolTip="What each array and group of the tree holds in its store, and each array's compression "
+                              "ratio, read from listings and shard indexes as the rows come into view")
+    storage.toggled.connect(host.show_storage_columns)
+    view_menu.addAction(storage)
     io = host.io_dock.toggleViewAction()
     io.setText("&I/O")
     io.setShortcut(QKeySequence("Ctrl+Shift+I"))

@@ -41,7 +41,7 @@ from .path_navigator import PathNavigator, path_chain
 from .orthogonal_view import OrthogonalViews
 from .series_panel import SeriesPanel
 from .version_actions import pick_version
-from .tree.columns import NAME_COLUMN, SHAPE_COLUMN
+from .tree.columns import NAME_COLUMN, RATIO_COLUMN, SHAPE_COLUMN, STORED_COLUMN
 from .tree.filter import FilterProxy, TreeFilter
 from .tree.model import HierarchyModel
 from .tree.paging import HierarchyTree
@@ -75,6 +75,9 @@ class MainWindow(QMainWindow):
         # Type ("image (4 levels)", "uint16 · level 1") takes the rest beside them
         self.tree.setColumnWidth(NAME_COLUMN, 150)
         self.tree.setColumnWidth(SHAPE_COLUMN, 95)
+        for column in (STORED_COLUMN, RATIO_COLUMN):  # on request (View ▸ Storage Columns)
+            self.tree.setColumnHidden(column, True)
+            self.tree.setColumnWidth(column, 70)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
         #: Page Up/Down in the tree (where the focus is after a node is picked) step the image's slider
         self.page_keys = PageKeys(self.tree, lambda delta: self.data.step_slider(delta))
@@ -106,6 +109,8 @@ class MainWindow(QMainWindow):
         self.split.addWidget(self.right)
         self.split.setSizes([330, 950])  # the tree as wide as its three columns need, the data the rest
         self.setCentralWidget(self.split)
+        #: the tree's width before View ▸ Storage Columns widened it, given back when they are hidden
+        self._tree_width: int | None = None
 
         self.status_label = QLabel("Ready")
         self.progress_label = QLabel()
@@ -190,6 +195,22 @@ class MainWindow(QMainWindow):
         """Image axes on or off (View menu), remembered for the next session."""
         self.settings.setValue("image_axes", "true" if shown else "false")
         self.data.set_axes_shown(shown)
+
+    def show_storage_columns(self, shown: bool) -> None:
+        """The tree's Stored and Ratio columns on or off (View menu): shown, each row reads what
+        its node stores as it comes into view."""
+        self.model.set_storage_shown(shown)
+        for column in (STORED_COLUMN, RATIO_COLUMN):
+            self.tree.setColumnHidden(column, not shown)
+        left, right = self.split.sizes()[:2]
+        if shown:  # the tree widened until its columns fit (rows off to the right are never drawn, so never read)
+            needed = self.tree.header().length() + self.tree.verticalScrollBar().sizeHint().width() + 12
+            self._tree_width = left
+            grow = max(0, min(needed - left, right - 300))
+            self.split.setSizes([left + grow, right - grow])
+        elif self._tree_width is not None and self._tree_width < left:
+            self.split.setSizes([self._tree_width, right + left - self._tree_width])
+            self._tree_width = None
 
     def open_folder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open Zarr folder")

@@ -148,6 +148,10 @@ class MenuHost(Protocol):
         """Image axes on or off."""
         ...
 
+    def show_storage_columns(self, shown: bool) -> None:
+        """The tree's Stored and Ratio columns on or off."""
+        ...
+
     def edit_preferences(self) -> None: ...
 
     def say(self, text: str) -> None:

@@ -222,6 +222,13 @@ class Group(Node):
             return False
         return True
 
+    def stored_objects(self, cancel: CancelToken | None = None, limit: int | None = None) -> StoredObjects | None:
+        """(number of objects stored below this group that are not documents, their total
+        bytes): the chunks and shards of every array below, from one listing of the group's
+        prefix; None where the store cannot list. As ``Array.stored_objects``, counting stops
+        after ``limit`` objects and ``cancel`` stops it with ReadCancelled."""
+        return count_stored(self._h, self._doc, cancel, limit)
+
 
 class Array(Node):
     kind = "array"

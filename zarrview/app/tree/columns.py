@@ -10,6 +10,11 @@ SHAPE_COLUMN = 1
 #: an array's data type and pyramid level, or what kind of group it is (OME-NGFF, implicit)
 TYPE_COLUMN = 2
 
+#: what an array or group holds in its store (View ▸ Storage Columns; hidden until asked for)
+STORED_COLUMN = 3
+#: an array's compression ratio: decoded over stored bytes of its stored chunks
+RATIO_COLUMN = 4
+
 #: the header of each column, in column order
-HEADERS = ("Name", "Shape", "Type")
+HEADERS = ("Name", "Shape", "Type", "Stored", "Ratio")
 COLUMN_COUNT = len(HEADERS)

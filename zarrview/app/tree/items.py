@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 from ...describe import meta_dtype_text, shape_text
 from ...viewing.ome.text import OmeMark, ome_mark
 from ...viewing.spatialdata.store import mark as spatial_mark
+from ...viewing.tree.storage import StorageFigures
 from ...zarrlib import Array, ErrorNode, Group, Node, ZarrError
 from ...zarrlib.nodes import Outline
 from ..icons import node_icon
@@ -51,6 +52,8 @@ class TreeItem:
         self._paths: dict[str, int] | None = None  # child node path -> row
         #: a store's top row: what tells it from other stores (URL and options, ``store_identity``)
         self.identity: str | None = None
+        #: what the row's node holds in its store (the Stored and Ratio columns), once read
+        self.storage: StorageFigures | None = None
 
     @property
     def node(self) -> Node | None:

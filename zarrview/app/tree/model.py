@@ -18,6 +18,7 @@ arrays, its members anyway, say which level they are ("uint16 · level 1").
 from __future__ import annotations
 
 import bisect
+from collections import deque
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
@@ -29,11 +30,13 @@ from ...viewing.anndata.encoding import encoding_of
 from ...viewing.conventions.text import type_text as convention_type
 from ...viewing.ome.text import OmeMark, ome_mark, type_text
 from ...viewing.tree.pages import FIRST_REMOTE, PAGE, Page, PageAsk, PageRequest, PagesModel
+from ...viewing.tree.storage import (StorageAsk, StorageModel, StorageRequest, Stored, figures_tooltip, ratio_text,
+                                     sizes_of, stored_text)
 from ...zarrlib import Array, Group, Node, UnsupportedArray, ZarrError
 from ...zarrlib.nodes import Outline
 from ..bridge import post
 from ..icons import node_icon
-from .columns import COLUMN_COUNT, HEADERS, NAME_COLUMN, SHAPE_COLUMN, TYPE_COLUMN
+from .columns import COLUMN_COUNT, HEADERS, NAME_COLUMN, RATIO_COLUMN, SHAPE_COLUMN, STORED_COLUMN, TYPE_COLUMN
 from .items import TreeItem, error_of, name_of, outline_data
 
 __all__ = ["HierarchyModel", "TreeItem", "OmeMark", "ome_mark", "NodeRole", "PathRole", "PAGE", "FIRST_REMOTE"]
@@ -44,6 +47,10 @@ Index = QModelIndex | QPersistentModelIndex
 # made once: Qt asks for every row's flags many times, and each enum "|" costs microseconds
 _ENABLED = Qt.ItemFlag.ItemIsEnabled
 _SELECTABLE = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+#: rows whose stored figures are read at once (each an audit: a listing, shard indexes); the
+#: others wait their turn, so a screenful of rows leaves workers for the image
+STORAGE_AT_ONCE = 2
 
 
 class HierarchyModel(QAbstractItemModel):
@@ -60,6 +67,13 @@ class HierarchyModel(QAbstractItemModel):
         self.paging_asked = False
         #: rows made so far (tests check that a large group is not turned into rows at once)
         self.items_made = 0
+        #: the Stored and Ratio columns are shown: rows read their figures as they are drawn
+        self.storage_shown = False
+        self.sizes: Driver[StorageAsk, StorageRequest, Stored] = Driver(
+            StorageModel(), pool, self._stored, post=lambda fn: post(fn, self), name="tree storage")
+        #: rows whose figures were asked for and have not come (in flight or waiting their turn)
+        self._sizing: dict[int, TreeItem] = {}
+        self._size_queue: deque[TreeItem] = deque()
 
     def _outlined(self, parent: TreeItem, outline: Outline) -> TreeItem:
         self.items_made += 1
@@ -167,6 +181,74 @@ class HierarchyModel(QAbstractItemModel):
 
     def _index_of(self, item: TreeItem) -> QModelIndex:
         return QModelIndex() if item is self.root or item.parent is None else self.createIndex(item.row(), NAME_COLUMN, item)
+
+    # -- stored figures ---------------------------------------------------------------------
+    def set_storage_shown(self, shown: bool) -> None:
+        """Show the Stored and Ratio columns (rows read their figures as they are drawn), or
+        stop: figures not in yet are no longer read; those read stay for the next time."""
+        self.storage_shown = shown
+        if not shown:
+            self.sizes.discard()
+            self._sizing.clear()
+            self._size_queue.clear()
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, STORED_COLUMN, RATIO_COLUMN)
+
+    def sizing(self) -> bool:
+        """Whether some row's figures are still being read (tests wait on it)."""
+        return bool(self._sizing)
+
+    def _storage_data(self, item: TreeItem, col: int, role: int) -> Any:
+        if not self.storage_shown or item.placeholder:
+            return None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return None
+        node = item.node  # an outlined array's node is made here (no request)
+        if node is None or not sizes_of(node):
+            return None
+        if item.storage is None and id(item) not in self._sizing:
+            self._size(item)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return figures_tooltip(item.storage, item.is_group)
+        if col == STORED_COLUMN:
+            return stored_text(item.storage)
+        return "" if item.is_group else ratio_text(item.storage)
+
+    def _size(self, item: TreeItem) -> None:
+        self._sizing[id(item)] = item
+        self._size_queue.append(item)
+        self._next_sizes()
+
+    def _next_sizes(self) -> None:
+        while self._size_queue and len(self._sizing) - len(self._size_queue) < STORAGE_AT_ONCE:
+            item = self._size_queue.popleft()
+            node = item.node
+            if node is None:
+                self._sizing.pop(id(item), None)
+                continue
+            self.sizes.ask(self.sizes.model.request(StorageAsk(node, item)), key=id(item))
+
+    def _stored(self, stored: Stored) -> None:
+        item = stored.ask.about
+        if self._sizing.pop(id(item), None) is None:
+            return  # the columns were hidden meanwhile
+        item.storage = stored.figures
+        self._next_sizes()
+        if not self._attached(item):
+            return  # its store was closed meanwhile
+        index = self._index_of(item)
+        self.dataChanged.emit(index.siblingAtColumn(STORED_COLUMN), index.siblingAtColumn(RATIO_COLUMN))
+
+    def _attached(self, item: TreeItem) -> bool:
+        """Whether ``item`` is still a row of the tree (not below a store closed since)."""
+        while item.parent is not None:
+            siblings = item.parent.children
+            row = item.row()
+            if siblings is None or row >= len(siblings) or siblings[row] is not item:
+                return False
+            item = item.parent
+        return item is self.root
 
     # -- lookup -----------------------------------------------------------------------------
     def item(self, index: Index) -> TreeItem:
@@ -307,6 +389,8 @@ class HierarchyModel(QAbstractItemModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < COLUMN_COUNT:
             return HEADERS[section]
+        if role == Qt.ItemDataRole.TextAlignmentRole and section >= STORED_COLUMN:
+            return _RIGHT  # over the figures, as they are aligned
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -318,6 +402,8 @@ class HierarchyModel(QAbstractItemModel):
         if not index.isValid():
             return None
         item = self.item(index)
+        if index.column() >= STORED_COLUMN:
+            return self._storage_data(item, index.column(), role)
         if item.outline is not None:  # an array not made a node yet: what its outline says
             return outline_data(item, item.outline, index.column(), role, NodeRole, PathRole)
         node, col = item.node, index.column()
