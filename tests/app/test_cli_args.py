@@ -25,7 +25,10 @@ def test_help_lists_the_headless_commands():
 @pytest.mark.parametrize("args,words", [
     (["--slice", "5,x,:"], "--slice takes integers"), (["--slice", "1.5,:,:"], "--slice takes integers"),
     (["--region", "1:2"], "--region must look like"), (["--region", "a:b,c:d"], "--region must look like"),
-    (["--region", "5:2,0:3"], "empty or negative"), (["--region=-4:2,0:3"], "empty or negative"),
+    (["--region", "5:2,0:3"], "--region '5:2,0:3' is empty"), (["--region=0:2,3:3"], "is empty"),
+    (["--contrast", "5,1"], "runs backwards"), (["--colormap", "rainbow9"], "no colour map"),
+    (["--tools", "grid,paint"], "no tool is named 'paint'"), (["--channels", "mixed;0:FF0000"], "--channels starts"),
+    (["--axes", "1,2"], "--axes orders"), (["--options", "[1]"], "--options must be a JSON object"),
 ])
 def test_malformed_values_are_one_line_and_status_2(tmp_path, args, words):
     out = run(str(tmp_path), *args)

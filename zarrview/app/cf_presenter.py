@@ -111,6 +111,7 @@ class CFPresenter(QObject):
                 box = QCheckBox("Stored values")
                 box.setToolTip("Show the values as stored, without CF masking (_FillValue, missing_value, valid "
                                "range) and unpacking (scale_factor, add_offset)")
+                box.setChecked(state.raw)  # a saved view of the stored values opens showing them
                 box.toggled.connect(self._stored_values)
                 self.controls.addWidget(box, 0, VALUE_COLUMN)
         self.label_sliders()

@@ -51,6 +51,21 @@ class ColourMapControl(QWidget):
         """The map shown (None: auto, not decided yet)."""
         return self.chosen if self._auto() else self.combo.currentText()
 
+    def choice(self) -> str | None:
+        """The map chosen by name, with "_r" when reversed; None where it is left to the data
+        (auto): what a saved view keeps, so that auto decides again from the same values."""
+        if self._auto():
+            return None
+        return self.combo.currentText() + ("_r" if self.reverse.isChecked() else "")
+
+    def choose(self, choice: str | None) -> None:
+        """Show the map ``choice`` names (``choice``'s form; None: auto), as a person would pick it."""
+        name, reverse = (AUTO, False) if choice is None else (choice.removesuffix("_r"), choice.endswith("_r"))
+        if name != AUTO and name not in CHOICES:
+            return
+        self.reverse.setChecked(reverse)
+        self.combo.setCurrentIndex(0 if name == AUTO else self.combo.findText(name))
+
     def levels_known(self, levels: tuple[float, float] | None) -> None:
         """The first display levels: what auto decides by."""
         if self._auto() and self.chosen is None and levels is not None:

@@ -28,6 +28,7 @@ from ..viewing.labels.export import overlays
 from ..viewing.labels.layers import LabelLayer
 from ..viewing.ome import Multiscale, OmeImage, OmePlate
 from ..viewing.image.memory import ViewMemory
+from ..viewing.saved_views import ViewLook, applied
 from ..viewing.image.state import Region
 from ..zarrlib import Array, Group
 from ..zarrlib.storage.access import AccessDeniedError
@@ -172,9 +173,13 @@ class DataView(QWidget):
         self.cf.status.connect(self.status)
         self.cf.names_changed.connect(self.label_axes)
         #: (r0, r1, c0, c1) to show first (``--region``)
-        self.pending_region: tuple[int, int, int, int] | None = None
+        self.pending_region: tuple[float, float, float, float] | None = None
         #: the pyramid level the next OME-Zarr image starts at (``--level``), not the zoom's
         self.pending_level: int | None = None
+        #: how the next array or image shown looks (a saved view or a view link being opened),
+        #: instead of how it was left this session
+        self.pending_look: ViewLook | None = None
+        self._colormap_next: str | None = None
         self._fit_on_paint = False
         self._said = ""
         self._busy_text = ""
@@ -272,7 +277,7 @@ class DataView(QWidget):
                 return
             self.others.show(arr, as_table=self.as_table.isChecked(), shown=kept, plane=plane)
             return
-        self._start(self.memory.restore(shown.state, plane_given=bool(plane)))  # a plane asked for, or the table's
+        self._start(self._first(shown.state, plane_given=bool(plane)))  # a plane asked for, or the table's
         self.cf.start(arr, self.plane)  # coordinates, units and decoding: read on a worker, then applied
 
     def show_image(self, shown: Shown) -> None:
@@ -285,7 +290,7 @@ class DataView(QWidget):
         same = self.state is not None and self._ome is not None and self._ome.group is image.group
         kept = self.state.labels if same and self.state is not None else ()
         self._reset(state.array)
-        state = self.memory.restore(state, plane_given=bool(shown.plane))  # its channels as they were left
+        state = self._first(state, plane_given=bool(shown.plane))  # its channels as they were left
         self._ome = image
         self._start(state.with_(level=level, labels=kept))
         self._apply_physical()
@@ -309,7 +314,7 @@ class DataView(QWidget):
         self._reset(state.array)
         self._ome = None
         self._pyramid = shown
-        self._start(state.with_(level=level))
+        self._start(self._first(state, plane_given=bool(shown.plane)).with_(level=level))
         self._apply_physical()
         picker = self._level_picker(ms, state, level)
         if len(found.variables) > 1:  # level groups holding several bands: any band's pyramid on request
@@ -362,6 +367,16 @@ class DataView(QWidget):
         self.plate_view.show_plate(plate, group)
         return self.plate_view
 
+    def _first(self, state: ViewState, plane_given: bool) -> ViewState:
+        """The first view of a node: as a saved view or link being opened has it, else as it
+        was left this session."""
+        look, self.pending_look = self.pending_look, None
+        if look is None:
+            self._colormap_next = None
+            return self.memory.restore(state, plane_given=plane_given)
+        self._colormap_next = look.colormap
+        return applied(state, look)
+
     def _start(self, state: ViewState) -> None:
         region = self.pending_region
         self.pending_region = None
@@ -384,6 +399,9 @@ class DataView(QWidget):
         self.image.colour_bar = not label_image
         self.image.ui.histogram.setVisible(not label_image and not state.composite)
         self.colours = None if label_image else colour_control(self.controls_layout, state, self.image.ui.histogram.item)
+        colormap, self._colormap_next = self._colormap_next, None
+        if self.colours is not None and colormap is not None:
+            self.colours.choose(colormap)
         if label_image:
             self.controls_layout.addWidget(QLabel("Colours: each label its own"), 0, 7)
         self._fit_on_paint = True
@@ -537,7 +555,7 @@ class DataView(QWidget):
         self._update(region=region, screen_scale=scale)
         self._draw_grid()
 
-    def _scale_for(self, region: tuple[int, int, int, int]) -> tuple[float, float]:
+    def _scale_for(self, region: tuple[float, float, float, float]) -> tuple[float, float]:
         size = self.image.view.getViewBox().sceneBoundingRect()
         h, w = max(size.height(), 400.0), max(size.width(), 600.0)
         r0, r1, c0, c1 = region

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..viewing.image.slice_spec import SLICE_HELP, ArgumentError, SliceText, parse_slice, read_slice  # noqa: F401
+from ..viewing.saved_views import add_look_arguments, saved_from_arguments
 
 if TYPE_CHECKING:
     from ..scheduling import WorkerPool
@@ -40,39 +41,13 @@ printed. level=#2 is index 2; a dimension without a coordinate variable takes an
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="zarrview", description="Browse Zarr v2 and v3 hierarchies.", epilog=_COMMANDS,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("location", nargs="?", help="folder, .zip, .ozx, or URL, optionally with ::/node/path")
+    p.add_argument("location", nargs="?", help="folder, .zip, .ozx, or URL, optionally with ::/node/path; or a "
+                                               "view saved as .zarrview, or a zarrview:// link")
     p.add_argument("--demo", action="store_true", help="open the bundled demo dataset")
-    p.add_argument("--slice", help=SLICE_HELP)
-    p.add_argument("--region", help="the initial visible region, Y0:Y1,X0:X1 in plane coordinates")
-    p.add_argument("--level", help="the pyramid level of an OME-Zarr image to show (0 is the finest; "
-                                                "by default the one the zoom needs)")
+    add_look_arguments(p)
     p.add_argument("--screenshot", metavar="FILE", help="save a PNG of the window once loaded, then exit")
     p.add_argument("--version", action="version", version=f"zarrview {__version__}")
     return p.parse_args(list(argv))
-
-
-def parse_level(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise ArgumentError(f"zarrview: --level takes a level number, 0 or more, not {text!r}")
-    return value
-
-
-def parse_region(text: str | None) -> tuple[int, int, int, int] | None:
-    if not text:
-        return None
-    try:
-        (y0, y1), (x0, x1) = (tuple(int(v) for v in part.split(":")) for part in text.split(","))
-    except ValueError:
-        raise ArgumentError(f"zarrview: --region must look like Y0:Y1,X0:X1, not {text!r}") from None
-    if y1 <= y0 or x1 <= x0 or min(y0, x0) < 0:
-        raise ArgumentError(f"zarrview: --region {text!r} is empty or negative (Y0 < Y1 and X0 < X1, from 0)")
-    return y0, y1, x0, x1
 
 
 def run_app(argv: Sequence[str]) -> int:
@@ -90,7 +65,14 @@ def run_app(argv: Sequence[str]) -> int:
 
 def _run(args: argparse.Namespace, pool: WorkerPool) -> int:
     try:  # malformed values are one line and exit status 2, before any window opens
-        request, region, level = read_slice(args.slice), parse_region(args.region), parse_level(args.level)
+        args = view_arguments(args)
+        if args.demo and not args.location:
+            from .resources import demo_path
+
+            args.location = f"{demo_path()}::/cells"
+            args.slice = args.slice or "12,:,:"
+        request = read_slice(args.slice)
+        saved = saved_from_arguments(args) if args.location else None
         plane = plane_argument(args, request, executor=pool.decode)
     except ArgumentError as e:
         print(e, file=sys.stderr)
@@ -137,12 +119,8 @@ def _run(args: argparse.Namespace, pool: WorkerPool) -> int:
         window.resize(1280, 820)  # screenshots are the same size whatever the saved geometry
         window.remembers_layout = False
     window.show()
-    window.data.pending_region = region
-    window.data.pending_level = level
-    if args.demo:
-        window.open_location(f"{demo_path()}::/cells" if not args.location else args.location, plane=plane or {0: 12})
-    elif args.location:
-        window.open_location(args.location, plane=plane)
+    if saved is not None:
+        window.open_view(saved, plane=plane)
     if args.screenshot:
         _screenshot_when_settled(window, args.screenshot, QTimer)
     code = app.exec()
@@ -155,6 +133,34 @@ def _run(args: argparse.Namespace, pool: WorkerPool) -> int:
 
     gc.collect()  # collect Qt wrappers while Qt still exists, not during interpreter teardown
     return code
+
+
+def view_arguments(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` where the location is a saved view (``.zarrview``) or a ``zarrview://`` link:
+    the arguments it stands for, with this command line's ``--screenshot``; others as they are.
+    Raises ``ArgumentError``."""
+    from ..viewing.saved_views import MOST_BYTES, SCHEME, ViewFileError, flags, from_json, is_view, link_arguments
+
+    location = args.location
+    if location is None or not is_view(location):
+        return args
+    given = [flag for flag in ("slice", "axes", "region", "level", "contrast", "colormap", "complex", "channels",
+                               "tools", "options") if getattr(args, flag) is not None] + (["raw"] if args.raw else [])
+    if given:
+        raise ArgumentError(f"zarrview: {location} holds its own view: --{', --'.join(given)} cannot be added to it")
+    if location.startswith(f"{SCHEME}://"):
+        argv = link_arguments(location)
+    else:
+        try:
+            with open(location, "rb") as f:
+                text = f.read(MOST_BYTES + 1)
+        except OSError as e:
+            raise ViewFileError(f"zarrview: cannot read the view {location}: {e.strerror or e}") from None
+        argv = flags(from_json(text, location))
+    again = parse_args([*argv, *(["--screenshot", args.screenshot] if args.screenshot else [])])
+    if again.location is None or is_view(again.location):
+        raise ArgumentError(f"zarrview: {location} names no store to open")
+    return again
 
 
 def plane_argument(args: argparse.Namespace, request: SliceText, *,
@@ -174,10 +180,6 @@ def plane_argument(args: argparse.Namespace, request: SliceText, *,
     from ..zarrlib import ZarrError, open as open_node
 
     location = args.location
-    if location is None and args.demo:
-        from .resources import demo_path
-
-        location = f"{demo_path()}::/cells"
     if location is None:
         raise ArgumentError("zarrview: --slice names dimensions: give the LOCATION of an array to match them in")
     try:

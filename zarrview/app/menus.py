@@ -49,6 +49,18 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
         file_menu.addAction(act)
     recent = RecentLocations(host.settings, file_menu.addMenu("Open &Recent"), host.open_location, window)
     file_menu.addSeparator()
+    for text, shortcut, tip, slot in [
+        ("&Save View…", QKeySequence.StandardKey.Save, "The view shown (node, plane, level, region, colours, contrast, "
+         "channels, tools) to a .zarrview file that reopens it; credentials are never written", host.save_view),
+        ("Copy View as &Command", None, "The zarrview command line that reopens the view shown", host.copy_view_command),
+        ("Copy View &Link", None, "The zarrview:// link that reopens the view shown", host.copy_view_link),
+    ]:
+        act = QAction(text, window, toolTip=tip)
+        if shortcut is not None:
+            act.setShortcut(shortcut)
+        act.triggered.connect(slot)
+        file_menu.addAction(act)
+    file_menu.addSeparator()
     close = QAction("&Close Store", window)
     close.setShortcut(QKeySequence.StandardKey.Close)
     close.triggered.connect(host.close_current_store)
@@ -70,28 +82,35 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
     series.setCheckable(True)
     series.setShortcut(QKeySequence("Ctrl+T"))
     series.setToolTip("Plot the values through a pixel along a dimension (time, else z; a line per channel); click the image to move it")
+    series.setObjectName("series")
     series.toggled.connect(host.series.show)
     view_menu.addAction(series)
     ortho = QAction("&Orthogonal Views", window, checkable=True, shortcut=QKeySequence("Ctrl+Shift+O"),
                     toolTip="XZ and YZ sections beside the image of a 3-D or larger array; click to move them")
+    ortho.setObjectName("sections")  # the names saved views give the tools open (``saved_views.TOOLS``)
     ortho.toggled.connect(host.orthogonal.show)
     view_menu.addAction(ortho)
     grid = QAction("Chunk &Grid", window, checkable=True, shortcut=QKeySequence("Ctrl+Shift+G"),
                    toolTip="Chunk and shard boundaries of the level shown; chunks not stored tinted; "
                            "the chunk under the cursor named with what is stored for it")
+    grid.setObjectName("grid")
     grid.toggled.connect(host.data.show_chunk_grid)
     view_menu.addAction(grid)
     storage = QAction("&Storage Columns", window, checkable=True, shortcut=QKeySequence("Ctrl+Shift+B"),
                       toolTip="What each array and group of the tree holds in its store, and each array's compression "
                               "ratio, read from listings and shard indexes as the rows come into view")
+    storage.setObjectName("storage-columns")
     storage.toggled.connect(host.show_storage_columns)
     view_menu.addAction(storage)
     io = host.io_dock.toggleViewAction()
     io.setText("&I/O")
+    io.setObjectName("io")
     io.setShortcut(QKeySequence("Ctrl+Shift+I"))
     io.setToolTip("What each view costs as it happens: its requests, bytes, cache hits, decoding and timings")
     view_menu.addAction(io)
     profile, stats = add_analysis_actions(view_menu, host.data.analysis)
+    profile.setObjectName("profile")
+    stats.setObjectName("statistics")
     reset = QAction("&Reset View", window, shortcut=QKeySequence("Ctrl+0"),
                     toolTip="The whole plane fitted to the view again, after zooming and panning")
     reset.triggered.connect(host.data.reset_view)

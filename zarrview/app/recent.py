@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
 
 from ..zarrlib.storage.location import CHAINS, split_node_path
+from ..zarrlib.storage.credentials import is_secret
 
 MAX_RECENT = 10
 
@@ -65,14 +66,6 @@ class RecentLocations:
         except json.JSONDecodeError:
             return {}
         return saved if isinstance(saved, dict) else {}
-
-
-def is_secret(name: str, value: Any) -> bool:
-    """Storage options never written to the settings file (credentials)."""
-    lowered = name.lower()
-    if lowered == "token" and value == "anon":
-        return False
-    return any(word in lowered for word in ("key", "secret", "token", "password", "credential", "auth"))
 
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")

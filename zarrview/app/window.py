@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -41,7 +41,9 @@ from .path_navigator import PathNavigator, path_chain
 from .orthogonal_view import OrthogonalViews
 from .series_panel import SeriesPanel
 from .version_actions import pick_version
-from .tree.columns import NAME_COLUMN, RATIO_COLUMN, SHAPE_COLUMN, STORED_COLUMN
+from .view_sharing import ViewSharing
+from ..viewing.saved_views import TOOLS, SavedView, is_view, look_of
+from .tree.columns import NAME_COLUMN, RATIO_COLUMN, SHAPE_COLUMN, STORED_COLUMN, TYPE_COLUMN
 from .tree.filter import FilterProxy, TreeFilter
 from .tree.model import HierarchyModel
 from .tree.paging import HierarchyTree
@@ -161,6 +163,8 @@ class MainWindow(QMainWindow):
         self.statusBar().insertPermanentWidget(0, self.io_label)
         self.io_dock.summary.connect(self.io_label.setText)
         self.io_dock.visibilityChanged.connect(self.io_label.setVisible)
+        #: saved views and view links: read, written and copied for this window
+        self.sharing = ViewSharing(self.pool, self.open_view, self.say, self._view_refused, self)
         menus = build_menus(self, self)
         self.recent, self.exports, self.series_action = menus.recent, menus.exports, menus.series_action
         self.recent_menu = self.recent.menu  # File ▸ Open Recent
@@ -204,7 +208,12 @@ class MainWindow(QMainWindow):
             self.tree.setColumnHidden(column, not shown)
         left, right = self.split.sizes()[:2]
         if shown:  # the tree widened until its columns fit (rows off to the right are never drawn, so never read)
-            needed = self.tree.header().length() + self.tree.verticalScrollBar().sizeHint().width() + 12
+            # by the columns' set widths, not the stretched last one's: the same whatever is listed yet,
+            # so a saved view with these columns opens with the image the size it had
+            self.tree.setColumnWidth(TYPE_COLUMN, 110)
+            needed = sum(self.tree.columnWidth(c) for c in (NAME_COLUMN, SHAPE_COLUMN, TYPE_COLUMN, STORED_COLUMN,
+                                                               RATIO_COLUMN)) \
+                + self.tree.verticalScrollBar().sizeHint().width() + 12
             self._tree_width = left
             grow = max(0, min(needed - left, right - 300))
             self.split.setSizes([left + grow, right - grow])
@@ -254,11 +263,65 @@ class MainWindow(QMainWindow):
         """``text`` on the status bar."""
         self.status_label.setText(text)
 
+    # -- views as values ------------------------------------------------------------------------
+    def current_view(self) -> SavedView | None:
+        """The view shown, as a value a file, a link or a command line holds (None: no store is
+        selected)."""
+        top = self._current_top()
+        root = self.model.node(top) if top.isValid() else None
+        if root is None:
+            return None
+        location, options = self.model.item(top).opened or (root.url, {})
+        node = self.model.node(self.proxy.mapToSource(self.tree.currentIndex()))
+        data = self.data
+        state = data.state if data.stack.currentWidget() is data.image else None
+        colours = data.colours.choice() if data.colours is not None else None
+        look = look_of(state, location, node.path if node is not None else "/", options, colours)
+        return SavedView(look, tuple(a.objectName() for a in self.findChildren(QAction)
+                                     if a.objectName() in TOOLS and a.isChecked()))
+
+    def open_view(self, saved: SavedView, plane: dict[int, int] | None = None) -> None:
+        """Open the store and node ``saved`` names and show them as it has them: the plane
+        (``plane``, else the view's own indices), level, region, colours, contrast, channels
+        and tools."""
+        look = saved.view
+        if plane is None and look.indices is not None and look.y_dim is not None and look.x_dim is not None:
+            shown = {look.y_dim, look.x_dim, look.channel_dim}
+            plane = {d: i for d, i in enumerate(look.indices) if d not in shown}
+        self.data.pending_look = look
+        self.data.pending_region = look.region
+        self.data.pending_level = look.level
+        for action in self.findChildren(QAction):
+            if action.objectName() in TOOLS and action.isCheckable():
+                action.setChecked(action.objectName() in saved.tools)
+        self.open_location(look.target, plane=plane, **dict(look.options))
+
+    def _view_refused(self, message: str) -> None:
+        """A saved view or link that cannot be read: said where the data and the status would be."""
+        self.data.show_problem(message)
+        self.status_label.setText(message)
+
+    def save_view(self) -> None:
+        """File ▸ Save View…: the view shown, to a ``.zarrview`` file (written on a worker)."""
+        self.sharing.save(self.current_view())
+
+    def copy_view_command(self) -> None:
+        """File ▸ Copy View as Command: the shell command that reopens the view shown."""
+        self.sharing.copy(self.current_view(), command=True)
+
+    def copy_view_link(self) -> None:
+        """File ▸ Copy View Link: the ``zarrview://`` link that reopens the view shown."""
+        self.sharing.copy(self.current_view(), command=False)
+
     # -- opening ----------------------------------------------------------------------------
     def open_location(self, location: str, plane: dict[int, int] | None = None, **options: Any) -> None:
         """Open a store in the background; ``location`` may end in ``::/node/path``. Which store
         it names is found on a worker too (a folder's path resolved, its ``.zmetadata`` read for
-        a Parquet reference set): a folder on a slow mount must not stall the window."""
+        a Parquet reference set): a folder on a slow mount must not stall the window. A saved
+        view (``.zarrview``) or a ``zarrview://`` link opens the view it holds."""
+        if is_view(location):
+            self.sharing.open(location)
+            return
         store_loc, node_path = split_node_path(location)
         self.status_label.setText(f"Opening {store_loc}…")
         job = call_job(lambda: (store_identity(store_loc, options), store_label(store_loc, options)),
@@ -324,7 +387,7 @@ class MainWindow(QMainWindow):
             return
         assert result is not None
         root, target, chain = result
-        index = self.model.add_store(root, label or store_loc, identity)
+        index = self.model.add_store(root, label or store_loc, identity, opened=(store_loc, options))
         self.recent.remember(location, options)
         self.status_label.setText(f"Opened {store_loc}")
         proxy_index = self.proxy.mapFromSource(index)

@@ -52,6 +52,8 @@ class TreeItem:
         self._paths: dict[str, int] | None = None  # child node path -> row
         #: a store's top row: what tells it from other stores (URL and options, ``store_identity``)
         self.identity: str | None = None
+        #: a store's top row: the location and storage options it was opened with
+        self.opened: tuple[str, dict[str, Any]] | None = None
         #: what the row's node holds in its store (the Stored and Ratio columns), once read
         self.storage: StorageFigures | None = None
 

@@ -84,11 +84,14 @@ class HierarchyModel(QAbstractItemModel):
         return TreeItem(parent, node, error=error_of(node) if node is not None else kw.pop("error", None), **kw)
 
     # -- stores -----------------------------------------------------------------------------
-    def add_store(self, node: Node, label: str, identity: str | None = None) -> QModelIndex:
+    def add_store(self, node: Node, label: str, identity: str | None = None,
+                  opened: tuple[str, dict[str, Any]] | None = None) -> QModelIndex:
         """A store's top row; ``identity`` (``store_identity``: URL and options) tells it from
-        other stores at the same URL, and defaults to the store's URL."""
+        other stores at the same URL, and defaults to the store's URL; ``opened`` is the location
+        and options it was opened with (what a saved view of it holds)."""
         item = self._item(self.root, node, text=label)
         item.identity = identity
+        item.opened = opened
         return self._add_top(item)
 
     def add_error(self, label: str, message: str) -> QModelIndex:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 _S3_OPTIONS = ("anon", "key", "secret", "token", "profile", "session", "username", "password")
 _AWS_ENV = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
@@ -58,3 +59,41 @@ def anonymous_unless_credentials(scheme: str, options: dict[str, Any]) -> dict[s
             and not any(os.environ.get(name) for name in _AZURE_ENV):
         return {**options, "anon": True}
     return options
+
+
+#: words in a storage option's name that make it a credential (never written to a file, a
+#: link or a snippet): keys, secrets, tokens, passwords, SAS tokens, connection strings
+_SECRET_WORDS = ("key", "secret", "token", "password", "credential", "auth", "connection", "signature")
+
+
+def is_secret(name: str, value: Any) -> bool:
+    """Whether a storage option is a credential, kept in memory only; ``token="anon"`` (GCS's
+    anonymous access) is no secret."""
+    lowered = name.lower()
+    if lowered == "token" and value == "anon":
+        return False
+    return any(word in lowered for word in _SECRET_WORDS)
+
+
+def public_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` without credentials: what a saved view, a link or a snippet may hold."""
+    return {k: v for k, v in options.items() if not is_secret(k, v)}
+
+
+def _signed(name: str) -> bool:
+    lowered = name.lower()
+    return (lowered.startswith(("x-amz-", "x-goog-", "x-ms-")) or lowered in ("sig", "se", "sp", "sv", "st", "spr", "srt", "ss", "skoid")
+            or any(word in lowered for word in _SECRET_WORDS))
+
+
+def public_location(location: str) -> str:
+    """``location`` without a signed query string (an S3 pre-signed URL's signature, an Azure SAS
+    token, a token parameter): the URL a person can share, which needs the credentials again
+    to open. A query without any such parameter is kept."""
+    head, sep, node = location.partition("::")
+    parts = urlsplit(head)
+    if not parts.query or not parts.scheme:
+        return location
+    if not any(_signed(name) for name, _ in parse_qsl(parts.query, keep_blank_values=True)):
+        return location
+    return urlunsplit(parts._replace(query="")) + sep + node
