@@ -1,5 +1,6 @@
 """Command line: ``zarrview [LOCATION]`` opens the window; ``tree``, ``info``, ``export``,
-``audit``, ``validate`` and ``decoders`` (the native decoders and their versions) run headless.
+``audit``, ``validate``, ``changes`` (between two versions of a repository) and ``decoders``
+(the native decoders and their versions) run headless.
 
 The headless subcommands import no Qt, so they work on servers and in scripts.
 """
@@ -141,6 +142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import cli_validate
 
         return cli_validate.run(args[1:])
+    if args and args[0] == "changes":
+        from . import cli_changes
+
+        return cli_changes.run(args[1:])
     if args and args[0] == "decoders":
         argparse.ArgumentParser(prog="zarrview decoders",
                                 description="The native decoders stored bytes reach, with the versions loaded.") \

@@ -31,6 +31,9 @@ _COMMANDS = """commands without a window:
   zarrview validate LOCATION[::/node] [--json]
                                         where the store breaks the Zarr specifications and the
                                         OME-NGFF, GeoZarr and AnnData rules; exit status 1 on errors
+  zarrview changes REPO@A REPO@B [--json]
+                                        groups and arrays added, removed and changed between two
+                                        versions of an Icechunk repository, and the chunks written
   zarrview decoders                     the native decoders stored bytes reach, with their versions
 
 --slice by name: time=2001-03-04,level=500 fixes each named dimension at the value of its

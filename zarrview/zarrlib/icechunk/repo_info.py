@@ -27,6 +27,9 @@ class SnapshotInfo:
     message: str
     parent_id: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: spec 2: the snapshots, oldest first, whose transaction logs expiration carried over to
+    #: this one when it removed them from its ancestry (their changes are this commit's too)
+    pruned_tx_logs: tuple[str, ...] = ()
 
 
 def micros(value: int) -> datetime:
@@ -60,7 +63,7 @@ def read_repo_info(store: Store, key: str = "repo") -> RepoInfo | None:
     root = FbTable.root(buf, where)
     infos = root.tables(4)
     raw_ids: list[str] = []
-    entries: list[tuple[int, int, str, dict[str, Any]]] = []
+    entries: list[tuple[int, int, str, dict[str, Any], tuple[str, ...]]] = []
     for i in range(len(infos)):
         t = infos[i]
         raw = t.inline(0, 12)
@@ -68,12 +71,14 @@ def read_repo_info(store: Store, key: str = "repo") -> RepoInfo | None:
         t.require(raw, "SnapshotInfo.id")
         assert raw is not None
         raw_ids.append(ids.encode(raw))
-        entries.append((t.scalar(1, "i", 0), t.scalar(2, "Q"), message or "", read_items(t.tables(4), spec)))
+        pruned = tuple(ids.encode(p) for p in t.structs(5, 12))
+        entries.append((t.scalar(1, "i", 0), t.scalar(2, "Q"), message or "", read_items(t.tables(4), spec), pruned))
     snapshots: dict[str, SnapshotInfo] = {}
-    for sid, (parent, flushed, message, metadata) in zip(raw_ids, entries):
+    for sid, (parent, flushed, message, metadata, pruned) in zip(raw_ids, entries):
         if parent >= len(raw_ids) or parent < -1:
             raise IcechunkFormatError(f"{where}: snapshot {sid} names parent {parent} of {len(raw_ids)}")
-        snapshots[sid] = SnapshotInfo(sid, micros(flushed), message, None if parent < 0 else raw_ids[parent], metadata)
+        snapshots[sid] = SnapshotInfo(sid, micros(flushed), message, None if parent < 0 else raw_ids[parent], metadata,
+                                      pruned)
 
     def refs(slot: int) -> dict[str, str]:
         out: dict[str, str] = {}
