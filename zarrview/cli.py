@@ -1,6 +1,7 @@
 """Command line: ``zarrview [LOCATION]`` opens the window; ``tree``, ``info``, ``export``,
-``audit``, ``validate``, ``changes`` (between two versions of a repository) and ``decoders``
-(the native decoders and their versions) run headless.
+``audit``, ``validate``, ``changes`` (between two versions of a repository), ``snippet`` (Python
+that reads a view's selection) and ``decoders`` (the native decoders and their versions) run
+headless.
 
 The headless subcommands import no Qt, so they work on servers and in scripts.
 """
@@ -146,6 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import cli_changes
 
         return cli_changes.run(args[1:])
+    if args and args[0] == "snippet":
+        from . import cli_snippet
+
+        return cli_snippet.run(args[1:])
     if args and args[0] == "decoders":
         argparse.ArgumentParser(prog="zarrview decoders",
                                 description="The native decoders stored bytes reach, with the versions loaded.") \

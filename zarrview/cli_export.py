@@ -16,6 +16,7 @@ from .viewing.projection.spec import REDUCE_HELP
 if TYPE_CHECKING:  # imported when the command runs
     from .viewing.decision import Shown
     from .viewing.export.plane import PlaneSpec
+    from .viewing.image.slice_spec import SliceText
     from .viewing.projection.spec import ReduceText
     from .viewing.projection.view import ProjectionValues
     from .zarrlib import Node
@@ -49,7 +50,7 @@ def run(argv: Sequence[str]) -> int:
     from .viewing.decision import looked_at
     from .viewing.export.errors import ExportError, UnsupportedExport
     from .viewing.export.plane import export_format, export_plane
-    from .viewing.image.slice_spec import ArgumentError, choose_plane, read_slice
+    from .viewing.image.slice_spec import ArgumentError, read_slice
     from .viewing.projection.cluster import ClusterError
     from .viewing.projection.spec import read_reduce
 
@@ -62,25 +63,17 @@ def run(argv: Sequence[str]) -> int:
             raise ArgumentError("zarrview: --labels draws the label images of one plane; a projection (--reduce) "
                                 "has none")
         export_format(ns.output)
-        node = zl.open(ns.location, **storage_options(ns.authorize))
-        node.hierarchy.widen_ml_types = True  # bfloat16, float8, int4...: exported as float32, as shown
+        node = open_shown(ns.location, ns.authorize)
         seen = looked_at(node)  # what the window shows it as
         if seen.anndata == FRAME:
             return _export_frame(node, ns)
-        plane, choices = choose_plane(seen, request)
-        names = seen.names
-        if reduce is not None:
-            plane = _reduced_fixed(node, names, plane, reduce)
-        for choice in choices:  # nearest may be far from what was typed: say what was taken
-            print(f"zarrview: --slice {choice}", file=sys.stderr)
-        spec = _export_spec(seen.with_request(plane, ns.level, ns.labels))
+        plane, spec = chosen_spec(seen, request, ns.level, raw=ns.raw, labels=ns.labels, reduce=reduce)
         if spec is None:
             return 1
-        if not ns.raw:
-            spec = _decoding(spec)
+        names = seen.names
         values = None if reduce is None else _projection(names, spec, reduce, ns)
         if ns.slice is not None or reduce is not None:  # choosing: no index is taken silently
-            _say_defaults(names, spec, plane)
+            say_defaults(names, spec, plane)
         label = spec.label if values is None else values.label
         written = dataclasses.replace(spec, decode=spec.decode and values is None)
         export_plane(written, ns.output, values=values, progress=_tty_progress(label) if sys.stderr.isatty() else None)
@@ -94,7 +87,39 @@ def run(argv: Sequence[str]) -> int:
     return 0
 
 
-def _say_defaults(names: tuple[str | None, ...] | None, spec: PlaneSpec, plane: dict[int, int]) -> None:
+def open_shown(location: str, authorize: list[str] | None) -> Node:
+    """The node ``location`` names, read as the window reads it: ML and sub-byte types
+    (bfloat16, float8, int4...) as float32, as shown."""
+    from . import zarrlib as zl
+
+    node = zl.open(location, **storage_options(authorize))
+    node.hierarchy.widen_ml_types = True
+    return node
+
+
+def chosen_spec(seen: Shown, request: SliceText, level: int | None, *, raw: bool = False, labels: str | None = None,
+                reduce: ReduceText | None = None) -> tuple[dict[int, int], PlaneSpec | None]:
+    """The indices ``--slice`` (``request``) fixes and the plane ``zarrview export`` writes for
+    what the node is shown as (``seen``, ``looked_at``), at ``level``, with the label images
+    ``labels`` names, decoded unless ``raw``; with ``reduce``, the plane among the dimensions
+    it leaves. Says on stderr which coordinate values the names chose and what cannot be used
+    to decode; the spec is None after saying why there is none. Every command that writes or
+    names a view's values builds its plane here, so they agree about it. Raises
+    ``ArgumentError`` for a request that names nothing of the node."""
+    from .viewing.image.slice_spec import choose_plane
+
+    plane, choices = choose_plane(seen, request)
+    if reduce is not None:
+        plane = _reduced_fixed(seen.node, seen.names, plane, reduce)
+    for choice in choices:  # nearest may be far from what was typed: say what was taken
+        print(f"zarrview: --slice {choice}", file=sys.stderr)
+    spec = _export_spec(seen.with_request(plane, level, labels))
+    if spec is not None and not raw:
+        spec = _decoding(spec)
+    return plane, spec
+
+
+def say_defaults(names: tuple[str | None, ...] | None, spec: PlaneSpec, plane: dict[int, int]) -> None:
     """Name the dimensions the file holds one index of without ``--slice`` giving it (the
     window's defaults: 0, an OME image's defaultZ/T, one channel where the image is shown a
     channel at a time), so that no choice is silent. The reduced dimension is in ``plane``

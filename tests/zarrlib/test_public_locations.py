@@ -27,6 +27,7 @@ def test_credentials_are_left_out_of_options() -> None:
     ("https://example.org/a.zarr?token=abc", "https://example.org/a.zarr"),
     ("https://example.org/a.zarr?version=2", "https://example.org/a.zarr?version=2"),  # no secret: kept
     ("/data/a.zarr::/x", "/data/a.zarr::/x"),
+    ("https://me:hunter2@example.org:8443/a.zarr::/x", "https://me@example.org:8443/a.zarr::/x"),
     ("repo.icechunk@branch.main::/a", "repo.icechunk@branch.main::/a"),
 ])
 def test_signed_query_strings_are_left_out_of_locations(url: str, public: str) -> None:

@@ -34,6 +34,8 @@ _COMMANDS = """commands without a window:
   zarrview changes REPO@A REPO@B [--json]
                                         groups and arrays added, removed and changed between two
                                         versions of an Icechunk repository, and the chunks written
+  zarrview snippet LOCATION::/node [--slice 5,:,:] [--level N] [--raw] --for zarr|xarray|tensorstore|zarrlib
+                                        Python that reads exactly what export writes, into `data`
   zarrview decoders                     the native decoders stored bytes reach, with their versions
 
 --slice by name: time=2001-03-04,level=500 fixes each named dimension at the value of its

@@ -88,12 +88,17 @@ def _signed(name: str) -> bool:
 
 def public_location(location: str) -> str:
     """``location`` without a signed query string (an S3 pre-signed URL's signature, an Azure SAS
-    token, a token parameter): the URL a person can share, which needs the credentials again
-    to open. A query without any such parameter is kept."""
+    token, a token parameter) and without a password in the URL: the URL a person can share,
+    which needs the credentials again to open. A query without any such parameter is kept."""
     head, sep, node = location.partition("::")
     parts = urlsplit(head)
-    if not parts.query or not parts.scheme:
+    if not parts.scheme or not parts.netloc:
         return location
-    if not any(_signed(name) for name, _ in parse_qsl(parts.query, keep_blank_values=True)):
-        return location
-    return urlunsplit(parts._replace(query="")) + sep + node
+    if parts.password is not None:  # https://user:password@host/: the user stays, the password not
+        host = parts.hostname or ""
+        netloc = (f"{parts.username}@" if parts.username else "") + host + (f":{parts.port}" if parts.port else "")
+        parts = parts._replace(netloc=netloc)
+    if parts.query and any(_signed(name) for name, _ in parse_qsl(parts.query, keep_blank_values=True)):
+        parts = parts._replace(query="")
+    shown = urlunsplit(parts)
+    return location if shown == head else shown + sep + node
