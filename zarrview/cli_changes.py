@@ -13,10 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from .cli_common import AUTHORIZE_HELP, OneLineParser, said, storage_options
-from .zarrlib.icechunk.diff import DESCENDANT, DIVERGED, SAME, VersionDiff
-
-#: chunk indexes listed for an array; more are counted only
-LISTED_CHUNKS = 8
+from .viewing.versions import changes_text
 
 DESCRIPTION = (
     "What changed from version A to version B of an Icechunk repository: new, deleted and updated groups and "
@@ -25,11 +22,6 @@ DESCRIPTION = (
     "ancestor of B this is icechunk's Repository.diff. Icechunk refuses other pairs; here they go through the newest "
     "common ancestor: what B's side committed since then, plus what A's side committed, undone (what A's side "
     "created reads as deleted). The same version twice has no changes.")
-
-SECTIONS = (("new_groups", "new groups"), ("new_arrays", "new arrays"), ("deleted_groups", "deleted groups"),
-            ("deleted_arrays", "deleted arrays"), ("updated_groups", "updated groups (zarr.json rewritten)"),
-            ("updated_arrays", "updated arrays (zarr.json rewritten)"))
-
 
 def run(args: Sequence[str]) -> int:
     parser = OneLineParser(prog="zarrview changes", description=DESCRIPTION)
@@ -55,44 +47,10 @@ def run(args: Sequence[str]) -> int:
             json.dump(diff.as_json(), sys.stdout, indent=1)
             sys.stdout.write("\n")
         else:
-            sys.stdout.write(describe(diff, ns.a, ns.b))
+            sys.stdout.write(changes_text(diff, ns.a, ns.b))
     except BrokenPipeError:
         return 0
     return 0
 
 
-def _indexes(indexes: Sequence[tuple[int, ...]]) -> str:
-    return " ".join("(" + ", ".join(str(i) for i in index) + ")" for index in indexes)
 
-
-def describe(diff: VersionDiff, a: str, b: str) -> str:
-    """The changes as text: what was compared, then a section per kind of change that has any."""
-    lines = [f"changes from {a} (snapshot {diff.from_snapshot})", f"          to {b} (snapshot {diff.to_snapshot})"]
-    if diff.relation == SAME:
-        lines.append("both name the same snapshot")
-    elif diff.relation == DESCENDANT:
-        lines.append(f"{b} is older than {a}: the commits since, undone (icechunk's diff refuses this order)")
-    elif diff.relation == DIVERGED:
-        lines.append(f"the two diverged after snapshot {diff.base_snapshot}: the commits since then on the way to {b}, "
-                     f"and those on the way to {a} undone (icechunk's diff refuses this pair)")
-    if diff.missing_logs:
-        lines.append(f"warning: {len(diff.missing_logs)} transaction log(s) that expiration carried over are no longer "
-                     f"stored ({', '.join(diff.missing_logs)}): their changes are missing")
-    if diff.is_empty():
-        lines.append("no changes")
-    for name, title in SECTIONS:
-        paths: tuple[str, ...] = getattr(diff, name)
-        if paths:
-            lines.append(f"{title}: {len(paths)}")
-            lines += [f"  {p}" for p in paths]
-    if diff.updated_chunks:
-        total = sum(len(c) for c in diff.updated_chunks.values())
-        arrays = len(diff.updated_chunks)
-        lines.append(f"chunks written (set or removed): {total} in {arrays} arra{'ys' if arrays != 1 else 'y'}")
-        for path, indexes in diff.updated_chunks.items():
-            count = f"{len(indexes)} chunk{'s' if len(indexes) != 1 else ''}"
-            lines.append(f"  {path}: {count}" + (f": {_indexes(indexes)}" if len(indexes) <= LISTED_CHUNKS else ""))
-    if diff.moved_nodes:
-        lines.append(f"moved: {len(diff.moved_nodes)}")
-        lines += [f"  {source} -> {target}" for source, target in diff.moved_nodes]
-    return "\n".join(lines) + "\n"

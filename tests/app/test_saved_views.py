@@ -232,3 +232,31 @@ def test_an_ome_composite_with_a_level_and_a_channel_off(qtbot: Any, window: Mai
     assert second.current_view() == saved
     assert second.data.state is not None and second.data.state.level == 1
     np.testing.assert_array_equal(picture(second), picture(w))
+
+
+@pytest.mark.parametrize("kind", ["zarrlib", "zarr", "tensorstore"])
+def test_copy_as_python_reads_what_the_window_exports(qtbot: Any, window: MainWindow, cube: Path,  # noqa: F811
+                                                      tmp_path: Path, kind: str) -> None:
+    """File ▸ Copy as Python: the snippet, run as it is, leaves in ``data`` the plane the window's
+    own export writes (its .npy), for the plane shown."""
+    from zarrview.viewing.export.plane import export_plane
+
+    w = opened(qtbot, window, f"{cube}::/")
+    w.data.set_index(0, 5)
+    shown(qtbot, w)
+    QGuiApplication.clipboard().setText("")
+    action = next(a for a in w.findChildren(type(w.menuBar().actions()[0])) if a.objectName() == f"snippet-{kind}")
+    action.trigger()
+    qtbot.waitUntil(lambda: QGuiApplication.clipboard().text().strip() != "", timeout=20000)
+    code = QGuiApplication.clipboard().text()
+    assert "data" in code and "secret" not in code
+    spec = w.data.plane_spec()
+    assert spec is not None
+    out = tmp_path / "plane.npy"
+    export_plane(spec, str(out))
+    namespace: dict[str, Any] = {}
+    exec(compile(code, "<snippet>", "exec"), namespace)  # noqa: S102 - the snippet is run as a person would
+    want = np.load(out)
+    got = np.asarray(namespace["data"])
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)

@@ -123,3 +123,33 @@ def test_every_node_says_which_version_it_is_read_from(repos: dict[str, Any]) ->
         assert rows["Repository"] == "Icechunk, format version 2"
         assert rows["Version"].startswith(f"{label}: snapshot {snapshot} ("), rows["Version"]
     assert dict(summary(zl.open(str(repos["root"] / "repo1.icechunk"))))["Repository"] == "Icechunk, format version 1"
+
+
+def test_compare_with_open_lists_what_icechunk_says_changed(qtbot, window: MainWindow, repos: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
+    """The picker's Compare with Open: from the version open (main) to the one selected, the
+    groups and arrays and chunks icechunk's own diff names."""
+    location = repos["root"] / "repo2.icechunk"
+    _open(qtbot, window, str(location), authorize=[repos["prefix"]])
+    dialog = pick_version(window)
+    assert isinstance(dialog, VersionDialog)
+    qtbot.waitUntil(lambda: dialog.table is not None, timeout=15000)
+    assert dialog.table is not None
+    entries = {(e["from"], e["to"]): e for e in repos["changes"]["repo2.icechunk"]["pairs"]}
+    # a version main descends from, and one that diverged from it: icechunk answers the first only
+    for row, version in enumerate(r.version for r in dialog.table.rows):
+        entry = entries.get(("branch.main", version))
+        if entry is None or version == "branch.main":
+            continue
+        dialog.view.setCurrentItem(dialog.view.topLevelItem(row))
+        dialog.compare.click()
+        qtbot.waitUntil(lambda: not dialog.changes.toPlainText().startswith("Reading"), timeout=15000)
+        text = dialog.changes.toPlainText()
+        truth = entry["icechunk"] if "icechunk" in entry else entry["model"]
+        assert text.startswith("changes from branch.main (snapshot "), text
+        for field in ("new_arrays", "deleted_arrays", "updated_arrays", "new_groups", "deleted_groups"):
+            for path in truth[field]:
+                assert f"\n  {path}\n" in text + "\n", (version, field, path, text)
+        for path, chunks in truth["updated_chunks"].items():
+            assert f"  {path}: {len(chunks)} chunk" in text, (version, path, text)
+        if not any(truth[f] for f in truth):
+            assert "no changes" in text

@@ -120,7 +120,7 @@ def test_expired_history_is_the_history_kept_whole(fixture: dict[str, Any], caps
 
 @pytest.mark.parametrize("repo", REPOS)
 def test_text_names_every_change(fixture: dict[str, Any], repo: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from zarrview.cli_changes import LISTED_CHUNKS, SECTIONS
+    from zarrview.viewing.versions import LISTED_CHUNKS, SECTIONS
 
     location = fixture["root"] / repo
     pairs = {(e["from"], e["to"]): e for e in _pairs(fixture, repo)}
@@ -157,7 +157,7 @@ def test_text_names_every_change(fixture: dict[str, Any], repo: str, capsys: pyt
 
 
 def test_many_chunks_are_counted_not_listed(fixture: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
-    from zarrview.cli_changes import LISTED_CHUNKS
+    from zarrview.viewing.versions import LISTED_CHUNKS
 
     location = fixture["root"] / "repo2.icechunk"
     truth = next(e for e in _pairs(fixture, "repo2.icechunk") if (e["from"], e["to"]) == ("tag.v1", "tag.latest"))

@@ -22,7 +22,7 @@ from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem
 
 from ..scheduling import Context, Done, Driver, Job, Task, Tasks, WorkerPool
-from ..viewing.image.chunk_grid import GridLines, chunk_under, describe_chunk, grid_lines
+from ..viewing.image.chunk_grid import GridLines, chunk_under, describe_chunk, grid_lines, stored_boxes_in_plane
 from ..viewing.image.levels import LevelView, level_view
 from ..viewing.image.state import ViewState
 from ..zarrlib import ReadCancelled
@@ -38,6 +38,8 @@ SHARD_PEN = QColor(255, 200, 0, 220)
 MISSING_FILL = QColor(255, 40, 40, 70)
 CACHED_FILL = QColor(40, 220, 80, 45)
 READING_FILL = QColor(255, 170, 0, 90)
+#: the outline of chunks a version wrote (a comparison of two versions)
+CHANGED_PEN = QColor(255, 0, 220, 230)
 
 
 class ChunkGridOverlay(QObject):
@@ -61,6 +63,14 @@ class ChunkGridOverlay(QObject):
             item.setZValue(z)
             item.setVisible(False)
             view.addItem(item)
+        #: chunks another version wrote, outlined on the plane whether the grid is shown or not
+        self.changed = QGraphicsPathItem()
+        self.changed.setPen(pg.mkPen(CHANGED_PEN, width=2, cosmetic=True))
+        self.changed.setZValue(21)
+        view.addItem(self.changed)
+        #: the grid coordinates of those chunks, and the boxes outlined for the plane shown
+        self.changed_chunks: tuple[tuple[int, ...], ...] = ()
+        self.changed_boxes: list[tuple[int, int, int, int]] = []
         #: what was drawn last (tests and the status bar read it)
         self.lines: GridLines | None = None
         #: the chunks in view known not to be stored, and those held decoded in the pool's cache
@@ -88,6 +98,21 @@ class ChunkGridOverlay(QObject):
         else:
             self._lookups.discard()
             self._tints.discard()
+
+    def outline(self, chunks: tuple[tuple[int, ...], ...]) -> None:
+        """Outline the stored objects (chunks, or shards) at grid ``chunks`` where the plane shows
+        them, and keep doing so as the plane moves (``refresh_outline``); () outlines none."""
+        self.changed_chunks = chunks
+        self.refresh_outline()
+
+    def refresh_outline(self) -> None:
+        state = self._state()
+        boxes = stored_boxes_in_plane(state, self.changed_chunks) if state is not None and self.changed_chunks else []
+        path = QPainterPath()
+        for r0, r1, c0, c1 in boxes:
+            path.addRect(QRectF(c0, r0, c1 - c0, r1 - r0))
+        self.changed_boxes = boxes
+        self.changed.setPath(path)
 
     def refresh(self, level: int = 0, region: tuple[float, float, float, float] | None = None,
                 reading: frozenset[tuple[int, ...]] = frozenset()) -> None:

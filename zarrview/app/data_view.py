@@ -76,6 +76,9 @@ class DataView(QWidget):
     pixel_clicked = Signal(object, object)
     #: a slider or index box moved the plane shown along a dimension (after the state has it)
     plane_moved = Signal()
+    #: (row, column) of the plane's pixel under the mouse: what else reads a value there (a
+    #: compared array) follows the cursor
+    pixel_hovered = Signal(object, object)
     #: the channels drawn changed (one ticked or unticked, its colour, single or composite): what
     #: follows the channels shown (the series at a point) draws them again
     channels_shown = Signal()
@@ -567,6 +570,7 @@ class DataView(QWidget):
         return (size, unit) if size is not None and unit else None
 
     def _hovered(self, row: int, col: int) -> None:
+        self.pixel_hovered.emit(row, col)
         text = (self.projection.readout(row, col) if self.projection is not None else "") \
             or self.controller.readout(row, col)
         chunk = self.chunk_grid.hover(row, col)
@@ -641,7 +645,10 @@ class DataView(QWidget):
         self._draw_grid()
 
     def _draw_grid(self) -> None:
-        """The chunk grid of the level the scene shows, in the region in view."""
+        """The chunk grid of the level the scene shows, in the region in view, and the chunks
+        another version wrote outlined on the plane."""
+        if self.chunk_grid.changed_chunks:
+            self.chunk_grid.refresh_outline()
         if not self.chunk_grid.enabled or self.state is None:
             return
         tiles = self.scene.tiles()
@@ -677,6 +684,7 @@ class DataView(QWidget):
         self.problem = None
         self.array = arr
         self._pyramid = None
+        self.chunk_grid.outline(())  # another version's chunks are outlined for the array they were found for
         self.driver.clear()
         self.controller.clear()
         self.analysis.clear()

@@ -60,6 +60,14 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
             act.setShortcut(shortcut)
         act.triggered.connect(slot)
         file_menu.addAction(act)
+    snippets = file_menu.addMenu("Copy as &Python")
+    for kind, text in (("zarr", "&zarr-python"), ("xarray", "&xarray"), ("tensorstore", "&TensorStore"),
+                       ("zarrlib", "zarrview.zarr&lib")):
+        act = QAction(text, window, toolTip=f"Python that reads the plane shown with {text.replace('&', '')}, "
+                                            "leaving it in a variable named data; credentials are not written")
+        act.setObjectName(f"snippet-{kind}")
+        act.triggered.connect(lambda _=False, kind=kind: host.copy_snippet(kind))
+        snippets.addAction(act)
     file_menu.addSeparator()
     close = QAction("&Close Store", window)
     close.setShortcut(QKeySequence.StandardKey.Close)
@@ -96,6 +104,13 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
     grid.setObjectName("grid")
     grid.toggled.connect(host.data.show_chunk_grid)
     view_menu.addAction(grid)
+    compare = QAction("&Compare", window, checkable=True, shortcut=QKeySequence("Ctrl+Shift+D"),
+                      toolTip="A second array beside the one shown, picked in the tree: zoom, pan and planes linked "
+                              "(by coordinate value where both have coordinates), both values under the cursor, "
+                              "and their difference or ratio with its statistics")
+    compare.setObjectName("compare")
+    compare.toggled.connect(host.show_compare)
+    view_menu.addAction(compare)
     storage = QAction("&Storage Columns", window, checkable=True, shortcut=QKeySequence("Ctrl+Shift+B"),
                       toolTip="What each array and group of the tree holds in its store, and each array's compression "
                               "ratio, read from listings and shard indexes as the rows come into view")
@@ -116,7 +131,7 @@ def build_menus(window: QMainWindow, host: MenuHost) -> Menus:
     reset.triggered.connect(host.data.reset_view)
     view_menu.addAction(reset)
     for action, text in ((ortho, "Sections"), (profile, "Profile"), (stats, "Statistics"), (series, "Series"),
-                         (grid, "Grid")):
+                         (grid, "Grid"), (compare, "Compare")):
         host.data.tools.add(action, text)
     view_menu.addSeparator()
     for text, button, shown_changed in (("&Metadata Panel", host.meta_fold.button, host.meta_fold.toggled),

@@ -2,7 +2,10 @@
 
 The dialog opens at once with a Loading row; the refs and history are read by a job on the
 window's pool and fill the table when they arrive, so a slow server never freezes the window.
-The chosen version opens beside the one open now, so two versions can be compared.
+The chosen version opens beside the one open now, so two versions can be compared; "Compare
+with Open" lists what changed from the open version to the selected one (groups and arrays
+new, deleted and updated, chunks written: ``zarrview changes``), read from the commits'
+transaction logs on a worker, without reading a chunk.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHeaderView,
     QLabel,
+    QPlainTextEdit,
+    QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -22,8 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from ..scheduling import Done, Driver, Task, Tasks, WorkerPool
-from ..viewing.versions import VersionTable, versions_job
-from ..zarrlib.icechunk import IcechunkStore
+from ..scheduling import call_job
+from ..viewing.versions import VersionTable, changes_text, location_at, versions_job
+from ..zarrlib.icechunk import IcechunkStore, diff_versions
 from .bridge import post
 
 #: the table's columns
@@ -51,10 +57,24 @@ class VersionDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(False)
+        self.compare = QPushButton("Compare with Open")
+        self.compare.setToolTip("What changed from the version open now to the one selected: groups and arrays new, "
+                                "deleted and updated, chunks written (from the transaction logs; no chunk is read)")
+        self.compare.setEnabled(False)
+        self.compare.clicked.connect(self.compare_chosen)
+        self.buttons.addButton(self.compare, QDialogButtonBox.ButtonRole.ActionRole)
+        #: what changed between the open version and the one compared with, once read
+        self.changes = QPlainTextEdit()
+        self.changes.setReadOnly(True)
+        self.changes.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.changes.hide()
         lay = QVBoxLayout(self)
         lay.addWidget(self.note)
-        lay.addWidget(self.view)
+        lay.addWidget(self.view, 2)
+        lay.addWidget(self.changes, 1)
         lay.addWidget(self.buttons)
+        self.diffs: Driver[Task[str], Task[str], Done[str]] = Driver(
+            Tasks(), pool, self._compared, post=lambda fn: post(fn, self), name="version changes")
         self.driver: Driver[Task[VersionTable], Task[VersionTable], Done[VersionTable]] = Driver(
             Tasks(), pool, self._filled, post=lambda fn: post(fn, self), name="versions")
         self.driver.show(Task(versions_job(store)))
@@ -87,6 +107,7 @@ class VersionDialog(QDialog):
         if current is not None:
             self.view.setCurrentItem(current)
             self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(True)
+            self.compare.setEnabled(True)
 
     def chosen(self) -> str | None:
         """The version spelling of the selected row (``branch.main``, ``tag.v1``, a snapshot id)."""
@@ -95,3 +116,25 @@ class VersionDialog(QDialog):
         current = self.view.currentItem()
         row = self.view.indexOfTopLevelItem(current) if current is not None else -1
         return self.table.rows[row].version if 0 <= row < len(self.table.rows) else None
+
+    def compare_chosen(self) -> None:
+        """List what changed from the version open now to the one selected (on a worker)."""
+        chosen = self.chosen()
+        if chosen is None:
+            return
+        store = self.store
+        a, b = location_at(store, str(store.version)), location_at(store, chosen)
+        self.changes.show()
+        self.changes.setPlainText(f"Reading what changed from {store.version} to {chosen}…")
+
+        def work() -> str:
+            return changes_text(diff_versions(a, b, authorize=store.policy), str(store.version), chosen)
+
+        self.diffs.show(Task(call_job(work, label=f"changes from {store.version} to {chosen}")))
+
+    def _compared(self, done: Done[str]) -> None:
+        answer = done.answer
+        if answer.cancelled:
+            return
+        self.changes.setPlainText(answer.value if answer.error is None and answer.value is not None
+                                  else f"Cannot compare: {answer.error}")

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ..viewing.export.files import write_bytes
+from ..viewing.export.plane import PlaneSpec
+from ..viewing.snippets import snippet
 from ..viewing.saved_views import (MOST_BYTES, SCHEME, SUFFIX, SavedView, ViewFileError, command_line, from_json,
                                    link, saved_from_link, to_json)
 from .bridge import post
@@ -67,11 +69,26 @@ class ViewSharing:
         QGuiApplication.clipboard().setText(text)
         self.say(f"Copied: {text}")
 
+    def copy_snippet(self, spec: PlaneSpec | None, location: str, options: dict[str, Any], kind: str) -> None:
+        """Python that reads the plane shown with ``kind``'s library, made on a worker (the
+        xarray one reads the group's metadata), put on the clipboard; why not, where it cannot."""
+        if spec is None:
+            self.say("Show an array's plane to copy the Python that reads it.")
+            return
+        self.files.ask(Task(call_job(lambda: snippet(spec, location, options, kind), label=f"{kind} snippet"),
+                            about=("snippet", kind)), key=object())
+
     def _done(self, done: Done[Any]) -> None:
         (what, path), answer = done.task.about, done.answer
         if answer.cancelled:
             return
-        if answer.error is not None:
+        if what == "snippet":
+            if answer.error is not None:
+                self.say(f"No {path} snippet: {answer.error}")
+            else:
+                QGuiApplication.clipboard().setText(str(answer.value))
+                self.say(f"Copied the Python that reads the plane shown with {path} ({len(str(answer.value).splitlines())} lines)")
+        elif answer.error is not None:
             self.refused(str(answer.error))
         elif what == "read" and isinstance(answer.value, SavedView):
             self.open_view(answer.value)

@@ -42,6 +42,7 @@ from .orthogonal_view import OrthogonalViews
 from .series_panel import SeriesPanel
 from .version_actions import pick_version
 from .view_sharing import ViewSharing
+from .compare_view import ComparePane
 from ..viewing.saved_views import TOOLS, SavedView, is_view, look_of
 from .tree.columns import NAME_COLUMN, RATIO_COLUMN, SHAPE_COLUMN, STORED_COLUMN, TYPE_COLUMN
 from .tree.filter import FilterProxy, TreeFilter
@@ -102,7 +103,13 @@ class MainWindow(QMainWindow):
         #: the metadata folded to a line above the data (View menu): the image takes the height
         self.meta_fold = MetadataFold(self.meta)
         self.right.addWidget(self.meta_fold)
-        self.right.addWidget(self.data)
+        #: a second array beside the one shown (View ▸ Compare): the tree picks it meanwhile
+        self.compare = ComparePane(self.pool, self.data)
+        self.compare.hide()
+        self.pair = QSplitter(Qt.Orientation.Horizontal)
+        self.pair.addWidget(self.data)
+        self.pair.addWidget(self.compare)
+        self.right.addWidget(self.pair)
         self.right.setSizes([250, 570])
         for i in (0, 1):  # dragged to an end, the fold keeps its line and the data view its controls
             self.right.setCollapsible(i, False)
@@ -200,6 +207,18 @@ class MainWindow(QMainWindow):
         self.settings.setValue("image_axes", "true" if shown else "false")
         self.data.set_axes_shown(shown)
 
+    def show_compare(self, shown: bool) -> None:
+        """View ▸ Compare: a second array beside the one shown, picked in the tree; the pane
+        takes half the data area while it is open."""
+        self.compare.clear()
+        self.compare.setVisible(shown)
+        if shown:
+            total = sum(self.pair.sizes())
+            self.pair.setSizes([total // 2, total - total // 2])
+            what = self.data.array.path if self.data.array is not None and self.data.state is not None else None
+            self.say(f"Comparing {what}: select another array in the tree" if what is not None
+                     else "Show an array's image first, then select another array in the tree to compare")
+
     def show_storage_columns(self, shown: bool) -> None:
         """The tree's Stored and Ratio columns on or off (View menu): shown, each row reads what
         its node stores as it comes into view."""
@@ -295,6 +314,16 @@ class MainWindow(QMainWindow):
             if action.objectName() in TOOLS and action.isCheckable():
                 action.setChecked(action.objectName() in saved.tools)
         self.open_location(look.target, plane=plane, **dict(look.options))
+
+    def copy_snippet(self, kind: str) -> None:
+        """File ▸ Copy as Python: code that reads the plane shown with ``kind``'s library."""
+        top = self._current_top()
+        root = self.model.node(top) if top.isValid() else None
+        if root is None:
+            self.say("Open a store and show an array's plane to copy the Python that reads it.")
+            return
+        location, options = self.model.item(top).opened or (root.url, {})
+        self.sharing.copy_snippet(self.data.plane_spec(), location, options, kind)
 
     def _view_refused(self, message: str) -> None:
         """A saved view or link that cannot be read: said where the data and the status would be."""
@@ -464,6 +493,11 @@ class MainWindow(QMainWindow):
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         item = self.model.item(self.proxy.mapToSource(current))
         if item.placeholder:
+            return
+        if self.compare.isVisible() and isinstance(item.node, zl.Array) and self.data.state is not None \
+                and item.node is not self.data.array:  # comparing: the array picked is B, A stays
+            self.meta.show_node(item.node, item.error)
+            self.compare.compare_with(item.node)
             return
         if item.error and item.node is None:
             self.display.looking_at = None

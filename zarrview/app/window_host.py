@@ -151,8 +151,16 @@ class MenuHost(Protocol):
     def copy_view_command(self) -> None: ...
     def copy_view_link(self) -> None: ...
 
+    def copy_snippet(self, kind: str) -> None:
+        """Python that reads the plane shown with the library ``kind``, on the clipboard."""
+        ...
+
     def show_axes(self, shown: bool) -> None:
         """Image axes on or off."""
+        ...
+
+    def show_compare(self, shown: bool) -> None:
+        """A second array beside the one shown, or not."""
         ...
 
     def show_storage_columns(self, shown: bool) -> None:

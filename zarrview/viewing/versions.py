@@ -8,12 +8,14 @@ so the rows are made by a job on a worker; the window only shows them.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
 from ..scheduling import Job, call_job
 from ..zarrlib.icechunk import IcechunkStore, history, refs
 from ..zarrlib.icechunk import commits as ice_commits  # version_rows names its ancestry commits
+from ..zarrlib.icechunk.diff import DESCENDANT, DIVERGED, SAME, VersionDiff
 from ..zarrlib.nodes import Node
 
 #: refs off the open version's ancestry whose commit time and message are looked up (one repo
@@ -86,3 +88,50 @@ def _when(time: object) -> str:
 def metadata_text(metadata: dict[str, Any]) -> str:
     """A commit's metadata as one ``name: value`` line each, values as JSON."""
     return "\n".join(f"{k}: {json.dumps(v, ensure_ascii=False, default=str)}" for k, v in metadata.items())
+
+
+# -- what changed between two versions --------------------------------------------------------
+#: chunk indexes listed for an array; more are counted only
+LISTED_CHUNKS = 8
+
+SECTIONS = (("new_groups", "new groups"), ("new_arrays", "new arrays"), ("deleted_groups", "deleted groups"),
+            ("deleted_arrays", "deleted arrays"), ("updated_groups", "updated groups (zarr.json rewritten)"),
+            ("updated_arrays", "updated arrays (zarr.json rewritten)"))
+
+
+def _indexes(indexes: Sequence[tuple[int, ...]]) -> str:
+    return " ".join("(" + ", ".join(str(i) for i in index) + ")" for index in indexes)
+
+
+def changes_text(diff: VersionDiff, a: str, b: str) -> str:
+    """The changes from ``a`` to ``b`` as text (``zarrview changes``, the version picker's comparison):
+    what was compared, then a section per kind of change that has any."""
+    lines = [f"changes from {a} (snapshot {diff.from_snapshot})", f"          to {b} (snapshot {diff.to_snapshot})"]
+    if diff.relation == SAME:
+        lines.append("both name the same snapshot")
+    elif diff.relation == DESCENDANT:
+        lines.append(f"{b} is older than {a}: the commits since, undone (icechunk's diff refuses this order)")
+    elif diff.relation == DIVERGED:
+        lines.append(f"the two diverged after snapshot {diff.base_snapshot}: the commits since then on the way to {b}, "
+                     f"and those on the way to {a} undone (icechunk's diff refuses this pair)")
+    if diff.missing_logs:
+        lines.append(f"warning: {len(diff.missing_logs)} transaction log(s) that expiration carried over are no longer "
+                     f"stored ({', '.join(diff.missing_logs)}): their changes are missing")
+    if diff.is_empty():
+        lines.append("no changes")
+    for name, title in SECTIONS:
+        paths: tuple[str, ...] = getattr(diff, name)
+        if paths:
+            lines.append(f"{title}: {len(paths)}")
+            lines += [f"  {p}" for p in paths]
+    if diff.updated_chunks:
+        total = sum(len(c) for c in diff.updated_chunks.values())
+        arrays = len(diff.updated_chunks)
+        lines.append(f"chunks written (set or removed): {total} in {arrays} arra{'ys' if arrays != 1 else 'y'}")
+        for path, indexes in diff.updated_chunks.items():
+            count = f"{len(indexes)} chunk{'s' if len(indexes) != 1 else ''}"
+            lines.append(f"  {path}: {count}" + (f": {_indexes(indexes)}" if len(indexes) <= LISTED_CHUNKS else ""))
+    if diff.moved_nodes:
+        lines.append(f"moved: {len(diff.moved_nodes)}")
+        lines += [f"  {source} -> {target}" for source, target in diff.moved_nodes]
+    return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ shard index or the object's size (``Array.chunks_stored``); nothing here reads t
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..metadata import human_bytes
@@ -20,6 +21,7 @@ from ...zarrlib import Array
 from ...zarrlib.audit import ChunkStored
 from ...zarrlib.grid import Axis
 from .levels import LevelView
+from .state import ViewState
 
 #: chunk boundaries drawn along one direction at most (a 2000-pixel view shows a line per 4 pixels)
 MOST_LINES = 500
@@ -133,3 +135,25 @@ def describe_chunk(arr: Array, coords: tuple[int, ...], stored: ChunkStored | No
     decoded = math.prod(arr.chunks) * arr.dtype.itemsize
     ratio = f", compression ratio {decoded / stored.nbytes:.3g}" if stored.nbytes else ""
     return f"{where}{holder}: {human_bytes(stored.nbytes)} stored{ratio}"
+
+
+def stored_boxes_in_plane(state: ViewState, coords: Iterable[tuple[int, ...]]) -> list[tuple[int, int, int, int]]:
+    """(r0, r1, c0, c1), in the plane's level-0 coordinates, of each stored object of the array
+    shown (a chunk, or a shard where sharded) at grid ``coords`` that holds part of the plane:
+    the chunks a version wrote, outlined where the plane shows them. Coordinates of another
+    rank, or past the grid, are left out."""
+    meta = state.array.meta
+    ndim = len(meta.shape)
+    y, x = state.y_dim, state.x_dim
+    whole = {y, x} | ({state.channel_dim} if state.channel_dim is not None else set())
+    grid_shape = meta.grid.grid_shape if meta.grid is not None else \
+        tuple(-(-s // n) if n else 0 for s, n in zip(meta.shape, meta.stored_shape))
+    out = []
+    for c in coords:
+        if len(c) != ndim or any(not 0 <= i < n for i, n in zip(c, grid_shape)):
+            continue
+        box = meta.grid.box(c) if meta.grid is not None else \
+            tuple((i * n, min((i + 1) * n, s)) for i, n, s in zip(c, meta.stored_shape, meta.shape))
+        if all(box[d][0] <= state.indices[d] < box[d][1] for d in range(ndim) if d not in whole):
+            out.append((box[y][0], box[y][1], box[x][0], box[x][1]))
+    return out

@@ -1,0 +1,277 @@
+"""A second array beside the one shown (View ▸ Compare): B in a data view of its own, its zoom,
+pan and plane linked to A's, the value under the cursor read from both, and A − B or A / B drawn
+with a diverging colour map, with its statistics for the plane and, on request, for the arrays.
+
+While comparing, the array shown stays A and the node picked in the tree becomes B. Which plane
+of B matches A's and how two planes differ are decided without Qt (``viewing/compare``); this
+pane shows what those say. The difference of two planes is itself an array (held in memory), so
+it is drawn, read under the cursor and exported as any array is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QStackedWidget, QVBoxLayout, QWidget
+
+from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
+from ..viewing.compare.difference import PlaneDifference, plane_job
+from ..viewing.compare.errors import CompareError
+from ..viewing.compare.in_memory import plane_array
+from ..viewing.compare.linking import match_plane
+from ..viewing.compare.whole import describe, whole_job
+from ..viewing.decision import decide
+from ..viewing.image.axes import dim_names
+from ..viewing.image.colour_maps import DIVERGING
+from ..viewing.versions import icechunk_store, location_at
+from ..zarrlib import Array, ZarrError
+from ..zarrlib.icechunk import diff_versions
+from .bridge import post
+from .data_view import DataView
+
+#: the modes of the pane, as its combo lists them, and the difference each takes
+SIDE_BY_SIDE, DIFFERENCE, RATIO = "Side by side", "A − B", "A / B"
+MODES = {DIFFERENCE: "a-b", RATIO: "a/b"}
+
+
+class ComparePane(QWidget):
+    """B beside ``a``; ``status`` says what it shows and how the two were matched."""
+
+    status = Signal(str)
+
+    def __init__(self, pool: WorkerPool, a: DataView, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.pool, self.a = pool, a
+        #: the array compared with (B), shown in a data view of its own
+        self.b = DataView(pool)
+        #: A − B (or A / B) of the planes shown, as an array held in memory
+        self.diff = DataView(pool)
+        for view in (self.b, self.diff):
+            view.image.view.setXLink(a.image.view)
+            view.image.view.setYLink(a.image.view)
+            view.status.connect(self._b_said)
+        self.title = QLabel("Compare: select another array in the tree")
+        self.title.setWordWrap(True)
+        self.mode = QComboBox()
+        self.mode.addItems([SIDE_BY_SIDE, DIFFERENCE, RATIO])
+        self.mode.setToolTip("B beside A, or their difference (A − B) or ratio (A / B) drawn centred on equal")
+        self.mode.currentTextChanged.connect(lambda _: self.follow())
+        self.whole = QPushButton("Whole arrays")
+        self.whole.setToolTip("The difference statistics over the whole arrays, read chunk by chunk")
+        self.whole.clicked.connect(self._whole)
+        self.stop = QPushButton("Cancel")
+        self.stop.setEnabled(False)
+        self.stop.clicked.connect(lambda: self.wholes.cancel())
+        self.matched = QLabel()
+        self.matched.setWordWrap(True)
+        self.stats = QLabel()
+        self.stats.setWordWrap(True)
+        #: the two planes whose difference is shown or read (A repaints often: read once)
+        self._differed_for: tuple[Any, ...] | None = None
+        #: the whole arrays' figures, once asked for
+        self.whole_stats = QLabel()
+        self.whole_stats.setWordWrap(True)
+        self.readout = QLabel()
+        self.versions_note = QLabel()
+        self.versions_note.setWordWrap(True)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.b)
+        self.stack.addWidget(self.diff)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.mode)
+        top.addWidget(self.whole)
+        top.addWidget(self.stop)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.matched)
+        layout.addWidget(self.stats)
+        layout.addWidget(self.whole_stats)
+        layout.addWidget(self.versions_note)
+        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.readout)
+        #: the planes' difference, computed on a worker: the newest only
+        self.differences: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), pool, self._differed, post=lambda fn: post(fn, self), name="plane difference")
+        #: the chunks written between two versions of one array, read from the transaction logs
+        self.versions: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), pool, self._versions_read, post=lambda fn: post(fn, self), name="chunks between versions")
+        #: the whole arrays' difference statistics, on request, with progress and Cancel
+        self.wholes: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
+            Tasks(), pool, self._whole_done, post=lambda fn: post(fn, self), name="array difference",
+            on_progress=lambda done, total: self.whole_stats.setText(f"Whole arrays: {done}/{total} blocks…"))
+        a.plane_moved.connect(self.follow)
+        a.pixel_hovered.connect(self.hover)
+        a.loaded.connect(self.follow)
+
+    @property
+    def array(self) -> Array | None:
+        """B, or None before one is picked."""
+        return self.b.array
+
+    def compare_with(self, arr: Array) -> None:
+        """Show ``arr`` as B, at the plane matching A's; two versions of one array in a
+        repository get the chunks written between them outlined on both."""
+        a = self.a.state
+        plane = None
+        if a is not None:
+            try:
+                plane = match_plane(a, arr).plane
+            except CompareError as e:
+                self.matched.setText(str(e))
+        self.title.setText(f"B: {arr.path} ({arr.store.url})" + ("" if a is None else f" · A: {a.array.path}"))
+        self.b.show_array(decide(arr, plane, read=False))
+        self._outline_versions(arr)
+        self.follow()
+
+    def _outline_versions(self, arr: Array) -> None:
+        a = self.a.array
+        sa = icechunk_store(a) if a is not None else None
+        sb = icechunk_store(arr)
+        if a is None or sa is None or sb is None or sa.base.url != sb.base.url or a.path != arr.path:
+            return
+        path = a.path
+        location_a, location_b = location_at(sa, str(sa.version)), location_at(sb, str(sb.version))
+
+        def work() -> tuple[tuple[int, ...], ...]:
+            diff = diff_versions(location_a, location_b, authorize=sa.policy)
+            return tuple(diff.updated_chunks.get(path, ()))
+
+        self.versions.show(Task(call_job(work, label=f"chunks written to {path} between {sa.version} and {sb.version}"),
+                                about=(a, arr, f"{sa.version} → {sb.version}")))
+
+    def _versions_read(self, done: Done[Any]) -> None:
+        a: Array
+        b: Array
+        a, b, between = done.task.about
+        answer = done.answer
+        if answer.cancelled or self.a.array is not a or self.b.array is not b:
+            return
+        if answer.error is not None:
+            self.versions_note.setText(f"Chunks written {between}: {answer.error}")
+            return
+        chunks: tuple[tuple[int, ...], ...] = answer.value or ()
+        for view in (self.a, self.b):
+            view.chunk_grid.outline(chunks)
+        self.versions_note.setText(f"{len(chunks):,} chunk{'s' if len(chunks) != 1 else ''} of {a.path} written "
+                                   f"{between}: outlined where the plane shows them")
+
+    def clear(self) -> None:
+        self.differences.discard()
+        self.wholes.discard()
+        self.b.show_message("Compare: select another array in the tree")
+        self.diff.show_message("")
+        self.title.setText("Compare: select another array in the tree")
+        self.versions.discard()
+        self._differed_for = None
+        self.matched.clear()
+        self.stats.clear()
+        self.whole_stats.clear()
+        self.readout.clear()
+        self.versions_note.clear()
+        self.a.chunk_grid.outline(())
+
+    # -- following A --------------------------------------------------------------------------
+    def follow(self) -> None:
+        """A's plane moved (or landed): B moves to the matching plane, and the difference of the
+        two planes is read again where it is shown."""
+        a, b = self.a.state, self.b.state
+        if a is None or b is None:
+            return
+        try:
+            match = match_plane(a, b)
+        except CompareError as e:
+            self.matched.setText(str(e))
+            return
+        self.matched.setText(match.text)
+        for dim, index in match.plane.items():
+            if b.indices[dim] != index:
+                self.b.set_index(dim, index)
+        mode = self.mode.currentText()
+        self.stack.setCurrentWidget(self.b if mode == SIDE_BY_SIDE else self.diff)
+        if mode == SIDE_BY_SIDE:
+            self.differences.discard()
+            self._differed_for = None
+            self.stats.clear()
+            return
+        key = (id(a.array), a.plane_selection(), a.y_dim, a.x_dim, a.raw, id(b.array), match.selection(), mode)
+        if key == self._differed_for:
+            return  # the same two planes (A painted again): their difference is shown or being read
+        self._differed_for = key
+        try:
+            job = plane_job(a, b, match, MODES[mode])
+        except ZarrError as e:
+            self._not_compared(str(e))
+            return
+        except CompareError as e:
+            self._not_compared(str(e))
+            return
+        self.stats.setText("Reading both planes…")
+        self.differences.show(Task(job, about=(a, match)))
+
+    def _not_compared(self, why: str) -> None:
+        self.differences.discard()
+        self.stats.setText(f"Not compared: {why}")
+        self.diff.show_problem(f"Not compared: {why}")
+
+    def _differed(self, done: Done[Any]) -> None:
+        answer = done.answer
+        if answer.cancelled:
+            return
+        a, match = done.task.about
+        if answer.error is not None or not isinstance(answer.value, PlaneDifference):
+            self._not_compared(str(answer.error))
+            return
+        result: PlaneDifference = answer.value
+        self.stats.setText(result.stats.text)
+        names = dim_names(a.array, a.axis_names)
+        arr = plane_array(result.values, a.plane_shape, (result.rows[0], result.columns[0]),
+                          name="A / B" if result.ratio else "A − B",
+                          dimension_names=(names[a.y_dim], names[a.x_dim]))
+        self.diff.show_array(decide(arr, None, read=False))
+        if self.diff.colours is not None:
+            self.diff.colours.choose(DIVERGING)
+        state = self.diff.state
+        if state is not None:
+            self.diff.set_state(state.with_(contrast=result.stats.display_range))
+
+    # -- the cursor -----------------------------------------------------------------------------
+    def hover(self, row: int, col: int) -> None:
+        """B's value (and the difference's) at A's pixel under the cursor."""
+        parts = []
+        if self.b.state is not None:
+            parts.append(f"B: {self.b.controller.readout(row, col)}")
+        if self.stack.currentWidget() is self.diff and self.diff.state is not None:
+            parts.append(f"{self.mode.currentText()}: {self.diff.controller.readout(row, col)}")
+        self.readout.setText("   ".join(p for p in parts if p))
+
+    def _b_said(self, text: str) -> None:
+        if text:
+            self.readout.setText(text)
+
+    # -- whole arrays -------------------------------------------------------------------------
+    def _whole(self) -> None:
+        a, b = self.a.state, self.b.state
+        if a is None or b is None:
+            return
+        mode = MODES.get(self.mode.currentText(), "a-b")
+        try:
+            job = whole_job(a.array, b.array, mode, decoded=a.decoding is not None, a_cf=a.cf, b_cf=b.cf)
+        except CompareError as e:
+            self.whole_stats.setText(f"Whole arrays not compared: {e}")
+            return
+        self.stop.setEnabled(True)
+        self.whole_stats.setText("Whole arrays: reading…")
+        self.wholes.show(Task(job, about=a.array))
+
+    def _whole_done(self, done: Done[Any]) -> None:
+        self.stop.setEnabled(False)
+        answer = done.answer
+        if answer.cancelled:
+            self.whole_stats.setText("Whole arrays: cancelled")
+        elif answer.error is not None:
+            self.whole_stats.setText(f"Whole arrays not compared: {answer.error}")
+        elif answer.value is not None:
+            self.whole_stats.setText(f"Whole arrays: {describe(answer.value)}")
