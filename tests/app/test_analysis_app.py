@@ -170,7 +170,7 @@ def test_the_tool_buttons_are_the_view_menus_entries_and_show_with_an_image(qtbo
     window.data.set_array(zl.open(tmp_path / "v"))  # type: ignore[arg-type]
     _settle(qtbot, window)
     buttons = window.data.tools.buttons
-    assert window.data.tools.isVisible() and list(buttons) == ["Sections", "Profile", "Statistics", "Series", "Grid"]
+    assert window.data.tools.isVisible() and list(buttons) == ["Sections", "Profile", "Statistics", "Series", "Grid", "Compare"]
     view_menu = window.menuBar().actions()[2].menu()
     stats_entry = next(a for a in view_menu.actions() if a.text() == "Region &Statistics")
     qtbot.mouseClick(buttons["Statistics"], Qt.MouseButton.LeftButton)

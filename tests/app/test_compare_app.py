@@ -48,16 +48,21 @@ def select(qtbot: Any, w: MainWindow, name: str) -> None:
     _settle(qtbot, w)
 
 
-def test_compare_follows_a_and_differs_as_numpy_says(qtbot: Any, window: MainWindow,  # noqa: F811
-                                                     pair: tuple[Path, np.ndarray, np.ndarray]) -> None:
-    store, a, b = pair
-    w = window
+def comparing(qtbot: Any, w: MainWindow, store: Path, index: int = 0) -> MainWindow:
+    """``w`` showing /a at plane ``index``, compared with /b."""
     w.open_location(f"{store}::/a")
     _settle(qtbot, w)
-    w.data.set_index(0, 1)
+    w.data.set_index(0, index)
     _settle(qtbot, w)
     action(w, "compare").trigger()
     select(qtbot, w, "b")
+    return w
+
+
+def test_compare_follows_a_and_differs_as_numpy_says(qtbot: Any, window: MainWindow,  # noqa: F811
+                                                     pair: tuple[Path, np.ndarray, np.ndarray]) -> None:
+    store, a, b = pair
+    w = comparing(qtbot, window, store, index=1)
     assert w.data.array is not None and w.data.array.path == "/a"  # A stays
     qtbot.waitUntil(lambda: w.compare.b.state is not None and w.compare.b.state.indices[0] == 1, timeout=10000)
     w.data.set_index(0, 2)  # A's slider: B follows
@@ -176,3 +181,23 @@ def test_two_versions_outline_the_chunks_written_between_them(qtbot: Any, window
                    c[1] * stored[1], min((c[1] + 1) * stored[1], arr.shape[1])) for c in chunks)
     assert sorted(w.data.chunk_grid.changed_boxes) == want
     assert f"{len(chunks):,} chunk" in w.compare.versions_note.text()
+
+
+def test_blend_draws_b_over_a(qtbot: Any, window: MainWindow,  # noqa: F811
+                              pair: tuple[Path, np.ndarray, np.ndarray]) -> None:
+    """Blend: B's own frame, as B's pane draws it, over A's image at the opacity the slider sets."""
+    store, a, b = pair
+    w = comparing(qtbot, window, store)
+    w.compare.mode.setCurrentText("Blend")
+    _settle(qtbot, w)
+    base, over = w.compare.blend
+    qtbot.waitUntil(lambda: base.rendered is not None or over.rendered is not None, timeout=10000)
+    shown = [i for i in (base, over) if i.rendered is not None]
+    assert all(i.isVisible() for i in shown)
+    b_pane = w.compare.b.image
+    assert {id(i.rendered) for i in shown} <= {id(b_pane.getImageItem().rendered), id(b_pane.detail.rendered)}
+    w.compare.opacity.setValue(30)
+    assert all(abs(i.opacity() - 0.3) < 1e-9 for i in (base, over))
+    assert "30 % of B" in w.compare.stats.text()
+    w.compare.mode.setCurrentText("Side by side")
+    assert not any(i.isVisible() for i in (base, over))

@@ -4,6 +4,7 @@ gives an equal view and draws the same pixels. Credentials never leave the windo
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -260,3 +261,42 @@ def test_copy_as_python_reads_what_the_window_exports(qtbot: Any, window: MainWi
     got = np.asarray(namespace["data"])
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_compared_pair_is_saved_and_reopened(qtbot: Any, window: MainWindow, second: MainWindow,  # noqa: F811
+                                               tmp_path: Path) -> None:
+    """A view comparing two arrays (their difference shown) holds both; opened again it
+    compares the same pair the same way, with the same figures."""
+    rng = np.random.default_rng(8)
+    g = zarr.open_group(tmp_path / "pair.zarr", mode="w", zarr_format=3)
+    a = rng.normal(size=(3, 40, 50)).astype("f4")
+    g.create_array("a", shape=a.shape, chunks=(1, 20, 25), dtype="f4", fill_value=0)[:] = a
+    g.create_array("b", shape=a.shape, chunks=(1, 40, 50), dtype="f4", fill_value=0)[:] = a * 1.5
+    w = opened(qtbot, window, f"{tmp_path / 'pair.zarr'}::/a")
+    w.data.set_index(0, 1)
+    shown(qtbot, w)
+    next(x for x in w.findChildren(type(w.menuBar().actions()[0])) if x.objectName() == "compare").trigger()
+    top = w.model.index(0, 0)
+    row = next(r for r in range(w.model.rowCount(top)) if w.model.index(r, 0, top).data() == "b")
+    w.tree.setCurrentIndex(w.proxy.mapFromSource(w.model.index(row, 0, top)))
+    w.compare.mode.setCurrentText("A − B")
+    qtbot.waitUntil(lambda: "differ" in w.compare.stats.text(), timeout=15000)
+    shown(qtbot, w)  # laid out: the pane opened beside A resized it
+    saved = w.current_view()
+    assert saved is not None and saved.compare is not None
+    assert (saved.view.node, saved.compare.node, saved.compare_mode) == ("/a", "/b", "a-b")
+    assert saved_from_arguments(view_arguments(parse_args(flags(saved)))) == saved
+    path = tmp_path / "pair.zarrview"
+    path.write_text(to_json(saved))
+    second.open_location(str(path))
+    qtbot.waitUntil(lambda: second.compare.isVisible() and "differ" in second.compare.stats.text(), timeout=20000)
+    shown(qtbot, second)
+    again = second.current_view()
+    assert again is not None and again.view.region is not None and saved.view.region is not None
+    # the pane's wrapped labels may leave A a few pixels taller or shorter: the region is placed
+    # in the view by fitting it, so its extent along one axis may differ by that much
+    extent = max(saved.view.region[1] - saved.view.region[0], saved.view.region[3] - saved.view.region[2])
+    assert np.allclose(again.view.region, saved.view.region, atol=0.01 * extent)
+    assert dataclasses.replace(again, view=dataclasses.replace(again.view, region=saved.view.region)) == saved
+    assert second.compare.stats.text() == w.compare.stats.text()
+    np.testing.assert_array_equal(second.compare.diff.array[...], w.compare.diff.array[...])

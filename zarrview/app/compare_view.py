@@ -10,10 +10,12 @@ it is drawn, read under the cursor and exported as any array is.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QStackedWidget, QVBoxLayout,
+                               QWidget)
 
 from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
 from ..viewing.compare.difference import PlaneDifference, plane_job
@@ -24,15 +26,19 @@ from ..viewing.compare.whole import describe, whole_job
 from ..viewing.decision import decide
 from ..viewing.image.axes import dim_names
 from ..viewing.image.colour_maps import DIVERGING
+from ..viewing.image.rendering import Frame
 from ..viewing.versions import icechunk_store, location_at
 from ..zarrlib import Array, ZarrError
 from ..zarrlib.icechunk import diff_versions
 from .bridge import post
 from .data_view import DataView
+from .image_view import FrameItem
 
 #: the modes of the pane, as its combo lists them, and the difference each takes
-SIDE_BY_SIDE, DIFFERENCE, RATIO = "Side by side", "A − B", "A / B"
+SIDE_BY_SIDE, BLEND, DIFFERENCE, RATIO = "Side by side", "Blend", "A − B", "A / B"
 MODES = {DIFFERENCE: "a-b", RATIO: "a/b"}
+#: each mode as a saved view names it
+MODE_NAMES = {SIDE_BY_SIDE: "side", BLEND: "blend", **MODES}
 
 
 class ComparePane(QWidget):
@@ -47,15 +53,37 @@ class ComparePane(QWidget):
         self.b = DataView(pool)
         #: A − B (or A / B) of the planes shown, as an array held in memory
         self.diff = DataView(pool)
+        #: the pane whose zoom and pan go with A's (B's, or the difference's), and a guard against
+        #: the range set on one coming back as a change of the other
+        self._linked: DataView | None = None
+        self._syncing = False
+        a.image.view.getViewBox().sigRangeChanged.connect(lambda *_: self._range_from(self.a))
         for view in (self.b, self.diff):
-            view.image.view.setXLink(a.image.view)
-            view.image.view.setYLink(a.image.view)
+            view.follows_view = True
             view.status.connect(self._b_said)
+            view.image.view.getViewBox().sigRangeChangedManually.connect(partial(self._moved_by_hand, view))
+        self._link(self.b)
         self.title = QLabel("Compare: select another array in the tree")
         self.title.setWordWrap(True)
         self.mode = QComboBox()
-        self.mode.addItems([SIDE_BY_SIDE, DIFFERENCE, RATIO])
-        self.mode.setToolTip("B beside A, or their difference (A − B) or ratio (A / B) drawn centred on equal")
+        self.mode.addItems([SIDE_BY_SIDE, BLEND, DIFFERENCE, RATIO])
+        self.mode.setToolTip("B beside A; B drawn over A (Blend: the slider sets how much of B shows); or their "
+                             "difference (A − B) or ratio (A / B) drawn centred on equal")
+        #: how much of B a blend shows over A, in percent
+        self.opacity = QSlider(Qt.Orientation.Horizontal)
+        self.opacity.setRange(0, 100)
+        self.opacity.setValue(50)
+        self.opacity.setFixedWidth(120)
+        self.opacity.setToolTip("Blend: 0 shows A alone, 100 B alone")
+        self.opacity.hide()
+        self.opacity.valueChanged.connect(self._opacity)
+        #: B's frames drawn over A's image (Blend), as B's own pane draws them
+        self.blend = (FrameItem(), FrameItem())
+        for z, item in zip((11, 12), self.blend):
+            item.setZValue(z)
+            item.setVisible(False)
+            a.image.view.addItem(item)
+        self.b.image.frame_shown.connect(self._mirror)
         self.mode.currentTextChanged.connect(lambda _: self.follow())
         self.whole = QPushButton("Whole arrays")
         self.whole.setToolTip("The difference statistics over the whole arrays, read chunk by chunk")
@@ -81,6 +109,7 @@ class ComparePane(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.mode)
+        top.addWidget(self.opacity)
         top.addWidget(self.whole)
         top.addWidget(self.stop)
         layout = QVBoxLayout(self)
@@ -105,6 +134,13 @@ class ComparePane(QWidget):
         a.plane_moved.connect(self.follow)
         a.pixel_hovered.connect(self.hover)
         a.loaded.connect(self.follow)
+
+    def mode_name(self) -> str:
+        """How the pair is shown, as a saved view names it (``saved_views.COMPARE_MODES``)."""
+        return MODE_NAMES[self.mode.currentText()]
+
+    def set_mode_name(self, name: str) -> None:
+        self.mode.setCurrentText(next((text for text, n in MODE_NAMES.items() if n == name), SIDE_BY_SIDE))
 
     @property
     def array(self) -> Array | None:
@@ -166,6 +202,9 @@ class ComparePane(QWidget):
         self.title.setText("Compare: select another array in the tree")
         self.versions.discard()
         self._differed_for = None
+        for item in self.blend:
+            item.show_rendered(None)
+            item.setVisible(False)
         self.matched.clear()
         self.stats.clear()
         self.whole_stats.clear()
@@ -190,8 +229,20 @@ class ComparePane(QWidget):
             if b.indices[dim] != index:
                 self.b.set_index(dim, index)
         mode = self.mode.currentText()
-        self.stack.setCurrentWidget(self.b if mode == SIDE_BY_SIDE else self.diff)
-        if mode == SIDE_BY_SIDE:
+        shown = self.diff if mode in MODES else self.b
+        if self.stack.currentWidget() is not shown:
+            self.stack.setCurrentWidget(shown)
+            self._link(shown)
+        blending = mode == BLEND and match.same_grid
+        self.opacity.setVisible(mode == BLEND)
+        for item in self.blend:
+            item.setVisible(blending)
+        if mode == BLEND and not match.same_grid:
+            self.stats.setText("Not blended: the two planes lie on different grids")
+        if mode == BLEND and blending:
+            self._opacity(self.opacity.value())
+            self.stats.setText(f"B over A, {self.opacity.value()} % of B")
+        if mode not in MODES:
             self.differences.discard()
             self._differed_for = None
             self.stats.clear()
@@ -210,6 +261,43 @@ class ComparePane(QWidget):
             return
         self.stats.setText("Reading both planes…")
         self.differences.show(Task(job, about=(a, match)))
+
+    def _link(self, shown: DataView) -> None:
+        """The pane shown follows A's zoom and pan, and A follows what a person does in it. Not
+        pyqtgraph's two-way link: two views of fixed aspect and different sizes each widen the
+        other's range to keep their own aspect, and the pair zooms out step by step."""
+        self._linked = shown
+        self._range_from(self.a)
+
+    def _moved_by_hand(self, view: DataView, *_: Any) -> None:
+        """A person zoomed or panned the pane beside A: A follows, if that pane is the linked one."""
+        if view is self._linked:
+            self._range_from(view)
+
+    def _range_from(self, source: DataView) -> None:
+        """Give the other of A and the linked pane ``source``'s visible range (once: the change
+        it causes comes back here and stops)."""
+        target = self._linked if source is self.a else self.a
+        if self._syncing or target is None:
+            return
+        (x0, x1), (y0, y1) = source.image.view.viewRange()
+        self._syncing = True
+        try:
+            target.image.view.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+        finally:
+            self._syncing = False
+
+    def _mirror(self, frame: Frame) -> None:
+        """B's frame, drawn over A where the pane blends them."""
+        base, over = self.blend
+        base.show_rendered(frame.base)
+        over.show_rendered(frame.over)
+
+    def _opacity(self, percent: int) -> None:
+        for item in self.blend:
+            item.setOpacity(percent / 100)
+        if self.mode.currentText() == BLEND and self.blend[0].isVisible():
+            self.stats.setText(f"B over A, {percent} % of B")
 
     def _not_compared(self, why: str) -> None:
         self.differences.discard()

@@ -184,6 +184,9 @@ class DataView(QWidget):
         self.pending_look: ViewLook | None = None
         self._colormap_next: str | None = None
         self._fit_on_paint = False
+        #: the view's zoom and pan are linked to another's (a compared array): its first plane
+        #: takes that view's region instead of fitting itself, which would move the other too
+        self.follows_view = False
         self._said = ""
         self._busy_text = ""
         self._busy_timer = QTimer(self)
@@ -407,7 +410,7 @@ class DataView(QWidget):
             self.colours.choose(colormap)
         if label_image:
             self.controls_layout.addWidget(QLabel("Colours: each label its own"), 0, 7)
-        self._fit_on_paint = True
+        self._fit_on_paint = not self.follows_view
         self._region_shown = region
         self.set_state(state)
         self.projection = add_projection_controls(self, self.controls_layout, self.plane, state)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, QTimer
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 
@@ -74,7 +74,10 @@ class FrameItem(pg.ImageItem):
 class ImagePane(pg.ImageView):
     """``region_changed(region, screen_scale)`` fires once the view rests after a pan or zoom;
     ``levels_changed`` when the user drags the histogram; ``hovered(row, col)`` under the mouse;
-    ``clicked(row, col)`` on a single left click on the image."""
+    ``clicked(row, col)`` on a single left click on the image; ``frame_shown`` with each frame
+    put on screen (what draws the same pixels elsewhere, a blend over another image, follows)."""
+
+    frame_shown = Signal(object)
 
     def __init__(self, pool: WorkerPool, parent: QWidget | None = None) -> None:
         super().__init__(parent, view=pg.PlotItem(viewBox=DrawBox()))  # a plot item, so that axes can be shown
@@ -205,6 +208,7 @@ class ImagePane(pg.ImageView):
     def _show(self, frame: Frame) -> None:
         self.getImageItem().show_rendered(frame.base)
         self.detail.show_rendered(frame.over)
+        self.frame_shown.emit(frame)
         if frame.histogram is not None:
             self._histogram = frame.histogram
             if not self._histogram_timer.isActive():  # not restarted: a drag's histogram follows it

@@ -149,8 +149,10 @@ def view_arguments(args: argparse.Namespace) -> argparse.Namespace:
     location = args.location
     if location is None or not is_view(location):
         return args
-    given = [flag for flag in ("slice", "axes", "region", "level", "contrast", "colormap", "complex", "channels",
-                               "tools", "options") if getattr(args, flag) is not None] + (["raw"] if args.raw else [])
+    given = [flag.replace("_", "-") for flag in ("slice", "axes", "region", "level", "contrast", "colormap", "complex",
+                                                 "channels", "tools", "options", "compare", "compare_options",
+                                                 "compare_mode") if getattr(args, flag) is not None] \
+        + (["raw"] if args.raw else [])
     if given:
         raise ArgumentError(f"zarrview: {location} holds its own view: --{', --'.join(given)} cannot be added to it")
     if location.startswith(f"{SCHEME}://"):

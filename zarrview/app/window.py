@@ -43,7 +43,7 @@ from .series_panel import SeriesPanel
 from .version_actions import pick_version
 from .view_sharing import ViewSharing
 from .compare_view import ComparePane
-from ..viewing.saved_views import TOOLS, SavedView, is_view, look_of
+from ..viewing.saved_views import TOOLS, SavedView, ViewLook, is_view, look_of
 from .tree.columns import NAME_COLUMN, RATIO_COLUMN, SHAPE_COLUMN, STORED_COLUMN, TYPE_COLUMN
 from .tree.filter import FilterProxy, TreeFilter
 from .tree.model import HierarchyModel
@@ -170,6 +170,8 @@ class MainWindow(QMainWindow):
         self.statusBar().insertPermanentWidget(0, self.io_label)
         self.io_dock.summary.connect(self.io_label.setText)
         self.io_dock.visibilityChanged.connect(self.io_label.setVisible)
+        #: a saved view's compared array (and how it is shown), opened once its first array is shown
+        self._pending_compare: tuple[ViewLook, str] | None = None
         #: saved views and view links: read, written and copied for this window
         self.sharing = ViewSharing(self.pool, self.open_view, self.say, self._view_refused, self)
         menus = build_menus(self, self)
@@ -206,6 +208,13 @@ class MainWindow(QMainWindow):
         """Image axes on or off (View menu), remembered for the next session."""
         self.settings.setValue("image_axes", "true" if shown else "false")
         self.data.set_axes_shown(shown)
+
+    def _compares(self, node: zl.Node | None) -> bool:
+        """Whether ``node`` goes to the compare pane as B: it is open, an image is shown as A,
+        and ``node`` is another array."""
+        a = self.data.array
+        return self.compare.isVisible() and isinstance(node, zl.Array) and self.data.state is not None \
+            and a is not None and not (node.store is a.store and node.path == a.path)  # A's own row, found again
 
     def show_compare(self, shown: bool) -> None:
         """View ▸ Compare: a second array beside the one shown, picked in the tree; the pane
@@ -285,19 +294,43 @@ class MainWindow(QMainWindow):
     # -- views as values ------------------------------------------------------------------------
     def current_view(self) -> SavedView | None:
         """The view shown, as a value a file, a link or a command line holds (None: no store is
-        selected)."""
-        top = self._current_top()
+        selected). While comparing, A is the array shown and B the one beside it, whatever the
+        tree selects."""
+        data = self.data
+        comparing = self.compare.isVisible() and data.array is not None
+        top = self._store_row(data.array) if comparing else self._current_top()
+        opened = self._opened_as(top)
+        if opened is None:
+            return None
+        location, options = opened
+        node = data.array if comparing else self.model.node(self.proxy.mapToSource(self.tree.currentIndex()))
+        state = data.state if data.stack.currentWidget() is data.image else None
+        if state is not None:  # the region on screen now (the state hears of a pan once the view rests)
+            state = state.with_(region=data.image.visible()[0])
+        colours = data.colours.choice() if data.colours is not None else None
+        look = look_of(state, location, node.path if node is not None else "/", options, colours)
+        tools = tuple(a.objectName() for a in self.findChildren(QAction) if a.objectName() in TOOLS and a.isChecked())
+        b = self.compare.array if comparing else None
+        b_opened = self._opened_as(self._store_row(b)) if b is not None else None
+        if b is None or b_opened is None:
+            return SavedView(look, tools)
+        return SavedView(look, tools, look_of(None, b_opened[0], b.path, b_opened[1]), self.compare.mode_name())
+
+    def _store_row(self, node: zl.Node | None) -> QModelIndex:
+        """The top row of the store ``node`` is read from (invalid: none is open)."""
+        for row in range(self.model.rowCount()):
+            top = self.model.index(row, 0)
+            root = self.model.node(top)
+            if node is not None and root is not None and root.store is node.store:
+                return top
+        return QModelIndex()
+
+    def _opened_as(self, top: QModelIndex) -> tuple[str, dict[str, Any]] | None:
+        """The location and options the store at ``top`` was opened with (None: no store)."""
         root = self.model.node(top) if top.isValid() else None
         if root is None:
             return None
-        location, options = self.model.item(top).opened or (root.url, {})
-        node = self.model.node(self.proxy.mapToSource(self.tree.currentIndex()))
-        data = self.data
-        state = data.state if data.stack.currentWidget() is data.image else None
-        colours = data.colours.choice() if data.colours is not None else None
-        look = look_of(state, location, node.path if node is not None else "/", options, colours)
-        return SavedView(look, tuple(a.objectName() for a in self.findChildren(QAction)
-                                     if a.objectName() in TOOLS and a.isChecked()))
+        return self.model.item(top).opened or (root.url, {})
 
     def open_view(self, saved: SavedView, plane: dict[int, int] | None = None) -> None:
         """Open the store and node ``saved`` names and show them as it has them: the plane
@@ -307,6 +340,10 @@ class MainWindow(QMainWindow):
         if plane is None and look.indices is not None and look.y_dim is not None and look.x_dim is not None:
             shown = {look.y_dim, look.x_dim, look.channel_dim}
             plane = {d: i for d, i in enumerate(look.indices) if d not in shown}
+        self._pending_compare = (saved.compare, saved.compare_mode) if saved.compare is not None else None
+        # the compare pane takes its half of the data area before A is drawn, so A's region is
+        # placed in the pane it was saved from
+        self._action("compare").setChecked(saved.compare is not None)
         self.data.pending_look = look
         self.data.pending_region = look.region
         self.data.pending_level = look.level
@@ -317,13 +354,11 @@ class MainWindow(QMainWindow):
 
     def copy_snippet(self, kind: str) -> None:
         """File ▸ Copy as Python: code that reads the plane shown with ``kind``'s library."""
-        top = self._current_top()
-        root = self.model.node(top) if top.isValid() else None
-        if root is None:
+        opened = self._opened_as(self._store_row(self.data.array))  # the array shown, whatever the tree selects
+        if opened is None:
             self.say("Open a store and show an array's plane to copy the Python that reads it.")
             return
-        location, options = self.model.item(top).opened or (root.url, {})
-        self.sharing.copy_snippet(self.data.plane_spec(), location, options, kind)
+        self.sharing.copy_snippet(self.data.plane_spec(), opened[0], opened[1], kind)
 
     def _view_refused(self, message: str) -> None:
         """A saved view or link that cannot be read: said where the data and the status would be."""
@@ -434,6 +469,10 @@ class MainWindow(QMainWindow):
             self.meta.show_node(target)
             self.display.show(target)
             self.tree.setCurrentIndex(self.proxy.mapFromSource(self.model.insert_path(index.row(), chain)))
+        elif self._compares(target):  # comparing: the array opened is B, A stays
+            self.meta.show_node(target)
+            self.compare.compare_with(target)
+            self.paths.select(index.row(), node_path)
         else:
             self.meta.show_node(target)
             self.display.show(target)
@@ -494,10 +533,11 @@ class MainWindow(QMainWindow):
         item = self.model.item(self.proxy.mapToSource(current))
         if item.placeholder:
             return
-        if self.compare.isVisible() and isinstance(item.node, zl.Array) and self.data.state is not None \
-                and item.node is not self.data.array:  # comparing: the array picked is B, A stays
+        if self._compares(item.node):  # comparing: the array picked is B, A stays
+            assert isinstance(item.node, zl.Array)
             self.meta.show_node(item.node, item.error)
-            self.compare.compare_with(item.node)
+            if item.node is not self.compare.array:
+                self.compare.compare_with(item.node)
             return
         if item.error and item.node is None:
             self.display.looking_at = None
@@ -539,6 +579,14 @@ class MainWindow(QMainWindow):
 
     def _loaded(self) -> None:
         self.cancel_button.setEnabled(False)
+        pending, self._pending_compare = self._pending_compare, None
+        if pending is not None and self.data.state is not None:  # a saved view's A is shown: now its B
+            look, mode = pending
+            self.compare.set_mode_name(mode)
+            self.open_location(look.target, **dict(look.options))
+
+    def _action(self, name: str) -> QAction:
+        return next(a for a in self.findChildren(QAction) if a.objectName() == name)
 
     def _cancel(self) -> None:
         self.data.cancel()

@@ -38,6 +38,8 @@ SUFFIX = ".zarrview"
 SCHEME = "zarrview"
 #: the tools a view can have open, by the names the files and links use
 TOOLS = ("sections", "profile", "statistics", "series", "grid", "io", "storage-columns")
+#: how a compared pair is shown: side by side, B blended over A, their difference, their ratio
+COMPARE_MODES = ("side", "blend", "a-b", "a/b")
 COMPLEX_MODES = ("magnitude", "phase", "real", "imag")
 #: a file larger than this is no saved view (they are a few hundred bytes)
 MOST_BYTES = 1 << 20
@@ -93,6 +95,10 @@ class ViewLook:
 class SavedView:
     view: ViewLook
     tools: tuple[str, ...] = ()
+    #: the array compared with (View ▸ Compare): its location and node (its plane follows A's)
+    compare: ViewLook | None = None
+    #: how the pair is shown: one of ``COMPARE_MODES``
+    compare_mode: str = "side"
 
 
 # -- from and to the window's state -------------------------------------------------------
@@ -151,8 +157,11 @@ def _channel(look: ChannelLook, setting: ChannelSetting) -> ChannelSetting:
 # -- JSON -----------------------------------------------------------------------------------
 def to_json(saved: SavedView) -> str:
     """The ``.zarrview`` file's text: small, readable, keys in a stable order."""
-    return json.dumps({"format": FORMAT, "version": VERSION, "view": _look_json(saved.view),
-                       "tools": list(saved.tools)}, indent=2, allow_nan=False) + "\n"
+    doc: dict[str, Any] = {"format": FORMAT, "version": VERSION, "view": _look_json(saved.view),
+                           "tools": list(saved.tools)}
+    if saved.compare is not None:
+        doc["compare"] = {"view": _look_json(saved.compare), "mode": saved.compare_mode}
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
 def _look_json(look: ViewLook) -> dict[str, Any]:
@@ -192,7 +201,20 @@ def from_json(text: str | bytes, source: str = "the view") -> SavedView:
     view = doc.get("view")
     if not isinstance(view, dict):
         raise ViewFileError(f"{source}: \"view\" must be an object")
-    return SavedView(_look_from(view, source), _tools(doc.get("tools", []), source))
+    compare, mode = None, "side"
+    if doc.get("compare") is not None:
+        pair = doc["compare"]
+        if not isinstance(pair, dict) or not isinstance(pair.get("view"), dict):
+            raise ViewFileError(f"{source}: \"compare\" must be an object with a \"view\"")
+        compare = _look_from(pair["view"], f"{source}: compare")
+        mode = _compare_mode(pair.get("mode", "side"), source)
+    return SavedView(_look_from(view, source), _tools(doc.get("tools", []), source), compare, mode)
+
+
+def _compare_mode(value: Any, source: str) -> str:
+    if value not in COMPARE_MODES:
+        raise ViewFileError(f"{source}: the compare mode {value!r} is not one of {', '.join(COMPARE_MODES)}")
+    return str(value)
 
 
 def _look_from(doc: Mapping[str, Any], source: str) -> ViewLook:
@@ -355,6 +377,13 @@ def _pairs(saved: SavedView) -> list[tuple[str, str | None]]:
         out.append(("channels", channels_text(look)))
     if saved.tools:
         out.append(("tools", ",".join(saved.tools)))
+    if saved.compare is not None:
+        out.append(("compare", saved.compare.target))
+        if saved.compare.options:
+            out.append(("compare-options", json.dumps(dict(saved.compare.options), separators=(",", ":"),
+                                                      sort_keys=True)))
+        if saved.compare_mode != "side":
+            out.append(("compare-mode", saved.compare_mode))
     return out
 
 
@@ -524,19 +553,16 @@ def add_look_arguments(p: argparse.ArgumentParser) -> None:
                    help="single or composite, then each channel's colour, window and whether it is shown")
     p.add_argument("--tools", metavar="NAMES", help=f"tools to open: {', '.join(TOOLS)}")
     p.add_argument("--options", metavar="JSON", help="storage options of the location, as a JSON object")
+    p.add_argument("--compare", metavar="LOCATION::/node",
+                   help="an array to compare with (View ▸ Compare): shown beside, its plane following the first's")
+    p.add_argument("--compare-options", metavar="JSON", help="storage options of --compare's location")
+    p.add_argument("--compare-mode", choices=COMPARE_MODES, help="how the pair is shown (side by default)")
 
 
 def saved_from_arguments(ns: argparse.Namespace) -> SavedView:
     """The view the parsed flags describe (``add_look_arguments``), with ``ns.location``;
     ``ViewFileError`` (one line) for a malformed value."""
-    options: Any = {}
-    if ns.options:
-        try:
-            options = json.loads(ns.options)
-        except json.JSONDecodeError as e:
-            raise ViewFileError(f"zarrview: --options must be a JSON object: {e}") from None
-        if not isinstance(options, dict):
-            raise ViewFileError("zarrview: --options must be a JSON object")
+    options = _json_object(ns.options, "--options")
     region = None
     if ns.region:
         r0, r1, c0, c1 = numbers_text(ns.region, 4, "--region", "Y0:Y1,X0:X1")
@@ -554,7 +580,29 @@ def saved_from_arguments(ns: argparse.Namespace) -> SavedView:
     look = look_from_flags(ns.location or "", options=options, slice_text=ns.slice, axes=ns.axes, level=level,
                            region=region, contrast=ns.contrast, colormap=ns.colormap, complex_mode=ns.complex,
                            raw=ns.raw, channels=ns.channels)
-    return SavedView(look, tools_text(ns.tools) if ns.tools else ())
+    compare = None
+    if ns.compare:
+        from ..zarrlib.storage.location import split_node_path
+
+        b_location, b_node = split_node_path(ns.compare)
+        compare = checked(ViewLook(b_location, b_node, public_options(_json_object(ns.compare_options,
+                                                                                   "--compare-options"))),
+                          "zarrview: --compare")
+    elif ns.compare_options or ns.compare_mode:
+        raise ViewFileError("zarrview: --compare-options and --compare-mode go with --compare")
+    return SavedView(look, tools_text(ns.tools) if ns.tools else (), compare, ns.compare_mode or "side")
+
+
+def _json_object(text: str | None, flag: str) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ViewFileError(f"zarrview: {flag} must be a JSON object: {e}") from None
+    if not isinstance(value, dict):
+        raise ViewFileError(f"zarrview: {flag} must be a JSON object")
+    return value
 
 
 class _LinkParser(argparse.ArgumentParser):
