@@ -25,8 +25,10 @@ from .bridge import post
 
 class ViewSharing:
     def __init__(self, pool: WorkerPool, open_view: Callable[[SavedView], None], say: Callable[[str], None],
-                 refused: Callable[[str], None], parent: QWidget) -> None:
+                 refused: Callable[[str], None], remember: Callable[[str], None], parent: QWidget) -> None:
         self.open_view, self.say, self.refused, self.parent = open_view, say, refused, parent
+        #: a view file opened goes to File ▸ Open Recent, as a store does
+        self.remember = remember
         #: files read and written, each on its own (a key per file)
         self.files: Driver[Task[Any], Task[Any], Done[Any]] = Driver(
             Tasks(), pool, self._done, post=lambda fn: post(fn, parent), name="view files")
@@ -91,6 +93,7 @@ class ViewSharing:
         elif answer.error is not None:
             self.refused(str(answer.error))
         elif what == "read" and isinstance(answer.value, SavedView):
+            self.remember(str(path))
             self.open_view(answer.value)
         else:
             self.say(f"Saved the view to {path}")

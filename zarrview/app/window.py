@@ -173,7 +173,8 @@ class MainWindow(QMainWindow):
         #: a saved view's compared array (and how it is shown), opened once its first array is shown
         self._pending_compare: tuple[ViewLook, str] | None = None
         #: saved views and view links: read, written and copied for this window
-        self.sharing = ViewSharing(self.pool, self.open_view, self.say, self._view_refused, self)
+        self.sharing = ViewSharing(self.pool, self.open_view, self.say, self._view_refused,
+                                   lambda location: self.recent.remember(location), self)
         menus = build_menus(self, self)
         self.recent, self.exports, self.series_action = menus.recent, menus.exports, menus.series_action
         self.recent_menu = self.recent.menu  # File ▸ Open Recent
