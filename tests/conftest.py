@@ -21,6 +21,17 @@ def _remove_moto_recording() -> None:
         os.remove(_MOTO_RECORDING)
 
 
+# Writers that use dask (ngff-zarr, xarray) compute on its threads, and dask switches the cyclic
+# collector back on for the length of a compute: a collection it starts on one of its threads can
+# find a window an earlier app test left in a cycle and destroy it there, and Qt's destructor then
+# waits for the GIL that thread holds (the app keeps collection on the GUI thread: gui_gc.py). The
+# tests' own dask work is small; computed on the calling thread, it collects only there.
+with contextlib.suppress(ImportError):
+    import dask
+
+    dask.config.set(scheduler="synchronous")
+
+
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
