@@ -253,10 +253,7 @@ class ComparePane(QWidget):
         self._differed_for = key
         try:
             job = plane_job(a, b, match, MODES[mode])
-        except ZarrError as e:
-            self._not_compared(str(e))
-            return
-        except CompareError as e:
+        except (ZarrError, CompareError) as e:
             self._not_compared(str(e))
             return
         self.stats.setText("Reading both planes…")
