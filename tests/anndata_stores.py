@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import py312_env
+from written_once import written_once
 
 WRITER = Path(__file__).parent / "viewing" / "anndata_format" / "anndata_writer.py"
 BASE = ("zarr==3.4.*", "numpy", "scipy", "pandas")
@@ -60,7 +61,8 @@ STORES: dict[str, tuple[tuple[str, ...], int, int, int, int]] = {
 def _store_fixture(name: str) -> Any:
     @pytest.fixture(scope="session", name=name)
     def written(tmp_path_factory: pytest.TempPathFactory) -> Written:
-        return write(tmp_path_factory.mktemp(name), *STORES[name])
+        out = written_once(tmp_path_factory, name, lambda folder: write(folder, *STORES[name]))
+        return Written(out, json.loads((out / "expected.json").read_text()))
 
     return written
 

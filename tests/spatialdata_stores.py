@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import py312_env
+from written_once import written_once
 
 WRITER = Path(__file__).parent / "viewing" / "spatialdata_writer.py"
 SPATIALDATA = ("spatialdata==0.8.0", "pyarrow")
@@ -31,4 +32,7 @@ def write_stores(out: Path) -> dict[str, Any]:
 def spatialdata_written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The stores, written once a test run for every module that reads them (registered in the
     root ``conftest.py``, so one definition serves them all); tests only read them."""
-    return write_stores(tmp_path_factory.mktemp("spatialdata"))
+    out = written_once(tmp_path_factory, "spatialdata", write_stores)
+    doc: dict[str, Any] = json.loads((out / "expected.json").read_text())
+    doc["root"] = out
+    return doc

@@ -128,15 +128,15 @@ def test_planes_are_linked_by_coordinate_value(qtbot: Any, window: MainWindow, t
 
 
 def test_two_versions_outline_the_chunks_written_between_them(qtbot: Any, window: MainWindow,  # noqa: F811
-                                                              tmp_path: Path) -> None:
+                                                              tmp_path_factory: pytest.TempPathFactory) -> None:
     """Main and another version of one array of a repository written by icechunk: the chunks
     icechunk's own diff says were written between them are outlined on both, where the plane
     shows them."""
-    from icechunk_repos import write_repositories
+    from icechunk_repos import repositories
 
     import zarrview.zarrlib as zl
 
-    repos = write_repositories(tmp_path / "ice")
+    repos = repositories(tmp_path_factory)
     repo = "repo2.icechunk"
     versions = repos["repos"][repo]["versions"]
     chosen = None

@@ -16,7 +16,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QDialog  # noqa: E402
 
-from icechunk_repos import write_repositories  # noqa: E402
+from icechunk_repos import repositories  # noqa: E402
 import zarrview.zarrlib as zl  # noqa: E402
 from test_app import _settle, store, window  # noqa: E402,F401
 from zarrview.app.version_actions import pick_version  # noqa: E402
@@ -29,7 +29,7 @@ from drawn import drawn
 
 @pytest.fixture(scope="module")
 def repos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return write_repositories(tmp_path_factory.mktemp("icechunk-app"))
+    return repositories(tmp_path_factory)
 
 
 def _open(qtbot, w: MainWindow, location: str, **options: Any) -> None:  # type: ignore[no-untyped-def]

@@ -333,9 +333,9 @@ def oracle() -> str:
 
 @pytest.fixture(scope="module")
 def icechunk(oracle: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    from icechunk_repos import write_repositories
+    from icechunk_repos import repositories
 
-    return write_repositories(tmp_path_factory.mktemp("icechunk"))
+    return repositories(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

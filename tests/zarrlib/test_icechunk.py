@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from icechunk_repos import write_repositories
+from icechunk_repos import repositories
 import zarrview.zarrlib as zl
 from zarrview.cli import main as cli_main
 from zarrview.zarrlib.icechunk import IcechunkStore, history, refs
@@ -37,7 +37,7 @@ REPOS = ("repo2.icechunk", "repo1.icechunk")
 
 @pytest.fixture(scope="session")
 def fixture(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return write_repositories(tmp_path_factory.mktemp("icechunk"))
+    return repositories(tmp_path_factory)
 
 
 def _arrays(group: zl.Group) -> dict[str, zl.Array]:

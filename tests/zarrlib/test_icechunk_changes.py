@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from icechunk_repos import write_repositories
+from icechunk_repos import repositories
 import zarrview.zarrlib as zl
 from zarrview.cli import main as cli_main
 from zarrview.zarrlib.icechunk import (DifferentRepositoriesError, TransactionLogNotFoundError, VersionDiff,
@@ -38,7 +38,7 @@ REFUSED = "ancestry doesn't include"
 
 @pytest.fixture(scope="module")
 def fixture(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    doc = write_repositories(tmp_path_factory.mktemp("icechunk-changes"))
+    doc = repositories(tmp_path_factory)
     stripped = tmp_path_factory.mktemp("without-chunks")
     for name in doc["changes"]:
         shutil.copytree(doc["root"] / name, stripped / name, ignore=shutil.ignore_patterns("chunks", "manifests"))
