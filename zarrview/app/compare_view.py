@@ -2,7 +2,9 @@
 pan and plane linked to A's, the value under the cursor read from both, and A − B or A / B drawn
 with a diverging colour map, with its statistics for the plane and, on request, for the arrays.
 
-While comparing, the array shown stays A and the node picked in the tree becomes B. Which plane
+While comparing, the array shown stays A and the node picked in the tree becomes B, or B is A
+itself taken another way (``viewing/compare/pairs``): at another channel or time, its stored
+values against its decoded ones, another level of its pyramid. Which plane
 of B matches A's and how two planes differ are decided without Qt (``viewing/compare``); this
 pane shows what those say. The difference of two planes is itself an array (held in memory), so
 it is drawn, read under the cursor and exported as any array is.
@@ -14,10 +16,11 @@ from functools import partial
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QStackedWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox, QStackedWidget,
+                               QVBoxLayout, QWidget)
 
 from ..scheduling import Done, Driver, Task, Tasks, WorkerPool, call_job
+from ..viewing.compare import pairs
 from ..viewing.compare.difference import PlaneDifference, plane_job
 from ..viewing.compare.errors import CompareError
 from ..viewing.compare.in_memory import plane_array
@@ -27,6 +30,7 @@ from ..viewing.decision import decide
 from ..viewing.image.axes import dim_names
 from ..viewing.image.colour_maps import DIVERGING
 from ..viewing.image.rendering import Frame
+from ..viewing.saved_views import ViewLook
 from ..viewing.versions import icechunk_store, location_at
 from ..zarrlib import Array, ZarrError
 from ..zarrlib.icechunk import diff_versions
@@ -65,6 +69,17 @@ class ComparePane(QWidget):
         self._link(self.b)
         self.title = QLabel("Compare: select another array in the tree")
         self.title.setWordWrap(True)
+        #: what B is: the array picked in the tree, or A itself taken another way, at ``at``
+        self.against = pairs.PICKED
+        self.source = QComboBox()
+        self.source.addItem(pairs.PICKED.label, pairs.PICKED.name)
+        self.source.setToolTip("What B is: another array, picked in the tree, or A itself at another channel, time "
+                               "or level, or its stored values against its decoded ones")
+        self.source.activated.connect(lambda i: self.take(str(self.source.itemData(i))))
+        self.at = QSpinBox()
+        self.at.setToolTip("Where B is taken: the index along the dimension, or the pyramid level")
+        self.at.hide()
+        self.at.valueChanged.connect(self._at_changed)
         self.mode = QComboBox()
         self.mode.addItems([SIDE_BY_SIDE, BLEND, DIFFERENCE, RATIO])
         self.mode.setToolTip("B beside A; B drawn over A (Blend: the slider sets how much of B shows); or their "
@@ -107,17 +122,23 @@ class ComparePane(QWidget):
         self.stack.addWidget(self.b)
         self.stack.addWidget(self.diff)
         top = QHBoxLayout()
-        top.addWidget(self.title, 1)
+        top.addWidget(QLabel("B:"))
+        top.addWidget(self.source)
+        top.addWidget(self.at)
         top.addWidget(self.mode)
         top.addWidget(self.opacity)
-        top.addWidget(self.whole)
-        top.addWidget(self.stop)
+        top.addStretch(1)
+        wholes = QHBoxLayout()
+        wholes.addWidget(self.whole_stats, 1)
+        wholes.addWidget(self.whole)
+        wholes.addWidget(self.stop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
         layout.addLayout(top)
         layout.addWidget(self.matched)
         layout.addWidget(self.stats)
-        layout.addWidget(self.whole_stats)
+        layout.addLayout(wholes)
         layout.addWidget(self.versions_note)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.readout)
@@ -150,6 +171,7 @@ class ComparePane(QWidget):
     def compare_with(self, arr: Array) -> None:
         """Show ``arr`` as B, at the plane matching A's; two versions of one array in a
         repository get the chunks written between them outlined on both."""
+        self._picked_in_tree()
         a = self.a.state
         plane = None
         if a is not None:
@@ -194,7 +216,83 @@ class ComparePane(QWidget):
         self.versions_note.setText(f"{len(chunks):,} chunk{'s' if len(chunks) != 1 else ''} of {a.path} written "
                                    f"{between}: outlined where the plane shows them")
 
+    # -- B taken from A ----------------------------------------------------------------------
+    def against_spec(self) -> str | None:
+        """What B is where it is A taken another way, as a saved view names it (``index:2@5``,
+        ``stored``, ``level@1``); None where B is picked in the tree."""
+        return pairs.spec(self.against, self.at.value()) if self.against.derived else None
+
+    def take(self, name: str, at: int | None = None) -> None:
+        """B is A taken as ``name`` (``Against.name``) says, at ``at`` (by default the next
+        index or level after A's); ``tree``: B is the array picked in the tree."""
+        a = self.a.state
+        self._offer()
+        against = pairs.chosen(a, name) if a is not None else pairs.PICKED
+        if not against.derived or a is None:
+            self._picked_in_tree()
+            self.clear()
+            return
+        self.against = against
+        self.source.setCurrentIndex(max(0, self.source.findData(against.name)))
+        self.whole.setEnabled(False)
+        self.whole.setToolTip("The whole arrays are compared where B is another array")
+        self.at.blockSignals(True)
+        self.at.setRange(0, max(0, against.count - 1))
+        self.at.setValue(pairs.default_at(a, against) if at is None else at)
+        self.at.setPrefix("level " if against.kind == pairs.LEVEL else "")
+        self.at.setVisible(against.kind in (pairs.INDEX, pairs.LEVEL))
+        self.at.blockSignals(False)
+        self._derive()
+
+    def _picked_in_tree(self) -> None:
+        self.against = pairs.PICKED
+        self.source.setCurrentIndex(0)
+        self.at.hide()
+        self.whole.setEnabled(True)
+        self.whole.setToolTip("The difference statistics over the whole arrays, read chunk by chunk")
+
+    def _offer(self) -> None:
+        """The ways to take B that A offers now, listed where they changed."""
+        a = self.a.state
+        offered = pairs.choices(a) if a is not None else (pairs.PICKED,)
+        wanted = [(c.name, c.label) for c in offered]
+        listed = [(str(self.source.itemData(i)), self.source.itemText(i)) for i in range(self.source.count())]
+        if wanted == listed:
+            return
+        self.source.blockSignals(True)
+        self.source.clear()
+        for name, label in wanted:
+            self.source.addItem(label, name)
+        self.source.setCurrentIndex(max(0, self.source.findData(self.against.name)))
+        self.source.blockSignals(False)
+
+    def _derive(self) -> None:
+        """B drawn as A's node taken the chosen way: its own view, with A's colour map."""
+        a, shown = self.a.state, self.a.shown
+        if a is None or shown is None:
+            return
+        b = pairs.b_state(a, self.against, self.at.value())
+        colours = self.a.colours.choice() if self.a.colours is not None else None
+        self.b.pending_look = ViewLook("", indices=b.indices, y_dim=b.y_dim, x_dim=b.x_dim, channel_dim=b.channel_dim,
+                                       level=b.level, colormap=colours, complex_mode=b.complex_mode, raw=b.raw)
+        self.title.setText(pairs.describe(a, self.against, b))
+        self._differed_for = None
+        self.b.show_decided(pairs.shown_at(shown, b))
+        self.follow()
+
+    def _at_changed(self, value: int) -> None:
+        a, b = self.a.state, self.b.state
+        if not self.against.derived or a is None:
+            return
+        if self.against.kind == pairs.INDEX and self.against.dim is not None and b is not None and b.array is a.array:
+            self.b.set_index(self.against.dim, value)  # B keeps its zoom; only its plane moves
+            self.title.setText(pairs.describe(a, self.against, self.b.state or b))
+            self.follow()
+        else:
+            self._derive()
+
     def clear(self) -> None:
+        self._picked_in_tree()
         self.differences.discard()
         self.wholes.discard()
         self.b.show_message("Compare: select another array in the tree")
@@ -217,10 +315,15 @@ class ComparePane(QWidget):
         """A's plane moved (or landed): B moves to the matching plane, and the difference of the
         two planes is read again where it is shown."""
         a, b = self.a.state, self.b.state
+        self._offer()
         if a is None or b is None:
             return
+        against = self.against
+        if against.derived and not pairs.still_derived(a, against, b):
+            self.take(against.name, self.at.value())  # A changed what B is taken from (its axes, its node)
+            return
         try:
-            match = match_plane(a, b)
+            match = pairs.plane_pair(a, b, against) if against.derived else match_plane(a, b)
         except CompareError as e:
             self.matched.setText(str(e))
             return
@@ -247,12 +350,16 @@ class ComparePane(QWidget):
             self._differed_for = None
             self.stats.clear()
             return
-        key = (id(a.array), a.plane_selection(), a.y_dim, a.x_dim, a.raw, id(b.array), match.selection(), mode)
+        key = (id(a.array), a.plane_selection(), a.y_dim, a.x_dim, a.raw, a.level, id(b.array), match.selection(),
+               b.raw, b.level, mode)
         if key == self._differed_for:
             return  # the same two planes (A painted again): their difference is shown or being read
         self._differed_for = key
         try:
-            job = plane_job(a, b, match, MODES[mode])
+            if against.kind == pairs.LEVEL:
+                job, _ = pairs.level_difference_job(a, b, MODES[mode])
+            else:
+                job = plane_job(a, b, match, MODES[mode])
         except (ZarrError, CompareError) as e:
             self._not_compared(str(e))
             return

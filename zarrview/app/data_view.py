@@ -22,7 +22,7 @@ from ..viewing.image.controller import PlaneRequest
 from ..viewing.cf.view import read_cf
 from ..viewing.conventions.geozarr import GeoMultiscale, detect_geozarr
 from ..viewing.conventions.georef import pyramid_view
-from ..viewing.decision import Shown, decide
+from ..viewing.decision import Kind, Shown, decide
 from ..viewing.export.plane import PlaneSpec
 from ..viewing.labels.export import overlays
 from ..viewing.labels.layers import LabelLayer
@@ -36,6 +36,7 @@ from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
 from .colour_map_control import ColourMapControl, colour_control
 from .fold_panels import SideColumn
+from .sideways import SidewaysScroll
 from .chunk_grid_overlay import ChunkGridOverlay
 from .image_view import ImagePane
 from .label_controls import LabelPanel, show_labels
@@ -144,7 +145,7 @@ class DataView(QWidget):
         top.addStretch(1)
         top.addWidget(self.side_button)
         layout.addLayout(top)
-        layout.addWidget(self.controls)
+        layout.addWidget(SidewaysScroll(self.controls))
         body = QHBoxLayout()
         body.setSpacing(4)
         body.addWidget(self.stack, 1)
@@ -182,6 +183,9 @@ class DataView(QWidget):
         #: how the next array or image shown looks (a saved view or a view link being opened),
         #: instead of how it was left this session
         self.pending_look: ViewLook | None = None
+        #: the decision last shown (an array, an OME image, a pyramid): what a view of the same
+        #: node taken another way (compared with itself) is shown from
+        self.shown: Shown | None = None
         self._colormap_next: str | None = None
         self._fit_on_paint = False
         #: the view's zoom and pan are linked to another's (a compared array): its first plane
@@ -271,6 +275,7 @@ class DataView(QWidget):
         plane cannot be shown."""
         arr = shown.node
         assert isinstance(arr, Array)
+        self.shown = shown
         kept = self.state if self.state is not None and self.state.array is arr else None  # a table shows its plane
         plane = dict(shown.plane)
         self._reset(arr)
@@ -286,10 +291,20 @@ class DataView(QWidget):
         self._start(self._first(shown.state, plane_given=bool(plane)))  # a plane asked for, or the table's
         self.cf.start(arr, self.plane)  # coordinates, units and decoding: read on a worker, then applied
 
+    def show_decided(self, shown: Shown) -> None:
+        """``shown`` as what it is: an OME-Zarr image, a pyramid or an array."""
+        if shown.kind is Kind.PYRAMID:
+            self.show_pyramid(shown)
+        elif shown.image is not None and shown.kind in (Kind.IMAGE, Kind.LABEL_IMAGE):
+            self.show_image(shown)
+        else:
+            self.show_array(shown)
+
     def show_image(self, shown: Shown) -> None:
         """An OME-Zarr image as ``shown`` decides: its pyramid (the level chosen by zoom, or
         picked), axis names and the planes its rendering settings ask for."""
         image, state, level, self.pending_level = shown.image, shown.state, shown.level, None
+        self.shown = shown
         if shown.refused is not None or state is None or image is None:
             self.show_problem(shown.refused.window if shown.refused is not None else f"{shown.node.path} is not an OME-Zarr image")
             return
@@ -313,6 +328,7 @@ class DataView(QWidget):
         level-by-zoom of an OME-Zarr image, and axes in the CRS's coordinates once level 0's CF
         read adds them."""
         found, state, level, self.pending_level = shown.pyramid, shown.state, shown.level, None
+        self.shown = shown
         if shown.refused is not None or state is None or found is None:
             self.show_problem(shown.refused.window if shown.refused is not None else f"{shown.node.path} is not a multiscales pyramid")
             return

@@ -43,7 +43,8 @@ from .series_panel import SeriesPanel
 from .version_actions import pick_version
 from .view_sharing import ViewSharing
 from .compare_view import ComparePane
-from ..viewing.saved_views import TOOLS, SavedView, ViewLook, is_view, look_of
+from ..viewing.compare.pairs import parse_spec
+from ..viewing.saved_views import TOOLS, SavedView, is_view, look_of
 from .tree.columns import NAME_COLUMN, RATIO_COLUMN, SHAPE_COLUMN, STORED_COLUMN, TYPE_COLUMN
 from .tree.filter import FilterProxy, TreeFilter
 from .tree.model import HierarchyModel
@@ -171,7 +172,7 @@ class MainWindow(QMainWindow):
         self.io_dock.summary.connect(self.io_label.setText)
         self.io_dock.visibilityChanged.connect(self.io_label.setVisible)
         #: a saved view's compared array (and how it is shown), opened once its first array is shown
-        self._pending_compare: tuple[ViewLook, str] | None = None
+        self._pending_compare: SavedView | None = None
         #: saved views and view links: read, written and copied for this window
         self.sharing = ViewSharing(self.pool, self.open_view, self.say, self._view_refused,
                                    lambda location: self.recent.remember(location), self)
@@ -226,7 +227,8 @@ class MainWindow(QMainWindow):
             total = sum(self.pair.sizes())
             self.pair.setSizes([total // 2, total - total // 2])
             what = self.data.array.path if self.data.array is not None and self.data.state is not None else None
-            self.say(f"Comparing {what}: select another array in the tree" if what is not None
+            self.say(f"Comparing {what}: select another array in the tree, or take B from {what} itself (B: …)"
+                     if what is not None
                      else "Show an array's image first, then select another array in the tree to compare")
 
     def show_storage_columns(self, shown: bool) -> None:
@@ -311,6 +313,9 @@ class MainWindow(QMainWindow):
         colours = data.colours.choice() if data.colours is not None else None
         look = look_of(state, location, node.path if node is not None else "/", options, colours)
         tools = tuple(a.objectName() for a in self.findChildren(QAction) if a.objectName() in TOOLS and a.isChecked())
+        against = self.compare.against_spec() if comparing else None
+        if against is not None:  # B is A itself, taken another way
+            return SavedView(look, tools, None, self.compare.mode_name(), against)
         b = self.compare.array if comparing else None
         b_opened = self._opened_as(self._store_row(b)) if b is not None else None
         if b is None or b_opened is None:
@@ -341,10 +346,10 @@ class MainWindow(QMainWindow):
         if plane is None and look.indices is not None and look.y_dim is not None and look.x_dim is not None:
             shown = {look.y_dim, look.x_dim, look.channel_dim}
             plane = {d: i for d, i in enumerate(look.indices) if d not in shown}
-        self._pending_compare = (saved.compare, saved.compare_mode) if saved.compare is not None else None
+        self._pending_compare = saved if saved.compares else None
         # the compare pane takes its half of the data area before A is drawn, so A's region is
         # placed in the pane it was saved from
-        self._action("compare").setChecked(saved.compare is not None)
+        self._action("compare").setChecked(saved.compares)
         self.data.pending_look = look
         self.data.pending_region = look.region
         self.data.pending_level = look.level
@@ -582,9 +587,12 @@ class MainWindow(QMainWindow):
         self.cancel_button.setEnabled(False)
         pending, self._pending_compare = self._pending_compare, None
         if pending is not None and self.data.state is not None:  # a saved view's A is shown: now its B
-            look, mode = pending
-            self.compare.set_mode_name(mode)
-            self.open_location(look.target, **dict(look.options))
+            self.compare.set_mode_name(pending.compare_mode)
+            if pending.compare_against is not None:
+                name, at = parse_spec(pending.compare_against)
+                self.compare.take(name, at)
+            elif pending.compare is not None:
+                self.open_location(pending.compare.target, **dict(pending.compare.options))
 
     def _action(self, name: str) -> QAction:
         return next(a for a in self.findChildren(QAction) if a.objectName() == name)

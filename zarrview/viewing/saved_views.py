@@ -26,6 +26,8 @@ from typing import Any, NoReturn
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ..zarrlib.storage.credentials import public_location, public_options
+from .compare.errors import CompareError
+from .compare.pairs import parse_spec
 from .image.channels import ChannelSetting
 from .image.colour_maps import CHOICES
 from .image.slice_spec import ArgumentError
@@ -99,6 +101,13 @@ class SavedView:
     compare: ViewLook | None = None
     #: how the pair is shown: one of ``COMPARE_MODES``
     compare_mode: str = "side"
+    #: B is A itself taken another way (``compare.pairs.SPEC``: ``stored``, ``level@1``,
+    #: ``index:2@5``), in place of an array of its own (``compare`` is then None)
+    compare_against: str | None = None
+
+    @property
+    def compares(self) -> bool:
+        return self.compare is not None or self.compare_against is not None
 
 
 # -- from and to the window's state -------------------------------------------------------
@@ -117,10 +126,15 @@ def look_of(state: ViewState | None, location: str, node: str, options: Mapping[
                    channels=channels, raw=state.raw)
 
 
+#: decimals a region is kept to: a millionth of a pixel, far below what a screen shows, and above
+#: the rounding a view's range gathers on its way through the axes' transforms
+REGION_DECIMALS = 6
+
+
 def _region(region: Any) -> tuple[float, float, float, float] | None:
     if region is None:
         return None
-    r0, r1, c0, c1 = (float(v) for v in region)
+    r0, r1, c0, c1 = (round(float(v), REGION_DECIMALS) for v in region)
     return r0, r1, c0, c1
 
 
@@ -161,6 +175,8 @@ def to_json(saved: SavedView) -> str:
                            "tools": list(saved.tools)}
     if saved.compare is not None:
         doc["compare"] = {"view": _look_json(saved.compare), "mode": saved.compare_mode}
+    elif saved.compare_against is not None:
+        doc["compare"] = {"against": saved.compare_against, "mode": saved.compare_mode}
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
@@ -201,14 +217,26 @@ def from_json(text: str | bytes, source: str = "the view") -> SavedView:
     view = doc.get("view")
     if not isinstance(view, dict):
         raise ViewFileError(f"{source}: \"view\" must be an object")
-    compare, mode = None, "side"
+    compare, mode, against = None, "side", None
     if doc.get("compare") is not None:
         pair = doc["compare"]
-        if not isinstance(pair, dict) or not isinstance(pair.get("view"), dict):
-            raise ViewFileError(f"{source}: \"compare\" must be an object with a \"view\"")
-        compare = _look_from(pair["view"], f"{source}: compare")
+        if isinstance(pair, dict) and isinstance(pair.get("against"), str) and "view" not in pair:
+            against = _against(pair["against"], f"{source}: compare")
+        elif not isinstance(pair, dict) or not isinstance(pair.get("view"), dict):
+            raise ViewFileError(f"{source}: \"compare\" must be an object with a \"view\" or an \"against\"")
+        else:
+            compare = _look_from(pair["view"], f"{source}: compare")
         mode = _compare_mode(pair.get("mode", "side"), source)
-    return SavedView(_look_from(view, source), _tools(doc.get("tools", []), source), compare, mode)
+    return SavedView(_look_from(view, source), _tools(doc.get("tools", []), source), compare, mode, against)
+
+
+def _against(text: str, source: str) -> str:
+    """``text`` where it names a way to take B from A; ViewFileError otherwise."""
+    try:
+        parse_spec(text)
+    except CompareError as e:
+        raise ViewFileError(f"{source}: {e}") from None
+    return text.strip()
 
 
 def _compare_mode(value: Any, source: str) -> str:
@@ -382,8 +410,10 @@ def _pairs(saved: SavedView) -> list[tuple[str, str | None]]:
         if saved.compare.options:
             out.append(("compare-options", json.dumps(dict(saved.compare.options), separators=(",", ":"),
                                                       sort_keys=True)))
-        if saved.compare_mode != "side":
-            out.append(("compare-mode", saved.compare_mode))
+    elif saved.compare_against is not None:
+        out.append(("compare-against", saved.compare_against))
+    if saved.compares and saved.compare_mode != "side":
+        out.append(("compare-mode", saved.compare_mode))
     return out
 
 
@@ -556,6 +586,9 @@ def add_look_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--compare", metavar="LOCATION::/node",
                    help="an array to compare with (View ▸ Compare): shown beside, its plane following the first's")
     p.add_argument("--compare-options", metavar="JSON", help="storage options of --compare's location")
+    p.add_argument("--compare-against", metavar="stored|level@N|index:DIM@N",
+                   help="compare with the array itself: its stored values, level N of its pyramid, or index N "
+                        "along dimension DIM")
     p.add_argument("--compare-mode", choices=COMPARE_MODES, help="how the pair is shown (side by default)")
 
 
@@ -588,9 +621,14 @@ def saved_from_arguments(ns: argparse.Namespace) -> SavedView:
         compare = checked(ViewLook(b_location, b_node, public_options(_json_object(ns.compare_options,
                                                                                    "--compare-options"))),
                           "zarrview: --compare")
-    elif ns.compare_options or ns.compare_mode:
-        raise ViewFileError("zarrview: --compare-options and --compare-mode go with --compare")
-    return SavedView(look, tools_text(ns.tools) if ns.tools else (), compare, ns.compare_mode or "side")
+    if ns.compare and ns.compare_against:
+        raise ViewFileError("zarrview: --compare and --compare-against name two different B: give one")
+    if ns.compare_options and not ns.compare:
+        raise ViewFileError("zarrview: --compare-options goes with --compare")
+    if ns.compare_mode and not (ns.compare or ns.compare_against):
+        raise ViewFileError("zarrview: --compare-mode goes with --compare or --compare-against")
+    against = _against(ns.compare_against, "zarrview: --compare-against") if ns.compare_against else None
+    return SavedView(look, tools_text(ns.tools) if ns.tools else (), compare, ns.compare_mode or "side", against)
 
 
 def _json_object(text: str | None, flag: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ resamples B with). Nothing here reads the store: the coordinates come with each 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -59,6 +59,8 @@ class Side:
     array: Array
     cf: CFView | None = None
     names: tuple[str, ...] | None = None
+    #: coordinates that stand in for the CF view's (a pyramid level's positions in level-0 space)
+    axes: Mapping[int, CoordAxis] | None = None
 
     @classmethod
     def of(cls, state: ViewState) -> Side:
@@ -73,6 +75,8 @@ class Side:
 
     def axis(self, dim: int) -> CoordAxis | None:
         """The coordinate of ``dim``, or None where it has none."""
+        if self.axes is not None:
+            return self.axes.get(dim)
         return None if self.cf is None else self.cf.axes.get(dim)
 
     def name(self, dim: int) -> str:
@@ -221,7 +225,8 @@ class PlaneMatch:
                 f"= B[{r.b_range[0]}:{r.b_range[1]}, {c.b_range[0]}:{c.b_range[1]}]")
 
 
-def match_plane(a: ViewState, b: ViewState | Side | Array, *, b_indices: Sequence[int] | None = None) -> PlaneMatch:
+def match_plane(a: ViewState, b: ViewState | Side | Array, *, b_indices: Sequence[int] | None = None,
+                held: Mapping[int, int] | None = None) -> PlaneMatch:
     """The plane of ``b`` that stands for the plane ``a`` shows (see ``match_dims``). ``b``: B's
     view state (its CF view and indices used), a ``Side``, or the bare array (matched by index
     alone until its CF view is read); ``b_indices`` defaults to a view state's own."""
@@ -230,15 +235,19 @@ def match_plane(a: ViewState, b: ViewState | Side | Array, *, b_indices: Sequenc
         b = Side.of(b)
     elif isinstance(b, Array):
         b = Side(b)
-    return match_dims(Side.of(a), a.indices, a.y_dim, a.x_dim, b, channel_dim=a.channel_dim, b_indices=b_indices)
+    return match_dims(Side.of(a), a.indices, a.y_dim, a.x_dim, b, channel_dim=a.channel_dim, b_indices=b_indices,
+                      held=held)
 
 
 def match_dims(a: Side, indices: Sequence[int], y_dim: int, x_dim: int, b: Side, *,
-               channel_dim: int | None = None, b_indices: Sequence[int] | None = None) -> PlaneMatch:
+               channel_dim: int | None = None, b_indices: Sequence[int] | None = None,
+               held: Mapping[int, int] | None = None) -> PlaneMatch:
     """The plane of ``b`` that stands for A's plane (rows ``y_dim``, columns ``x_dim``, colour
     ``channel_dim``, every other dimension at its index in ``indices``). ``b_indices``: B's
-    indices as shown before, kept along dimensions A has nothing to say about. Raises
-    ``LinkError`` where B has no dimension for A's rows, columns or colour."""
+    indices as shown before, kept along dimensions A has nothing to say about; ``held``: B's
+    dimensions held at an index of their own whatever A shows (one array against itself at
+    another channel or time). Raises ``LinkError`` where B has no dimension for A's rows,
+    columns or colour."""
     pairs = pair_dimensions(a.dim_names(), b.dim_names())
     by_a = {d: e for e, (d, _) in pairs.items()}
     shown: dict[str, int] = {}
@@ -255,7 +264,11 @@ def match_dims(a: Side, indices: Sequence[int], y_dim: int, x_dim: int, b: Side,
         if e in shown.values():
             continue
         pair = pairs.get(e)
-        if pair is None:
+        if held is not None and e in held:
+            index = min(max(0, int(held[e])), max(0, b.array.shape[e] - 1))
+            shows = f"A's [{indices[pair[0]]}]" if pair is not None else "A has none"
+            link = DimLink(e, b.name(e), None if pair is None else pair[0], index, "kept", f"[{index}] (held; {shows})")
+        elif pair is None:
             index = min(max(0, int(kept[e])), max(0, b.array.shape[e] - 1))
             link = DimLink(e, b.name(e), None, index, "kept", f"[{index}] (A has no {b.name(e)})")
         else:
