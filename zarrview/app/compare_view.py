@@ -385,6 +385,7 @@ class ComparePane(QWidget):
         if self._syncing or target is None:
             return
         (x0, x1), (y0, y1) = source.image.view.viewRange()
+        target.release_region()  # the pair's range, no longer the region A was opened at
         self._syncing = True
         try:
             target.image.view.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)

@@ -188,6 +188,12 @@ class DataView(QWidget):
         self.shown: Shown | None = None
         self._colormap_next: str | None = None
         self._fit_on_paint = False
+        #: a region asked for (a saved view, ``--region``) stays framed while the pane around it
+        #: takes its final size (a tool opening beside it), until a person zooms or pans
+        self._held_region: tuple[float, float, float, float] | None = None
+        box = self.image.view.getViewBox()
+        box.sigResized.connect(lambda *_: self.reframe())
+        box.sigRangeChangedManually.connect(lambda *_: self.release_region())
         #: the view's zoom and pan are linked to another's (a compared array): its first plane
         #: takes that view's region instead of fitting itself, which would move the other too
         self.follows_view = False
@@ -428,6 +434,7 @@ class DataView(QWidget):
             self.controls_layout.addWidget(QLabel("Colours: each label its own"), 0, 7)
         self._fit_on_paint = not self.follows_view
         self._region_shown = region
+        self._held_region = None
         self.set_state(state)
         self.projection = add_projection_controls(self, self.controls_layout, self.plane, state)
         self.label_axes()
@@ -450,8 +457,19 @@ class DataView(QWidget):
         if self.plane is not None:
             self.plane.sliders[dim][1].setValue(value)
 
+    def release_region(self) -> None:
+        """The region asked for is no longer held: the view's range is another's to set now."""
+        self._held_region = None
+
+    def reframe(self) -> None:
+        """The region asked for, framed again where it is still held: the pane around it (or a
+        panel linked to its axes) changed its size or place."""
+        if self._held_region is not None:
+            self.image.show_region(self._held_region)
+
     def reset_view(self) -> None:
         """The whole plane fitted to the view again (View ▸ Reset View)."""
+        self._held_region = None
         if self.state is not None and self.stack.currentWidget() is self.image:
             self.image.show_plane(*self.state.plane_shape)
 
@@ -550,6 +568,7 @@ class DataView(QWidget):
             channel = self.state.composite_dim(y, x)
         self._fit_on_paint = True
         self._region_shown = None
+        self._held_region = None
         self._update(y_dim=y, x_dim=x, channel_dim=channel, region=None, contrast=None)
         if self.state is not None:
             sync_channel_slider(self.plane, self.state)
@@ -650,6 +669,7 @@ class DataView(QWidget):
         if self._fit_on_paint:  # first, so that the plane is rendered for the zoom it is shown at
             self._fit_on_paint = False
             if self._region_shown is not None:
+                self._held_region = self._region_shown
                 self.image.show_region(self._region_shown)
             else:
                 self.image.show_plane(*state.plane_shape)

@@ -19,6 +19,7 @@ rows do (north up where the image is), its plot area edge to edge with the image
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -121,6 +122,7 @@ class OrthogonalViews(QObject):
             getattr(vb, linked).connect(lambda *_, p=panel: self._fit_z(p))
             vb.sigResized.connect(lambda *_, p=panel: self._fit_z(p))
             vb.sigResized.connect(lambda *_: self._align_soon.start())
+            vb.sigRangeChangedManually.connect(lambda *_: data.release_region())  # a person moved the image too
         self.pane.view.getViewBox().sigResized.connect(lambda *_: self._align_soon.start())
         self.xz.clicked = lambda x, z: self._moved(col=x, z=z)
         self.yz.clicked = lambda z, y: self._moved(row=y, z=z)
@@ -163,8 +165,13 @@ class OrthogonalViews(QObject):
         which = (state.array, state.y_dim, state.x_dim)
         if self.point is None or self.shown_for != which:
             rows, cols = state.plane_shape
-            r0, r1, c0, c1 = state.region or (0.0, float(rows), 0.0, float(cols))
-            self.point, self.shown_for = (int((r0 + r1) / 2), int((c0 + c1) / 2)), which
+            # the middle of what is on screen: the pane's range where it draws a plane (the state
+            # hears of a zoom only once the view rests), else the region the state asks for
+            drawn = self.pane.shown is not None and self.pane.shown.tiles()
+            r0, r1, c0, c1 = self.pane.visible()[0] if drawn else state.region or (0.0, float(rows), 0.0, float(cols))
+            # the element holding the middle, a millionth of a pixel's rounding aside (a region kept
+            # in a saved view is rounded so): a middle on an edge is the element after it
+            self.point, self.shown_for = (math.floor(round((r0 + r1) / 2, 6)), math.floor(round((c0 + c1) / 2, 6))), which
             self.sections = None  # another array or other axes: nothing of the old sections stays
             self.model.forget()
             self.xz.item.clear()
@@ -374,6 +381,7 @@ class OrthogonalViews(QObject):
             now = panel.plot.layout.getContentsMargins()
             if max(abs(a - b) for a, b in zip((left, top, right, bottom), now)) >= 1:  # a pixel, not rounding
                 panel.plot.layout.setContentsMargins(left, top, right, bottom)
+        self.data.reframe()  # a region the view was opened at, as it was before the panels' links moved it
 
     def _hide(self) -> None:
         self.driver.discard()

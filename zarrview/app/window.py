@@ -354,8 +354,10 @@ class MainWindow(QMainWindow):
         self.data.pending_region = look.region
         self.data.pending_level = look.level
         for action in self.findChildren(QAction):
-            if action.objectName() in TOOLS and action.isCheckable():
-                action.setChecked(action.objectName() in saved.tools)
+            # triggered, not only checked: a dock's own toggle action shows it on ``triggered``
+            if action.objectName() in TOOLS and action.isCheckable() \
+                    and action.isChecked() != (action.objectName() in saved.tools):
+                action.trigger()
         self.open_location(look.target, plane=plane, **dict(look.options))
 
     def copy_snippet(self, kind: str) -> None:
