@@ -58,6 +58,10 @@ def test_another_channel_is_held_while_b_follows_a(qtbot: Any, window: MainWindo
     assert pane.b.state.array is w.data.state.array
     w.data.set_index(0, 2)  # A along t: B follows; its channel stays
     qtbot.waitUntil(lambda: pane.b.state.indices[:2] == (2, 3), timeout=10000)
+    pane.b.set_index(1, 1)  # B's own slider along the dimension held: the pane follows it
+    qtbot.waitUntil(lambda: pane.at.value() == 1 and "c [1]" in pane.title.text(), timeout=10000)
+    pane.at.setValue(3)
+    qtbot.waitUntil(lambda: pane.b.state.indices[:2] == (2, 3), timeout=10000)
     pane.mode.setCurrentText("A − B")
     qtbot.waitUntil(lambda: pane.diff.array is not None and "differ" in pane.stats.text(), timeout=15000)
     _settle(qtbot, w)

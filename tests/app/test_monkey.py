@@ -26,6 +26,9 @@ from zarrview.scheduling import Context, Job, Lane, WorkerPool  # noqa: E402
 
 SEED = 20261126
 ACTIONS = 500
+#: single slider steps, each waited for and every 50th held to the values written, the memory
+#: taken every 50 once warmed up (``python -m tests.monkey`` runs as many as asked)
+SLIDER_STEPS = 200
 #: the hard bound in CI, on a loaded shared machine: ten times the longest steps on a quiet one
 #: (a few tenths of a second: selecting an array whose first plane gets a 256-colour map, which
 #: the gradient editor builds on the GUI thread). The strict 50 ms is counted and reported
@@ -45,7 +48,7 @@ def test_a_seeded_monkey_keeps_the_window_healthy(qapp, tmp_path: Path) -> None:
         monkey.checkpoint()
         monkey.run(actions=ACTIONS // 2)
         monkey.checkpoint()
-        monkey.slider_phase(400, warm_up=100, block=100)
+        monkey.slider_phase(SLIDER_STEPS, warm_up=50, block=50)
     finally:
         monkey.close()
     f = monkey.figures
@@ -59,7 +62,7 @@ def test_a_seeded_monkey_keeps_the_window_healthy(qapp, tmp_path: Path) -> None:
     (_, widgets_mid), (_, widgets_end) = f.qt_counts[-2], f.qt_counts[-1]
     assert widgets_end == widgets_mid
     assert f.threads_left == []
-    assert f.slider_steps == 400
+    assert f.slider_steps == SLIDER_STEPS
 
 
 # -- the instruments catch what they are for -------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox, QStackedWidget,
                                QVBoxLayout, QWidget)
 
@@ -153,6 +153,8 @@ class ComparePane(QWidget):
             Tasks(), pool, self._whole_done, post=lambda fn: post(fn, self), name="array difference",
             on_progress=lambda done, total: self.whole_stats.setText(f"Whole arrays: {done}/{total} blocks…"))
         a.plane_moved.connect(self.follow)
+        # B's own slider moved (along a dimension it holds): followed once that move is done
+        self.b.plane_moved.connect(lambda: QTimer.singleShot(0, self, self.follow))
         a.pixel_hovered.connect(self.hover)
         a.loaded.connect(self.follow)
 
@@ -322,6 +324,11 @@ class ComparePane(QWidget):
         if against.derived and not pairs.still_derived(a, against, b):
             self.take(against.name, self.at.value())  # A changed what B is taken from (its axes, its node)
             return
+        if against.kind == pairs.INDEX and against.dim is not None and self.at.value() != b.indices[against.dim]:
+            self.at.blockSignals(True)  # B's own slider moved along the dimension held
+            self.at.setValue(b.indices[against.dim])
+            self.at.blockSignals(False)
+            self.title.setText(pairs.describe(a, against, b))
         try:
             match = pairs.plane_pair(a, b, against) if against.derived else match_plane(a, b)
         except CompareError as e:

@@ -25,7 +25,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
@@ -217,12 +216,7 @@ def _public_url(url: str) -> tuple[str, bool]:
     anything was left out."""
     if local_path(url) is not None:
         return url, False
-    shown = public_location(url) if "::" not in url else url
-    parts = urlsplit(shown)
-    if parts.password is not None:
-        host = parts.hostname or ""
-        netloc = f"{parts.username}@{host}" if parts.username else host
-        shown = urlunsplit(parts._replace(netloc=netloc + (f":{parts.port}" if parts.port else "")))
+    shown = public_location(url)
     return shown, shown != url
 
 
