@@ -68,7 +68,12 @@ def test_another_channel_is_held_while_b_follows_a(qtbot: Any, window: MainWindo
     np.testing.assert_array_equal(pane.diff.array[...], values[2, 0].astype(np.float64) - values[2, 3])
     assert "c [3]" in pane.title.text() and "A: c [0]" in pane.title.text()
     assert pane.against_spec() == "index:1@3"
-    assert not pane.whole.isEnabled()  # B is A itself: no second array to read whole
+    pane.whole.click()  # every t of channel 0 against channel 3
+    qtbot.waitUntil(lambda: pane.whole_stats.text().startswith("Whole arrays: max"), timeout=20000)
+    every = values[:, 0].astype(np.float64) - values[:, 3]
+    text = pane.whole_stats.text()
+    assert f"{every.size:,} of {every.size:,} differ" in text, text
+    assert f"RMSE {np.sqrt(np.mean(every ** 2)):.6g}" in text, text
 
     saved = w.current_view()
     assert saved is not None and saved.compare is None and saved.compare_against == "index:1@3"
@@ -120,5 +125,6 @@ def test_another_level_is_drawn_in_level_zero_space(qtbot: Any, window: MainWind
     # ome-zarr-py's level 1 halves each axis: level-0 pixel i is nearest level-1 pixel i // 2
     np.testing.assert_array_equal(pane.diff.array[...], l0 - np.repeat(np.repeat(l1, 2, 0), 2, 1))
     assert "level 1" in pane.title.text()
+    assert not pane.whole.isEnabled()  # two levels differ in shape: their planes are compared
     # the two views' controls scroll sideways rather than widen the window past a laptop's screen
     assert w.minimumSizeHint().width() <= 1280, w.minimumSizeHint()

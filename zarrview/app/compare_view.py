@@ -236,8 +236,9 @@ class ComparePane(QWidget):
             return
         self.against = against
         self.source.setCurrentIndex(max(0, self.source.findData(against.name)))
-        self.whole.setEnabled(False)
-        self.whole.setToolTip("The whole arrays are compared where B is another array")
+        self.whole.setEnabled(against.kind != pairs.LEVEL)
+        self.whole.setToolTip("Two levels differ in shape: their planes are compared" if against.kind == pairs.LEVEL
+                              else "The difference statistics over the whole array, read chunk by chunk")
         self.at.blockSignals(True)
         self.at.setRange(0, max(0, against.count - 1))
         self.at.setValue(pairs.default_at(a, against) if at is None else at)
@@ -458,7 +459,8 @@ class ComparePane(QWidget):
             return
         mode = MODES.get(self.mode.currentText(), "a-b")
         try:
-            job = whole_job(a.array, b.array, mode, decoded=a.decoding is not None, a_cf=a.cf, b_cf=b.cf)
+            options = pairs.whole_options(a, self.against, b) if self.against.derived else {}
+            job = whole_job(a.array, b.array, mode, decoded=a.decoding is not None, a_cf=a.cf, b_cf=b.cf, **options)
         except CompareError as e:
             self.whole_stats.setText(f"Whole arrays not compared: {e}")
             return

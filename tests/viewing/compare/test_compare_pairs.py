@@ -5,6 +5,7 @@ brute-force nearest search over the positions the OME transforms give each pixel
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -217,3 +218,50 @@ def test_a_saved_view_keeps_how_b_is_taken_and_names_a_bad_one() -> None:
         saved_from_arguments(p.parse_args(["/a", "--compare", "/b", "--compare-against", "stored"]))
     with pytest.raises(ViewFileError, match="--compare-mode goes with"):
         saved_from_arguments(p.parse_args(["/a", "--compare-mode", "a-b"]))
+
+
+def test_whole_array_against_itself_at_another_channel(tmp_path: Path, stack: tuple[Path, np.ndarray]) -> None:
+    """Every t of channel 0 against channel 2; a chunk of channel 2 that cannot be read leaves
+    its place out, counted where A's box is."""
+    from zarrview.viewing.compare.whole import whole_job
+
+    path, values = stack
+    a = _state(path, "v", {0: 0, 1: 0})
+    against = pairs.chosen(a, "index:1")
+    b = pairs.b_state(a, against, 2)
+    stats = _run(whole_job(a.array, b.array, "a-b", **pairs.whole_options(a, against, b)))
+    a64, b64 = values[:, 0].astype(np.float64), values[:, 2].astype(np.float64)
+    want = a64 - b64
+    assert stats.count == want.size and stats.differ == _differ(a64, b64)
+    assert stats.max_abs == pytest.approx(float(np.nanmax(np.abs(want))))
+    assert stats.rms == pytest.approx(float(np.sqrt(np.nanmean(want ** 2))))
+    assert stats.where is not None and stats.where[1] == 0  # a place of A
+
+    broken = tmp_path / "broken.zarr"
+    shutil.copytree(path, broken)
+    (broken / "v" / "c" / "1" / "2" / "0" / "1").write_bytes(b"not float32 bytes")  # t=1, c=2, rows 0:10, cols 15:30
+    a = _state(broken, "v", {0: 0, 1: 0})
+    b = pairs.b_state(a, against, 2)
+    stats = _run(whole_job(a.array, b.array, "a-b", **pairs.whole_options(a, against, b)))
+    keep = np.ones(a64.shape, dtype=bool)
+    keep[1, 0:10, 15:30] = False
+    assert stats.unread == 150 and stats.count == want.size - 150
+    assert stats.differ == _differ(a64[keep], b64[keep])
+
+
+def test_whole_array_decoded_against_stored(tmp_path: Path) -> None:
+    from zarrview.viewing.compare.whole import whole_job
+
+    rng = np.random.default_rng(4)
+    t = (280 + rng.normal(0, 5, (3, 8, 10))).astype("f8")
+    ds = xr.Dataset({"t": (("time", "lat", "lon"), t)})
+    path = write(ds, tmp_path / "packed.zarr", t={"dtype": "int16", "scale_factor": 0.01, "add_offset": 280.0})
+    a = _state(path, "t")
+    against = pairs.chosen(a, "stored")
+    b = pairs.b_state(a, against, 0)
+    stats = _run(whole_job(a.array, b.array, "a-b", decoded=a.decoding is not None, a_cf=a.cf, b_cf=b.cf,
+                           **pairs.whole_options(a, against, b)))
+    decoded = xr.open_zarr(path, consolidated=False)["t"].values
+    stored = xr.open_zarr(path, consolidated=False, mask_and_scale=False)["t"].values.astype(np.float64)
+    assert stats.rms == pytest.approx(float(np.sqrt(np.mean((decoded - stored) ** 2))))
+    assert stats.count == decoded.size

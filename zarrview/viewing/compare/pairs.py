@@ -184,6 +184,22 @@ def describe(a: ViewState, against: Against, b: ViewState) -> str:
     return f"B: {b.array.path} · A: {path}"
 
 
+def whole_options(a: ViewState, against: Against, b: ViewState) -> dict[str, Any]:
+    """What ``whole.whole_job`` takes to compare A and B derived from it over the whole array:
+    the array at A's index against itself at B's along the dimension held (every other
+    dimension whole), or its decoded values against its stored ones. Two levels are not whole
+    arrays of one shape: CompareError."""
+    if against.kind == INDEX and against.dim is not None:
+        d = against.dim
+        selection = tuple(a.indices[d] if e == d else slice(None) for e in range(a.array.ndim))
+        return {"selection": selection, "b_shift": {d: b.indices[d] - a.indices[d]}}
+    if against.kind == STORED:
+        return {"b_decoded": b.decoding is not None}
+    if against.kind == LEVEL:
+        raise CompareError("two levels of a pyramid differ in shape: their planes are compared, not whole arrays")
+    return {}
+
+
 # -- two levels of one pyramid -------------------------------------------------------------------
 def level_axes(level: Any, names: tuple[str, ...]) -> dict[int, CoordAxis]:
     """Each dimension of ``level`` as a coordinate: the physical position of every pixel's

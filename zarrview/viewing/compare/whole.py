@@ -20,9 +20,9 @@ comparing the fill value it reads as.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 import numpy as np
 
@@ -158,6 +158,7 @@ def _coding(arr: Array, cf: CFView | None, decoded: bool) -> ValueCoding | None:
 
 def whole_difference(a: Array, b: Array, mode: str = "a-b", *, selection: Sequence[int | slice] | None = None,
                      decoded: bool = True, a_cf: CFView | None = None, b_cf: CFView | None = None,
+                     b_decoded: bool | None = None, b_shift: Mapping[int, int] | None = None,
                      block_bytes: int = BLOCK_BYTES, cancel: CancelToken | None = None,
                      progress: Progress | None = None, cache: ChunkCache | None = None,
                      executor: ThreadPoolExecutor | None = None,
@@ -165,38 +166,56 @@ def whole_difference(a: Array, b: Array, mode: str = "a-b", *, selection: Sequen
     """The difference statistics of A and B (equal shapes) over ``selection`` (whole by
     default; an index or a slice per dimension), read block by block on the calling thread.
     ``decoded``: values CF-decoded as the window shows them (each side's ``cf.coding``, else its
-    attributes'). ``where`` is an index of the whole array. Raises ``ShapeMismatchError`` before
-    any read where the shapes differ, ``ReadCancelled`` once ``cancel`` is set; with a
-    ``failures`` list, unreadable chunks are recorded there and left out (``unread``)."""
+    attributes'); ``b_decoded``, where given, B's own choice (one array's stored values against
+    its decoded ones). ``b_shift``: B's box is A's moved by this many along those dimensions (one
+    array against itself at another channel or time). ``where`` is an index of A. Raises
+    ``ShapeMismatchError`` before any read where the shapes differ, ``ReadCancelled`` once
+    ``cancel`` is set; with a ``failures`` list, unreadable chunks are recorded there and left
+    out (``unread``)."""
     check_mode(mode)
     check_shapes(a, b, a_cf, b_cf)
+    shift = tuple((b_shift or {}).get(d, 0) for d in range(a.ndim))
     for which, arr in (("A", a), ("B", b)):
         if np.dtype(arr.dtype).kind not in "biuf":
             raise CompareError(f"{which} ({arr.path}) holds {arr.dtype} values, not real numbers")
     region = region_of(a.shape, selection)
+    for (lo, hi), n, step in zip(region, b.shape, shift):
+        if lo + step < 0 or hi + step > n:
+            raise CompareError(f"B's part, A's moved by {step}, lies outside a dimension of {n}")
     layout = plan_blocks(a, b, region, block_bytes)
     total = layout.total
     if cache is not None:
         chunks = math.prod(chunks_between(lo, hi, c) for (lo, hi), c in zip(region, a.chunks))
         if not worth_caching(a, chunks, cache):
             cache = None
-    codings = (_coding(a, a_cf, decoded), _coding(b, b_cf, decoded))
+    codings = (_coding(a, a_cf, decoded), _coding(b, b_cf, decoded if b_decoded is None else b_decoded))
     tally = DifferenceTally(mode)
     for done, box in enumerate(layout, start=1):
         if cancel is not None:
             cancel.raise_if_cancelled()
-        selection_of = tuple(slice(lo, hi) for lo, hi in box)
+        moved = tuple((lo + step, hi + step) for (lo, hi), step in zip(box, shift))
         before = len(failures) if failures is not None else 0
-        values = []
-        for arr, coding in zip((a, b), codings):
-            raw = arr.read(selection_of, cancel=cancel, cache=cache, executor=executor, failures=failures)
+        values, failed = [], []
+        for arr, coding, where in zip((a, b), codings, (box, moved)):
+            raw = arr.read(tuple(slice(lo, hi) for lo, hi in where), cancel=cancel, cache=cache, executor=executor,
+                           failures=failures)
             values.append(raw if coding is None else coding.decode(raw, inplace=True))
-        keep = _read_mask(box, failures[before:]) if failures is not None else None
+            if failures is not None:  # B's failures are placed in A's box
+                failed += [f if where is box else _moved_back(f, shift) for f in failures[before:]]
+                before = len(failures)
+        keep = _read_mask(box, failed) if failures is not None else None
         tally.add(values[0], values[1], origin=[lo for lo, _ in box], keep=keep)
         del values
         if progress is not None:
             progress(done, total)
     return tally.stats()
+
+
+def _moved_back(failure: ChunkFailure, shift: Sequence[int]) -> ChunkFailure:
+    """A failure of B's box, placed in A's."""
+    if not any(shift):
+        return failure
+    return replace(failure, box=tuple((lo - s, hi - s) for (lo, hi), s in zip(failure.box, shift)))
 
 
 def _read_mask(box: Box, failed: Sequence[ChunkFailure]) -> np.ndarray | None:
@@ -212,6 +231,7 @@ def _read_mask(box: Box, failed: Sequence[ChunkFailure]) -> np.ndarray | None:
 
 def whole_job(a: Array, b: Array, mode: str = "a-b", *, selection: Sequence[int | slice] | None = None,
               decoded: bool = True, a_cf: CFView | None = None, b_cf: CFView | None = None,
+              b_decoded: bool | None = None, b_shift: Mapping[int, int] | None = None,
               block_bytes: int = BLOCK_BYTES) -> Job[DifferenceStats]:
     """The job of ``whole_difference``, run with its context's cancel token, progress (blocks),
     cache, executor and failure list. The shapes and the mode are checked here, on the thread
@@ -221,7 +241,7 @@ def whole_job(a: Array, b: Array, mode: str = "a-b", *, selection: Sequence[int 
 
     def work(ctx: Context) -> DifferenceStats:
         return whole_difference(a, b, mode, selection=selection, decoded=decoded, a_cf=a_cf, b_cf=b_cf,
-                                block_bytes=block_bytes, cancel=ctx.cancel, progress=ctx.progress, cache=ctx.cache,
+                                b_decoded=b_decoded, b_shift=b_shift, block_bytes=block_bytes, cancel=ctx.cancel, progress=ctx.progress, cache=ctx.cache,
                                 executor=ctx.executor, failures=ctx.failures)
 
     return Job(work, f"difference of {a.path} and {b.path}")
