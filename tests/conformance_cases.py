@@ -23,6 +23,7 @@ import zarr
 
 import zarrview.zarrlib as zl
 from conformance_helpers import (
+    OVER_HTTP,
     assert_array_matches,
     assert_bits_equal,
     assert_fill_value_equal,
@@ -194,15 +195,6 @@ def _codecs_ok(desc: Any, names: tuple[str, ...]) -> None:
 
 def _shards(arr: Any) -> tuple[int, ...] | None:
     return None if arr.shards is None else tuple(arr.shards)
-
-
-#: the selections read over HTTP as well as from disk. Which elements a selection takes is worked
-#: out before any byte is asked for, the same on every transport, and every selection is held to
-#: numpy from disk; over HTTP these cover what the transport does differently: whole objects,
-#: inner chunks of a shard fetched by range, a part of one chunk, steps across several, a 0-d
-#: read, past the end and nothing at all
-OVER_HTTP = frozenset({"ellipsis", "empty-tuple", "int-neg1", "cross-chunks", "cross-chunks-step", "in-one-chunk",
-                       "step-larger-than-chunk", "past-end", "empty-slice", "int-and-step", "int-middle-axis"})
 
 
 def _selection_failures(arr: Any, shape: tuple[int, ...], chunks: Any, expected: Callable[[Any], np.ndarray],

@@ -245,6 +245,15 @@ def assert_fill_value_equal(actual: Any, expected: Any, dtype: np.dtype, context
 # --------------------------------------------------------------------------- selections
 
 
+#: the selections read over HTTP as well as from disk. Which elements a selection takes is worked
+#: out before any byte is asked for, the same on every transport, and every selection is held to
+#: numpy from disk; over HTTP these cover what the transport does differently: whole objects,
+#: inner chunks of a shard fetched by range, a part of one chunk, steps across several, a 0-d
+#: read, past the end and nothing at all
+OVER_HTTP = frozenset({"ellipsis", "empty-tuple", "int-neg1", "cross-chunks", "cross-chunks-step", "in-one-chunk",
+                       "step-larger-than-chunk", "past-end", "empty-slice", "int-and-step", "int-middle-axis"})
+
+
 def selections(shape: tuple[int, ...], chunks: tuple[int, ...] | None = None) -> list[tuple[str, Any]]:
     """Named selections for an array of ``shape``: ints (incl. negative), slices with steps,
     Ellipsis, slices crossing chunk boundaries.  Only selections numpy accepts are returned."""
