@@ -68,6 +68,11 @@ def test_another_channel_is_held_while_b_follows_a(qtbot: Any, window: MainWindo
     np.testing.assert_array_equal(pane.diff.array[...], values[2, 0].astype(np.float64) - values[2, 3])
     assert "c [3]" in pane.title.text() and "A: c [0]" in pane.title.text()
     assert pane.against_spec() == "index:1@3"
+    w.data.set_index(1, 1)  # A's own channel: B stays held at 3
+    qtbot.waitUntil(lambda: "A: c [1]" in pane.title.text(), timeout=10000)
+    assert pane.b.state.indices[:2] == (2, 3)
+    w.data.set_index(1, 0)
+    qtbot.waitUntil(lambda: "A: c [0]" in pane.title.text(), timeout=10000)
     pane.whole.click()  # every t of channel 0 against channel 3
     qtbot.waitUntil(lambda: pane.whole_stats.text().startswith("Whole arrays: max"), timeout=20000)
     every = values[:, 0].astype(np.float64) - values[:, 3]

@@ -329,7 +329,8 @@ class ComparePane(QWidget):
             self.at.blockSignals(True)  # B's own slider moved along the dimension held
             self.at.setValue(b.indices[against.dim])
             self.at.blockSignals(False)
-            self.title.setText(pairs.describe(a, against, b))
+        if against.derived:
+            self.title.setText(pairs.describe(a, against, b))  # A's index or level may have moved
         try:
             match = pairs.plane_pair(a, b, against) if against.derived else match_plane(a, b)
         except CompareError as e:
