@@ -131,5 +131,20 @@ def test_another_level_is_drawn_in_level_zero_space(qtbot: Any, window: MainWind
     np.testing.assert_array_equal(pane.diff.array[...], l0 - np.repeat(np.repeat(l1, 2, 0), 2, 1))
     assert "level 1" in pane.title.text()
     assert not pane.whole.isEnabled()  # two levels differ in shape: their planes are compared
+    saved = w.current_view()
+    assert saved is not None and saved.compare_against == "level@1" and saved.compare_mode == "a-b"
+    assert saved.view.node == "/"  # the image, not its level 0
+    other = MainWindow(WorkerPool())
+    qtbot.addWidget(other)
+    other.resize(w.size())
+    other.show()
+    try:
+        other.open_location(link(saved))  # the link, as pasted
+        qtbot.waitUntil(lambda: other.compare.b.state is not None and other.compare.b.state.level == 1
+                        and other.compare.diff.array is not None, timeout=15000)
+        np.testing.assert_array_equal(other.compare.diff.array[...], pane.diff.array[...])
+    finally:
+        other.close()
+        other.pool.close()
     # the two views' controls scroll sideways rather than widen the window past a laptop's screen
     assert w.minimumSizeHint().width() <= 1280, w.minimumSizeHint()

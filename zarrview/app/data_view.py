@@ -30,7 +30,7 @@ from ..viewing.ome import Multiscale, OmeImage, OmePlate
 from ..viewing.image.memory import ViewMemory
 from ..viewing.saved_views import ViewLook, applied
 from ..viewing.image.state import Region
-from ..zarrlib import Array, Group
+from ..zarrlib import Array, Group, Node
 from ..zarrlib.storage.access import AccessDeniedError
 from .bridge import post
 from .channel_controls import ChannelPanel, add_channel_panel, sync_channel_slider
@@ -218,6 +218,14 @@ class DataView(QWidget):
     @property
     def state(self) -> ViewState | None:
         return self.controller.state
+
+    @property
+    def shown_node(self) -> Node | None:
+        """The node whose plane is shown: an OME image's or a pyramid's group, else the array."""
+        shown, state = self.shown, self.state
+        if shown is not None and state is not None and shown.state is not None and shown.state.array is state.array:
+            return shown.node
+        return self.array
 
     @property
     def scene(self) -> Scene:

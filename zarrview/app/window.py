@@ -306,7 +306,8 @@ class MainWindow(QMainWindow):
         if opened is None:
             return None
         location, options = opened
-        node = data.array if comparing else self.model.node(self.proxy.mapToSource(self.tree.currentIndex()))
+        # comparing, the tree selects B: A is the node the data view shows (an image's group, not its level 0)
+        node = data.shown_node if comparing else self.model.node(self.proxy.mapToSource(self.tree.currentIndex()))
         state = data.state if data.stack.currentWidget() is data.image else None
         if state is not None:  # the region on screen now (the state hears of a pan once the view rests)
             state = state.with_(region=data.image.visible()[0])
