@@ -265,3 +265,16 @@ def test_whole_array_decoded_against_stored(tmp_path: Path) -> None:
     stored = xr.open_zarr(path, consolidated=False, mask_and_scale=False)["t"].values.astype(np.float64)
     assert stats.rms == pytest.approx(float(np.sqrt(np.mean((decoded - stored) ** 2))))
     assert stats.count == decoded.size
+
+
+def test_the_title_names_a_held_time_by_its_date(tmp_path: Path) -> None:
+    from compare_datasets import daily_a
+
+    path = daily_a(tmp_path / "a.zarr")
+    a = _state(path, "t", {0: 1})
+    against = pairs.chosen(a, "index:0")
+    b = pairs.b_state(a, against, 3)
+    times = xr.open_zarr(path, consolidated=False)["time"].values
+    title = pairs.describe(a, against, b)
+    assert f"at time {str(times[3])[:10]}" in title and f"A: time {str(times[1])[:10]}" in title, title
+    assert title.count("[3]") == 1 and title.count("[1]") == 1

@@ -175,8 +175,9 @@ def describe(a: ViewState, against: Against, b: ViewState) -> str:
     """The pane's title: what B is."""
     path = a.array.path
     if against.kind == INDEX and against.dim is not None:
-        name = dim_names(a.array, a.axis_names)[against.dim]
-        return f"B: {path} at {name} [{b.indices[against.dim]}] · A: {name} [{a.indices[against.dim]}]"
+        d = against.dim
+        name = dim_names(a.array, a.axis_names)[d]
+        return f"B: {path} at {name} {_at(a, d, b.indices[d])} · A: {name} {_at(a, d, a.indices[d])}"
     if against.kind == STORED:
         return f"B: {path}, {'stored' if b.raw else 'decoded'} values · A: {'stored' if a.raw else 'decoded'}"
     if against.kind == LEVEL:
@@ -198,6 +199,12 @@ def whole_options(a: ViewState, against: Against, b: ViewState) -> dict[str, Any
     if against.kind == LEVEL:
         raise CompareError("two levels of a pyramid differ in shape: their planes are compared, not whole arrays")
     return {}
+
+
+def _at(state: ViewState, dim: int, i: int) -> str:
+    """Index ``i`` of ``dim`` in words: its coordinate where it has one (``2020-07-15 [6]``)."""
+    axis = state.cf.axes.get(dim) if state.cf is not None else None
+    return f"{axis.label(i)} [{i}]" if axis is not None and 0 <= i < len(axis) else f"[{i}]"
 
 
 # -- two levels of one pyramid -------------------------------------------------------------------
