@@ -15,7 +15,7 @@ pytest.importorskip("pytestqt")
 
 from ome_stores import ome_zarr_image  # noqa: E402
 from test_app import _settle, window  # noqa: E402,F401  (the window fixture)
-from test_compare_app import action  # noqa: E402
+from test_compare_app import action, select  # noqa: E402
 from zarrview.app.main import parse_args, view_arguments  # noqa: E402
 from zarrview.app.window import MainWindow  # noqa: E402
 from zarrview.scheduling import WorkerPool  # noqa: E402
@@ -148,3 +148,7 @@ def test_another_level_is_drawn_in_level_zero_space(qtbot: Any, window: MainWind
         other.pool.close()
     # the two views' controls scroll sideways rather than widen the window past a laptop's screen
     assert w.minimumSizeHint().width() <= 1280, w.minimumSizeHint()
+    select(qtbot, w, paths[2])  # a level picked in the tree is A at that level, by position
+    qtbot.waitUntil(lambda: pane.against_spec() == "level@2" and pane.b.state is not None
+                    and pane.b.state.level == 2, timeout=15000)
+    assert pane.b.state.plane_shape == w.data.state.plane_shape

@@ -89,6 +89,11 @@ class ChunkGridOverlay(QObject):
         self._visible: tuple[int, tuple[tuple[int, ...], ...]] = (0, ())
 
     # -- what the owner calls ------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        """Whether a lookup of chunks' storage is still to answer (the tints may change)."""
+        return self._lookups.busy() or self._tints.busy()
+
     def set_enabled(self, on: bool) -> None:
         self.enabled = on
         for item in (self.chunks, self.shards, self.missing, self.cached, self.reading):
@@ -227,7 +232,9 @@ class ChunkGridOverlay(QObject):
         for stored in answer.value:
             self._remember((id(lv.array), stored.coords), stored)
         current = self._state()
-        if self.enabled and current is not None and current is state:
+        # drawn on the state shown now where it shows the same array: a pan that came to rest
+        # while the lookup ran made a new state, and an answer dropped for it left chunks untinted
+        if self.enabled and current is not None and self._visible[0] == id(lv.array):
             self._draw_missing(lv, current)
 
     def _draw_reading(self, lv: LevelView, state: ViewState, reading: frozenset[tuple[int, ...]]) -> None:

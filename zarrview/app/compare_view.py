@@ -172,9 +172,14 @@ class ComparePane(QWidget):
 
     def compare_with(self, arr: Array) -> None:
         """Show ``arr`` as B, at the plane matching A's; two versions of one array in a
-        repository get the chunks written between them outlined on both."""
-        self._picked_in_tree()
+        repository get the chunks written between them outlined on both. A level of A's own
+        pyramid is taken as A at that level."""
         a = self.a.state
+        level = pairs.level_of(a, arr) if a is not None else None
+        if level is not None:  # a level of A's own pyramid: linked and differenced by position
+            self.take(pairs.LEVEL, level)
+            return
+        self._picked_in_tree()
         plane = None
         if a is not None:
             try:

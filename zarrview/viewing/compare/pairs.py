@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...scheduling import Context, Job
+from ...zarrlib import Array
 from ..cf.coords import CoordAxis
 from ..decision import Kind, Shown
 from ..image.axes import dim_names
@@ -129,6 +130,15 @@ def shown_at(shown: Shown, b: ViewState) -> Shown:
     if b.level is not None and shown.kind in (Kind.IMAGE, Kind.LABEL_IMAGE, Kind.PYRAMID):
         return replace(shown, level=b.level)
     return shown
+
+
+def level_of(a: ViewState, arr: Array) -> int | None:
+    """Which readable level of A's pyramid ``arr`` is (its position, as ``b_state`` takes it),
+    or None: a level picked in the tree is compared as that level of A, by position."""
+    for k, lv in enumerate(readable_levels(a)):
+        if lv.array is arr or (lv.array.store is arr.store and lv.array.path == arr.path):
+            return k
+    return None
 
 
 def readable_levels(a: ViewState) -> list[Any]:
