@@ -46,6 +46,17 @@ TESTS = Path(__file__).resolve().parent
 from anndata_stores import anndata_million, anndata_v2, anndata_v3, anndata_v3_default  # noqa: E402,F401
 from spatialdata_stores import spatialdata_written  # noqa: E402,F401
 
+#: the tests that take a minute or more, run first: begun last, one of them would leave the
+#: other worker idle for its length at the end of the run
+LONGEST = ("tests/app/test_monkey.py::test_a_seeded_monkey_keeps_the_window_healthy",
+           "tests/test_packaging.py::test_bundle_builds_runs_the_demo_and_leaves_test_packages_out")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    first = [item for item in items if item.nodeid in LONGEST]
+    if first:
+        items[:] = first + [item for item in items if item.nodeid not in LONGEST]
+
 
 @pytest.fixture(scope="session")
 def files_over_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
