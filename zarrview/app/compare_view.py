@@ -236,7 +236,6 @@ class ComparePane(QWidget):
         self._offer()
         against = pairs.chosen(a, name) if a is not None else pairs.PICKED
         if not against.derived or a is None:
-            self._picked_in_tree()
             self.clear()
             return
         self.against = against
@@ -294,7 +293,6 @@ class ComparePane(QWidget):
             return
         if self.against.kind == pairs.INDEX and self.against.dim is not None and b is not None and b.array is a.array:
             self.b.set_index(self.against.dim, value)  # B keeps its zoom; only its plane moves
-            self.title.setText(pairs.describe(a, self.against, self.b.state or b))
             self.follow()
         else:
             self._derive()
@@ -371,7 +369,7 @@ class ComparePane(QWidget):
         self._differed_for = key
         try:
             if against.kind == pairs.LEVEL:
-                job, _ = pairs.level_difference_job(a, b, MODES[mode])
+                job = pairs.level_difference_job(a, b, MODES[mode])
             else:
                 job = plane_job(a, b, match, MODES[mode])
         except (ZarrError, CompareError) as e:

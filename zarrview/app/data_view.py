@@ -442,7 +442,7 @@ class DataView(QWidget):
             self.controls_layout.addWidget(QLabel("Colours: each label its own"), 0, 7)
         self._fit_on_paint = not self.follows_view
         self._region_shown = region
-        self._held_region = None
+        self.release_region()
         self.set_state(state)
         self.projection = add_projection_controls(self, self.controls_layout, self.plane, state)
         self.label_axes()
@@ -477,7 +477,7 @@ class DataView(QWidget):
 
     def reset_view(self) -> None:
         """The whole plane fitted to the view again (View ▸ Reset View)."""
-        self._held_region = None
+        self.release_region()
         if self.state is not None and self.stack.currentWidget() is self.image:
             self.image.show_plane(*self.state.plane_shape)
 
@@ -576,7 +576,7 @@ class DataView(QWidget):
             channel = self.state.composite_dim(y, x)
         self._fit_on_paint = True
         self._region_shown = None
-        self._held_region = None
+        self.release_region()
         self._update(y_dim=y, x_dim=x, channel_dim=channel, region=None, contrast=None)
         if self.state is not None:
             sync_channel_slider(self.plane, self.state)

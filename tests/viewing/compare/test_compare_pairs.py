@@ -141,7 +141,7 @@ def test_two_levels_are_compared_by_position(tmp_path: Path, a_level: int | None
     assert offered["level"].count == 3
     b = pairs.b_state(a, offered["level"], 2)
     assert b.level == 2 and b.array is a.array  # drawn in level-0 space: side by side by position
-    job, match = pairs.level_difference_job(a, b, "a-b")
+    job = pairs.level_difference_job(a, b, "a-b")
     diff = _run(job)
     attrs = dict(g.attrs)
     la = a_level or 0
@@ -171,7 +171,7 @@ def test_levels_written_by_ome_zarr_py(tmp_path: Path) -> None:
     a = shown.state
     against = pairs.chosen(a, "level")
     b = pairs.b_state(a, against, 1)
-    job, _ = pairs.level_difference_job(a, b, "a-b")
+    job = pairs.level_difference_job(a, b, "a-b")
     diff = _run(job)
     attrs = dict(g.attrs)
     l0, l1 = (np.asarray(g[_path(attrs, k)][1], dtype=np.float64) for k in range(2))

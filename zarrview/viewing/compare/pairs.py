@@ -248,9 +248,10 @@ def footprint(axis: GridAxis, a: Side, b: Side) -> GridAxis:
     return replace(axis, window=window, reason=None)
 
 
-def level_difference_job(a: ViewState, b: ViewState, mode: str) -> tuple[Job[PlaneDifference], PlaneMatch]:
+def level_difference_job(a: ViewState, b: ViewState, mode: str) -> Job[PlaneDifference]:
     """The difference of A's level (its picked one, else level 0) and B's, on A's level's grid,
-    drawn back in level-0 space; and how B's plane was matched (by physical position)."""
+    each of A's pixels against B's pixel nearest it in physical space, drawn back in level-0
+    space."""
     levels = readable_levels(a)
     if not levels or b.level is None:
         raise CompareError(f"{a.array.path} is not a pyramid read at a level")
@@ -260,7 +261,8 @@ def level_difference_job(a: ViewState, b: ViewState, mode: str) -> tuple[Job[Pla
     if lb is None:
         raise CompareError(f"level {b.level} of {a.array.path} cannot be read")
     names = tuple(dim_names(a.array, a.axis_names))
-    side_a = Side(la.array, a.cf, names, level_axes(la, names))
+    mine = level_axes(la, names)
+    side_a = Side(la.array, a.cf, names, mine)
     side_b = Side(lb.array, a.cf, names, level_axes(lb, names))
     from ..ome import pyramid as arith
 
@@ -274,7 +276,7 @@ def level_difference_job(a: ViewState, b: ViewState, mode: str) -> tuple[Job[Pla
     b_at = b.with_(array=lb.array, pyramid=None, level=None, indices=match.indices)
     inner = plane_job(a_at, b_at, match, mode)
     # each level-0 pixel drawn with the value of A's level's pixel nearest it
-    first_axes, mine = level_axes(first, names), level_axes(la, names)
+    first_axes = level_axes(first, names)
     take_rows = nearest_indices(mine[a.y_dim].values, first_axes[a.y_dim].values)
     take_cols = nearest_indices(mine[a.x_dim].values, first_axes[a.x_dim].values)
     same = la is first
@@ -288,7 +290,7 @@ def level_difference_job(a: ViewState, b: ViewState, mode: str) -> tuple[Job[Pla
         plane[r0:r1, c0:c1] = result.values
         return PlaneDifference(plane[np.ix_(take_rows, take_cols)], result.stats, (0, rows0), (0, cols0))
 
-    return Job(work, f"difference of levels {la.index} and {lb.index} of {a.array.path}"), match
+    return Job(work, f"difference of levels {la.index} and {lb.index} of {a.array.path}")
 
 
 def plane_pair(a: ViewState, b: ViewState, against: Against) -> PlaneMatch:

@@ -241,8 +241,8 @@ def whole_job(a: Array, b: Array, mode: str = "a-b", *, selection: Sequence[int 
 
     def work(ctx: Context) -> DifferenceStats:
         return whole_difference(a, b, mode, selection=selection, decoded=decoded, a_cf=a_cf, b_cf=b_cf,
-                                b_decoded=b_decoded, b_shift=b_shift, block_bytes=block_bytes, cancel=ctx.cancel, progress=ctx.progress, cache=ctx.cache,
-                                executor=ctx.executor, failures=ctx.failures)
+                                b_decoded=b_decoded, b_shift=b_shift, block_bytes=block_bytes, cancel=ctx.cancel,
+                                progress=ctx.progress, cache=ctx.cache, executor=ctx.executor, failures=ctx.failures)
 
     return Job(work, f"difference of {a.path} and {b.path}")
 
